@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install the Debian packages warrant needs to build and test, if missing.
+# Safe to re-run; does nothing when everything is present.
+set -eu
+need=""
+for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
+         libsqlite3-dev sqlite3 libcmocka-dev sudo expect util-linux passwd openssl; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
+done
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$need (run as root: apt-get install$need)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $need

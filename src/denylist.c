@@ -1,0 +1,229 @@
+/*
+ * The denylists: nested privilege tools and shells/interactive programs.
+ * A program is matched by the basename of the given and the resolved path,
+ * by its full path against /etc/shells, and by identity: the same inode as
+ * a denylisted file, or the same content (SHA-256, compared only when the
+ * sizes match) as any file named in /etc/shells or any denylisted tool on
+ * the trusted path. A renamed or hard-linked copy of bash is still bash.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+static const char *const nested_tools[] = {
+	"sudo", "sudoedit", "su", "doas", "pkexec", "run0", NULL
+};
+static const char *const interactive_tools[] = {
+	"sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh",
+	"ash", "busybox", "toybox", "ssh", "vi", "vim", "nano", "emacs",
+	"less", "more", "top", "htop", "script", NULL
+};
+/* Programs that execute another program named in their arguments. */
+static const char *const indirect_runners[] = {
+	"env", "xargs", "nice", "nohup", "timeout", "stdbuf", "chroot",
+	"setsid", "unshare", "nsenter", "flock", "watch", "script", "find",
+	"ionice", "chrt", "taskset", "time", "prlimit", "setpriv", "runuser",
+	"systemd-run", "strace", "ltrace", "capsh", "numactl", "cgexec",
+	"firejail", "bwrap", "start-stop-daemon", "parallel", "sg", "newgrp",
+	NULL
+};
+
+#define MAX_KNOWN	96
+#define MAX_SHELLS	48
+
+struct known {
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	enum deny_kind	 kind;
+	char		 path[PATH_MAX];
+	char		 sha256[SHA256_HEX_LEN + 1];	/* "" until needed */
+};
+
+static struct known known[MAX_KNOWN];
+static size_t nknown;
+static char shells[MAX_SHELLS][PATH_MAX];
+static size_t nshells;
+static int loaded;
+
+static int
+in_list(const char *const *list, const char *name)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+is_indirect_runner(const char *name)
+{
+	return in_list(indirect_runners, base_name(name));
+}
+
+static void
+add_known(const char *path, enum deny_kind kind)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (nknown == MAX_KNOWN || realpath(path, real) == NULL ||
+	    stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	for (i = 0; i < nknown; i++)
+		if (known[i].dev == st.st_dev && known[i].ino == st.st_ino) {
+			if (kind == DENY_NESTED)
+				known[i].kind = kind;
+			return;
+		}
+	known[nknown].dev = st.st_dev;
+	known[nknown].ino = st.st_ino;
+	known[nknown].size = st.st_size;
+	known[nknown].kind = kind;
+	strcpy(known[nknown].path, real);
+	known[nknown].sha256[0] = '\0';
+	nknown++;
+}
+
+static void
+load(void)
+{
+	char line[PATH_MAX], found[PATH_MAX];
+	const char *const *t;
+	FILE *fp;
+	size_t n;
+
+	if (loaded)
+		return;
+	loaded = 1;
+	if ((fp = fopen("/etc/shells", "re")) != NULL) {
+		while (fgets(line, sizeof line, fp) != NULL && nshells < MAX_SHELLS) {
+			n = strcspn(line, " \t\r\n#");
+			line[n] = '\0';
+			if (line[0] != '/')
+				continue;
+			strcpy(shells[nshells++], line);
+			add_known(line, DENY_INTERACTIVE);
+		}
+		fclose(fp);
+	}
+	for (t = nested_tools; *t != NULL; t++)
+		if (exe_lookup(*t, found, sizeof found) == 0)
+			add_known(found, DENY_NESTED);
+	for (t = interactive_tools; *t != NULL; t++)
+		if (exe_lookup(*t, found, sizeof found) == 0)
+			add_known(found, DENY_INTERACTIVE);
+}
+
+/* By name: a basename on the lists, or the basename of a /etc/shells entry. */
+enum deny_kind
+deny_by_name(const char *name)
+{
+	const char *b = base_name(name);
+	size_t i;
+
+	load();
+	if (in_list(nested_tools, b))
+		return DENY_NESTED;
+	if (in_list(interactive_tools, b))
+		return DENY_INTERACTIVE;
+	for (i = 0; i < nshells; i++)
+		if (strcmp(shells[i], name) == 0 || strcmp(base_name(shells[i]), b) == 0)
+			return DENY_INTERACTIVE;
+	return DENY_NONE;
+}
+
+/* By identity: same inode, or same size and content, as a known file.
+ * sha256 is the candidate's digest, or "" to compute it from path. */
+static enum deny_kind
+deny_identity(const struct stat *st, const char *path, char sha256[SHA256_HEX_LEN + 1])
+{
+	struct stat kst;
+	size_t i;
+	int fd;
+
+	load();
+	for (i = 0; i < nknown; i++)
+		if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
+			return known[i].kind;
+	for (i = 0; i < nknown; i++) {
+		if (known[i].size != st->st_size)
+			continue;
+		if (known[i].sha256[0] == '\0') {
+			if ((fd = open_regular(known[i].path, &kst)) < 0)
+				continue;
+			if (sha256_fd(fd, known[i].sha256) != 0)
+				known[i].sha256[0] = '\0';
+			close(fd);
+			if (known[i].sha256[0] == '\0')
+				continue;
+		}
+		if (sha256[0] == '\0') {
+			if ((fd = open_regular(path, &kst)) < 0)
+				return DENY_NONE;
+			if (sha256_fd(fd, sha256) != 0)
+				sha256[0] = '\0';
+			close(fd);
+			if (sha256[0] == '\0')
+				return DENY_NONE;
+		}
+		if (digest_equal(known[i].sha256, sha256))
+			return known[i].kind;
+	}
+	return DENY_NONE;
+}
+
+static enum deny_kind
+worst(enum deny_kind a, enum deny_kind b)
+{
+	return a == DENY_NESTED || b == DENY_NESTED ? DENY_NESTED :
+	    a != DENY_NONE ? a : b;
+}
+
+enum deny_kind
+deny_executable(const struct exe *e)
+{
+	char sha[SHA256_HEX_LEN + 1];
+
+	strcpy(sha, e->sha256);
+	return worst(worst(deny_by_name(e->given), deny_by_name(e->path)),
+	    deny_identity(&e->st, e->path, sha));
+}
+
+/*
+ * A word from the argv of an indirect runner: denied by name, or, when it
+ * names a file (absolute, or a bare name on the trusted path), by identity.
+ */
+enum deny_kind
+deny_word(const char *word)
+{
+	char found[PATH_MAX], real[PATH_MAX], sha[SHA256_HEX_LEN + 1] = "";
+	const char *path = word;
+	enum deny_kind k;
+	struct stat st;
+
+	if (*word == '\0')
+		return DENY_NONE;
+	if ((k = deny_by_name(word)) != DENY_NONE)
+		return k;
+	if (word[0] != '/') {
+		if (exe_lookup(word, found, sizeof found) != 0)
+			return DENY_NONE;
+		path = found;
+	}
+	if (realpath(path, real) == NULL || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+		return DENY_NONE;
+	if ((k = deny_by_name(real)) != DENY_NONE)
+		return k;
+	return deny_identity(&st, real, sha);
+}
+
+const char *
+deny_code(enum deny_kind k)
+{
+	return k == DENY_NESTED ? "nested_privilege_tool" : "interactive_program";
+}

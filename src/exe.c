@@ -1,0 +1,196 @@
+/*
+ * Executables: resolve a name on the trusted path, follow symlinks to the
+ * real file, hash it through the descriptor it was opened with, and decide
+ * whether someone could replace it between review and run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+/* The caller as a principal: its real uid and every group it is in. */
+int
+principal_self(struct principal *p)
+{
+	int n;
+
+	p->uid = getuid();
+	n = getgroups(NGROUPS_MAX - 1, p->groups);
+	if (n < 0)
+		return -1;
+	p->groups[n++] = getgid();
+	p->ngroups = n;
+	return 0;
+}
+
+/* Open a regular file for reading without following a final symlink and
+ * without blocking on a FIFO; -1 with errno when it is anything else. */
+int
+open_regular(const char *path, struct stat *st)
+{
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Find a bare name on the trusted path; 0 with the path in out. */
+int
+exe_lookup(const char *name, char *out, size_t size)
+{
+	static const char *const dirs[] = {
+		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+		"/sbin", "/bin",
+	};
+	struct stat st;
+	size_t i;
+
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -1;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if ((size_t)snprintf(out, size, "%s/%s", dirs[i], name) >= size)
+			return -1;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111) != 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Resolve argv[0] into exe: the given name, the real path and the SHA-256
+ * of the file's content read through one descriptor. Refuses with
+ * bad_executable when it cannot be an executable regular file.
+ */
+int
+exe_resolve(const char *name, struct exe *e, struct refusal *r, const char *jpath)
+{
+	char found[PATH_MAX];
+	const char *lookup = name;
+	int fd;
+
+	memset(e, 0, sizeof *e);
+	if (strlen(name) >= sizeof e->given)
+		return refuse(r, "bad_executable", jpath, "the executable path is too long");
+	strcpy(e->given, name);
+	if (name[0] != '/') {
+		if (strchr(name, '/') != NULL)
+			return refuse(r, "bad_executable", jpath,
+			    "'%s' is a relative path; use an absolute path or a bare name", name);
+		if (exe_lookup(name, found, sizeof found) != 0)
+			return refuse(r, "bad_executable", jpath,
+			    "'%s' is not found on the trusted path " TRUSTED_PATH, name);
+		lookup = found;
+	}
+	if (realpath(lookup, e->path) == NULL)
+		return refuse(r, "bad_executable", jpath, "'%s' cannot be resolved: %s",
+		    name, strerror(errno));
+	if ((fd = open_regular(e->path, &e->st)) < 0)
+		return refuse(r, "bad_executable", jpath, "'%s' is not a readable regular file: %s",
+		    e->path, strerror(errno));
+	if ((e->st.st_mode & 0111) == 0) {
+		close(fd);
+		return refuse(r, "bad_executable", jpath, "'%s' is not executable", e->path);
+	}
+	if (sha256_fd(fd, e->sha256) != 0) {
+		int saved = errno;
+
+		close(fd);
+		return refuse(r, "bad_executable", jpath, "'%s' cannot be read: %s",
+		    e->path, strerror(saved));
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+in_groups(const struct principal *p, gid_t gid)
+{
+	int i;
+
+	for (i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return 1;
+	return 0;
+}
+
+/* Could p write to (or chmod) this inode? For uid 0 the question is
+ * whether anyone other than root could. */
+static int
+writable_by(const struct principal *p, const struct stat *st)
+{
+	if (p->uid == 0)
+		return st->st_uid != 0 || (st->st_mode & S_IWOTH) ||
+		    ((st->st_mode & S_IWGRP) && st->st_gid != 0);
+	return st->st_uid == p->uid || (st->st_mode & S_IWOTH) ||
+	    ((st->st_mode & S_IWGRP) && in_groups(p, st->st_gid));
+}
+
+static int
+owned_by(const struct principal *p, const struct stat *st)
+{
+	return p->uid == 0 ? st->st_uid != 0 : st->st_uid == p->uid;
+}
+
+/*
+ * Could p replace the file at path (absolute, already resolved)? True when
+ * p can write the file itself, or any directory from its parent up to /
+ * lets p rename or unlink the entry below it: a writable directory does,
+ * unless it is sticky and p owns neither the directory nor the entry.
+ * ACLs are also honoured through access(2) when p is the caller.
+ * Returns 1 (with a reason in why), 0, or -1 when a component is missing.
+ */
+int
+path_replaceable(const struct principal *p, const char *path, char *why, size_t size)
+{
+	char cur[PATH_MAX], dir[PATH_MAX];
+	struct stat st, dst;
+	char *slash;
+	int self = p->uid != 0 && p->uid == getuid();
+
+	if (strlen(path) >= sizeof cur || path[0] != '/')
+		return -1;
+	strcpy(cur, path);
+	if (lstat(cur, &st) != 0)
+		return -1;
+	if (writable_by(p, &st) || (self && access(cur, W_OK) == 0)) {
+		snprintf(why, size, "%s is writable by %s", cur,
+		    p->uid == 0 ? "a non-root user" : "the requester");
+		return 1;
+	}
+	while (strcmp(cur, "/") != 0) {
+		strcpy(dir, cur);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (lstat(dir, &dst) != 0)
+			return -1;
+		if ((writable_by(p, &dst) || (self && access(dir, W_OK) == 0)) &&
+		    (!(dst.st_mode & S_ISVTX) || owned_by(p, &st) || owned_by(p, &dst))) {
+			snprintf(why, size, "directory %s lets %s replace %s", dir,
+			    p->uid == 0 ? "a non-root user" : "the requester", cur);
+			return 1;
+		}
+		strcpy(cur, dir);
+		st = dst;
+	}
+	return 0;
+}

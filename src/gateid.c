@@ -1,0 +1,52 @@
+/* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
+ * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "warrant.h"
+
+static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
+
+int
+gate_id_new(char id[GATE_ID_LEN + 1])
+{
+	unsigned char r[10];
+	ssize_t n;
+	int i;
+
+	do
+		n = getrandom(r, sizeof r, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof r)
+		return -1;
+	id[0] = 'w';
+	id[1] = '-';
+	for (i = 0; i < 10; i++)
+		id[2 + i] = b32[r[i] & 31];
+	id[GATE_ID_LEN] = '\0';
+	return 0;
+}
+
+/*
+ * Normalise a user-given id or prefix into "w-..." form: 4 or more
+ * characters, lowercase base32 after the "w-" (which may be left off).
+ * Returns 0, or -1 when it cannot name a gate.
+ */
+int
+gate_id_prefix(const char *arg, char *out, size_t size)
+{
+	const char *body = arg;
+	size_t n;
+
+	if (strlen(arg) < 4)
+		return -1;
+	if (strncmp(arg, "w-", 2) == 0)
+		body = arg + 2;
+	n = strlen(body);
+	if (n > GATE_ID_LEN - 2 || strspn(body, b32) != n)
+		return -1;
+	if ((size_t)snprintf(out, size, "w-%s", body) >= size)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* Human views of a gate for the terminal. Every piece of agent text goes
+ * through text_print so it cannot drive the terminal. */
+#include <string.h>
+
+#include "warrant.h"
+
+static const char *
+str(const json_t *g, const char *key)
+{
+	const char *s = json_string_value(json_object_get(g, key));
+
+	return s != NULL ? s : "";
+}
+
+static void
+print_badges(FILE *fp, const json_t *badges)
+{
+	json_t *b;
+	size_t i;
+
+	if (json_array_size(badges) == 0) {
+		fputs("none", fp);
+		return;
+	}
+	json_array_foreach(badges, i, b)
+		fprintf(fp, "%s[%s]", i ? " " : "", json_string_value(b));
+}
+
+static void
+print_time(FILE *fp, const json_t *g, const char *key)
+{
+	char when[32];
+	json_t *v = json_object_get(g, key);
+
+	if (!json_is_integer(v)) {
+		fputs("-", fp);
+		return;
+	}
+	format_time(json_integer_value(v), when, sizeof when);
+	fputs(when, fp);
+}
+
+/* One line: id, state, counts, age, project, reason. */
+void
+gate_print_line(FILE *fp, const json_t *g)
+{
+	int64_t age = now_seconds() - json_integer_value(json_object_get(g, "created_at"));
+	const char *project = str(g, "project");
+
+	fprintf(fp, "%s  %-8s  %lld root, %lld you  %4llds ago  ", str(g, "request_id"),
+	    str(g, "state"), (long long)json_integer_value(json_object_get(g, "root_count")),
+	    (long long)json_integer_value(json_object_get(g, "user_count")),
+	    (long long)(age < 0 ? 0 : age));
+	if (*project != '\0') {
+		text_print(fp, project);
+		fputs(": ", fp);
+	}
+	text_print(fp, str(g, "reason"));
+	fputc('\n', fp);
+}
+
+static void
+field(FILE *fp, const char *label, const char *value)
+{
+	fprintf(fp, "%-12s ", label);
+	text_print(fp, value);
+	fputc('\n', fp);
+}
+
+void
+gate_print_full(FILE *fp, const json_t *g)
+{
+	const char *key;
+	json_t *cmds = json_object_get(g, "commands"), *c, *a, *v;
+	size_t i, j, nroot = 0;
+
+	field(fp, "request", str(g, "request_id"));
+	field(fp, "state", str(g, "state"));
+	fprintf(fp, "%-12s ", "reason");
+	text_print(fp, str(g, "reason"));
+	fputc('\n', fp);
+	field(fp, "host", str(g, "host"));
+	field(fp, "run as", str(g, "run_as"));
+	field(fp, "cwd", str(g, "cwd"));
+	fprintf(fp, "%-12s ", "environment");
+	if (json_object_size(json_object_get(g, "env")) == 0)
+		fputs("clean (LC_ALL=C, LANG=C, TERM, fixed PATH)", fp);
+	json_object_foreach(json_object_get(g, "env"), key, v) {
+		text_print(fp, key);
+		fputc('=', fp);
+		text_print(fp, json_string_value(v));
+		fputc(' ', fp);
+	}
+	fputc('\n', fp);
+	fprintf(fp, "%-12s ", "requester");
+	text_print(fp, str(g, "requester"));
+	if (*str(g, "agent") != '\0') {
+		fputs(" via agent ", fp);
+		text_print(fp, str(g, "agent"));
+	}
+	fputc('\n', fp);
+	if (*str(g, "project") != '\0')
+		field(fp, "project", str(g, "project"));
+	fprintf(fp, "%-12s ", "created");
+	print_time(fp, g, "created_at");
+	fprintf(fp, "\n%-12s ", "expires");
+	print_time(fp, g, "expires_at");
+	fprintf(fp, "\n%-12s ", "risk");
+	print_badges(fp, json_object_get(g, "risk_badges"));
+	fprintf(fp, "\n%-12s %s\n", "manifest", str(g, "manifest_sha256"));
+	if (*str(g, "feedback") != '\0')
+		field(fp, "feedback", str(g, "feedback"));
+	fprintf(fp, "\ncommands: %lld as root, %lld as you\n",
+	    (long long)json_integer_value(json_object_get(g, "root_count")),
+	    (long long)json_integer_value(json_object_get(g, "user_count")));
+	json_array_foreach(cmds, i, c) {
+		int root = strcmp(str(c, "as"), "root") == 0;
+
+		fputc('\n', fp);
+		if (root)
+			fprintf(fp, "  ROOT %zu  ", ++nroot);
+		else
+			fputs("  YOU     ", fp);
+		text_print(fp, str(c, "id"));
+		fputs("  ", fp);
+		print_badges(fp, json_object_get(c, "badges"));
+		fputc('\n', fp);
+		if (!root) {
+			fputs("          as you, in ", fp);
+			text_print(fp, str(c, "cwd"));
+			fputc('\n', fp);
+		}
+		fputs("    why   ", fp);
+		text_print(fp, str(c, "why"));
+		fputc('\n', fp);
+		json_array_foreach(json_object_get(c, "argv"), j, a) {
+			fprintf(fp, "    argv[%zu] ", j);
+			text_print(fp, json_string_value(a));
+			fputc('\n', fp);
+		}
+		fputs("    path  ", fp);
+		text_print(fp, str(c, "path"));
+		if (strcmp(str(c, "path"), str(c, "given_path")) != 0) {
+			fputs("  (given as ", fp);
+			text_print(fp, str(c, "given_path"));
+			fputc(')', fp);
+		}
+		fprintf(fp, "\n    sha256 %s\n", str(c, "executable_sha256"));
+	}
+}

@@ -1,0 +1,163 @@
+/*
+ * Risk badges (DESIGN §3): shown to the reviewer, never blocking. Each is
+ * derived from the resolved executable's name, the argv and the request;
+ * warrant-request(5) lists the exact rules.
+ */
+#include <string.h>
+
+#include "warrant.h"
+
+static const char *const badge_names[] = {
+	"shell", "network", "package-manager", "system-path-write",
+	"service-restart", "lockout-prone", "indirect-exec", "writable-cwd",
+	"remote", "long-timeout",
+};
+
+static const char *const interpreters[] = {
+	"sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh", "ash",
+	"busybox", "python", "python2", "python3", "perl", "ruby", "node",
+	"nodejs", "php", "lua", "tclsh", "awk", "gawk", "mawk", "expect", NULL
+};
+static const char *const network_tools[] = {
+	"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat",
+	"socat", "ftp", "telnet", "git", "apt", "apt-get", "aptitude", "dnf",
+	"yum", "zypper", "pacman", "apk", "snap", "flatpak", "pip", "pip3",
+	"npm", "npx", "yarn", "pnpm", "gem", "cargo", "go", "docker", "podman",
+	NULL
+};
+static const char *const package_managers[] = {
+	"apt", "apt-get", "aptitude", "dpkg", "dnf", "yum", "rpm", "zypper",
+	"pacman", "apk", "snap", "flatpak", "pip", "pip3", "npm", "yarn", "pnpm",
+	"gem", "cargo", "brew", NULL
+};
+static const char *const writers[] = {
+	"install", "cp", "mv", "rm", "ln", "tee", "chmod", "chown", "chgrp",
+	"mkdir", "rmdir", "touch", "truncate", "dd", "sed", "rsync", "tar",
+	"unzip", "patch", "shred", "setfacl", "chattr", "visudo", "update-alternatives",
+	NULL
+};
+static const char *const system_dirs[] = {
+	"/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+	"/libx32", "/opt", "/var/lib", "/root", "/srv", NULL
+};
+static const char *const service_verbs[] = {
+	"restart", "reload", "stop", "start", "kill", "try-restart",
+	"reload-or-restart", "try-reload-or-restart", "isolate", "reboot",
+	"poweroff", "halt", "mask", "disable", NULL
+};
+static const char *const lockout_units[] = {
+	"ssh", "sshd", "tailscaled", NULL
+};
+
+static int
+listed(const char *const *list, const char *name)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* "python3.11" and "pip3.11" count as python3 and pip3. */
+static int
+listed_versioned(const char *const *list, const char *name)
+{
+	char base[64];
+	size_t n = strcspn(name, ".");
+
+	if (listed(list, name))
+		return 1;
+	if (n == 0 || n >= sizeof base)
+		return 0;
+	memcpy(base, name, n);
+	base[n] = '\0';
+	return listed(list, base);
+}
+
+static int
+under_system_dir(const char *arg)
+{
+	const char *const *d;
+	size_t n;
+
+	for (d = system_dirs; *d != NULL; d++) {
+		n = strlen(*d);
+		if (strncmp(arg, *d, n) == 0 && (arg[n] == '\0' || arg[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+unit_matches(const char *arg, const char *const *units)
+{
+	char name[64];
+	size_t n = strcspn(arg, "@.");
+
+	if (n == 0 || n >= sizeof name)
+		return 0;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	return listed(units, name);
+}
+
+unsigned
+risk_command(const struct wcommand *c, const struct wrequest *q,
+    const struct principal *p)
+{
+	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
+	char why[PATH_MAX + 128];
+	unsigned b = 0;
+	int service = 0, lockout = 0;
+	size_t i;
+
+	if (c->command != NULL || listed_versioned(interpreters, prog) ||
+	    listed_versioned(interpreters, given))
+		b |= BADGE_SHELL;
+	if (is_indirect_runner(prog) || is_indirect_runner(given))
+		b |= BADGE_INDIRECT_EXEC;
+	if (listed_versioned(package_managers, prog) || listed_versioned(package_managers, given))
+		b |= BADGE_PACKAGE_MANAGER;
+	if (listed_versioned(network_tools, prog) || listed_versioned(network_tools, given))
+		b |= BADGE_NETWORK;
+	for (i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+
+		if (strstr(a, "://") != NULL)
+			b |= BADGE_NETWORK;
+		if ((listed(writers, prog) || listed(writers, given)) && under_system_dir(a))
+			b |= BADGE_SYSTEM_PATH_WRITE;
+	}
+	if (strcmp(prog, "systemctl") == 0 || strcmp(prog, "service") == 0 ||
+	    strcmp(prog, "rc-service") == 0) {
+		for (i = 1; i < c->argc; i++)
+			if (listed(service_verbs, c->argv[i]))
+				service = 1;
+		for (i = 1; i < c->argc; i++)
+			if (unit_matches(c->argv[i], lockout_units))
+				lockout = 1;
+	}
+	if (service)
+		b |= BADGE_SERVICE_RESTART;
+	if (service && lockout && q->machine != NULL)
+		b |= BADGE_LOCKOUT_PRONE;
+	if (!c->as_user && path_replaceable(p, c->cwd, why, sizeof why) > 0)
+		b |= BADGE_WRITABLE_CWD;
+	if (q->machine != NULL)
+		b |= BADGE_REMOTE;
+	if (c->timeout > LONG_TIMEOUT_SECONDS)
+		b |= BADGE_LONG_TIMEOUT;
+	return b;
+}
+
+json_t *
+badges_json(unsigned b)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < sizeof badge_names / sizeof badge_names[0]; i++)
+		if (b & (1u << i))
+			json_array_append_new(a, json_string(badge_names[i]));
+	return a;
+}

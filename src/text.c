@@ -1,0 +1,129 @@
+/*
+ * Agent text (reason, why, argv, env, output) is untrusted: before it
+ * reaches a terminal every control character, escape introducer, invalid
+ * UTF-8 byte and invisible or direction-changing code point is rewritten
+ * as a visible escape, so it can neither drive the terminal nor disguise
+ * what it says (cf. sudo CVE-2023-28486).
+ */
+#include <string.h>
+
+#include "warrant.h"
+
+struct sbuf {
+	char	*p;
+	size_t	 len, cap;
+};
+
+static void
+sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *np;
+
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		np = xmalloc(cap);
+		if (b->p != NULL)
+			memcpy(np, b->p, b->len);
+		free(b->p);
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* Decode one UTF-8 sequence; returns its length, or 0 when invalid. */
+static size_t
+utf8_decode(const unsigned char *s, unsigned *cp)
+{
+	unsigned c = s[0];
+	size_t n, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* Code points that are shown as <U+XXXX> instead of being rendered. */
+static int
+invisible(unsigned cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) ||		/* C1 controls, CSI */
+	    cp == 0xad || cp == 0x061c || cp == 0x180e ||
+	    (cp >= 0x200b && cp <= 0x200f) ||		/* zero width, LRM, RLM */
+	    (cp >= 0x2028 && cp <= 0x202e) ||		/* separators, bidi embeds */
+	    (cp >= 0x2060 && cp <= 0x206f) ||		/* isolates, invisibles */
+	    cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	    (cp >= 0xe0000 && cp <= 0xe007f);		/* tag characters */
+}
+
+/* A newly allocated copy of s that is safe to print on a terminal. */
+char *
+text_visible(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct sbuf b = { NULL, 0, 0 };
+	char esc[16];
+	unsigned cp;
+	size_t n;
+
+	sb_put(&b, "", 0);
+	while (*p != '\0') {
+		n = utf8_decode(p, &cp);
+		if (n == 0) {
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			sb_put(&b, esc, strlen(esc));
+			p++;
+			continue;
+		}
+		if (cp == '\\')
+			sb_put(&b, "\\\\", 2);
+		else if (cp == '\n')
+			sb_put(&b, "\\n", 2);
+		else if (cp == '\t')
+			sb_put(&b, "\\t", 2);
+		else if (cp == '\r')
+			sb_put(&b, "\\r", 2);
+		else if (cp < 0x20 || cp == 0x7f) {
+			snprintf(esc, sizeof esc, "\\x%02x", cp);
+			sb_put(&b, esc, strlen(esc));
+		} else if (invisible(cp)) {
+			snprintf(esc, sizeof esc, "<U+%04X>", cp);
+			sb_put(&b, esc, strlen(esc));
+		} else
+			sb_put(&b, (const char *)p, n);
+		p += n;
+	}
+	return b.p;
+}
+
+void
+text_print(FILE *fp, const char *s)
+{
+	char *v = text_visible(s);
+
+	fputs(v, fp);
+	free(v);
+}

@@ -1,0 +1,251 @@
+/*
+ * The policy rules of DESIGN §3 over a parsed request: executables that
+ * resolve and cannot be swapped, no nested privilege tools, no shells or
+ * shell strings as root (directly or through an indirect runner), no
+ * credential-shaped data, no environment that steers a loader or an
+ * interpreter. Each rule refuses the whole request with its stable code.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "warrant.h"
+
+static const char *const credential_words[] = {
+	"password", "passwd", "passphrase", "secret", "token", NULL
+};
+
+/* Environment names that make a program load or run code chosen by
+ * whoever sets them (the loader, shells, interpreters, pagers). */
+static const char *const forbidden_env[] = {
+	"PATH", "PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONHOME",
+	"PYTHONUSERBASE", "SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
+	"SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PROMPT_COMMAND", "CDPATH",
+	"GLOBIGNORE", "ZDOTDIR", "SHELL", "GCONV_PATH", "GETCONF_DIR",
+	"HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH",
+	"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "PERL5LIB",
+	"PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GIT_SSH",
+	"GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "EDITOR", "VISUAL",
+	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "GIT_EDITOR",
+	"GIT_PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", NULL
+};
+static const char *const forbidden_env_prefixes[] = {
+	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_CONFIG", NULL
+};
+
+static int
+contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay != '\0'; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* password=, passwd=, passphrase=, secret=, token= in any case. */
+int
+contains_credential(const char *s)
+{
+	const char *const *w;
+	char shape[32];
+
+	for (w = credential_words; *w != NULL; w++) {
+		snprintf(shape, sizeof shape, "%s=", *w);
+		if (contains_nocase(s, shape))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+check_env(const struct wrequest *q, struct refusal *r)
+{
+	const char *key, *const *f;
+	char sub[320];
+	json_t *v;
+
+	if (q->env == NULL)
+		return 0;
+	json_object_foreach(q->env, key, v) {
+		snprintf(sub, sizeof sub, "$.env.%s", key);
+		for (f = forbidden_env; *f != NULL; f++)
+			if (strcasecmp(key, *f) == 0)
+				return refuse(r, "forbidden_env", sub,
+				    "'%s' may not be set for a reviewed command", key);
+		for (f = forbidden_env_prefixes; *f != NULL; f++)
+			if (strncasecmp(key, *f, strlen(*f)) == 0)
+				return refuse(r, "forbidden_env", sub,
+				    "variables starting with '%s' may not be set", *f);
+		for (f = credential_words; *f != NULL; f++)
+			if (contains_nocase(key, *f))
+				return refuse(r, "credential_field_rejected", sub,
+				    "environment names mentioning '%s' are refused; never pass credentials",
+				    *f);
+		if (contains_credential(json_string_value(v)))
+			return refuse(r, "credential_field_rejected", sub,
+			    "the value has a credential shape (e.g. password=...)");
+	}
+	return 0;
+}
+
+/*
+ * Call fn on each word of s, split at whitespace and shell or option
+ * punctuation, so that "env -S 'sh -x'" or "--command=bash" yield "sh" and
+ * "bash"; the worst verdict of fn over the words.
+ */
+static enum deny_kind
+worst_word(const char *s, enum deny_kind (*fn)(const char *))
+{
+	char word[PATH_MAX];
+	enum deny_kind k, acc = DENY_NONE;
+	size_t n;
+
+	while (*s != '\0') {
+		n = strcspn(s, " \t\r\n\v\f=,;|&`()<>'\"$\\{}!");
+		if (n > 0 && n < sizeof word) {
+			memcpy(word, s, n);
+			word[n] = '\0';
+			k = fn(word);
+			if (k == DENY_NESTED)
+				return k;
+			if (k != DENY_NONE)
+				acc = k;
+		}
+		s += n;
+		if (*s != '\0')
+			s++;
+	}
+	return acc;
+}
+
+static int
+has_arg(const struct wcommand *c, const char *const *list)
+{
+	const char *const *l;
+	size_t i;
+
+	for (i = 1; i < c->argc; i++)
+		for (l = list; *l != NULL; l++)
+			if (strcmp(c->argv[i], *l) == 0)
+				return 1;
+	return 0;
+}
+
+/* Indirect runners whose options hand a string to sh -c. */
+static int
+runs_shell_string(const struct wcommand *c)
+{
+	const char *b = base_name(c->exe.path), *g = base_name(c->argv[0]);
+	size_t i;
+
+	if (strcmp(b, "watch") == 0 || strcmp(g, "watch") == 0)
+		return !has_arg(c, (const char *const[]){ "-x", "--exec", NULL });
+	if (strcmp(b, "flock") == 0 || strcmp(g, "flock") == 0)
+		for (i = 1; i < c->argc; i++) {
+			const char *a = c->argv[i];
+
+			if (strncmp(a, "--c", 3) == 0 ||
+			    (a[0] == '-' && a[1] != '-' && strchr(a, 'c') != NULL))
+				return 1;
+		}
+	return 0;
+}
+
+static enum deny_kind
+runner_target(const struct wcommand *c)
+{
+	static const char *const find_exec[] = {
+		"-exec", "-execdir", "-ok", "-okdir", NULL
+	};
+	enum deny_kind k, acc = DENY_NONE;
+	size_t i;
+
+	if (!is_indirect_runner(c->exe.path) && !is_indirect_runner(c->argv[0]))
+		return DENY_NONE;
+	if (strcmp(base_name(c->exe.path), "find") == 0 && !has_arg(c, find_exec))
+		return DENY_NONE;
+	for (i = 1; i < c->argc; i++) {
+		k = worst_word(c->argv[i], deny_word);
+		if (k == DENY_NESTED)
+			return k;
+		if (k != DENY_NONE)
+			acc = k;
+	}
+	return acc;
+}
+
+static int
+check_command(struct wrequest *q, size_t idx, const struct principal *p,
+    struct refusal *r)
+{
+	struct wcommand *c = &q->cmds[idx];
+	char path[64], sub[96], why[PATH_MAX + 128];
+	enum deny_kind k;
+	size_t i;
+	int rc;
+
+	snprintf(path, sizeof path, "$.commands[%zu]", idx);
+	for (i = 0; i < c->argc; i++) {
+		snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[%zu]", path, i);
+		if (contains_credential(c->argv[i]))
+			return refuse(r, "credential_field_rejected", sub,
+			    "argument has a credential shape (e.g. password=...); never pass credentials");
+		if (!c->as_user && strcmp(c->argv[i], "-c") == 0)
+			return refuse(r, "shell_request", sub,
+			    "'-c' hands a string to a shell; ROOT commands must be exact argv");
+	}
+	snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[0]", path);
+	if (exe_resolve(c->argv[0], &c->exe, r, sub) != 0)
+		return -1;
+	k = deny_executable(&c->exe);
+	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
+		return refuse(r, deny_code(k), sub, "'%s' (%s) is a %s and cannot be requested",
+		    c->argv[0], c->exe.path, k == DENY_NESTED ?
+		    "privilege tool" : "shell or interactive program");
+	if (c->command != NULL) {
+		snprintf(sub, sizeof sub, "%s.command", path);
+		if (worst_word(c->command, deny_word) == DENY_NESTED)
+			return refuse(r, "nested_privilege_tool", sub,
+			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
+	} else {
+		if (!c->as_user && runs_shell_string(c))
+			return refuse(r, "shell_request", sub,
+			    "'%s' runs its arguments through sh -c here; use an exact argv", c->argv[0]);
+		k = runner_target(c);
+		if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
+			return refuse(r, deny_code(k), path,
+			    "'%s' would run a %s named in its arguments", c->argv[0],
+			    k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
+	}
+	if (!c->as_user) {
+		rc = path_replaceable(p, c->exe.path, why, sizeof why);
+		if (rc != 0)
+			return refuse(r, "writable_executable", sub, "%s",
+			    rc > 0 ? why : "the executable's path cannot be checked");
+	}
+	return 0;
+}
+
+/* Apply every rule; on refusal r says which and where. Sets badges. */
+int
+validate_request(struct wrequest *q, const struct principal *p, struct refusal *r)
+{
+	size_t i;
+
+	if (q->machine != NULL)
+		return refuse(r, "unknown_machine", "$.machine",
+		    "machine '%s' is not enrolled; remote targets are not available yet",
+		    q->machine);
+	if (check_env(q, r) != 0)
+		return -1;
+	q->badges = 0;
+	for (i = 0; i < q->ncmds; i++) {
+		if (check_command(q, i, p, r) != 0)
+			return -1;
+		q->cmds[i].badges = risk_command(&q->cmds[i], q, p);
+		q->badges |= q->cmds[i].badges;
+	}
+	return 0;
+}

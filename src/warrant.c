@@ -1,0 +1,111 @@
+/* warrant: the command table and dispatch. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "warrant.h"
+
+static const struct cmd_entry *const cmd_table[] = {
+	&cmd_request_entry,
+	&cmd_list_entry,
+	&cmd_show_entry,
+	&cmd_log_entry,
+	NULL
+};
+
+static void
+usage_all(FILE *fp)
+{
+	const struct cmd_entry *const *c;
+
+	fputs("usage: warrant COMMAND [ARGS]\n\ncommands:\n", fp);
+	for (c = cmd_table; *c != NULL; c++)
+		fprintf(fp, "  warrant %s %s\n", (*c)->name, (*c)->usage);
+	fputs("  warrant help COMMAND\n\nSee warrant(1) and warrant-request(5).\n", fp);
+}
+
+static const struct cmd_entry *
+find_cmd(const char *name)
+{
+	const struct cmd_entry *const *c;
+
+	for (c = cmd_table; *c != NULL; c++)
+		if (strcmp((*c)->name, name) == 0)
+			return *c;
+	return NULL;
+}
+
+static void
+help_cmd(FILE *fp, const struct cmd_entry *c)
+{
+	fprintf(fp, "usage: warrant %s %s\n\n%s", c->name, c->usage, c->help);
+}
+
+/* Print a usage error for c and return the usage exit code. */
+int
+usage_error(const struct cmd_entry *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt != NULL) {
+		fprintf(stderr, "warrant %s: ", c->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "usage: warrant %s %s\n", c->name, c->usage);
+	return EXIT_REFUSED;
+}
+
+int
+print_json(const json_t *j)
+{
+	if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT) != 0)
+		return -1;
+	fputc('\n', stdout);
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cmd_entry *c;
+
+	umask(077);
+	if (argc < 2) {
+		usage_all(stderr);
+		return EXIT_REFUSED;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage_all(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("warrant %s\n", WARRANT_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage_all(stdout);
+			return EXIT_OK;
+		}
+		if ((c = find_cmd(argv[2])) == NULL) {
+			warnx_("no such command: %s", argv[2]);
+			return EXIT_REFUSED;
+		}
+		help_cmd(stdout, c);
+		return EXIT_OK;
+	}
+	if ((c = find_cmd(argv[1])) == NULL) {
+		warnx_("unknown command '%s' (see warrant --help)", argv[1]);
+		return EXIT_REFUSED;
+	}
+	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+		help_cmd(stdout, c);
+		return EXIT_OK;
+	}
+	return c->exec(argc - 1, argv + 1);
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Run every test: the cmocka unit tests in the normal and the ASan+UBSan
+# builds, then the end-to-end scripts on the built binaries. Every test
+# speaks TAP; this sums the results into one "N passed, N failed" line.
+# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR
+set -u
+build=$(cd "$1" && pwd)
+asan=$(cd "$2" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+log=$(mktemp -d /tmp/warrant-tests.XXXXXX)
+chmod 755 "$log"
+passed=0
+failed=0
+
+# run NAME COMMAND...: runs one TAP producer, tallies ok / not ok lines.
+run() {
+	name=$1
+	shift
+	out="$log/$(echo "$name" | tr '/ ' '__').tap"
+	"$@" >"$out" 2>"$out.err"
+	status=$?
+	p=$(grep -cE '^ok ' "$out")
+	f=$(grep -cE '^not ok ' "$out")
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited $status" >>"$out"
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name ran no test" >>"$out"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "== $name: $p passed, $f failed"
+	if [ "$f" -ne 0 ]; then
+		grep -E '^not ok|^#' "$out" | head -40
+		tail -20 "$out.err"
+	fi
+}
+
+for t in "$build"/test-*; do
+	[ -x "$t" ] || continue
+	run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
+done
+for t in "$asan"/test-*; do
+	[ -x "$t" ] || continue
+	run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
+done
+for t in "$top"/tests/e2e/test-*.sh; do
+	[ -f "$t" ] || continue
+	run "e2e/$(basename "$t")" env WARRANT_BUILD="$build" WARRANT_TOP="$top" sh "$t"
+done
+
+echo "logs in $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
