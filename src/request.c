@@ -152,20 +152,6 @@ get_directory(const char *dir, const char *sub, char out[PATH_MAX], struct refus
 }
 
 static int
-valid_env_key(const char *k)
-{
-	size_t i;
-
-	if (!((k[0] >= 'A' && k[0] <= 'Z') || (k[0] >= 'a' && k[0] <= 'z') || k[0] == '_'))
-		return 0;
-	for (i = 1; k[i] != '\0'; i++)
-		if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= 'a' && k[i] <= 'z') ||
-		    (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
-			return 0;
-	return i <= 256;
-}
-
-static int
 parse_env(struct wrequest *q, struct refusal *r)
 {
 	json_t *env = json_object_get(q->json, "env"), *v;
@@ -183,9 +169,6 @@ parse_env(struct wrequest *q, struct refusal *r)
 		    MAX_ENV_KEYS);
 	json_object_foreach(env, key, v) {
 		snprintf(sub, sizeof sub, "$.env.%s", key);
-		if (!valid_env_key(key))
-			return refuse(r, "invalid_field", sub,
-			    "environment names are letters, digits and '_', not starting with a digit");
 		if (!json_is_string(v))
 			return refuse(r, "invalid_field", sub, "environment values must be strings");
 		if (json_string_length(v) > MAX_ENV_VALUE)

@@ -6,6 +6,7 @@
  * concurrent requesters queue instead of seeing SQLITE_BUSY.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -149,7 +150,7 @@ check_file(struct store *st)
 int
 store_open_at(struct store *st, const char *dir)
 {
-	int dfd;
+	int dfd, fd;
 
 	memset(st, 0, sizeof *st);
 	if ((size_t)snprintf(st->dir, sizeof st->dir, "%s", dir) >= sizeof st->dir ||
@@ -160,6 +161,13 @@ store_open_at(struct store *st, const char *dir)
 	if ((dfd = state_dir_open(dir)) < 0)
 		return -1;
 	close(dfd);
+	/* Create the file 0600 ourselves, whatever the umask: SQLite gives
+	 * its -wal and -shm files the database file's mode. */
+	if ((fd = open(st->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		warnx_("store %s: %s", st->path, strerror(errno));
+		return -1;
+	}
+	close(fd);
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		store_fail(st, "open");

@@ -60,6 +60,20 @@ contains_credential(const char *s)
 }
 
 static int
+valid_env_key(const char *k)
+{
+	size_t i;
+
+	if (!((k[0] >= 'A' && k[0] <= 'Z') || (k[0] >= 'a' && k[0] <= 'z') || k[0] == '_'))
+		return 0;
+	for (i = 1; k[i] != '\0'; i++)
+		if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= 'a' && k[i] <= 'z') ||
+		    (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return 0;
+	return i <= 256;
+}
+
+static int
 check_env(const struct wrequest *q, struct refusal *r)
 {
 	const char *key, *const *f;
@@ -86,6 +100,9 @@ check_env(const struct wrequest *q, struct refusal *r)
 		if (contains_credential(json_string_value(v)))
 			return refuse(r, "credential_field_rejected", sub,
 			    "the value has a credential shape (e.g. password=...)");
+		if (!valid_env_key(key))
+			return refuse(r, "invalid_field", sub,
+			    "environment names are letters, digits and '_', not starting with a digit");
 	}
 	return 0;
 }

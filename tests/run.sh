@@ -39,11 +39,11 @@ run() {
 }
 
 for t in "$build"/test-*; do
-	[ -x "$t" ] || continue
+	[ -f "$t" ] && [ -x "$t" ] || continue
 	run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 done
 for t in "$asan"/test-*; do
-	[ -x "$t" ] || continue
+	[ -f "$t" ] && [ -x "$t" ] || continue
 	run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"

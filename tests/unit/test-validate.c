@@ -1,1 +1,258 @@
-int main(void){return 0;}
+/* Request parsing and the policy rules that do not depend on who asks;
+ * the end-to-end tests cover the rest as a non-root requester. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "warrant.h"
+
+struct refusal_case {
+	const char	*json;
+	const char	*code;
+	const char	*path;
+};
+
+#define CMD(x)	"{\"reason\":\"r\",\"commands\":[" x "]}"
+#define TRUE_CMD "{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"
+
+static const struct refusal_case cases[] = {
+	{ "", "invalid_json", "$" },
+	{ "{", "invalid_json", "$" },
+	{ "{\"reason\":\"r\",\"reason\":\"s\",\"commands\":[" TRUE_CMD "]}", "invalid_json", "$" },
+	{ "{\"reason\":\"\xff\",\"commands\":[" TRUE_CMD "]}", "invalid_json", "$" },
+	{ "[]", "invalid_field", "$" },
+	{ "{\"reason\":\"r\",\"commands\":[" TRUE_CMD "],\"extra\":1}", "invalid_field", "$.extra" },
+	{ "{\"reason\":\"r\"}", "invalid_field", "$.commands" },
+	{ "{\"reason\":\"r\",\"commands\":[]}", "invalid_field", "$.commands" },
+	{ "{\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.reason" },
+	{ "{\"reason\":\"\",\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.reason" },
+	{ "{\"reason\":\"r\",\"why\":\"w\",\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.why" },
+	{ "{\"schema_version\":2,\"reason\":\"r\",\"commands\":[" TRUE_CMD "]}",
+	  "unsupported_schema", "$.schema_version" },
+	{ "{\"schema_version\":\"1\",\"reason\":\"r\",\"commands\":[" TRUE_CMD "]}",
+	  "unsupported_schema", "$.schema_version" },
+	{ "{\"reason\":\"r\",\"gate_timeout_seconds\":1.0,\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.gate_timeout_seconds" },
+	{ "{\"reason\":\"r\",\"gate_timeout_seconds\":86401,\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.gate_timeout_seconds" },
+	{ "{\"reason\":\"r\",\"timeout_seconds\":0,\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.timeout_seconds" },
+	{ "{\"reason\":\"r\",\"stop_on_failure\":1,\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.stop_on_failure" },
+	{ "{\"reason\":\"r\",\"output_to_agent\":\"all\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.output_to_agent" },
+	{ "{\"reason\":\"r\",\"run_as\":\"root:root\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.run_as" },
+	{ "{\"reason\":\"r\",\"machine\":\"a b\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.machine" },
+	{ "{\"reason\":\"r\",\"machine\":\"a\\u001bb\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.machine" },
+	{ "{\"reason\":\"r\",\"cwd\":\"tmp\",\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.cwd" },
+	{ "{\"reason\":\"r\",\"cwd\":\"/nonexistent/x\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.cwd" },
+	{ "{\"reason\":\"r\",\"cwd\":\"/etc/passwd\",\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.cwd" },
+	{ "{\"reason\":\"r\",\"env\":[],\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.env" },
+	{ "{\"reason\":\"r\",\"env\":{\"A\":1},\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.env.A" },
+	{ "{\"reason\":\"r\",\"env\":{\"1A\":\"x\"},\"commands\":[" TRUE_CMD "]}", "invalid_field", "$.env.1A" },
+	{ "{\"reason\":\"r\",\"next\":{\"prompt\":\"p\",\"x\":1},\"commands\":[" TRUE_CMD "]}",
+	  "invalid_field", "$.next.x" },
+	{ CMD("{\"id\":\"-a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"), "invalid_field", "$.commands[0].id" },
+	{ CMD("{\"id\":\"a b\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"), "invalid_field", "$.commands[0].id" },
+	{ CMD(TRUE_CMD "," TRUE_CMD), "invalid_field", "$.commands[1].id" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"]}"), "invalid_field", "$.commands[0].why" },
+	{ CMD("{\"id\":\"a\",\"argv\":[],\"why\":\"w\"}"), "invalid_field", "$.commands[0].argv" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",\"\"],\"why\":\"w\"}"),
+	  "invalid_field", "$.commands[0].argv[1]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",5],\"why\":\"w\"}"),
+	  "invalid_field", "$.commands[0].argv[1]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\",\"as\":\"admin\"}"),
+	  "invalid_field", "$.commands[0].as" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\",\"timeout_seconds\":2.5}"),
+	  "invalid_field", "$.commands[0].timeout_seconds" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\",\"cwd\":\"/\"}"),
+	  "cwd_on_root_command", "$.commands[0].cwd" },
+	{ CMD("{\"id\":\"a\",\"command\":\"true\",\"why\":\"w\"}"), "invalid_field", "$.commands[0].command" },
+	{ CMD("{\"id\":\"a\",\"as\":\"user\",\"command\":\"true\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"),
+	  "invalid_field", "$.commands[0].command" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\",\"bogus\":1}"),
+	  "invalid_field", "$.commands[0].bogus" },
+	/* policy */
+	{ CMD("{\"id\":\"a\",\"argv\":[\"sudo\",\"id\"],\"why\":\"w\"}"), "nested_privilege_tool", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"su\"],\"why\":\"w\"}"), "nested_privilege_tool", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"as\":\"user\",\"command\":\"id; sudo -n true\",\"why\":\"w\"}"),
+	  "nested_privilege_tool", "$.commands[0].command" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"bash\",\"x\"],\"why\":\"w\"}"), "interactive_program", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/env\",\"sh\"],\"why\":\"w\"}"), "interactive_program", "$.commands[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/env\",\"-S\",\"dash -x\"],\"why\":\"w\"}"), "interactive_program", "$.commands[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/env\",\"sudo\"],\"why\":\"w\"}"), "nested_privilege_tool", "$.commands[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/python3\",\"-c\",\"print(1)\"],\"why\":\"w\"}"),
+	  "shell_request", "$.commands[0].argv[1]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/flock\",\"/tmp/l\",\"-nc\",\"id\"],\"why\":\"w\"}"),
+	  "shell_request", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"./true\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/no/such/tool\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"no-such-tool-xyz\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",\"--DB_PassWord=x\"],\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].argv[1]" },
+	{ CMD("{\"id\":\"a\",\"as\":\"user\",\"command\":\"curl -H token=abc\",\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].command" },
+	{ "{\"reason\":\"r\",\"env\":{\"X\":\"Secret=1\"},\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.env.X" },
+	{ "{\"reason\":\"r\",\"env\":{\"MY_TOKEN\":\"1\"},\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.env.MY_TOKEN" },
+	{ "{\"reason\":\"r\",\"env\":{\"LD_PRELOAD\":\"/x.so\"},\"commands\":[" TRUE_CMD "]}",
+	  "forbidden_env", "$.env.LD_PRELOAD" },
+	{ "{\"reason\":\"r\",\"env\":{\"ld_library_path\":\"/x\"},\"commands\":[" TRUE_CMD "]}",
+	  "forbidden_env", "$.env.ld_library_path" },
+	{ "{\"reason\":\"r\",\"env\":{\"BASH_FUNC_ls%%\":\"() { id; }\"},\"commands\":[" TRUE_CMD "]}",
+	  "forbidden_env", "$.env.BASH_FUNC_ls%%" },
+	{ "{\"reason\":\"r\",\"env\":{\"BASH_FUNC_ls\":\"x\"},\"commands\":[" TRUE_CMD "]}",
+	  "forbidden_env", "$.env.BASH_FUNC_ls" },
+	{ "{\"reason\":\"r\",\"env\":{\"PATH\":\"/tmp\"},\"commands\":[" TRUE_CMD "]}", "forbidden_env", "$.env.PATH" },
+	{ "{\"reason\":\"r\",\"env\":{\"IFS\":\" \"},\"commands\":[" TRUE_CMD "]}", "forbidden_env", "$.env.IFS" },
+	{ "{\"reason\":\"r\",\"machine\":\"elsewhere\",\"commands\":[" TRUE_CMD "]}",
+	  "unknown_machine", "$.machine" },
+};
+
+static void
+test_refusals(void **state)
+{
+	struct principal me;
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+	int rc;
+
+	(void)state;
+	assert_int_equal(principal_self(&me), 0);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		memset(&r, 0, sizeof r);
+		rc = request_parse(cases[i].json, strlen(cases[i].json), &q, &r);
+		if (rc == 0) {
+			rc = validate_request(&q, &me, &r);
+			request_free(&q);
+		}
+		if (rc == 0 || strcmp(r.code, cases[i].code) != 0 ||
+		    strcmp(r.path, cases[i].path) != 0)
+			fail_msg("case %zu (%s): got %s at %s (%s), want %s at %s", i,
+			    cases[i].json, rc == 0 ? "accepted" : r.code, r.path, r.message,
+			    cases[i].code, cases[i].path);
+	}
+}
+
+static void
+test_limits(void **state)
+{
+	size_t cap = 300 * 1024, i;
+	char *buf = xmalloc(cap);
+	struct refusal r;
+	struct wrequest q;
+	int n;
+
+	(void)state;
+	/* 129 commands */
+	n = snprintf(buf, cap, "{\"reason\":\"r\",\"commands\":[");
+	for (i = 0; i < 129; i++)
+		n += snprintf(buf + n, cap - (size_t)n, "%s{\"id\":\"c%zu\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}",
+		    i ? "," : "", i);
+	snprintf(buf + n, cap - (size_t)n, "]}");
+	assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+	assert_string_equal(r.code, "invalid_field");
+	assert_string_equal(r.path, "$.commands");
+	/* 65 argv entries; 64 are fine */
+	for (int argc = 64; argc <= 65; argc++) {
+		n = snprintf(buf, cap, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"why\":\"w\",\"argv\":[\"/usr/bin/true\"");
+		for (i = 1; i < (size_t)argc; i++)
+			n += snprintf(buf + n, cap - (size_t)n, ",\"x\"");
+		snprintf(buf + n, cap - (size_t)n, "]}]}");
+		if (argc == 64) {
+			assert_int_equal(request_parse(buf, strlen(buf), &q, &r), 0);
+			request_free(&q);
+		} else {
+			assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+			assert_string_equal(r.path, "$.commands[0].argv");
+		}
+	}
+	/* an argv element of 4097 bytes; a why of 2049 */
+	n = snprintf(buf, cap, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"why\":\"w\",\"argv\":[\"/usr/bin/true\",\"");
+	memset(buf + n, 'x', 4097);
+	snprintf(buf + n + 4097, cap - (size_t)n - 4097, "\"]}]}");
+	assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+	assert_string_equal(r.path, "$.commands[0].argv[1]");
+	n = snprintf(buf, cap, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"");
+	memset(buf + n, 'y', 2049);
+	snprintf(buf + n + 2049, cap - (size_t)n - 2049, "\"}]}");
+	assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+	assert_string_equal(r.path, "$.commands[0].why");
+	/* deep nesting */
+	memset(buf, '[', 100000);
+	assert_int_equal(request_parse(buf, 100000, &q, &r), -1);
+	assert_string_equal(r.code, "invalid_json");
+	/* over the whole-request limit */
+	memset(buf, ' ', REQUEST_MAX + 1);
+	assert_int_equal(request_parse(buf, REQUEST_MAX + 1, &q, &r), -1);
+	assert_string_equal(r.code, "invalid_field");
+	free(buf);
+}
+
+static void
+test_accepts_and_normalises(void **state)
+{
+	const char *json = "{\"reason\":\"r\",\"timeout_seconds\":60,\"commands\":["
+	    "{\"id\":\"a\",\"argv\":[\"true\"],\"why\":\"w\"},"
+	    "{\"id\":\"b\",\"as\":\"user\",\"command\":\"echo hi | wc -c\",\"why\":\"w\",\"cwd\":\"/tmp\"},"
+	    "{\"id\":\"c\",\"as\":\"user\",\"argv\":[\"bash\",\"-c\",\"echo ok\"],\"why\":\"shells are fine as you\"}]}";
+	struct principal me;
+	struct refusal r;
+	struct wrequest q;
+
+	(void)state;
+	assert_int_equal(principal_self(&me), 0);
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	if (validate_request(&q, &me, &r) != 0)
+		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
+	assert_int_equal(q.nroot, 1);
+	assert_int_equal(q.nuser, 2);
+	assert_int_equal(q.gate_timeout, 60);
+	assert_int_equal(q.cmds[0].timeout, 60);
+	assert_string_equal(q.cmds[0].cwd, "/");
+	assert_string_equal(q.cmds[0].exe.given, "true");
+	assert_string_equal(q.cmds[0].exe.path, "/usr/bin/true");
+	assert_int_equal(strlen(q.cmds[0].exe.sha256), SHA256_HEX_LEN);
+	assert_string_equal(q.cmds[1].argv[0], "bash");
+	assert_string_equal(q.cmds[1].argv[3], "-c");
+	assert_string_equal(q.cmds[1].argv[4], "echo hi | wc -c");
+	assert_true(q.cmds[1].badges & BADGE_SHELL);
+	request_free(&q);
+}
+
+static void
+test_credential_shapes(void **state)
+{
+	(void)state;
+	assert_true(contains_credential("PASSWORD=x"));
+	assert_true(contains_credential("--Passphrase=x"));
+	assert_true(contains_credential("aws_secret=1"));
+	assert_true(contains_credential("Token="));
+	assert_true(contains_credential("x passwd=y"));
+	assert_false(contains_credential("password"));
+	assert_false(contains_credential("--token-file /x"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_accepts_and_normalises),
+		cmocka_unit_test(test_credential_shapes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
