@@ -131,16 +131,20 @@ text_col(sqlite3_stmt *s, int i)
 	return t != NULL ? t : "";
 }
 
-/* Each gate's state must be what its newest event says, and a gate's
- * manifest hash what its request event sealed. */
+/* Each gate's state must be what its newest event says, a gate's manifest
+ * hash what its request event sealed, and its stored manifest bytes must
+ * still hash to that seal (an edited manifest is what a reviewer would
+ * be shown and a runner handed). */
 static int
 cross_check(struct store *st, char *why, size_t size)
 {
 	static const char sql[] = "SELECT g.id, g.state, g.manifest_sha256,"
 	    " (SELECT kind FROM events e WHERE e.gate_id = g.id ORDER BY seq DESC LIMIT 1),"
 	    " (SELECT json_extract(detail, '$.manifest_sha256') FROM events e"
-	    "   WHERE e.gate_id = g.id AND kind = 'request')"
+	    "   WHERE e.gate_id = g.id AND kind = 'request'),"
+	    " g.manifest"
 	    " FROM gates g";
+	char actual[SHA256_HEX_LEN + 1];
 	sqlite3_stmt *s;
 	int rc = SQLITE_DONE, bad = 0;
 
@@ -160,6 +164,16 @@ cross_check(struct store *st, char *why, size_t size)
 		} else if (!digest_equal(text_col(s, 2), sealed)) {
 			snprintf(why, size, "gate %s: manifest hash differs from the sealed one", id);
 			bad = 1;
+		} else {
+			const void *m = sqlite3_column_blob(s, 5);
+
+			sha256_bytes(m != NULL ? m : "", (size_t)sqlite3_column_bytes(s, 5),
+			    actual);
+			if (!digest_equal(actual, sealed)) {
+				snprintf(why, size, "gate %s: stored manifest does not match its "
+				    "sealed hash (edited)", id);
+				bad = 1;
+			}
 		}
 	}
 	sqlite3_finalize(s);

@@ -58,7 +58,7 @@ cmd_list_exec(int argc, char **argv)
 		return usage_error(&cmd_list_entry, "unexpected argument '%s'", argv[optind]);
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	if (store_expire(&st) != 0 || (list = store_list(&st, all, limit, project)) == NULL) {
+	if (approve_recover(&st) != 0 || store_expire(&st) != 0 || (list = store_list(&st, all, limit, project)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}

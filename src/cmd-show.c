@@ -37,7 +37,7 @@ cmd_show_exec(int argc, char **argv)
 		return usage_error(&cmd_show_entry, "give exactly one ID");
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	if (store_expire(&st) != 0) {
+	if (approve_recover(&st) != 0 || store_expire(&st) != 0) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}

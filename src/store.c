@@ -45,6 +45,10 @@ static const char *const migrations[] = {
 	"CREATE TABLE events ("
 	" seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, gate_id TEXT, kind TEXT NOT NULL,"
 	" detail TEXT NOT NULL, prev_sha256 TEXT NOT NULL, sha256 TEXT NOT NULL);",
+	/* 2: attempts remember where they run and how they ended */
+	"ALTER TABLE attempts ADD COLUMN run_dir TEXT;"
+	"ALTER TABLE attempts ADD COLUMN outcome TEXT;"
+	"CREATE INDEX attempts_open ON attempts (state) WHERE state <> 'settled';",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -52,8 +56,22 @@ static const char *const migrations[] = {
 int
 store_fail(struct store *st, const char *what)
 {
-	warnx_("store %s: %s: %s", st->path, what,
-	    st->db != NULL ? sqlite3_errmsg(st->db) : "cannot open");
+	int code = st->db != NULL ? sqlite3_errcode(st->db) & 0xff : 0;
+	int oserr = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
+
+	/*
+	 * SQLite words a full disk met while growing the -shm file as a bare
+	 * "disk I/O error"; for I/O-shaped failures the OS error names the
+	 * real cause (e.g. "No space left on device"). Other errors leave
+	 * the system errno stale, so it is not shown for them.
+	 */
+	if (oserr != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL ||
+	    code == SQLITE_CANTOPEN || code == SQLITE_READONLY))
+		warnx_("store %s: %s: %s (%s)", st->path, what,
+		    sqlite3_errmsg(st->db), strerror(oserr));
+	else
+		warnx_("store %s: %s: %s", st->path, what,
+		    st->db != NULL ? sqlite3_errmsg(st->db) : "cannot open");
 	return -1;
 }
 

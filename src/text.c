@@ -127,3 +127,32 @@ text_print(FILE *fp, const char *s)
 	fputs(v, fp);
 	free(v);
 }
+
+/*
+ * Command output for the ledger: JSON strings must be valid UTF-8 without
+ * NUL, so invalid bytes and NUL become \xNN; everything else is kept (the
+ * ledger is data, and is neutralised again whenever it is displayed).
+ */
+char *
+text_json_safe(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct sbuf b = { NULL, 0, 0 };
+	char esc[8];
+	unsigned cp;
+	size_t i = 0, k;
+
+	sb_put(&b, "", 0);
+	while (i < n) {
+		k = p[i] == 0 ? 0 : utf8_decode(p + i, &cp);
+		if (k == 0 || i + k > n) {
+			snprintf(esc, sizeof esc, "\\x%02x", p[i]);
+			sb_put(&b, esc, strlen(esc));
+			i++;
+		} else {
+			sb_put(&b, s + i, k);
+			i += k;
+		}
+	}
+	return b.p;
+}

@@ -1,6 +1,7 @@
 /* Small helpers every part uses: allocation that never returns NULL,
  * bounded reads, time formatting, messages. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,4 +151,36 @@ base_name(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
+}
+
+/* The start time of pid in clock ticks since boot (procfs field 22), or
+ * -1: with the pid it identifies a process even after pid reuse. */
+long long
+proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long long start = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+	    " %*d %*d %*d %*d %*d %*d %lld", &start) != 1)
+		return -1;
+	return start;
+}
+
+/* Is the process that had this start time still there (and not a zombie)? */
+int
+proc_alive(pid_t pid, long long start)
+{
+	return pid > 0 && start >= 0 && proc_start_time(pid) == start;
 }

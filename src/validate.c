@@ -6,58 +6,8 @@
  * interpreter. Each rule refuses the whole request with its stable code.
  */
 #include <string.h>
-#include <strings.h>
 
 #include "warrant.h"
-
-static const char *const credential_words[] = {
-	"password", "passwd", "passphrase", "secret", "token", NULL
-};
-
-/* Environment names that make a program load or run code chosen by
- * whoever sets them (the loader, shells, interpreters, pagers). */
-static const char *const forbidden_env[] = {
-	"PATH", "PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONHOME",
-	"PYTHONUSERBASE", "SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
-	"SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PROMPT_COMMAND", "CDPATH",
-	"GLOBIGNORE", "ZDOTDIR", "SHELL", "GCONV_PATH", "GETCONF_DIR",
-	"HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH",
-	"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "PERL5LIB",
-	"PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
-	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GIT_SSH",
-	"GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "EDITOR", "VISUAL",
-	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "GIT_EDITOR",
-	"GIT_PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", NULL
-};
-static const char *const forbidden_env_prefixes[] = {
-	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_CONFIG", NULL
-};
-
-static int
-contains_nocase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay != '\0'; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* password=, passwd=, passphrase=, secret=, token= in any case. */
-int
-contains_credential(const char *s)
-{
-	const char *const *w;
-	char shape[32];
-
-	for (w = credential_words; *w != NULL; w++) {
-		snprintf(shape, sizeof shape, "%s=", *w);
-		if (contains_nocase(s, shape))
-			return 1;
-	}
-	return 0;
-}
 
 static int
 valid_env_key(const char *k)
@@ -76,7 +26,7 @@ valid_env_key(const char *k)
 static int
 check_env(const struct wrequest *q, struct refusal *r)
 {
-	const char *key, *const *f;
+	const char *key, *word;
 	char sub[320];
 	json_t *v;
 
@@ -84,19 +34,13 @@ check_env(const struct wrequest *q, struct refusal *r)
 		return 0;
 	json_object_foreach(q->env, key, v) {
 		snprintf(sub, sizeof sub, "$.env.%s", key);
-		for (f = forbidden_env; *f != NULL; f++)
-			if (strcasecmp(key, *f) == 0)
-				return refuse(r, "forbidden_env", sub,
-				    "'%s' may not be set for a reviewed command", key);
-		for (f = forbidden_env_prefixes; *f != NULL; f++)
-			if (strncasecmp(key, *f, strlen(*f)) == 0)
-				return refuse(r, "forbidden_env", sub,
-				    "variables starting with '%s' may not be set", *f);
-		for (f = credential_words; *f != NULL; f++)
-			if (contains_nocase(key, *f))
-				return refuse(r, "credential_field_rejected", sub,
-				    "environment names mentioning '%s' are refused; never pass credentials",
-				    *f);
+		if (env_forbidden(key))
+			return refuse(r, "forbidden_env", sub,
+			    "'%s' may not be set for a reviewed command", key);
+		if ((word = credential_word(key)) != NULL)
+			return refuse(r, "credential_field_rejected", sub,
+			    "environment names mentioning '%s' are refused; never pass credentials",
+			    word);
 		if (contains_credential(json_string_value(v)))
 			return refuse(r, "credential_field_rejected", sub,
 			    "the value has a credential shape (e.g. password=...)");

@@ -11,7 +11,10 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_request_entry,
 	&cmd_list_entry,
 	&cmd_show_entry,
+	&cmd_answer_entry,
+	&cmd_wait_entry,
 	&cmd_log_entry,
+	&cmd_box_entry,
 	NULL
 };
 

@@ -31,6 +31,8 @@ void	 format_time(int64_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 int	 write_all(int, const void *, size_t);
 const char *base_name(const char *);
+long long proc_start_time(pid_t);
+int	 proc_alive(pid_t, long long);
 
 /* sha256.c: digests, always lowercase hex. */
 int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
@@ -39,6 +41,7 @@ int	 digest_equal(const char *, const char *);
 
 /* text.c: agent text made safe for a terminal. */
 char	*text_visible(const char *);
+char	*text_json_safe(const char *, size_t);
 void	 text_print(FILE *, const char *);
 
 /* canon.c: canonical JSON bytes (DESIGN §4). */
@@ -132,7 +135,47 @@ void	 request_free(struct wrequest *);
 
 /* validate.c */
 int	 validate_request(struct wrequest *, const struct principal *, struct refusal *);
+
+/* policy.c */
 int	 contains_credential(const char *);
+const char *credential_word(const char *);
+int	 env_forbidden(const char *);
+size_t	 redact_credentials(const char *, size_t, char *, size_t);
+
+/* capture.c: run a prepared command, capture a bounded, redacted tail. */
+#define CAPTURE_TAIL	(64 * 1024)
+#define CAPTURE_LINE	4096
+struct capture {
+	char		ring[CAPTURE_TAIL];
+	size_t		start, len;
+	uint64_t	total;		/* bytes the command printed */
+	int		logfd;
+	uint64_t	logged, logmax;
+	char		line[CAPTURE_LINE];
+	size_t		linelen;
+};
+struct exec_spec {
+	int		 exefd;		/* the hashed descriptor */
+	char *const	*argv;
+	char *const	*envp;
+	const char	*cwd;
+	const char	*user;		/* initgroups/setgid/setuid; NULL: stay */
+	uid_t		 uid;
+	gid_t		 gid;
+	int		 new_session;
+	long		 timeout;	/* seconds */
+};
+struct exec_result {
+	int		exit_code;	/* -1 when killed by a signal */
+	int		signal;
+	int		timed_out;
+	int		exec_errno;	/* nonzero: it never started */
+	int64_t		duration_ms;
+};
+void	 capture_init(struct capture *, int, uint64_t);
+void	 capture_feed(struct capture *, const char *, size_t);
+char	*capture_tail(struct capture *, size_t);
+int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
 /* risk.c */
 unsigned risk_command(const struct wcommand *, const struct wrequest *,
@@ -142,6 +185,19 @@ json_t	*badges_json(unsigned);
 /* manifest.c */
 json_t	*manifest_build(const struct wrequest *, const char *, const char *);
 char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
+
+/* ledger.c */
+#define LEDGER_TAIL_BYTES	(8 * 1024)
+#define LEDGER_FULL_BYTES	(64 * 1024)
+size_t	 ledger_tail_bytes(const char *);
+json_t	*ledger_entry_ran(const char *, const char *, const struct exec_result *,
+	    struct capture *, const char *);
+json_t	*ledger_entry_not_run(const char *, const char *, const char *, const char *);
+json_t	*ledger_new(const char *, const char *, const char *, json_t *, const char *);
+int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
+	    size_t, char *, size_t);
+int	 ledger_all_ran(const json_t *);
+int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t);
 
 /* gateid.c */
 #define GATE_ID_LEN	12	/* "w-" + 10 base32 */
@@ -181,10 +237,35 @@ json_t	*store_gate(struct store *, const char *, int);
 json_t	*store_list(struct store *, int, long, const char *);
 int	 store_fail(struct store *, const char *);
 
+/* attempt.c */
+#define ATTEMPT_NOT_PENDING	(-2)
+#define ATTEMPT_BUSY		(-3)
+int64_t	 attempt_begin(struct store *, const char *, const json_t *, const char *, const char *);
+int	 attempt_set(struct store *, int64_t, const char *);
+int	 attempt_set_pid(struct store *, int64_t, const char *, pid_t);
+int	 attempt_abandon(struct store *, int64_t, const char *, const char *);
+int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
+int	 gate_deny(struct store *, const char *, const char *);
+json_t	*gate_ledger(struct store *, const char *);
+json_t	*attempts_orphaned(struct store *);
+
 /* audit.c: the append-only, hash-chained events table. */
 int	 audit_append(struct store *, const char *, const char *, const json_t *, int64_t);
 json_t	*audit_events(struct store *);
 int	 audit_verify(struct store *, char *, size_t, long *);
+
+/* approve.c */
+json_t	*approve_run(struct store *, const char *, const char *const *, size_t, int, int *);
+int	 approve_recover(struct store *);
+
+/* userenv.c */
+struct passwd;
+char	**userenv_build(const struct passwd *);
+void	 userenv_free(char **);
+
+/* lease.c */
+int	 lease_take(const char *, const char *, char *, size_t);
+void	 lease_release(int);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
@@ -201,6 +282,10 @@ extern const struct cmd_entry cmd_request_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_log_entry;
+extern const struct cmd_entry cmd_answer_entry;
+extern const struct cmd_entry cmd_wait_entry;
+int	 wait_gate(struct store *, const char *, long, int);
+extern const struct cmd_entry cmd_box_entry;
 int	 usage_error(const struct cmd_entry *, const char *, ...);
 int	 print_json(const json_t *);
 

@@ -1,0 +1,81 @@
+/* warrant box: the non-root user an agent runs as (DESIGN §10, docs/box.md). */
+#ifndef WARRANT_BOX_H
+#define WARRANT_BOX_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define BOX_NAME_MAX	32		/* Linux user names, useradd's limit */
+#define BOX_NAME_FALLBACK "warrant"
+#define BOX_PW_MIN	8		/* characters */
+#define BOX_PW_MAX	128
+#define BOX_PW_BYTES	(BOX_PW_MAX * 4)	/* the most UTF-8 can take */
+#define BOX_ID_MIN	1000		/* below: system accounts and groups */
+#define BOX_ID_MAX	2147483646L
+
+#define BOX_DIR_DEFAULT	"/var/lib/warrant/box"
+#define BOX_SUDOERS_DIR	"/etc/sudoers.d"
+#define BOX_DROPIN	"warrant-box-"	/* + name; no dot, so sudo reads it */
+#define BOX_MARKER	".warrant-box-chown-v1"
+#define BOX_COMMENT	"warrant box"
+#define BOX_SHELL	"/bin/bash"
+
+#define PATH_USERADD	"/usr/sbin/useradd"
+#define PATH_USERMOD	"/usr/sbin/usermod"
+#define PATH_GROUPADD	"/usr/sbin/groupadd"
+#define PATH_CHPASSWD	"/usr/sbin/chpasswd"
+#define PATH_VISUDO	"/usr/sbin/visudo"
+#define PATH_CHOWN	"/usr/bin/chown"
+
+/* rules.c: pure functions, no I/O (tests/unit/test-box.c). */
+void	 box_username(const char *, char [BOX_NAME_MAX + 1]);
+int	 box_name_ok(const char *);
+const char *box_password_check(const char *, size_t);
+const char *box_path_check(const char *);
+const char *box_home_check(const char *);
+int	 box_id_ok(long);
+char	*box_sudoers_text(const char *);
+void	 box_shell_quote(FILE *, const char *);
+
+/* run.c: programs by absolute path, argv only, stdin from a buffer. */
+int	 box_run(const char *, const char *const [], const void *, size_t);
+void	 box_fail(const char *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* secret.c: the encrypted password store under the box directory. */
+int	 box_dir_path(char *, size_t);
+int	 box_lock(void);
+void	 box_unlock(int);
+int	 box_secret_exists(const char *);
+int	 box_secret_store(const char *, const char *, size_t);
+int	 box_secret_load(const char *, char *, size_t, size_t *);
+int	 box_secret_clear(const char *);
+
+/* sudoers.c: the per-user NOPASSWD drop-in. */
+int	 box_dropin_path(const char *, char *, size_t);
+int	 box_dropin_present(const char *);
+int	 box_dropin_install(const char *);
+int	 box_dropin_remove(const char *);
+
+/* provision.c: box init on this host, and the live password changes. */
+struct box_spec {
+	const char	*name;
+	long		 uid, gid;	/* -1: not given */
+	const char	*home;		/* NULL: keep, or /home/NAME when new */
+	const char	*shell;		/* NULL: keep, or BOX_SHELL when new */
+};
+struct refusal;
+int	 box_check_spec(const struct box_spec *, struct refusal *);
+int	 box_check_host(const struct box_spec *, struct refusal *);
+int	 box_check_account(const char *, struct refusal *);
+const char *box_admin_group(void);
+int	 box_in_group(const char *, const char *);
+int	 box_init(const struct box_spec *);
+int	 box_apply_password(const char *, const char *, size_t);
+int	 box_apply_clear(const char *);
+
+/* script.c: the same work as a root shell script, password-free. */
+int	 box_script(FILE *, const struct box_spec *);
+
+#endif

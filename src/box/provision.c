@@ -1,0 +1,449 @@
+/*
+ * box init on this host: checks that refuse before anything changes, then
+ * the steps, each idempotent and each named when it fails. The order keeps
+ * every intermediate state consistent: a password is applied before the
+ * NOPASSWD drop-in goes, and the drop-in is back before a password is
+ * locked, so sudo is never both passwordless-by-rule and password-gated by
+ * a password nobody stored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <shadow.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+
+#include "warrant.h"
+#include "box/box.h"
+
+struct account {
+	char	 name[BOX_NAME_MAX + 1];
+	uid_t	 uid;
+	gid_t	 gid;
+	char	 home[PATH_MAX];
+	char	 shell[PATH_MAX];
+};
+
+static int
+account_get(const char *name, struct account *a)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (pw == NULL)
+		return -1;
+	snprintf(a->name, sizeof a->name, "%s", pw->pw_name);
+	a->uid = pw->pw_uid;
+	a->gid = pw->pw_gid;
+	snprintf(a->home, sizeof a->home, "%s", pw->pw_dir);
+	snprintf(a->shell, sizeof a->shell, "%s", pw->pw_shell);
+	return 0;
+}
+
+/* Checks that need nothing of this host: also run for --script. */
+int
+box_check_spec(const struct box_spec *s, struct refusal *r)
+{
+	char clean[BOX_NAME_MAX + 1];
+	const char *why;
+
+	if (!box_name_ok(s->name)) {
+		box_username(s->name, clean);
+		return refuse(r, "invalid_name", "--user", "'%s' is not a box user "
+		    "name: names are lowercase [a-z0-9_-], start with [a-z_] and "
+		    "have at most %d characters; use '%s' (see warrant box username)",
+		    s->name, BOX_NAME_MAX, clean);
+	}
+	if (s->uid >= 0 && !box_id_ok(s->uid))
+		return refuse(r, "bad_uid", "--uid", "uid %ld is reserved: a box user "
+		    "needs a uid from %d to %ld, not 65534 or 65535", s->uid,
+		    BOX_ID_MIN, BOX_ID_MAX);
+	if (s->gid >= 0 && !box_id_ok(s->gid))
+		return refuse(r, "bad_gid", "--gid", "gid %ld is reserved: a box user "
+		    "needs a gid from %d to %ld, not 65534 or 65535", s->gid,
+		    BOX_ID_MIN, BOX_ID_MAX);
+	if (s->home != NULL && (why = box_home_check(s->home)) != NULL)
+		return refuse(r, "bad_home", "--home", "home '%s' refused: %s",
+		    s->home, why);
+	if (s->shell != NULL && (why = box_path_check(s->shell)) != NULL)
+		return refuse(r, "bad_shell", "--shell", "shell '%s' refused: %s",
+		    s->shell, why);
+	return 0;
+}
+
+/* An existing account named name must be an ordinary one. */
+int
+box_check_account(const char *name, struct refusal *r)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (pw != NULL && !box_id_ok((long)pw->pw_uid))
+		return refuse(r, "system_account", "--user", "'%s' is a system "
+		    "account (uid %u); a box user must be an ordinary account with a "
+		    "uid of at least %d", name, (unsigned)pw->pw_uid, BOX_ID_MIN);
+	return 0;
+}
+
+const char *
+box_admin_group(void)
+{
+	if (getgrnam("wheel") != NULL)
+		return "wheel";
+	if (getgrnam("sudo") != NULL)
+		return "sudo";
+	return NULL;
+}
+
+int
+box_in_group(const char *name, const char *group)
+{
+	struct group *gr = getgrnam(group);
+	struct passwd *pw;
+	char **m;
+
+	if (gr == NULL)
+		return 0;
+	for (m = gr->gr_mem; *m != NULL; m++)
+		if (strcmp(*m, name) == 0)
+			return 1;
+	pw = getpwnam(name);
+	return pw != NULL && pw->pw_gid == gr->gr_gid;
+}
+
+static int
+marker_present(const char *home)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n = snprintf(path, sizeof path, "%s/%s", home, BOX_MARKER);
+
+	return n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0;
+}
+
+/* The home must be a real directory; before the one-time migration it
+ * must be root's or the box user's: init never takes over someone else's. */
+static int
+check_home(const char *home, uid_t a, uid_t b, struct refusal *r)
+{
+	struct stat st;
+
+	if (lstat(home, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		return refuse(r, "bad_home", "--home", "home %s: %s", home, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		return refuse(r, "bad_home", "--home", "home %s is a symbolic link", home);
+	if (!S_ISDIR(st.st_mode))
+		return refuse(r, "bad_home", "--home", "home %s is not a directory", home);
+	if (!marker_present(home) && st.st_uid != 0 && st.st_uid != a && st.st_uid != b)
+		return refuse(r, "home_owned_by_other", "--home", "home %s belongs to "
+		    "uid %u, neither root nor the box user; box init will not hand it "
+		    "over", home, (unsigned)st.st_uid);
+	return 0;
+}
+
+/* Checks against this host's accounts; nothing has changed yet. */
+int
+box_check_host(const struct box_spec *s, struct refusal *r)
+{
+	struct account a;
+	struct passwd *pw;
+	struct group *gr;
+	struct stat st;
+	char home[PATH_MAX];
+	const char *why;
+	int exists;
+
+	if (box_check_account(s->name, r) != 0)
+		return -1;
+	exists = account_get(s->name, &a) == 0;
+	if (s->uid >= 0 && (pw = getpwuid((uid_t)s->uid)) != NULL &&
+	    strcmp(pw->pw_name, s->name) != 0)
+		return refuse(r, "uid_in_use", "--uid", "uid %ld belongs to '%s'",
+		    s->uid, pw->pw_name);
+	if (s->gid < 0 && !exists && (gr = getgrnam(s->name)) != NULL &&
+	    !box_id_ok((long)gr->gr_gid))
+		return refuse(r, "system_group", "--user", "'%s' is a system group "
+		    "(gid %u); it cannot be a box user's group", s->name,
+		    (unsigned)gr->gr_gid);
+	if (s->gid >= 0 && getgrgid((gid_t)s->gid) == NULL &&
+	    (gr = getgrnam(s->name)) != NULL)
+		return refuse(r, "group_conflict", "--gid", "group '%s' exists with "
+		    "gid %u, not %ld", s->name, (unsigned)gr->gr_gid, s->gid);
+	if (s->shell != NULL && (stat(s->shell, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 0111) == 0))
+		return refuse(r, "bad_shell", "--shell", "shell %s is not an "
+		    "executable file", s->shell);
+	if (s->shell == NULL && !exists && access(BOX_SHELL, X_OK) != 0)
+		return refuse(r, "bad_shell", "--shell", "%s is missing; give --shell",
+		    BOX_SHELL);
+	if (s->home != NULL)
+		snprintf(home, sizeof home, "%s", s->home);
+	else if (exists)
+		snprintf(home, sizeof home, "%s", a.home);
+	else
+		snprintf(home, sizeof home, "/home/%s", s->name);
+	if ((why = box_home_check(home)) != NULL)
+		return refuse(r, "bad_home", "--home", "home '%s' refused: %s", home, why);
+	if (check_home(home, exists ? a.uid : 0, s->uid >= 0 ? (uid_t)s->uid : 0, r) != 0)
+		return -1;
+	if (box_admin_group() == NULL)
+		return refuse(r, "no_admin_group", "--user", "neither group wheel nor "
+		    "group sudo exists here");
+	if (stat(BOX_SUDOERS_DIR, &st) != 0 || access(PATH_VISUDO, X_OK) != 0)
+		return refuse(r, "no_sudo", "--user", "sudo is not installed here "
+		    "(%s or %s is missing)", BOX_SUDOERS_DIR, PATH_VISUDO);
+	return 0;
+}
+
+static int
+ensure_group(const struct box_spec *s)
+{
+	const char *argv[] = { PATH_GROUPADD, "-g", NULL, "--", s->name, NULL };
+	char gid[32];
+
+	if (s->gid < 0 || getgrgid((gid_t)s->gid) != NULL)
+		return 0;
+	snprintf(gid, sizeof gid, "%ld", s->gid);
+	argv[2] = gid;
+	return box_run("groupadd", argv, NULL, 0);
+}
+
+static int
+create_user(const struct box_spec *s)
+{
+	const char *argv[16];
+	char home[PATH_MAX], uid[32], gid[32];
+	struct stat st;
+	int n = 0;
+
+	if (s->home != NULL)
+		snprintf(home, sizeof home, "%s", s->home);
+	else
+		snprintf(home, sizeof home, "/home/%s", s->name);
+	argv[n++] = PATH_USERADD;
+	argv[n++] = "-c";
+	argv[n++] = BOX_COMMENT;
+	argv[n++] = "-d";
+	argv[n++] = home;
+	argv[n++] = "-s";
+	argv[n++] = s->shell != NULL ? s->shell : BOX_SHELL;
+	if (s->uid >= 0) {
+		snprintf(uid, sizeof uid, "%ld", s->uid);
+		argv[n++] = "-u";
+		argv[n++] = uid;
+	}
+	if (s->gid >= 0) {
+		snprintf(gid, sizeof gid, "%ld", s->gid);
+		argv[n++] = "-g";
+		argv[n++] = gid;
+	} else if (getgrnam(s->name) != NULL) {
+		argv[n++] = "-g";
+		argv[n++] = s->name;
+	} else
+		argv[n++] = "-U";
+	/* An existing home is kept as it is: no skeleton copied into it. */
+	argv[n++] = lstat(home, &st) == 0 ? "-M" : "-m";
+	argv[n++] = "--";
+	argv[n++] = s->name;
+	argv[n] = NULL;
+	return box_run("useradd", argv, NULL, 0);
+}
+
+static int
+update_user(const struct box_spec *s, const struct account *a)
+{
+	const char *argv[16];
+	char uid[32], gid[32];
+	int n = 0;
+
+	argv[n++] = PATH_USERMOD;
+	if (s->uid >= 0 && (uid_t)s->uid != a->uid) {
+		snprintf(uid, sizeof uid, "%ld", s->uid);
+		argv[n++] = "-u";
+		argv[n++] = uid;
+	}
+	if (s->gid >= 0 && (gid_t)s->gid != a->gid) {
+		snprintf(gid, sizeof gid, "%ld", s->gid);
+		argv[n++] = "-g";
+		argv[n++] = gid;
+	}
+	if (s->home != NULL && strcmp(s->home, a->home) != 0) {
+		argv[n++] = "-d";	/* without -m: the new home is not filled */
+		argv[n++] = s->home;
+	}
+	if (s->shell != NULL && strcmp(s->shell, a->shell) != 0) {
+		argv[n++] = "-s";
+		argv[n++] = s->shell;
+	}
+	if (n == 1)
+		return 0;
+	argv[n++] = "--";
+	argv[n++] = s->name;
+	argv[n] = NULL;
+	return box_run("usermod", argv, NULL, 0);
+}
+
+static int
+ensure_admin(const char *name)
+{
+	const char *group = box_admin_group();
+	const char *argv[] = { PATH_USERMOD, "-a", "-G", group, "--", name, NULL };
+
+	if (group == NULL) {
+		box_fail("admin-group", "neither group wheel nor group sudo exists");
+		return -1;
+	}
+	if (box_in_group(name, group))
+		return 0;
+	return box_run("admin-group", argv, NULL, 0);
+}
+
+/* The one-time ownership migration, guarded by a marker directory in the
+ * home: mkdirat never follows a symlink and fails if anything is there. */
+static int
+ensure_home(const struct account *a)
+{
+	const char *argv[] = { PATH_CHOWN, "-R", "-P", "-h", NULL, "--", a->home, NULL };
+	char owner[64];
+	struct stat st;
+	int fd;
+
+	if (lstat(a->home, &st) != 0) {
+		if (errno != ENOENT || mkdir(a->home, 0700) != 0 ||
+		    lchown(a->home, a->uid, a->gid) != 0) {
+			box_fail("home", "%s: %s", a->home, strerror(errno));
+			return -1;
+		}
+	} else if (!S_ISDIR(st.st_mode)) {
+		box_fail("home", "%s is not a directory", a->home);
+		return -1;
+	}
+	if (marker_present(a->home))
+		return 0;
+	if (lstat(a->home, &st) != 0 || (st.st_uid != 0 && st.st_uid != a->uid)) {
+		box_fail("home-migration", "%s belongs to neither root nor %s",
+		    a->home, a->name);
+		return -1;
+	}
+	snprintf(owner, sizeof owner, "%u:%u", (unsigned)a->uid, (unsigned)a->gid);
+	argv[4] = owner;
+	if (box_run("home-migration", argv, NULL, 0) != 0)
+		return -1;
+	if ((fd = open(a->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (mkdirat(fd, BOX_MARKER, 0700) != 0 && errno != EEXIST) ||
+	    fchownat(fd, BOX_MARKER, a->uid, a->gid, AT_SYMLINK_NOFOLLOW) != 0) {
+		box_fail("home-migration", "marker %s/%s: %s", a->home, BOX_MARKER,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Apply pw to name with chpasswd through its stdin, then remove the
+ * NOPASSWD drop-in so the admin group's rule asks for it. */
+int
+box_apply_password(const char *name, const char *pw, size_t len)
+{
+	const char *argv[] = { PATH_CHPASSWD, NULL };
+	char line[BOX_NAME_MAX + BOX_PW_BYTES + 3];
+	size_t n = strlen(name);
+	int rc;
+
+	if (n > BOX_NAME_MAX || len > BOX_PW_BYTES)
+		return -1;
+	memcpy(line, name, n);
+	line[n++] = ':';
+	memcpy(line + n, pw, len);
+	n += len;
+	line[n++] = '\n';
+	rc = box_run("chpasswd", argv, line, n);
+	OPENSSL_cleanse(line, sizeof line);
+	if (rc != 0)
+		return -1;
+	return box_dropin_remove(name);
+}
+
+/* Lock the password ('!': no password can match, unlike passwd -d, whose
+ * empty password pam_unix's nullok would accept) after the drop-in is
+ * back, so sudo works throughout. */
+static int
+lock_password(const char *step, const char *name)
+{
+	const char *argv[] = { PATH_USERMOD, "-p", "!", "--", name, NULL };
+
+	return box_run(step, argv, NULL, 0);
+}
+
+int
+box_apply_clear(const char *name)
+{
+	if (box_dropin_install(name) != 0)
+		return -1;
+	return lock_password("lock-password", name);
+}
+
+static int
+ensure_sudo(const char *name, int *pwset)
+{
+	char pw[BOX_PW_BYTES];
+	struct spwd *sp;
+	size_t len;
+	int rc;
+
+	if ((rc = box_secret_exists(name)) < 0)
+		return -1;
+	*pwset = rc;
+	if (rc == 0) {
+		/* An empty password would let anyone su in, or sudo once the
+		 * drop-in is gone; no password means a locked one. */
+		if ((sp = getspnam(name)) != NULL && sp->sp_pwdp[0] == '\0' &&
+		    lock_password("lock-empty-password", name) != 0)
+			return -1;
+		return box_dropin_install(name);
+	}
+	if ((rc = box_secret_load(name, pw, sizeof pw, &len)) != 0) {
+		if (rc == 1)
+			box_fail("decrypt-password", "the stored password vanished");
+		return -1;
+	}
+	rc = box_apply_password(name, pw, len);
+	OPENSSL_cleanse(pw, sizeof pw);
+	return rc;
+}
+
+/* box init: every step in order; 0, or -1 after naming the failed step. */
+int
+box_init(const struct box_spec *s)
+{
+	struct account a;
+	int lock, pwset = 0, rc = -1;
+
+	if ((lock = box_lock()) < 0)
+		return -1;
+	if (ensure_group(s) != 0)
+		goto out;
+	if (account_get(s->name, &a) != 0 ? create_user(s) != 0 : update_user(s, &a) != 0)
+		goto out;
+	if (account_get(s->name, &a) != 0) {
+		box_fail("useradd", "user %s does not exist after it was created", s->name);
+		goto out;
+	}
+	if (ensure_admin(a.name) != 0 || ensure_home(&a) != 0 ||
+	    ensure_sudo(a.name, &pwset) != 0)
+		goto out;
+	printf("box user %s: uid %u, gid %u, home %s, shell %s, admin group %s\n",
+	    a.name, (unsigned)a.uid, (unsigned)a.gid, a.home, a.shell, box_admin_group());
+	printf("sudo: %s\n", pwset ? "asks for the box password (a password is stored)" :
+	    "without a password (no password stored)");
+	rc = 0;
+out:
+	box_unlock(lock);
+	return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * The pure rules of warrant box: the user name sanitizer, the password
+ * bounds, the paths that may go into /etc/passwd, the drop-in text and
+ * shell quoting. No I/O here, so tests/unit/test-box.c covers it whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "warrant.h"
+#include "box/box.h"
+
+static int
+name_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	    c == '-';
+}
+
+/* Bytes a UTF-8 lead byte announces after itself; 0 for anything else. */
+static int
+utf8_follow(unsigned char c)
+{
+	if (c >= 0xc2 && c <= 0xdf)
+		return 1;
+	if (c >= 0xe0 && c <= 0xef)
+		return 2;
+	if (c >= 0xf0 && c <= 0xf4)
+		return 3;
+	return 0;
+}
+
+/*
+ * The Linux name for a box user: lowercase; every character outside
+ * [a-z0-9_-] becomes '-' (a UTF-8 sequence is one character, a stray byte
+ * is one too); it must start with [a-z_], else 'u' is put in front; at
+ * most BOX_NAME_MAX characters; empty input gives BOX_NAME_FALLBACK. The
+ * result can hold neither ':' nor a newline, so it is safe in passwd,
+ * group and sudoers lines.
+ */
+void
+box_username(const char *in, char out[BOX_NAME_MAX + 1])
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t n = 0;
+	int follow = 0;
+	unsigned char c;
+
+	if (*s == '\0') {
+		strcpy(out, BOX_NAME_FALLBACK);
+		return;
+	}
+	c = s[0];
+	if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+		out[n++] = 'u';
+	for (; *s != '\0' && n < BOX_NAME_MAX; s++) {
+		c = *s;
+		if (follow > 0 && (c & 0xc0) == 0x80) {
+			follow--;	/* the rest of a character already written */
+			continue;
+		}
+		follow = utf8_follow(c);
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		out[n++] = name_char(c) ? (char)c : '-';
+	}
+	out[n] = '\0';
+}
+
+/* A name box init accepts: one that is already its own sanitized form. */
+int
+box_name_ok(const char *name)
+{
+	char clean[BOX_NAME_MAX + 1];
+
+	if (strlen(name) > BOX_NAME_MAX || *name == '\0')
+		return 0;
+	box_username(name, clean);
+	return strcmp(clean, name) == 0;
+}
+
+/*
+ * NULL when pw (len bytes, not NUL-terminated) is an acceptable password,
+ * else why not. Characters are UTF-8 code points: bytes that are not
+ * continuation bytes.
+ */
+const char *
+box_password_check(const char *pw, size_t len)
+{
+	size_t i, chars = 0;
+
+	if (len > BOX_PW_BYTES)
+		return "it is longer than 128 characters";
+	for (i = 0; i < len; i++) {
+		if (pw[i] == '\0')
+			return "it contains a NUL byte";
+		if (pw[i] == '\n' || pw[i] == '\r')
+			return "it contains a line break";
+		if (((unsigned char)pw[i] & 0xc0) != 0x80)
+			chars++;
+	}
+	if (chars < BOX_PW_MIN)
+		return "it is shorter than 8 characters";
+	if (chars > BOX_PW_MAX)
+		return "it is longer than 128 characters";
+	return NULL;
+}
+
+/*
+ * NULL when path may be a home or shell field of /etc/passwd: absolute,
+ * printable ASCII without ':', no '.' or '..' component, no empty
+ * component or trailing slash. Else why not.
+ */
+const char *
+box_path_check(const char *path)
+{
+	const char *p, *c;
+	size_t n;
+
+	if (path[0] != '/')
+		return "it is not an absolute path";
+	if (strlen(path) >= 256)
+		return "it is longer than 255 bytes";
+	for (p = path; *p != '\0'; p++) {
+		if (*p < 0x20 || *p > 0x7e)
+			return "it holds a control or non-ASCII character";
+		if (*p == ':')
+			return "it holds ':', the passwd field separator";
+	}
+	if (strcmp(path, "/") == 0)
+		return NULL;
+	for (c = path + 1; ; c += n + 1) {
+		n = strcspn(c, "/");
+		if (n == 0)
+			return c[0] == '\0' ? "it ends with '/'" :
+			    "it holds an empty component";
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return "it holds a '.' or '..' component";
+		if (c[n] == '\0')
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * A home box init may create and hand to the box user: a clean path with
+ * at least two components, outside the trees the system lives in (the
+ * one-time migration chowns the whole home).
+ */
+const char *
+box_home_check(const char *home)
+{
+	static const char *const system_trees[] = {
+		"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32",
+		"proc", "root", "run", "sbin", "sys", "usr", NULL
+	};
+	const char *why, *const *t;
+	size_t n;
+
+	if ((why = box_path_check(home)) != NULL)
+		return why;
+	if (strcmp(home, "/") == 0 || strchr(home + 1, '/') == NULL)
+		return "it is '/' or a top-level directory";
+	n = strcspn(home + 1, "/");
+	for (t = system_trees; *t != NULL; t++)
+		if (strlen(*t) == n && strncmp(home + 1, *t, n) == 0)
+			return "it lies in a system directory tree";
+	return NULL;
+}
+
+/* A uid or gid a box user may have: not a system id, not nobody/nogroup. */
+int
+box_id_ok(long id)
+{
+	return id >= BOX_ID_MIN && id <= BOX_ID_MAX && id != 65534 && id != 65535;
+}
+
+/* The drop-in granting NOPASSWD while no password is stored. */
+char *
+box_sudoers_text(const char *name)
+{
+	static const char fmt[] =
+	    "# warrant box: %s may use sudo without a password while no box\n"
+	    "# password is stored. Managed by `warrant box`; removed when one is.\n"
+	    "%s ALL=(ALL:ALL) NOPASSWD: ALL\n";
+	size_t size = sizeof fmt + 2 * strlen(name);
+	char *text = xmalloc(size);
+
+	snprintf(text, size, fmt, name, name);
+	return text;
+}
+
+/* s as one single-quoted shell word. */
+void
+box_shell_quote(FILE *fp, const char *s)
+{
+	fputc('\'', fp);
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			fputs("'\\''", fp);
+		else
+			fputc(*s, fp);
+	}
+	fputc('\'', fp);
+}

@@ -1,0 +1,172 @@
+/*
+ * Run one step of box provisioning: a program by absolute path with an
+ * argv array (never a shell string), a fixed clean environment, stdin fed
+ * from a buffer through a pipe (so a password never reaches argv, the
+ * environment or a file), and its output kept for the error message.
+ */
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+#include "box/box.h"
+
+#define OUTPUT_KEEP	2048	/* of a failed step's output, shown */
+
+static char *const clean_env[] = {
+	"PATH=" TRUSTED_PATH, "LC_ALL=C", "LANG=C", NULL
+};
+
+/* Say that a step failed and why; the caller returns EXIT_INTERNAL. */
+void
+box_fail(const char *step, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "warrant box: step '%s' failed: ", step);
+	text_print(stderr, msg);
+	fputc('\n', stderr);
+}
+
+/* In the child: only async-signal-safe calls until execve. */
+static void __attribute__((noreturn))
+child(const char *const argv[], int in, int out)
+{
+	static const char msg[] = "warrant: cannot execute ";
+	int null;
+
+	if (in < 0) {
+		if ((null = open("/dev/null", O_RDONLY)) < 0)
+			_exit(127);
+		in = null;
+	}
+	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(out, STDERR_FILENO) < 0)
+		_exit(127);
+	close_range(3, ~0U, 0);
+	signal(SIGPIPE, SIG_DFL);
+	umask(022);
+	execve(argv[0], (char *const *)argv, clean_env);
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	(void)!write(STDERR_FILENO, argv[0], strlen(argv[0]));
+	(void)!write(STDERR_FILENO, "\n", 1);
+	_exit(127);
+}
+
+/* Keep the first OUTPUT_KEEP bytes of fd, drain the rest. */
+static size_t
+drain(int fd, char *buf, size_t size)
+{
+	char sink[512];
+	size_t len = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (len + 1 < size)
+			n = read(fd, buf + len, size - 1 - len);
+		else
+			n = read(fd, sink, sizeof sink);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (len + 1 < size)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return len;
+}
+
+static void
+report(const char *step, const char *path, int status, const char *out)
+{
+	char how[64];
+
+	if (WIFEXITED(status))
+		snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof how, "status %d", status);
+	fprintf(stderr, "warrant box: step '%s' failed: %s: %s%s", step, path, how,
+	    *out != '\0' ? ":\n  " : "\n");
+	if (*out != '\0') {
+		text_print(stderr, out);
+		fputc('\n', stderr);
+	}
+}
+
+/*
+ * Run argv (argv[0] an absolute path) with in/inlen on its stdin (or
+ * /dev/null when in is NULL). 0 when it exits 0; otherwise the failure is
+ * reported under the step's name and -1 is returned.
+ */
+int
+box_run(const char *step, const char *const argv[], const void *in, size_t inlen)
+{
+	struct sigaction ign, old;
+	int out[2], inp[2] = { -1, -1 }, status, rc = -1;
+	char buf[OUTPUT_KEEP];
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) != 0 || (in != NULL && pipe2(inp, O_CLOEXEC) != 0)) {
+		box_fail(step, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* A child that exits without reading its stdin must not kill us. */
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		box_fail(step, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child(argv, inp[0], out[1]);
+	close(out[1]);
+	out[1] = -1;
+	if (in != NULL) {
+		close(inp[0]);
+		inp[0] = -1;
+		/* Small (a password line): fits the pipe, so no deadlock. */
+		(void)write_all(inp[1], in, inlen);
+		close(inp[1]);
+		inp[1] = -1;
+	}
+	drain(out[0], buf, sizeof buf);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			box_fail(step, "waitpid: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		rc = 0;
+	else
+		report(step, argv[0], status, buf);
+out:
+	sigaction(SIGPIPE, &old, NULL);
+	if (out[0] >= 0)
+		close(out[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	if (inp[0] >= 0)
+		close(inp[0]);
+	if (inp[1] >= 0)
+		close(inp[1]);
+	return rc;
+}

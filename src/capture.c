@@ -1,0 +1,238 @@
+/*
+ * Run one prepared command and capture its output: a child in its own
+ * process group (or session) with stdin on /dev/null, executed from the
+ * descriptor that was hashed; output drained without blocking into a
+ * bounded tail and an optional size-capped log, credential shapes
+ * redacted line by line; a timeout sends SIGTERM to the whole group, then
+ * SIGKILL after a grace. Memory stays flat however much is printed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+#define KILL_GRACE_MS	5000
+#define DRAIN_AFTER_EXIT_MS 1000
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+capture_init(struct capture *c, int logfd, uint64_t logmax)
+{
+	memset(c, 0, sizeof *c);
+	c->logfd = logfd;
+	c->logmax = logmax;
+}
+
+static void
+ring_put(struct capture *c, const char *p, size_t n)
+{
+	size_t i;
+
+	if (n >= CAPTURE_TAIL) {
+		p += n - CAPTURE_TAIL;
+		n = CAPTURE_TAIL;
+	}
+	for (i = 0; i < n; i++)
+		c->ring[(c->start + c->len + i) % CAPTURE_TAIL] = p[i];
+	c->len += n;
+	if (c->len > CAPTURE_TAIL) {
+		c->start = (c->start + c->len - CAPTURE_TAIL) % CAPTURE_TAIL;
+		c->len = CAPTURE_TAIL;
+	}
+}
+
+static void
+flush_line(struct capture *c)
+{
+	char out[CAPTURE_LINE * 2];
+	size_t n;
+
+	if (c->linelen == 0)
+		return;
+	n = redact_credentials(c->line, c->linelen, out, sizeof out);
+	ring_put(c, out, n);
+	if (c->logfd >= 0 && c->logged + n <= c->logmax) {
+		if (write_all(c->logfd, out, n) == 0)
+			c->logged += n;
+	}
+	c->linelen = 0;
+}
+
+void
+capture_feed(struct capture *c, const char *p, size_t n)
+{
+	size_t i;
+
+	c->total += n;
+	for (i = 0; i < n; i++) {
+		c->line[c->linelen++] = p[i];
+		if (p[i] == '\n' || c->linelen == CAPTURE_LINE)
+			flush_line(c);
+	}
+}
+
+/* The last max bytes of the redacted output, as valid UTF-8 text. */
+char *
+capture_tail(struct capture *c, size_t max)
+{
+	char *raw, *s;
+	size_t n, i;
+
+	flush_line(c);
+	n = c->len < max ? c->len : max;
+	raw = xmalloc(n + 1);
+	for (i = 0; i < n; i++)
+		raw[i] = c->ring[(c->start + c->len - n + i) % CAPTURE_TAIL];
+	s = text_json_safe(raw, n);
+	free(raw);
+	return s;
+}
+
+/* In the child: never returns. Reports exec failure as errno on errfd. */
+static void
+child(const struct exec_spec *x, int outfd, int errfd)
+{
+	int devnull, e;
+	int flags;
+
+	if (x->new_session ? setsid() < 0 : setpgid(0, 0) != 0)
+		goto fail;
+	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    dup2(devnull, STDIN_FILENO) < 0 || dup2(outfd, STDOUT_FILENO) < 0 ||
+	    dup2(outfd, STDERR_FILENO) < 0)
+		goto fail;
+	if (x->user != NULL) {
+		if (initgroups(x->user, x->gid) != 0 || setgid(x->gid) != 0 ||
+		    setuid(x->uid) != 0 || getuid() != x->uid || geteuid() != x->uid)
+			goto fail;
+	}
+	if (chdir(x->cwd) != 0)
+		goto fail;
+	/* A script's interpreter opens /dev/fd/N, so N must survive exec. */
+	if ((flags = fcntl(x->exefd, F_GETFD)) < 0 ||
+	    fcntl(x->exefd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+		goto fail;
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	fexecve(x->exefd, x->argv, x->envp);
+fail:
+	e = errno;
+	if (write(errfd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void
+kill_group(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) != 0 && errno == ESRCH)
+		kill(pid, sig);
+}
+
+/*
+ * Run x, feeding its output to c. Returns 0 with the result filled in
+ * (including exec failures, reported in res->exec_errno), -1 when the
+ * child could not be started.
+ */
+int
+exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *res)
+{
+	int out[2], err[2], status = 0, exited = 0, e;
+	int64_t start = now_ms(), deadline, exit_seen = 0, killed_at = 0;
+	char buf[65536];
+	struct pollfd pfd;
+	ssize_t n;
+	pid_t pid;
+
+	memset(res, 0, sizeof *res);
+	res->exit_code = -1;
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(err, O_CLOEXEC) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	if ((pid = fork()) < 0) {
+		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+		return -1;
+	}
+	if (pid == 0)
+		child(x, out[1], err[1]);
+	if (!x->new_session)
+		setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	deadline = start + (int64_t)x->timeout * 1000;
+	pfd.fd = out[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		int64_t now = now_ms(), wait_ms = 200;
+
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			exit_seen = now;
+		}
+		if (exited && (pfd.fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
+			break;
+		if (!exited && !res->timed_out && now >= deadline) {
+			res->timed_out = 1;
+			kill_group(pid, SIGTERM);
+			killed_at = now;
+		}
+		if (!exited && res->timed_out && now - killed_at >= KILL_GRACE_MS) {
+			kill_group(pid, SIGKILL);
+			killed_at = now + 3600 * 1000;
+		}
+		if (pfd.fd < 0) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (!res->timed_out && deadline - now < wait_ms)
+			wait_ms = deadline - now > 0 ? deadline - now : 0;
+		if (poll(&pfd, 1, (int)wait_ms) < 0 && errno != EINTR)
+			break;
+		while ((n = read(out[0], buf, sizeof buf)) > 0)
+			capture_feed(c, buf, (size_t)n);
+		if (n == 0) {
+			close(out[0]);
+			pfd.fd = -1;
+		}
+	}
+	if (pfd.fd >= 0)
+		close(out[0]);
+	if (res->timed_out)
+		kill_group(pid, SIGKILL);
+	if (!exited)
+		waitpid(pid, &status, 0);
+	if (read(err[0], &e, sizeof e) == (ssize_t)sizeof e)
+		res->exec_errno = e;
+	close(err[0]);
+	res->duration_ms = now_ms() - start;
+	if (WIFEXITED(status))
+		res->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		res->signal = WTERMSIG(status);
+	flush_line(c);
+	return 0;
+}

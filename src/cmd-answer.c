@@ -1,0 +1,195 @@
+/*
+ * warrant answer: approve (authenticate through sudo on this terminal,
+ * then run) or deny one pending gate. Without --run or --deny it asks
+ * "Approve? [y/N]" on the terminal, and refuses when there is none.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+static int cmd_answer_exec(int, char **);
+
+const struct cmd_entry cmd_answer_entry = {
+	.name = "answer",
+	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [-f TEXT] [-j]",
+	.help =
+	"Answer a pending gate. --run authenticates through the host's sudo on this\n"
+	"terminal (when anything runs as root), then runs the selected commands in\n"
+	"request order and settles the gate with their ledger. --deny settles it as\n"
+	"denied, with optional feedback for the agent; it needs no terminal.\n\n"
+	"  -r, --run           approve: authenticate and run\n"
+	"  -d, --deny          deny\n"
+	"  -c, --command ID    run only these commands (repeatable; reviewed order)\n"
+	"  -D, --detach        return the terminal once root execution started (default\n"
+	"                      unless a YOU command follows a ROOT one)\n"
+	"  -N, --no-detach     wait for every command to finish\n"
+	"  -f, --feedback TEXT a note for the agent with --deny\n"
+	"  -j, --json          print the result as JSON\n",
+	.exec = cmd_answer_exec,
+};
+
+#define MAX_SELECT	128
+
+/* Ask on the terminal; 1 for yes. */
+static int
+confirm(const char *id)
+{
+	char line[16] = "";
+	ssize_t n;
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (tty < 0)
+		return -1;
+	dprintf(tty, "Approve %s? [y/N] ", id);
+	n = read(tty, line, sizeof line - 1);
+	close(tty);
+	line[n > 0 ? n : 0] = '\0';
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static void
+print_human(const json_t *r)
+{
+	json_t *l = json_object_get(r, "ledger"), *e;
+	const char *msg = json_string_value(json_object_get(r, "message"));
+	size_t i;
+
+	printf("%s: %s", json_string_value(json_object_get(r, "request_id")),
+	    json_string_value(json_object_get(r, "status")));
+	if (json_is_string(json_object_get(r, "outcome")))
+		printf(" (%s)", json_string_value(json_object_get(r, "outcome")));
+	putchar('\n');
+	if (msg != NULL) {
+		text_print(stdout, msg);
+		putchar('\n');
+	}
+	json_array_foreach(json_object_get(l, "entries"), i, e) {
+		json_t *code = json_object_get(e, "exit_code");
+
+		printf("  %-4s %-8s ", json_string_value(json_object_get(e, "as")),
+		    json_string_value(json_object_get(e, "status")));
+		text_print(stdout, json_string_value(json_object_get(e, "id")));
+		if (json_is_integer(code))
+			printf("  exit %lld", (long long)json_integer_value(code));
+		if (json_is_string(json_object_get(e, "error"))) {
+			fputs("  ", stdout);
+			text_print(stdout, json_string_value(json_object_get(e, "error")));
+		}
+		putchar('\n');
+	}
+}
+
+static int
+deny(struct store *st, const char *id, const char *feedback, int json)
+{
+	int rc = gate_deny(st, id, feedback);
+	json_t *r, *line;
+
+	if (rc < 0)
+		return EXIT_INTERNAL;
+	r = json_pack("{s:s,s:s,s:s?}", "request_id", id, "status", rc == 0 ? "denied" :
+	    "not_pending", "message", rc == 0 ? NULL : "the gate is not pending");
+	if (rc == 0) {
+		line = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at",
+		    (json_int_t)now_seconds(), "request_id", id, "feedback", feedback);
+		state_append_jsonl(st->dir, line);
+		json_decref(line);
+	}
+	if (json)
+		print_json(r);
+	else
+		print_human(r);
+	json_decref(r);
+	return rc == 0 ? EXIT_OK : EXIT_REFUSED;
+}
+
+static int
+cmd_answer_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "run", no_argument, NULL, 'r' },
+		{ "approve", no_argument, NULL, 'r' },
+		{ "deny", no_argument, NULL, 'd' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "detach", no_argument, NULL, 'D' },
+		{ "no-detach", no_argument, NULL, 'N' },
+		{ "feedback", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *select[MAX_SELECT], *feedback = NULL;
+	char id[GATE_ID_LEN + 1];
+	int ch, run = 0, no = 0, json = 0, detach = -1, rc, code;
+	size_t nselect = 0;
+	struct store st;
+	json_t *r;
+
+	while ((ch = getopt_long(argc, argv, "rdc:DNf:j", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r': run = 1; break;
+		case 'd': no = 1; break;
+		case 'c':
+			if (nselect == MAX_SELECT)
+				return usage_error(&cmd_answer_entry, "too many -c");
+			select[nselect++] = optarg;
+			break;
+		case 'D': detach = 1; break;
+		case 'N': detach = 0; break;
+		case 'f': feedback = optarg; break;
+		case 'j': json = 1; break;
+		default:
+			return usage_error(&cmd_answer_entry, NULL);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(&cmd_answer_entry, "give exactly one ID");
+	if (run && no)
+		return usage_error(&cmd_answer_entry, "--run and --deny exclude each other");
+	if (feedback != NULL && (!no || strlen(feedback) > 4096))
+		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
+	if (store_open(&st) != 0)
+		return EXIT_INTERNAL;
+	if (approve_recover(&st) != 0 || store_expire(&st) != 0) {
+		store_close(&st);
+		return EXIT_INTERNAL;
+	}
+	rc = store_resolve(&st, argv[optind], id);
+	if (rc != 0) {
+		store_close(&st);
+		if (rc < 0)
+			return EXIT_INTERNAL;
+		warnx_("'%s' does not name exactly one gate", argv[optind]);
+		return EXIT_REFUSED;
+	}
+	if (!run && !no) {
+		if ((rc = confirm(id)) < 0) {
+			store_close(&st);
+			return usage_error(&cmd_answer_entry,
+			    "no terminal to ask on: say --run or --deny");
+		}
+		if (rc == 0) {
+			store_close(&st);
+			printf("%s: not approved; the gate stays pending (use --deny to deny it)\n", id);
+			return EXIT_REFUSED;
+		}
+		run = 1;
+	}
+	if (no) {
+		rc = deny(&st, id, feedback, json);
+		store_close(&st);
+		return rc;
+	}
+	r = approve_run(&st, id, select, nselect, detach, &code);
+	store_close(&st);
+	if (r != NULL) {
+		if (json)
+			print_json(r);
+		else
+			print_human(r);
+		json_decref(r);
+	}
+	return code;
+}

@@ -1,0 +1,440 @@
+/*
+ * warrant box: provision the non-root user an agent runs as (DESIGN §10,
+ * docs/box.md). username prints the sanitized Linux name; init creates or
+ * updates the user on this host (or prints the same work as a script);
+ * passwd stores the box password encrypted and applies it live; status
+ * says whether one is set. The password is write-only: read from stdin,
+ * never printed, never in argv, the environment, a plaintext file or a log.
+ */
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+
+#include "warrant.h"
+#include "box/box.h"
+
+static int cmd_box_exec(int, char **);
+
+const struct cmd_entry cmd_box_entry = {
+	.name = "box",
+	.usage = "username NAME | init --user NAME [--uid N] [--gid N] [--home DIR] "
+	    "[--shell PATH] [--script] | passwd --user NAME [--clear] | "
+	    "status --user NAME [-j]",
+	.help =
+	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
+	"  username NAME   print NAME sanitized into a Linux user name\n"
+	"  init            create or update the box user (root; idempotent):\n"
+	"                  admin group, sudoers drop-in (NOPASSWD only while no\n"
+	"                  password is stored), stored password, one-time home\n"
+	"                  ownership migration; --script prints the same work as\n"
+	"                  a root shell script for a container, without password\n"
+	"  passwd          read a new password (8-128 characters) on stdin, store\n"
+	"                  it encrypted and apply it now; --clear removes it and\n"
+	"                  restores passwordless sudo\n"
+	"  status          say whether a password is set (never what it is)\n\n"
+	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
+	"2 usage or refusal (nothing changed).\n",
+	.exec = cmd_box_exec,
+};
+
+static int
+refused(const struct refusal *r)
+{
+	fprintf(stderr, "warrant box: refused (%s): ", r->code);
+	text_print(stderr, r->message);
+	fputc('\n', stderr);
+	return EXIT_REFUSED;
+}
+
+static int
+need_root(void)
+{
+	struct refusal r;
+
+	if (getuid() == 0 && geteuid() == 0)
+		return 0;
+	refuse(&r, "not_root", "$", "this needs root (run it with sudo)");
+	return refused(&r);
+}
+
+/* Memory that holds a password never goes into a core dump. */
+static void
+no_dumps(void)
+{
+	struct rlimit rl = { 0, 0 };
+
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	(void)setrlimit(RLIMIT_CORE, &rl);
+}
+
+static int
+parse_id(const char *s, const char *opt, long *out)
+{
+	if (parse_count(s, 0, BOX_ID_MAX, out) != 0)
+		return usage_error(&cmd_box_entry, "%s wants a number, not '%s'", opt, s);
+	return 0;
+}
+
+static int
+box_username_exec(int argc, char **argv)
+{
+	char name[BOX_NAME_MAX + 1];
+
+	if (argc != 2)
+		return usage_error(&cmd_box_entry, "username wants exactly one NAME");
+	box_username(argv[1], name);
+	printf("%s\n", name);
+	return EXIT_OK;
+}
+
+static int
+box_init_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "uid", required_argument, NULL, 'U' },
+		{ "gid", required_argument, NULL, 'G' },
+		{ "home", required_argument, NULL, 'd' },
+		{ "shell", required_argument, NULL, 's' },
+		{ "script", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct box_spec s = { NULL, -1, -1, NULL, NULL };
+	struct refusal r;
+	int ch, script = 0;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'u':
+			s.name = optarg;
+			break;
+		case 'U':
+			if (parse_id(optarg, "--uid", &s.uid) != 0)
+				return EXIT_REFUSED;
+			break;
+		case 'G':
+			if (parse_id(optarg, "--gid", &s.gid) != 0)
+				return EXIT_REFUSED;
+			break;
+		case 'd':
+			s.home = optarg;
+			break;
+		case 's':
+			s.shell = optarg;
+			break;
+		case 'S':
+			script = 1;
+			break;
+		default:
+			return usage_error(&cmd_box_entry, NULL);
+		}
+	}
+	if (optind != argc)
+		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
+	if (s.name == NULL)
+		return usage_error(&cmd_box_entry, "init needs --user NAME");
+	if (box_check_spec(&s, &r) != 0)
+		return refused(&r);
+	if (script)
+		return box_script(stdout, &s) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	if (need_root() != 0)
+		return EXIT_REFUSED;
+	if (box_check_host(&s, &r) != 0)
+		return refused(&r);
+	no_dumps();
+	return box_init(&s) == 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static struct termios saved_tio;
+static volatile sig_atomic_t tio_changed;
+
+static void
+restore_tty(int sig)
+{
+	if (tio_changed)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* One line from the terminal without echo; 1 when it was longer than
+ * size - 1 bytes (the rest is read and dropped), -1 on error or EOF. */
+static int
+tty_line(const char *prompt, char *buf, size_t size, size_t *len)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
+	struct sigaction sa, old[5];
+	struct termios t;
+	size_t i, n = 0;
+	int rc = 0;
+	ssize_t got;
+	char c;
+
+	if (tcgetattr(STDIN_FILENO, &saved_tio) != 0)
+		return -1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = restore_tty;
+	for (i = 0; i < 5; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	t = saved_tio;
+	t.c_lflag &= ~(tcflag_t)ECHO;
+	t.c_lflag |= ECHONL;
+	fputs(prompt, stderr);
+	fflush(stderr);
+	tio_changed = tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) == 0;
+	for (;;) {
+		got = read(STDIN_FILENO, &c, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			rc = -1;
+			break;
+		}
+		if (c == '\n')
+			break;
+		if (n + 1 < size)
+			buf[n++] = c;
+		else
+			rc = 1;
+	}
+	c = 0;
+	if (tio_changed)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	tio_changed = 0;
+	for (i = 0; i < 5; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	*len = n;
+	return rc;
+}
+
+/*
+ * The new password: on a terminal asked twice without echo, else all of
+ * stdin with one trailing newline dropped. 0 with it in buf, or a refusal.
+ */
+static int
+read_password(const char *name, char *buf, size_t size, size_t *len,
+    struct refusal *r)
+{
+	char again[BOX_PW_BYTES + 2], prompt[96];
+	size_t n2;
+	ssize_t got;
+	int long1 = 0, long2, same;
+	const char *why;
+
+	*len = 0;
+	if (isatty(STDIN_FILENO)) {
+		snprintf(prompt, sizeof prompt, "New box password for %s: ", name);
+		if ((long1 = tty_line(prompt, buf, size, len)) < 0 ||
+		    (long2 = tty_line("Retype it: ", again, sizeof again, &n2)) < 0) {
+			OPENSSL_cleanse(again, sizeof again);
+			return refuse(r, "no_password", "stdin", "no password was read");
+		}
+		same = long1 == long2 && *len == n2 && CRYPTO_memcmp(buf, again, n2) == 0;
+		OPENSSL_cleanse(again, sizeof again);
+		if (!same)
+			return refuse(r, "password_mismatch", "stdin",
+			    "the two passwords differ; nothing changed");
+	} else {
+		for (;;) {
+			got = read(STDIN_FILENO, buf + *len, size - *len);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				return refuse(r, "no_password", "stdin", "reading stdin: %s",
+				    strerror(errno));
+			if (got == 0)
+				break;
+			*len += (size_t)got;
+			if (*len == size) {
+				long1 = 1;
+				break;
+			}
+		}
+		if (!long1 && *len > 0 && buf[*len - 1] == '\n')
+			(*len)--;
+	}
+	why = long1 ? "it is longer than 128 characters" : box_password_check(buf, *len);
+	if (why != NULL) {
+		OPENSSL_cleanse(buf, size);
+		return refuse(r, "bad_password", "stdin", "password refused: %s "
+		    "(8 to 128 characters, no line break or NUL); nothing changed", why);
+	}
+	return 0;
+}
+
+static int
+user_exists(const char *name)
+{
+	return getpwnam(name) != NULL;
+}
+
+static int
+passwd_set(const char *name)
+{
+	char pw[BOX_PW_BYTES + 2];
+	struct refusal r;
+	size_t len;
+	int lock, rc = EXIT_INTERNAL;
+
+	if (read_password(name, pw, sizeof pw, &len, &r) != 0)
+		return refused(&r);
+	if ((lock = box_lock()) < 0)
+		goto out;
+	if (box_secret_store(name, pw, len) != 0)
+		goto out;
+	if (!user_exists(name)) {
+		printf("box password of %s stored; %s does not exist on this host, so "
+		    "it applies at the next warrant box init\n", name, name);
+		rc = EXIT_OK;
+		goto out;
+	}
+	if (box_apply_password(name, pw, len) != 0) {
+		fprintf(stderr, "warrant box: the password is stored and applies at the "
+		    "next `warrant box init --user %s`\n", name);
+		goto out;
+	}
+	printf("box password of %s set; sudo asks for it\n", name);
+	if (box_admin_group() == NULL || !box_in_group(name, box_admin_group()))
+		printf("note: %s is not in the admin group yet: run warrant box init\n", name);
+	rc = EXIT_OK;
+out:
+	OPENSSL_cleanse(pw, sizeof pw);
+	box_unlock(lock);
+	return rc;
+}
+
+static int
+passwd_clear(const char *name)
+{
+	int lock, had, rc = EXIT_INTERNAL;
+
+	if ((lock = box_lock()) < 0)
+		return EXIT_INTERNAL;
+	if ((had = box_secret_clear(name)) < 0)
+		goto out;
+	if (user_exists(name) && box_apply_clear(name) != 0) {
+		fprintf(stderr, "warrant box: the stored password is removed; sudo "
+		    "becomes passwordless at the next `warrant box init --user %s`\n", name);
+		goto out;
+	}
+	printf("box password of %s %s; sudo works without a password\n", name,
+	    had == 0 ? "cleared" : "was not set");
+	rc = EXIT_OK;
+out:
+	box_unlock(lock);
+	return rc;
+}
+
+/* Parse --user NAME plus one flag (--clear or -j) for passwd and status. */
+static int
+user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
+    int *on)
+{
+	const struct option longopts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ flag, no_argument, NULL, fch },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char shortopts[] = { (char)fch, '\0' };
+	struct refusal r;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (ch == 'u')
+			*name = optarg;
+		else if (ch == fch)
+			*on = 1;
+		else
+			return usage_error(&cmd_box_entry, NULL);
+	}
+	if (optind != argc)
+		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
+	if (*name == NULL)
+		return usage_error(&cmd_box_entry, "%s needs --user NAME", argv[0]);
+	if (need_root() != 0)
+		return EXIT_REFUSED;
+	if (!box_name_ok(*name)) {
+		struct box_spec s = { *name, -1, -1, NULL, NULL };
+
+		box_check_spec(&s, &r);
+		return refused(&r);
+	}
+	if (box_check_account(*name, &r) != 0)
+		return refused(&r);
+	return 0;
+}
+
+static int
+box_passwd_exec(int argc, char **argv)
+{
+	const char *name = NULL;
+	int clear = 0, rc;
+
+	if ((rc = user_opts(argc, argv, "clear", 'c', &name, &clear)) != 0)
+		return rc;
+	no_dumps();
+	return clear ? passwd_clear(name) : passwd_set(name);
+}
+
+static int
+box_status_exec(int argc, char **argv)
+{
+	const char *name = NULL, *group = box_admin_group();
+	struct passwd *pw;
+	int json = 0, set, dropin, member, rc;
+	json_t *j;
+
+	if ((rc = user_opts(argc, argv, "json", 'j', &name, &json)) != 0)
+		return rc;
+	if ((set = box_secret_exists(name)) < 0)
+		return EXIT_INTERNAL;
+	dropin = box_dropin_present(name);
+	member = group != NULL && box_in_group(name, group);
+	pw = getpwnam(name);
+	if (json) {
+		j = json_pack("{s:s,s:b,s:b,s:b,s:s?,s:b}", "user", name,
+		    "exists", pw != NULL, "password_set", set, "nopasswd_dropin", dropin,
+		    "admin_group", group, "admin_member", member);
+		if (j != NULL && pw != NULL)
+			json_object_set_new(j, "uid", json_integer(pw->pw_uid));
+		rc = print_json(j) == 0 ? EXIT_OK : EXIT_INTERNAL;
+		json_decref(j);
+		return rc;
+	}
+	if (pw != NULL)
+		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)pw->pw_uid,
+		    (unsigned)pw->pw_gid, pw->pw_dir);
+	else
+		printf("user: %s (does not exist on this host)\n", name);
+	printf("admin group: %s\n", group == NULL ? "none (neither wheel nor sudo)" :
+	    member ? group : "not a member");
+	printf("password: %s\n", set ? "set" : "not set");
+	printf("sudo: %s\n", dropin ? "without a password (NOPASSWD drop-in)" :
+	    "asks for the password");
+	if (pw != NULL && set == dropin)
+		printf("note: run warrant box init --user %s to bring sudo in line\n", name);
+	return EXIT_OK;
+}
+
+static int
+cmd_box_exec(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error(&cmd_box_entry, "which box command?");
+	if (strcmp(argv[1], "username") == 0)
+		return box_username_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "init") == 0)
+		return box_init_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "passwd") == 0)
+		return box_passwd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return box_status_exec(argc - 1, argv + 1);
+	return usage_error(&cmd_box_entry, "unknown box command '%s'", argv[1]);
+}

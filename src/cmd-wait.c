@@ -1,0 +1,175 @@
+/*
+ * warrant wait: block until a gate settles (or expires), then print its
+ * ledger filtered by output_to_agent, with next.prompt, for the agent.
+ * Exit 0 approved and all ran, 3 approved with a failure, 4 denied,
+ * 5 expired, 6 still pending when -t ran out.
+ */
+#include <getopt.h>
+#include <string.h>
+#include <time.h>
+
+#include "warrant.h"
+
+static int cmd_wait_exec(int, char **);
+
+const struct cmd_entry cmd_wait_entry = {
+	.name = "wait",
+	.usage = "ID [-t SECONDS] [-j]",
+	.help =
+	"Wait until a gate is settled, then print the outcome: the ledger (command\n"
+	"output as the request's output_to_agent allows) and next.prompt, or the\n"
+	"denial feedback. Exit 0 approved and every command ran, 3 approved with a\n"
+	"failed command, 4 denied, 5 expired, 6 still pending after -t.\n\n"
+	"  -t, --timeout SECONDS  give up after this long (default: until the gate\n"
+	"                         settles or expires)\n"
+	"  -j, --json             print the outcome as JSON\n",
+	.exec = cmd_wait_exec,
+};
+
+#define EXIT_WAIT_FAILED	3
+#define EXIT_WAIT_DENIED	4
+#define EXIT_WAIT_EXPIRED	5
+#define EXIT_WAIT_PENDING	6
+
+/* The ledger as the agent may see it. */
+static json_t *
+filtered(json_t *ledger, const char *policy)
+{
+	size_t max = ledger_tail_bytes(policy), i, n;
+	json_t *e, *tail, *cut;
+
+	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
+		tail = json_object_get(e, "output_tail");
+		n = json_string_length(tail);
+		if (n <= max)
+			continue;
+		/* cut at a character boundary */
+		while (n > max && (json_string_value(tail)[n - max] & 0xc0) == 0x80)
+			max--;
+		cut = json_string(json_string_value(tail) + (n - max));
+		json_object_set_new(e, "output_tail", cut != NULL ? cut : json_string(""));
+	}
+	return ledger;
+}
+
+static void
+print_human(const json_t *o)
+{
+	json_t *l = json_object_get(o, "ledger"), *e;
+	const char *s;
+	size_t i;
+
+	printf("%s: %s\n", json_string_value(json_object_get(o, "request_id")),
+	    json_string_value(json_object_get(o, "state")));
+	json_array_foreach(json_object_get(l, "entries"), i, e) {
+		printf("== %s (%s) %s", json_string_value(json_object_get(e, "id")),
+		    json_string_value(json_object_get(e, "as")),
+		    json_string_value(json_object_get(e, "status")));
+		if (json_is_integer(json_object_get(e, "exit_code")))
+			printf(", exit %lld", (long long)json_integer_value(json_object_get(e, "exit_code")));
+		putchar('\n');
+		if ((s = json_string_value(json_object_get(e, "error"))) != NULL) {
+			text_print(stdout, s);
+			putchar('\n');
+		}
+		if ((s = json_string_value(json_object_get(e, "output_tail"))) != NULL && *s) {
+			text_print(stdout, s);
+			putchar('\n');
+		}
+	}
+	if ((s = json_string_value(json_object_get(o, "feedback"))) != NULL) {
+		fputs("feedback: ", stdout);
+		text_print(stdout, s);
+		putchar('\n');
+	}
+	if ((s = json_string_value(json_object_get(o, "next_prompt"))) != NULL) {
+		fputs("next: ", stdout);
+		text_print(stdout, s);
+		putchar('\n');
+	}
+}
+
+/* Wait for id and print its outcome; the exit code of DESIGN §6. */
+int
+wait_gate(struct store *st, const char *id, long timeout, int json)
+{
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	int64_t deadline = timeout >= 0 ? now_seconds() + timeout : INT64_MAX;
+	const char *state;
+	json_t *g, *ledger, *out;
+	int code;
+
+	for (;;) {
+		if (approve_recover(st) != 0 || store_expire(st) != 0 ||
+		    (g = store_gate(st, id, 0)) == NULL)
+			return EXIT_INTERNAL;
+		state = json_string_value(json_object_get(g, "state"));
+		if (strcmp(state, "pending") != 0 || now_seconds() >= deadline)
+			break;
+		json_decref(g);
+		nanosleep(&pause, NULL);
+	}
+	ledger = strcmp(state, "approved") == 0 ? gate_ledger(st, id) : NULL;
+	if (ledger != NULL)
+		filtered(ledger, json_string_value(json_object_get(g, "output_to_agent")));
+	code = strcmp(state, "pending") == 0 ? EXIT_WAIT_PENDING :
+	    strcmp(state, "denied") == 0 ? EXIT_WAIT_DENIED :
+	    strcmp(state, "expired") == 0 ? EXIT_WAIT_EXPIRED :
+	    ledger != NULL && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
+	out = json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
+	    "state", json_object_get(g, "state"),
+	    "ledger", ledger != NULL ? ledger : json_null(),
+	    "feedback", json_object_get(g, "feedback"),
+	    "next_prompt", strcmp(state, "approved") == 0 ?
+	    json_object_get(g, "next_prompt") : json_null());
+	if (json)
+		print_json(out);
+	else
+		print_human(out);
+	json_decref(out);
+	json_decref(g);
+	return code;
+}
+
+static int
+cmd_wait_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char id[GATE_ID_LEN + 1];
+	long timeout = -1;
+	int ch, json = 0, rc;
+	struct store st;
+
+	while ((ch = getopt_long(argc, argv, "t:j", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			if (parse_count(optarg, 0, 86400 * 7, &timeout) != 0)
+				return usage_error(&cmd_wait_entry, "-t takes whole seconds");
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return usage_error(&cmd_wait_entry, NULL);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(&cmd_wait_entry, "give exactly one ID");
+	if (store_open(&st) != 0)
+		return EXIT_INTERNAL;
+	rc = store_resolve(&st, argv[optind], id);
+	if (rc != 0) {
+		store_close(&st);
+		if (rc < 0)
+			return EXIT_INTERNAL;
+		warnx_("'%s' does not name exactly one gate", argv[optind]);
+		return EXIT_REFUSED;
+	}
+	rc = wait_gate(&st, id, timeout, json);
+	store_close(&st);
+	return rc;
+}

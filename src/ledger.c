@@ -1,0 +1,208 @@
+/*
+ * The ledger (DESIGN §7): what ran, built by the runner for ROOT commands
+ * and by `warrant answer` for YOU commands, checked before a gate settles:
+ * same request and manifest hash, exactly one entry per selected command
+ * in order, and no credential-shaped data anywhere in it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+static const char *const statuses[] = { "ran", "failed", "skipped", "refused", NULL };
+
+/* How much output an entry keeps under each output_to_agent policy. */
+size_t
+ledger_tail_bytes(const char *policy)
+{
+	if (strcmp(policy, "none") == 0)
+		return 0;
+	if (strcmp(policy, "full") == 0)
+		return LEDGER_FULL_BYTES;
+	return LEDGER_TAIL_BYTES;
+}
+
+/* An entry for a command that ran (or failed to start). */
+json_t *
+ledger_entry_ran(const char *id, const char *as, const struct exec_result *res,
+    struct capture *c, const char *policy)
+{
+	char *tail = capture_tail(c, ledger_tail_bytes(policy));
+	const char *status = res->exec_errno == 0 && !res->timed_out &&
+	    res->exit_code == 0 ? "ran" : "failed";
+	char err[128] = "";
+	json_t *e;
+
+	if (res->exec_errno != 0)
+		snprintf(err, sizeof err, "could not start: %s", strerror(res->exec_errno));
+	else if (res->timed_out)
+		snprintf(err, sizeof err, "timed out; the process group was killed");
+	e = json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:s,s:I,s:s?}",
+	    "id", id, "as", as, "status", status,
+	    "exit_code", res->exit_code >= 0 && res->exec_errno == 0 ?
+	    json_integer(res->exit_code) : json_null(),
+	    "signal", res->signal ? json_integer(res->signal) : json_null(),
+	    "duration_ms", (json_int_t)res->duration_ms,
+	    "output_tail", tail, "output_bytes", (json_int_t)c->total,
+	    "error", *err ? err : NULL);
+	free(tail);
+	return e;
+}
+
+/* An entry for a command that did not run: skipped or refused. */
+json_t *
+ledger_entry_not_run(const char *id, const char *as, const char *status, const char *why)
+{
+	return json_pack("{s:s,s:s,s:s,s:n,s:n,s:i,s:s,s:i,s:s?}",
+	    "id", id, "as", as, "status", status, "exit_code", "signal",
+	    "duration_ms", 0, "output_tail", "", "output_bytes", 0, "error", why);
+}
+
+json_t *
+ledger_new(const char *request_id, const char *sha, const char *outcome,
+    json_t *entries, const char *diagnostic)
+{
+	return json_pack("{s:i,s:s,s:s,s:s,s:o,s:s?}", "schema_version", 1,
+	    "request_id", request_id, "manifest_sha256", sha, "outcome", outcome,
+	    "entries", entries, "diagnostic", diagnostic);
+}
+
+static int
+credential_free(const json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	switch (json_typeof(j)) {
+	case JSON_STRING:
+		return !contains_credential(json_string_value(j));
+	case JSON_OBJECT:
+		json_object_foreach((json_t *)j, key, v)
+			if (contains_credential(key) || !credential_free(v))
+				return 0;
+		return 1;
+	case JSON_ARRAY:
+		json_array_foreach(j, i, v)
+			if (!credential_free(v))
+				return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int
+listed(const char *s, const char *const *list)
+{
+	for (; s != NULL && *list != NULL; list++)
+		if (strcmp(s, *list) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Check a ledger against what was approved: request id, manifest hash and
+ * the ids of the selected commands in order. 0, or -1 with a reason.
+ */
+int
+ledger_check(const json_t *l, const char *request_id, const char *sha,
+    const char *const *ids, size_t nids, char *why, size_t size)
+{
+	json_t *entries = json_object_get(l, "entries"), *e;
+	const char *s;
+	size_t i;
+
+	if (!json_is_object(l) || json_integer_value(json_object_get(l, "schema_version")) != 1) {
+		snprintf(why, size, "the ledger is not a schema 1 object");
+		return -1;
+	}
+	s = json_string_value(json_object_get(l, "request_id"));
+	if (s == NULL || strcmp(s, request_id) != 0) {
+		snprintf(why, size, "the ledger is for another request");
+		return -1;
+	}
+	s = json_string_value(json_object_get(l, "manifest_sha256"));
+	if (s == NULL || !digest_equal(s, sha)) {
+		snprintf(why, size, "the ledger is for another manifest");
+		return -1;
+	}
+	if (!listed(json_string_value(json_object_get(l, "outcome")),
+	    (const char *const[]){ "completed", "runner_error", NULL })) {
+		snprintf(why, size, "the ledger's outcome is not completed or runner_error");
+		return -1;
+	}
+	if (!json_is_array(entries) || json_array_size(entries) != nids) {
+		snprintf(why, size, "the ledger has %zu entries for %zu commands",
+		    json_array_size(entries), nids);
+		return -1;
+	}
+	json_array_foreach(entries, i, e) {
+		s = json_string_value(json_object_get(e, "id"));
+		if (s == NULL || strcmp(s, ids[i]) != 0) {
+			snprintf(why, size, "ledger entry %zu is not command %s", i, ids[i]);
+			return -1;
+		}
+		if (!listed(json_string_value(json_object_get(e, "status")), statuses) ||
+		    !json_is_string(json_object_get(e, "output_tail")) ||
+		    json_string_length(json_object_get(e, "output_tail")) > 4 * LEDGER_FULL_BYTES) {
+			snprintf(why, size, "ledger entry %s is malformed", ids[i]);
+			return -1;
+		}
+	}
+	if (!credential_free(l)) {
+		snprintf(why, size, "the ledger carries credential-shaped data");
+		return -1;
+	}
+	return 0;
+}
+
+/* Did every entry run successfully? */
+int
+ledger_all_ran(const json_t *l)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(l, "entries"), i, e)
+		if (strcmp(json_string_value(json_object_get(e, "status")), "ran") != 0)
+			return 0;
+	return strcmp(json_string_value(json_object_get(l, "outcome")), "completed") == 0;
+}
+
+/*
+ * Write j as name in the directory dfd, atomically (temporary file,
+ * fsync, rename), never following a symlink, owned by uid:gid when uid is
+ * not -1. Used by the root runner inside the reviewer's run directory.
+ */
+int
+json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t gid)
+{
+	char tmp[128], *s;
+	int fd, rc = -1;
+
+	if ((size_t)snprintf(tmp, sizeof tmp, ".%s.tmp", name) >= sizeof tmp)
+		return -1;
+	if ((s = json_dumps(j, JSON_COMPACT)) == NULL)
+		return -1;
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out;
+	if (write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0 ||
+	    (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) || fsync(fd) != 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	if (close(fd) != 0 || renameat(dfd, tmp, dfd, name) != 0) {
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(s);
+	return rc;
+}

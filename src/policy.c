@@ -1,0 +1,125 @@
+/*
+ * Credential shapes and environment names that steer what a program
+ * loads: shared by request validation, the runner (which re-checks what
+ * it is handed) and output redaction.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "warrant.h"
+
+static const char *const credential_words[] = {
+	"password", "passwd", "passphrase", "secret", "token", NULL
+};
+
+/* Environment names that make a program load or run code chosen by
+ * whoever sets them (the loader, shells, interpreters, pagers). */
+static const char *const forbidden_env[] = {
+	"PATH", "PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONHOME",
+	"PYTHONUSERBASE", "SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
+	"SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PROMPT_COMMAND", "CDPATH",
+	"GLOBIGNORE", "ZDOTDIR", "SHELL", "GCONV_PATH", "GETCONF_DIR",
+	"HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH",
+	"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "PERL5LIB",
+	"PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GIT_SSH",
+	"GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "EDITOR", "VISUAL",
+	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "GIT_EDITOR",
+	"GIT_PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", NULL
+};
+static const char *const forbidden_env_prefixes[] = {
+	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_CONFIG", NULL
+};
+
+static int
+contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay != '\0'; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* password=, passwd=, passphrase=, secret=, token= in any case. */
+int
+contains_credential(const char *s)
+{
+	const char *const *w;
+	char shape[32];
+
+	for (w = credential_words; *w != NULL; w++) {
+		snprintf(shape, sizeof shape, "%s=", *w);
+		if (contains_nocase(s, shape))
+			return 1;
+	}
+	return 0;
+}
+
+/* The credential word a name mentions (any case), or NULL. */
+const char *
+credential_word(const char *name)
+{
+	const char *const *w;
+
+	for (w = credential_words; *w != NULL; w++)
+		if (contains_nocase(name, *w))
+			return *w;
+	return NULL;
+}
+
+/* Names the loader, shells or interpreters act on; compared in any case. */
+int
+env_forbidden(const char *key)
+{
+	const char *const *f;
+
+	for (f = forbidden_env; *f != NULL; f++)
+		if (strcasecmp(key, *f) == 0)
+			return 1;
+	for (f = forbidden_env_prefixes; *f != NULL; f++)
+		if (strncasecmp(key, *f, strlen(*f)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Length of "word=" at p when p starts a credential shape, else 0. */
+static size_t
+credential_at(const char *p, size_t n)
+{
+	const char *const *w;
+	size_t k;
+
+	for (w = credential_words; *w != NULL; w++) {
+		k = strlen(*w);
+		if (k < n && strncasecmp(p, *w, k) == 0 && p[k] == '=')
+			return k + 1;
+	}
+	return 0;
+}
+
+/*
+ * Copy in to out with every "word=VALUE" credential shape replaced by
+ * "[redacted]" (VALUE runs to whitespace, a quote or a separator), so the
+ * result carries no credential shape. Returns the output length; out must
+ * hold twice the input.
+ */
+size_t
+redact_credentials(const char *in, size_t n, char *out, size_t size)
+{
+	static const char mark[] = "[redacted]";
+	size_t i = 0, o = 0, k;
+
+	while (i < n && o + sizeof mark < size) {
+		if ((k = credential_at(in + i, n - i)) != 0) {
+			i += k;
+			while (i < n && strchr(" \t\r\n\"'`,;&|<>)}]", in[i]) == NULL)
+				i++;
+			memcpy(out + o, mark, sizeof mark - 1);
+			o += sizeof mark - 1;
+		} else
+			out[o++] = in[i++];
+	}
+	return o;
+}

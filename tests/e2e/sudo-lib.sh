@@ -1,0 +1,411 @@
+# Real-sudo end-to-end helpers (POSIX sh). Source lib.sh first, then this.
+# Run as root: creates the reviewer users, installs warrant, and drives the
+# real sudo/PAM prompt through a pseudo-terminal (tests/e2e/pty-sudo.exp).
+#
+# The reviewer's password is a canary generated per run. It lives only in
+# the shell variable SR_PW (never exported, never in an argument or a file):
+# it reaches chpasswd and expect on standard input through the printf
+# builtin.
+
+SR_USER=wt-reviewer
+SR_USER2=wt-reviewer2
+SR_PY=$(command -v python3 || echo /usr/bin/python3)
+SR_EXP="${WARRANT_TOP:-.}/tests/e2e/pty-sudo.exp"
+
+# sr_fail MESSAGE: stop the whole script with a visible failure (for setup
+# problems the remaining tests cannot survive).
+sr_fail() {
+	not_ok "$*"
+	done_testing
+	exit 1
+}
+
+# sr_need: the programs this library drives.
+sr_need() {
+	sr_missing=""
+	for p in expect setpriv setsid chpasswd useradd usermod sudo pgrep sha256sum \
+	    sha512sum md5sum base64 "$SR_PY" meson; do
+		command -v "$p" >/dev/null 2>&1 || sr_missing="$sr_missing $p"
+	done
+	[ -z "$sr_missing" ] && return 0
+	diag "missing programs:$sr_missing"
+	return 1
+}
+
+# sr_random N: N random alphanumeric characters.
+sr_random() {
+	r=""
+	while [ "${#r}" -lt "$1" ]; do
+		r="$r$(head -c 256 /dev/urandom | LC_ALL=C tr -dc 'A-Za-z0-9')"
+	done
+	printf '%s' "$r" | cut -c1-"$1"
+}
+
+# sr_user_setup: the reviewer (in group sudo, canary password) and a second
+# ordinary user without sudo rights. Sets SR_PW, SR_HOME, SR_STATE,
+# SR_HOME2, SR_STATE2, SR_GID, SR_GID2.
+sr_user_setup() {
+	getent group sudo >/dev/null || groupadd -r sudo || return 1
+	for u in "$SR_USER" "$SR_USER2"; do
+		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
+	done
+	usermod -aG sudo "$SR_USER" || return 1
+	# The second user must not be able to use sudo at all.
+	gpasswd -d "$SR_USER2" sudo >/dev/null 2>&1
+	SR_PW="Cn-$(sr_random 16)"
+	printf '%s:%s\n' "$SR_USER" "$SR_PW" | chpasswd || return 1
+	usermod -U "$SR_USER" >/dev/null 2>&1
+	chage -E -1 -M 99999 -d "$(date +%Y-%m-%d)" "$SR_USER" || return 1
+	usermod -p '!' "$SR_USER2" || return 1
+	SR_HOME=$(getent passwd "$SR_USER" | cut -d: -f6)
+	SR_HOME2=$(getent passwd "$SR_USER2" | cut -d: -f6)
+	SR_GID=$(id -g "$SR_USER")
+	SR_GID2=$(id -g "$SR_USER2")
+	SR_STATE="$SR_HOME/.wt-state"
+	SR_STATE2="$SR_HOME2/.wt-state"
+	for d in "$SR_STATE:$SR_USER" "$SR_STATE2:$SR_USER2"; do
+		rm -rf "${d%%:*}"
+		install -d -m 0700 -o "${d#*:}" -g "${d#*:}" "${d%%:*}" || return 1
+	done
+	sr_forget_tickets
+}
+
+# sr_forget_tickets: drop every sudo time stamp the reviewers may have.
+sr_forget_tickets() {
+	for u in "$SR_USER" "$SR_USER2"; do
+		rm -f "/run/sudo/ts/$u" "/var/run/sudo/ts/$u" "/var/lib/sudo/ts/$u" 2>/dev/null
+	done
+	return 0
+}
+
+# sr_no_nopasswd: no sudoers rule lets the reviewer in without a password.
+sr_no_nopasswd() {
+	sr_l=$(sudo -l -U "$SR_USER" 2>&1) || { diag "sudo -l -U failed: $sr_l"; return 1; }
+	echo "$sr_l" | grep -q '(ALL' || { diag "reviewer has no sudo rule: $sr_l"; return 1; }
+	if echo "$sr_l" | grep -Eq 'NOPASSWD|!authenticate'; then
+		diag "a rule lets $SR_USER skip the password:"
+		echo "$sr_l" | sed 's/^/#   /'
+		return 1
+	fi
+	return 0
+}
+
+# sr_user_teardown: the canary must not stay a valid password.
+sr_user_teardown() {
+	usermod -p '!' "$SR_USER" 2>/dev/null
+	sr_forget_tickets
+	return 0
+}
+
+# sr_install: install the build into its prefix (default /usr/local) and
+# find the installed CLI and runner. Sets SR_WARRANT, SR_RUNNER.
+sr_install() {
+	umask 022
+	sr_out=$(meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1) || {
+		echo "$sr_out" | tail -15 | sed 's/^/# /'
+		return 1
+	}
+	SR_WARRANT=$(sr_installed_path warrant)
+	SR_RUNNER=$(sed -n 's/^#define WARRANT_RUNNER_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	[ -n "$SR_WARRANT" ] && [ -n "$SR_RUNNER" ]
+}
+
+# sr_installed_path NAME: where meson installs the build target NAME.
+sr_installed_path() {
+	meson introspect --installed "$WARRANT_BUILD" 2>/dev/null | "$SR_PY" -c '
+import json, os, sys
+m = json.load(sys.stdin)
+for src, dst in m.items():
+    if os.path.basename(src) == sys.argv[1]:
+        print(dst)
+        break
+' "$1"
+}
+
+# sr_root_owned_path FILE: FILE is root-owned, not group/other writable, and
+# so is every directory above it.
+sr_root_owned_path() {
+	p=$1
+	while :; do
+		[ -e "$p" ] || { diag "$p: missing"; return 1; }
+		set -- $(stat -L -c '%u %a' "$p")
+		if [ "$1" != 0 ]; then diag "$p: owned by uid $1"; return 1; fi
+		case $2 in
+		*[2367]? | *[2367]) diag "$p: mode $2 is writable by others"; return 1 ;;
+		esac
+		[ "$p" = / ] && break
+		p=$(dirname "$p")
+	done
+	return 0
+}
+
+# sr_as_words USER: the words that start a command as USER with a clean,
+# login-like environment and USER's state directory, one per line.
+# SR_EXTRA_ENV: newline-separated VAR=VALUE words added to that environment.
+# SR_PATH: the PATH given (default /usr/local/bin:/usr/bin:/bin).
+sr_as_words() {
+	if [ "$1" = "$SR_USER2" ]; then
+		sw_h=$SR_HOME2 sw_s=$SR_STATE2 sw_g=$SR_GID2
+	else
+		sw_h=$SR_HOME sw_s=$SR_STATE sw_g=$SR_GID
+	fi
+	printf '%s\n' setpriv --reuid="$1" --regid="$sw_g" --init-groups \
+	    env -i HOME="$sw_h" USER="$1" LOGNAME="$1" SHELL=/bin/bash \
+	    PATH="${SR_PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C TERM=xterm \
+	    WARRANT_HOME="$sw_s"
+	if [ -n "${SR_EXTRA_ENV:-}" ]; then printf '%s\n' "$SR_EXTRA_ENV"; fi
+}
+
+SR_NL='
+'
+
+# sr_as USER CMD...: run CMD as USER (see sr_as_words), same terminal.
+sr_as() {
+	sa_u=$1
+	shift
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- $(sr_as_words "$sa_u") "$@"
+		unset IFS
+		exec "$@"
+	)
+}
+
+# The shell the pty runs: it starts the command with job control (so the
+# command owns the terminal's foreground, as from an interactive shell),
+# reports its status, then asks sudo -n for a ticket from the SAME terminal
+# session (Debian's sudo keeps per-tty tickets), and says it is done.
+SR_WRAP='set -m 2>/dev/null; trap : INT; "$@"; rc=$?
+echo "WT-EXIT=$rc"
+/usr/bin/sudo -n true </dev/null >/dev/null 2>&1; echo "WT-TICKET=$?"
+echo "WT-DONE"; exit $rc'
+
+# pty_run MODE NAME TIMEOUT CMD...: drive CMD (already wrapped to run as
+# whoever) through the pty driver. Transcript: $SR_DIR/NAME.log. Sets
+# PTY_RC (the command's status), PTY_LOG, PTY_TICKET (WT-TICKET value,
+# empty when the wrapper did not get that far). The hold flags are
+# $SR_DIR/NAME.at-prompt and $SR_DIR/NAME.go.
+pty_run() {
+	pr_mode=$1 pr_name=$2 pr_limit=$3
+	shift 3
+	PTY_LOG="$SR_DIR/$pr_name.log"
+	rm -f "$PTY_LOG" "$SR_DIR/$pr_name.at-prompt" "$SR_DIR/$pr_name.go"
+	case $pr_mode in
+	right | hold)
+		printf '%s\n' "$SR_PW" | expect -f "$SR_EXP" "$pr_mode" "$PTY_LOG" \
+		    "$pr_limit" "$SR_DIR/$pr_name" "$@" >/dev/null 2>>"$SR_DIR/driver.err"
+		;;
+	*)
+		expect -f "$SR_EXP" "$pr_mode" "$PTY_LOG" "$pr_limit" \
+		    "$SR_DIR/$pr_name" "$@" </dev/null >/dev/null 2>>"$SR_DIR/driver.err"
+		;;
+	esac
+	PTY_RC=$?
+	PTY_TICKET=$(sed -n 's/.*WT-TICKET=\([0-9]*\).*/\1/p' "$PTY_LOG" 2>/dev/null | tail -1)
+	return $PTY_RC
+}
+
+# pty_rv MODE NAME TIMEOUT CMD...: CMD as the reviewer in a pty, wrapped so
+# the same terminal session is checked for a leftover sudo ticket.
+pty_rv() {
+	pv_mode=$1 pv_name=$2 pv_limit=$3
+	shift 3
+	pv_user=${PTY_USER:-$SR_USER}
+	set -f
+	IFS=$SR_NL
+	# shellcheck disable=SC2046
+	set -- $(sr_as_words "$pv_user") /bin/sh -c "$SR_WRAP" wt-pty "$@"
+	unset IFS
+	set +f
+	pty_run "$pv_mode" "$pv_name" "$pv_limit" "$@"
+}
+
+# pty_summary: the driver's summary line of the last run.
+pty_summary() { grep '^## ptydrive:' "$PTY_LOG" | tail -1; }
+pty_prompts() { pty_summary | sed -n 's/.* prompts=\([0-9]*\).*/\1/p'; }
+pty_note() { pty_summary | sed -n 's/.* note=\([^ ]*\) .*/\1/p'; }
+
+# pty_no_ticket: the session of the last pty run had no sudo ticket left.
+pty_no_ticket() {
+	[ -n "$PTY_TICKET" ] || { diag "no ticket check in $PTY_LOG"; return 1; }
+	[ "$PTY_TICKET" != 0 ] || { diag "sudo -n true succeeded in the same terminal session"; return 1; }
+}
+
+# reviewer_has_ticket: true when the reviewer can run sudo without a
+# password, asked from a fresh pty session and from no terminal at all.
+reviewer_has_ticket() {
+	rht_env=${SR_EXTRA_ENV:-}
+	SR_EXTRA_ENV=
+	set -f
+	IFS=$SR_NL
+	# shellcheck disable=SC2046
+	set -- $(sr_as_words "$SR_USER") /usr/bin/sudo -n true
+	unset IFS
+	set +f
+	SR_EXTRA_ENV=$rht_env
+	pty_run none "ticket-probe" 30 "$@"
+	rht_tty=$PTY_RC
+	sr_as "$SR_USER" setsid -w /usr/bin/sudo -n true </dev/null >/dev/null 2>&1
+	rht_notty=$?
+	[ "$rht_tty" -eq 0 ] || [ "$rht_notty" -eq 0 ]
+}
+
+# no_ticket_anywhere: the pty session just used and fresh sessions all
+# have no sudo ticket for the reviewer.
+no_ticket_anywhere() {
+	nt_t=$PTY_TICKET nt_log=$PTY_LOG
+	if reviewer_has_ticket; then
+		PTY_TICKET=$nt_t PTY_LOG=$nt_log
+		diag "the reviewer can sudo -n without a password"
+		return 1
+	fi
+	PTY_TICKET=$nt_t PTY_LOG=$nt_log
+	pty_no_ticket
+}
+
+# sr_json EXPR [FILE]: evaluate a Python expression over the JSON in FILE
+# (default stdin). The text may hold other output (a pty transcript): every
+# JSON value in it is decoded; `j` is the last object (or array), `objs` all
+# of them. Helpers: ledger(j), entries(j), entry(j, id), strings(j),
+# has_text(j, s). Prints str results as-is, others as JSON; exits 1 when
+# the expression fails or is False/None.
+sr_json() {
+	sj_expr=$1
+	if [ $# -ge 2 ]; then sj_in=$2; else sj_in=-; fi
+	"$SR_PY" -c '
+import json, sys
+expr, path = sys.argv[1], sys.argv[2]
+text = sys.stdin.read() if path == "-" else open(path, errors="replace").read()
+text = text.replace("\r", "")
+dec = json.JSONDecoder()
+objs, i = [], 0
+while True:
+    ks = [k for k in (text.find("{", i), text.find("[", i)) if k >= 0]
+    if not ks:
+        break
+    k = min(ks)
+    try:
+        o, end = dec.raw_decode(text, k)
+        if isinstance(o, (dict, list)):
+            objs.append(o)
+        i = end
+    except ValueError:
+        i = k + 1
+j = objs[-1] if objs else None
+def ledger(x):
+    if isinstance(x, dict) and isinstance(x.get("entries"), list):
+        return x
+    if isinstance(x, dict) and isinstance(x.get("ledger"), dict):
+        return x["ledger"]
+    raise KeyError("no ledger")
+def entries(x):
+    return ledger(x)["entries"]
+def entry(x, cid):
+    for e in entries(x):
+        if e.get("id") == cid:
+            return e
+    raise KeyError("no entry " + cid)
+def strings(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from strings(v)
+def has_text(x, s):
+    return any(s in t for t in strings(x))
+try:
+    r = eval(expr)
+except Exception as e:
+    print("sr_json: %s: %r" % (expr, e), file=sys.stderr)
+    sys.exit(1)
+if r is None or r is False:
+    sys.exit(1)
+print(r if isinstance(r, str) else json.dumps(r))
+' "$sj_expr" "$sj_in"
+}
+
+# sr_request FILE: create a gate as the reviewer (the desktop case: agent
+# and reviewer are the same uid). Prints the request id.
+sr_request() {
+	sr_as "$SR_USER" "$SR_WARRANT" request <"$1" >"$1.out" 2>"$1.err" || {
+		diag "warrant request failed: $(head -c 400 "$1.err" "$1.out")"
+		return 1
+	}
+	sr_json 'j["request_id"]' "$1.out"
+}
+
+# sr_state ID: the gate's state as the reviewer's store reports it.
+sr_state() {
+	sr_as "$SR_USER" "$SR_WARRANT" show "$1" -j 2>/dev/null | sr_json 'j["state"]'
+}
+
+# sr_canary_patterns: every form of the canary (and of the wrong
+# passwords typed) looked for, one per line, on stdout. Pipe it into
+# grep -F -f - so the value is never an argument.
+sr_canary_patterns() {
+	printf '%s\n' "$SR_PW"
+	printf '%s' "$SR_PW" | sha256sum | cut -d' ' -f1
+	printf '%s' "$SR_PW" | sha512sum | cut -d' ' -f1
+	printf '%s' "$SR_PW" | md5sum | cut -d' ' -f1
+	printf '%s' "$SR_PW" | base64 | tr -d '\n'
+	echo
+	printf '%s' "$SR_PW" | sha256sum | cut -d' ' -f1 | tr a-f A-F
+}
+
+# sr_canary_grep PATH...: print the files under PATH that contain the
+# canary in any form. Devices, fifos and sockets are skipped.
+sr_canary_grep() {
+	sr_canary_patterns | grep -rlsF -D skip -a -f - "$@" 2>/dev/null
+}
+
+# sr_sampler_start: in the background, look at the cmdline and environ of
+# every warrant process (CLI, runner, finalizer, and sudo running them)
+# every 0.2 s: note any that hold the canary, and the peak resident size of
+# warrant-runner. Results in $SR_DIR/sampler.*
+sr_sampler_start() {
+	: >"$SR_DIR/sampler.leaks"
+	echo 0 >"$SR_DIR/sampler.runner-rss"
+	echo 0 >"$SR_DIR/sampler.seen"
+	(
+		seen=0 peak=0
+		while [ ! -e "$SR_DIR/sampler.stop" ]; do
+			for p in $(pgrep -f 'warrant' 2>/dev/null); do
+				[ "$p" = "$$" ] && continue
+				comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+				case $comm in
+				warrant* | sudo) ;;
+				*) continue ;;
+				esac
+				seen=$((seen + 1))
+				if sr_canary_patterns | grep -qsF -a -f - \
+				    "/proc/$p/cmdline" "/proc/$p/environ"; then
+					echo "pid $p ($comm)" >>"$SR_DIR/sampler.leaks"
+				fi
+				if [ "$comm" = warrant-runner ]; then
+					rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' \
+					    "/proc/$p/status" 2>/dev/null)
+					if [ -n "$rss" ] && [ "$rss" -gt "$peak" ]; then
+						peak=$rss
+						echo "$peak" >"$SR_DIR/sampler.runner-rss"
+					fi
+				fi
+			done
+			echo "$seen" >"$SR_DIR/sampler.seen"
+			sleep 0.2
+		done
+	) &
+	SR_SAMPLER=$!
+}
+
+sr_sampler_stop() {
+	[ -n "${SR_SAMPLER:-}" ] || return 0
+	touch "$SR_DIR/sampler.stop"
+	wait "$SR_SAMPLER" 2>/dev/null
+	SR_SAMPLER=
+}

@@ -1,0 +1,349 @@
+#!/bin/sh
+# warrant box, end to end, as root on this machine: throwaway users
+# wtbox1..5 with uids 61001..61005, the real sudo and PAM, the real sudo
+# password prompt driven through a pty with expect. Cleans up after itself
+# (and before, so it can be re-run after an interrupted run).
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP warrant box tests need root"
+	exit 0
+fi
+for t in expect setpriv visudo sudo; do
+	if ! command -v "$t" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $t is not installed"
+		exit 0
+	fi
+done
+
+USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5"
+CHPASSWD=/usr/sbin/chpasswd
+CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
+
+cleanup() {
+	chmod "$CHPASSWD_MODE" "$CHPASSWD"
+	for u in $USERS; do
+		userdel -r "$u" >/dev/null 2>&1
+		groupdel "$u" >/dev/null 2>&1
+		rm -rf "/home/$u"
+		rm -f "/etc/sudoers.d/warrant-box-$u" "/etc/sudoers.d/.warrant-box-$u".*
+		rm -f "/var/lib/warrant/box/$u.pw" "/run/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
+	done
+	[ -n "${T:-}" ] && rm -rf "$T"
+	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
+}
+cleanup
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+setup_bin
+T=$(mktemp -d /tmp/warrant-box.XXXXXX)
+export WARRANT_BOX_DIR="$T/box"
+BOX=$WARRANT_BOX_DIR
+LOGS="$T/logs"
+mkdir "$LOGS"
+step=0
+
+# wb ARGS...: run warrant box, keeping its stdout and stderr in $LOGS (the
+# plaintext check greps them) and in $OUT / $ERR; the status in $RC.
+wb() {
+	step=$((step + 1))
+	OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+	"$W" box "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# wbin INPUT ARGS...: the same with INPUT (printf format, no newline) on stdin.
+wbin() {
+	_in=$1
+	shift
+	step=$((step + 1))
+	OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+	# shellcheck disable=SC2059
+	printf "$_in" | "$W" box "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+show() { diag "exit $RC"; diag "$(head -c 600 "$OUT")"; diag "$(head -c 600 "$ERR")"; }
+# expect_rc DESC WANT [GREP]: the last wb exited WANT (and stdout+stderr match GREP).
+expect_rc() {
+	if [ "$RC" -eq "$2" ] && { [ -z "${3:-}" ] || cat "$OUT" "$ERR" | grep -q -- "$3"; }; then
+		ok "$1"
+	else
+		not_ok "$1"
+		show
+	fi
+}
+
+as_box() {
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$(id -g "$_u")" --init-groups \
+	    env -i HOME="$(getent passwd "$_u" | cut -d: -f6)" PATH=/usr/bin:/bin LANG=C "$@"
+}
+sudo_n_ok() { as_box "$1" sudo -n true </dev/null >/dev/null 2>&1; }
+sudo_n_fails() { ! sudo_n_ok "$1"; }
+has_hash() { shadow_pw "$1" | grep -q '^\$'; }
+no_dropin() { [ ! -e "$(dropin "$1")" ]; }
+shadow_pw() { getent shadow "$1" | cut -d: -f2; }
+dropin() { echo "/etc/sudoers.d/warrant-box-$1"; }
+fstat() { stat -c '%a %U %G %s' "$1" 2>/dev/null; }
+
+# sudo_prompt USER PASSWORD: sudo -k, then `sudo id -u` through a pty,
+# answering every password prompt with PASSWORD (from the environment, so
+# it is in no file and no argv). Prints the session; sets PROMPTS.
+cat >"$T/sudo.exp" <<'EOF'
+set timeout 30
+log_user 1
+set prompts 0
+spawn setpriv --reuid=$env(BU) --regid=$env(BG) --init-groups env -i HOME=/ PATH=/usr/bin:/bin LANG=C sh -c {sudo -k; sudo -p "WTPROMPT: " id -u; echo "RC=$?"}
+expect {
+	"WTPROMPT: " { incr prompts; send -- "$env(BPW)\r"; exp_continue }
+	timeout { puts "TIMEOUT"; exit 1 }
+	eof
+}
+puts "PROMPTS=$prompts"
+EOF
+sudo_prompt() {
+	step=$((step + 1))
+	SESSION="$LOGS/$step.pty"
+	BU=$1 BG=$(id -g "$1") BPW=$2 expect -f "$T/sudo.exp" 2>&1 | tr -d '\r' >"$SESSION"
+	PROMPTS=$(sed -n 's/^PROMPTS=\([0-9]*\).*/\1/p' "$SESSION")
+}
+sudo_accepted() { grep -q '^RC=0' "$SESSION" && grep -qx '0' "$SESSION" && [ "${PROMPTS:-0}" -ge 1 ]; }
+sudo_refused() { grep -q '^RC=1' "$SESSION" && ! grep -qx '0' "$SESSION" && [ "${PROMPTS:-0}" -ge 1 ]; }
+
+# --- username: the sanitizer table -------------------------------------
+while IFS='|' read -r in want; do
+	wb username "$in"
+	if [ "$RC" -eq 0 ] && [ "$(cat "$OUT")" = "$want" ]; then
+		ok "username '$in' -> '$want'"
+	else
+		not_ok "username '$in' -> '$want'"
+		show
+	fi
+done <<'EOF'
+Gabriel|gabriel
+John Doe|john-doe
+a.b@c:d|a-b-c-d
+über|u-ber
+9lives|u9lives
+-dash|u-dash
+_svc|_svc
+|warrant
+abcdefghijklmnopqrstuvwxyz0123456789|abcdefghijklmnopqrstuvwxyz012345
+1bcdefghijklmnopqrstuvwxyz0123456789|u1bcdefghijklmnopqrstuvwxyz01234
+EOF
+wb username "$(printf 'line\nbreak')"
+expect_rc "username: a newline becomes '-'" 0 '^line-break$'
+wb username
+expect_rc "username without NAME is a usage error" 2 usage
+
+# --- init refusals: nothing changes ------------------------------------
+wb init --user root
+expect_rc "init refuses root (system account)" 2 'refused (system_account)'
+wb init --user daemon
+expect_rc "init refuses daemon (system account)" 2 'refused (system_account)'
+wb init --user Bad.Name
+expect_rc "init refuses an unsanitized name, suggesting the sanitized one" 2 "use 'bad-name'"
+wb init --user wtbox1 --uid 0
+expect_rc "init refuses uid 0" 2 'refused (bad_uid)'
+wb init --user wtbox1 --home /etc/wtbox1
+expect_rc "init refuses a home in a system tree" 2 'refused (bad_home)'
+step=$((step + 1))
+setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --user wtbox1 \
+    >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "init as non-root is refused" 2 'refused (not_root)'
+check "refusals created no user, no drop-in, no box directory" \
+    sh -c "! getent passwd wtbox1 >/dev/null && [ ! -e '$(dropin wtbox1)' ] && [ ! -e '$BOX' ]"
+
+# --- init, no password ---------------------------------------------------
+wb init --user wtbox1 --uid 61001 --gid 61001
+expect_rc "init creates wtbox1 (no password)" 0 'without a password'
+check "wtbox1 has uid/gid 61001 and home /home/wtbox1" \
+    test "$(getent passwd wtbox1 | cut -d: -f3,4,6)" = "61001:61001:/home/wtbox1"
+check "wtbox1 is in the admin group sudo" sh -c 'id -nG wtbox1 | grep -qw sudo'
+check "drop-in is 0440 root:root" test "$(fstat "$(dropin wtbox1)" | cut -d' ' -f1-3)" = "440 root root"
+check "drop-in grants NOPASSWD and passes visudo -cf" sh -c \
+    "grep -qx 'wtbox1 ALL=(ALL:ALL) NOPASSWD: ALL' '$(dropin wtbox1)' && visudo -cf '$(dropin wtbox1)' >/dev/null"
+check "no password: the account password is locked ('!')" test "$(shadow_pw wtbox1)" = '!'
+check "home is wtbox1's, with the migration marker" sh -c \
+    "[ \"\$(stat -c %u /home/wtbox1)\" = 61001 ] && [ -d /home/wtbox1/.warrant-box-chown-v1 ]"
+check "sudo -n true as wtbox1 succeeds before a password" sudo_n_ok wtbox1
+
+# --- re-run: idempotent, home untouched --------------------------------
+echo "mine" >/home/wtbox1/notes.txt
+chown 61001:61001 /home/wtbox1/notes.txt
+touch -d '2001-02-03 04:05:06' /home/wtbox1/notes.txt
+before_home=$(ls -la --time-style=+%s /home/wtbox1 | md5sum)
+before_dropin=$(stat -c '%Y %i' "$(dropin wtbox1)")
+wb init --user wtbox1 --uid 61001 --gid 61001
+expect_rc "re-run of init succeeds" 0
+check "re-run: one passwd line, one shadow line" test \
+    "$(grep -c '^wtbox1:' /etc/passwd)$(grep -c '^wtbox1:' /etc/shadow)" = 11
+check "re-run: wtbox1 once in the sudo group line" test \
+    "$(getent group sudo | cut -d: -f4 | tr ',' '\n' | grep -cx wtbox1)" = 1
+check "re-run: drop-in not rewritten, one rule line" sh -c \
+    "[ \"\$(stat -c '%Y %i' '$(dropin wtbox1)')\" = '$before_dropin' ] && [ \"\$(grep -c NOPASSWD '$(dropin wtbox1)')\" = 1 ]"
+check "re-run: home untouched" test "$(ls -la --time-style=+%s /home/wtbox1 | md5sum)" = "$before_home"
+
+# --- an existing home is kept (no skeleton), migrated once -------------
+mkdir -p /home/wtbox2/sub
+echo "custom rc" >/home/wtbox2/.bashrc
+echo "data" >/home/wtbox2/sub/file
+wb init --user wtbox2 --uid 61002 --gid 61002
+expect_rc "init wtbox2 over an existing root-owned home" 0
+check "existing home kept: .bashrc as it was, no skeleton .profile" sh -c \
+    "[ \"\$(cat /home/wtbox2/.bashrc)\" = 'custom rc' ] && [ ! -e /home/wtbox2/.profile ]"
+check "one-time migration chowned the whole home" test \
+    "$(find /home/wtbox2 ! -uid 61002 | wc -l)" = 0
+touch /home/wtbox2/root-later
+wb init --user wtbox2 --uid 61002 --gid 61002
+check "migration is one-time: a later root file stays root's" test \
+    "$RC $(stat -c %U /home/wtbox2/root-later)" = "0 root"
+
+mkdir -p /home/wtbox3
+chown 61500:61500 /home/wtbox3
+wb init --user wtbox3 --uid 61003 --gid 61003
+expect_rc "init refuses a home owned by someone else" 2 'home_owned_by_other'
+check "... and creates nothing" sh -c "! getent passwd wtbox3 >/dev/null && ! getent group 61003 >/dev/null"
+rm -rf /home/wtbox3
+
+# --- bad passwords: refused, nothing changed ---------------------------
+snap() {
+	printf '%s|%s|%s|%s\n' "$(ls -la "$BOX" 2>&1)" "$(shadow_pw wtbox1)" \
+	    "$(fstat "$(dropin wtbox1)")" "$(stat -c %Y /etc/shadow)"
+}
+before=$(snap)
+wbin 'abcdefg\n' passwd --user wtbox1
+expect_rc "a 7-character password is refused" 2 'refused (bad_password)'
+wbin "$(head -c 129 /dev/zero | tr '\0' x)" passwd --user wtbox1
+expect_rc "a 129-character password is refused" 2 'refused (bad_password)'
+wbin 'abcdefgh\nijklmnop\n' passwd --user wtbox1
+expect_rc "a password with an embedded newline is refused" 2 'refused (bad_password)'
+wbin 'abcdefgh\000ijkl' passwd --user wtbox1
+expect_rc "a password with a NUL is refused" 2 'refused (bad_password)'
+wbin 'abcdefghij\n' passwd --user root
+expect_rc "passwd refuses a system account" 2 'refused (system_account)'
+check "bad passwords changed nothing (store, shadow, drop-in)" test "$(snap)" = "$before"
+
+# --- a password: stored encrypted, applied live ------------------------
+CANARY="Wt$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')Q"
+wbin "$CANARY\n" passwd --user wtbox1
+expect_rc "passwd stores and applies a password" 0 'sudo asks for it'
+check "box directory 0700 root, key 0600 root (32 bytes)" test \
+    "$(fstat "$BOX" | cut -d' ' -f1-3)|$(fstat "$BOX/key")" = "700 root root|600 root root 32"
+check "stored file is 0600 root, nonce||ciphertext||tag sized" test \
+    "$(fstat "$BOX/wtbox1.pw")" = "600 root root $((12 + ${#CANARY} + 16))"
+check "the drop-in is gone" test ! -e "$(dropin wtbox1)"
+check "the account has a password hash" has_hash wtbox1
+check "sudo -n true as wtbox1 fails after a password" sudo_n_fails wtbox1
+sudo_prompt wtbox1 "$CANARY"
+check "the real sudo prompt accepts the box password (pty)" sudo_accepted
+sudo_prompt wtbox1 "not-$CANARY"
+check "the real sudo prompt refuses a wrong password" sudo_refused
+wb status --user wtbox1
+expect_rc "status says the password is set" 0 '^password: set$'
+wb status --user wtbox1 -j
+expect_rc "status -j: password_set true, no drop-in" 0 '"password_set":true,"nopasswd_dropin":false'
+
+wb init --user wtbox1
+expect_rc "init with a stored password succeeds" 0 'asks for the box password'
+check "init with a password: no drop-in" no_dropin wtbox1
+check "init with a password: sudo -n true still fails" sudo_n_fails wtbox1
+sudo_prompt wtbox1 "$CANARY"
+check "after init the stored password still opens sudo" sudo_accepted
+
+# --- --script: the same work, password-free ----------------------------
+wb init --user wtbox1 --uid 61001 --gid 61001 --script
+expect_rc "--script prints a script" 0 '^set -eu$'
+cp "$OUT" "$T/script1.sh"
+check "the script is valid sh and holds no password or chpasswd" sh -c \
+    "sh -n '$T/script1.sh' && ! grep -qF -- '$CANARY' '$T/script1.sh' && ! grep -q chpasswd '$T/script1.sh'"
+wb init --user wtbox4 --uid 61004 --gid 61004 --script
+cp "$OUT" "$T/script4.sh"
+step=$((step + 1))
+sh "$T/script4.sh" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "the script provisions wtbox4 when piped to a root sh" 0 'sudo without a password'
+check "script: uid/gid, admin group, 0440 drop-in, marker" sh -c \
+    "[ \"\$(getent passwd wtbox4 | cut -d: -f3,4)\" = 61004:61004 ] && id -nG wtbox4 | grep -qw sudo && [ \"\$(stat -c '%a %U' '$(dropin wtbox4)')\" = '440 root' ] && [ -d /home/wtbox4/.warrant-box-chown-v1 ]"
+check "script: sudo -n true as wtbox4 succeeds" sudo_n_ok wtbox4
+sum4=$(md5sum <"$(dropin wtbox4)")
+step=$((step + 1))
+sh "$T/script4.sh" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+check "script re-run: succeeds, one passwd line, same drop-in" test \
+    "$RC $(grep -c '^wtbox4:' /etc/passwd) $(md5sum <"$(dropin wtbox4)")" = "0 1 $sum4"
+printf 'wtbox4:%s\n' "$CANARY-4" | chpasswd
+step=$((step + 1))
+sh "$T/script4.sh" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "script re-run after a password was set in the box" 0 'sudo asks for the password'
+check "... the drop-in is gone" no_dropin wtbox4
+check "... sudo -n true as wtbox4 fails" sudo_n_fails wtbox4
+wb init --user root --script
+step=$((step + 1))
+sh "$OUT" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "the script refuses a system account" 2 'refused (system_account)'
+
+# --- live apply fails: stored, consistent, applies at next init --------
+chmod 0 "$CHPASSWD"
+wbin "$CANARY-2\n" passwd --user wtbox2
+chmod "$CHPASSWD_MODE" "$CHPASSWD"
+expect_rc "a failed live apply exits 1 naming the step" 1 "step 'chpasswd' failed"
+check "... and says it applies at the next init" grep -q 'applies at the next' "$ERR"
+check "... the password is stored, NOPASSWD kept (consistent)" sh -c \
+    "[ -f '$BOX/wtbox2.pw' ] && [ -e '$(dropin wtbox2)' ] && [ \"\$(getent shadow wtbox2 | cut -d: -f2)\" = '!' ]"
+check "... sudo -n true as wtbox2 still works" sudo_n_ok wtbox2
+wb init --user wtbox2
+expect_rc "the next init applies it" 0 'asks for the box password'
+check "... drop-in gone for wtbox2" no_dropin wtbox2
+check "... sudo -n true as wtbox2 fails" sudo_n_fails wtbox2
+sudo_prompt wtbox2 "$CANARY-2"
+check "... and wtbox2's password opens sudo" sudo_accepted
+
+# --- a password for a user not created yet ------------------------------
+# 128 characters, the upper bound, holding the canary.
+P5="$CANARY$(head -c $((128 - ${#CANARY})) /dev/zero | tr '\0' y)"
+wbin "$P5\n" passwd --user wtbox5
+expect_rc "passwd for a user not on this host stores it for the next init" 0 'next warrant box init'
+check "a 128-character password is accepted and stored sealed" test \
+    "${#P5} $(fstat "$BOX/wtbox5.pw")" = "128 600 root root $((12 + 128 + 16))"
+wb init --user wtbox5 --uid 61005 --gid 61005
+expect_rc "init creates wtbox5 with the stored password" 0 'asks for the box password'
+check "wtbox5: the stored password's hash is set" has_hash wtbox5
+check "wtbox5: no drop-in" no_dropin wtbox5
+
+# --- clear --------------------------------------------------------------
+wb passwd --user wtbox1 --clear
+expect_rc "passwd --clear succeeds" 0 'cleared'
+check "clear: stored file gone, drop-in back (0440 root)" sh -c \
+    "[ ! -e '$BOX/wtbox1.pw' ] && [ \"\$(stat -c '%a %U' '$(dropin wtbox1)')\" = '440 root' ]"
+check "clear: the account password is locked ('!'), not empty" test "$(shadow_pw wtbox1)" = '!'
+check "clear: sudo -n true as wtbox1 succeeds again" sudo_n_ok wtbox1
+wb status --user wtbox1
+expect_rc "status says not set" 0 '^password: not set$'
+rm -f "$(dropin wtbox1)"
+sudo_prompt wtbox1 ""
+check "no password and no drop-in: sudo fails (an empty answer is refused)" sudo_refused
+sudo_prompt wtbox1 "$CANARY"
+check "no password and no drop-in: the old password is refused too" sudo_refused
+wb init --user wtbox1
+expect_rc "init after the drop-in was removed succeeds" 0 'without a password'
+check "... and restores the drop-in" test -e "$(dropin wtbox1)"
+wb passwd --user wtbox2 --clear
+wb passwd --user wtbox5 --clear
+
+# --- no plaintext anywhere -----------------------------------------------
+hits=$(grep -rlaF -- "$CANARY" /etc /var/lib/warrant "$BOX" /var/log /var/tmp /tmp /home/wtbox1 \
+    /home/wtbox2 /home/wtbox4 /home/wtbox5 /run/sudo 2>/dev/null)
+if [ -z "$hits" ]; then
+	ok "no plaintext password on disk, in the store, the logs or any output"
+else
+	not_ok "no plaintext password on disk, in the store, the logs or any output"
+	diag "$hits"
+fi
+check "the test's own logs were searched and hold output" test "$(ls "$LOGS" | wc -l)" -gt 50
+
+done_testing

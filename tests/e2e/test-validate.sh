@@ -1,0 +1,553 @@
+#!/bin/sh
+# Every validation code of warrant-request(5), each with hostile examples,
+# asked by a non-root requester (whether an executable can be swapped
+# depends on who asks). Every refusal must exit 2 with its stable code and
+# JSON path and change nothing: the requester's state directory is not
+# even created until the first accepted request. Then valid requests:
+# the sealed manifest names the resolved executable, its SHA-256 and the
+# hash of the canonical bytes, all checked independently; and risk badges.
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root to create the requester and root-owned fixtures"
+	exit 0
+fi
+
+GRP=wt-e2e-grp		# a group the requester is in
+OGRP=wt-e2e-ogrp	# a group it is not in
+FX=
+cleanup() {
+	[ -n "$FX" ] && rm -rf "$FX"
+	cleanup_base
+	cleanup_bin
+	gpasswd -d "$REQ" "$GRP" >/dev/null 2>&1
+	groupdel "$GRP" 2>/dev/null
+	groupdel "$OGRP" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+setup_bin
+setup_requester || { echo "1..0 # SKIP cannot create the requester"; exit 0; }
+getent group "$GRP" >/dev/null || groupadd "$GRP"
+getent group "$OGRP" >/dev/null || groupadd "$OGRP"
+gpasswd -a "$REQ" "$GRP" >/dev/null
+setup_base
+use_state v
+
+# Root-owned fixtures in a root-owned 0755 directory on the same file
+# system as /usr/bin (for hard links).
+mkdir -p /opt
+FX=$(mktemp -d /opt/wt-e2e.XXXXXX)
+chmod 755 "$FX"
+B=$FX/bin
+mkdir "$B" && chmod 755 "$B"
+TRUE=$(readlink -f /usr/bin/true)
+BASH=$(readlink -f /usr/bin/bash)
+SUDO=$(readlink -f /usr/bin/sudo 2>/dev/null || true)
+cp "$BASH" "$B/notashell"
+ln -s "$BASH" "$B/linky"
+ln -s "$TRUE" "$B/doas"			# named doas, is true
+ln -s "$TRUE" "$B/mytrue"
+cp "$TRUE" "$B/truecopy"
+cp "$TRUE" "$B/noexec" && chmod 644 "$B/noexec"
+cp "$TRUE" "$B/wwtrue" && chmod 757 "$B/wwtrue"
+cp "$TRUE" "$B/gtrue" && chgrp "$GRP" "$B/gtrue" && chmod 775 "$B/gtrue"
+mkfifo "$B/fifo" && chmod 755 "$B/fifo"
+ln -s "$B/loop" "$B/loop"
+ln -s /nonexistent/wt-e2e "$B/dangling"
+samefs=no
+[ "$(stat -c %d "$BASH")" = "$(stat -c %d "$B")" ] && samefs=yes
+[ "$samefs" = yes ] && ln "$BASH" "$B/hlbash"
+if [ -n "$SUDO" ] && [ -f "$SUDO" ]; then
+	cp "$SUDO" "$B/helper" && chmod 755 "$B/helper"	# renamed, not setuid
+	[ "$samefs" = yes ] && ln "$SUDO" "$B/hlsudo"
+fi
+mkdir "$FX/grp" && chgrp "$GRP" "$FX/grp" && chmod 775 "$FX/grp"
+cp "$TRUE" "$FX/grp/true"
+mkdir "$FX/ogrp" && chgrp "$OGRP" "$FX/ogrp" && chmod 775 "$FX/ogrp"
+cp "$TRUE" "$FX/ogrp/true"
+mkdir "$FX/ww" && chmod 777 "$FX/ww"
+cp "$TRUE" "$FX/ww/true"
+mkdir "$FX/sticky" && chmod 1777 "$FX/sticky"
+cp "$TRUE" "$FX/sticky/rootfile"
+cp "$TRUE" "$FX/sticky/reqfile" && chown "$REQ" "$FX/sticky/reqfile"
+mkdir "$FX/rsticky" && chown "$REQ" "$FX/rsticky" && chmod 1777 "$FX/rsticky"
+cp "$TRUE" "$FX/rsticky/rootfile"
+# In the requester's own tree.
+RBIN=$WT_RB/bin
+mkdir -p "$RBIN/rootdir"
+chown "$REQ" "$RBIN"
+cp "$TRUE" "$RBIN/mine" && chown "$REQ" "$RBIN/mine"
+cp "$TRUE" "$RBIN/rootowned"
+cp "$TRUE" "$RBIN/rootdir/true"
+ln -s "$RBIN/mine" "$B/evil"		# root-owned link to a requester file
+
+pre() { printf '%s' "$1" >"$WT_T/in"; }
+C0='$.commands[0]'
+A0='$.commands[0].argv[0]'
+
+diag "invalid_json"
+refused invalid_json '$' "malformed JSON (truncated)" "$(printf '{"reason":"r","commands":[')"
+refused invalid_json '$' "malformed JSON (missing comma)" "$(printf '{"reason":"r" "commands":[]}')"
+refused invalid_json '$' "malformed JSON (single quotes)" "$(printf "{'reason':'r'}")"
+refused invalid_json '$' "empty input" "$(printf '')"
+refused invalid_json '$' "whitespace only" "$(printf '  \n\t ')"
+refused invalid_json '$' "trailing second object" "$(req1 '["true"]' | sed 's/$/ {}/')"
+refused invalid_json '$' "duplicate key at top level" "$(printf '{"reason":"a","reason":"b","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_json '$' "duplicate key inside a command" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","argv":["true"],"argv":["sudo"]}]}')"
+refused invalid_json '$' "duplicate key inside env" "$(reqtop '"env":{"A":"1","A":"2"}')"
+refused invalid_json '$' "non-UTF-8 bytes (0xff 0xfe)" "$(printf '{"reason":"\377\376","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_json '$' "overlong UTF-8 encoding" "$(printf '{"reason":"\300\257","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_json '$' "UTF-8-encoded surrogate" "$(printf '{"reason":"\355\240\200","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_json '$' "lone surrogate escape" "$(req1 '["true"]' | sed 's/"r"/"\\ud800"/')"
+refused invalid_json '$' "NUL escape inside an argv string" "$(req1 '["true","a\u0000b"]')"
+printf '{"reason":"r\000","commands":[{"id":"a","why":"w","argv":["true"]}]}' >"$WT_T/f"
+refused_file invalid_json '$' "raw NUL byte in the input" "$WT_T/f"
+refused invalid_json '$' "integer beyond 64 bits" "$(req1 '["true"]' '"timeout_seconds":99999999999999999999')"
+refused invalid_json '$' "5000 nested arrays" "$("$PY" -c 'print("[" * 5000 + "]" * 5000)')"
+refused invalid_json '$' "5000 nested arrays inside a field" "$("$PY" -c 'print("{\"reason\":\"r\",\"next\":{\"prompt\":" + "[" * 5000 + "]" * 5000 + "},\"commands\":[]}")')"
+refused invalid_json '$' "5000 nested objects" "$("$PY" -c 'print("{\"a\":" * 5000 + "1" + "}" * 5000)')"
+
+diag "size limit: 256 KiB, reading stops there"
+"$PY" -c '
+import json, sys
+base = {"reason": "r", "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true"]}]}
+s = json.dumps(base)
+n = int(sys.argv[1])
+sys.stdout.write(s + " " * (n - len(s)))' 262145 >"$WT_T/big"
+refused_file invalid_field '$' "request of 256 KiB + 1 byte" "$WT_T/big"
+start=$(date +%s)
+yes | head -c 10485760 | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
+rc=$?
+check "10 MiB of input from yes | head: exit 2 (code $rc)" [ "$rc" -eq 2 ]
+check "10 MiB of input: refused as invalid_field at \$" [ "$(refusal_of "$WT_T/out")" = 'invalid_field $' ]
+yes | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
+rc=$?
+check "endless input from yes: stops reading and exits 2 (code $rc)" [ "$rc" -eq 2 ]
+diag "both took $(($(date +%s) - start)) s"
+check "oversized input created no state directory" [ ! -e "$S" ]
+
+diag "invalid_field"
+refused invalid_field '$.reasn' "unknown top-level field" "$(reqtop '"reasn":"x"')"
+refused invalid_field "$C0.argvv" "unknown command field" "$(req1 '["true"]' '"argvv":["x"]')"
+refused invalid_field '$.next.shell' "unknown field in next" "$(reqtop '"next":{"prompt":"p","shell":"x"}')"
+refused invalid_field '$' "top level is an array" "$(printf '[]')"
+refused invalid_json '$' "top level is a string" "$(printf '"x"')"
+refused invalid_field '$.reason' "reason is a number" "$(printf '{"reason":5,"commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_field '$.commands' "commands is an object" "$(printf '{"reason":"r","commands":{"id":"a"}}')"
+refused invalid_field "$C0" "a command is a string" "$(printf '{"reason":"r","commands":["true"]}')"
+refused invalid_field "$C0.argv" "argv is a string" "$(req1 '"true"')"
+refused invalid_field "$C0.argv[1]" "argv element is a number" "$(req1 '["true",1]')"
+refused invalid_field "$C0.argv[1]" "argv element is null" "$(req1 '["true",null]')"
+refused invalid_field "$C0.argv[1]" "argv element is an array" "$(req1 '["true",["x"]]')"
+refused invalid_field '$.env' "env is an array" "$(reqtop '"env":[]')"
+refused invalid_field '$.env.A' "env value is a number" "$(reqtop '"env":{"A":1}')"
+refused invalid_field '$.stop_on_failure' "stop_on_failure is a string" "$(reqtop '"stop_on_failure":"yes"')"
+refused invalid_field '$.gate_timeout_seconds' "gate_timeout_seconds is a string" "$(reqtop '"gate_timeout_seconds":"10"')"
+refused invalid_field "$C0.as" "as is a number" "$(req1 '["true"]' '"as":1')"
+refused invalid_field '$.next' "next is a string" "$(reqtop '"next":"x"')"
+refused invalid_field '$.machine' "machine is a number" "$(reqtop '"machine":5')"
+refused invalid_field '$.gate_timeout_seconds' "gate_timeout_seconds 1.0 (float)" "$(reqtop '"gate_timeout_seconds":1.0')"
+refused invalid_field '$.gate_timeout_seconds' "gate_timeout_seconds 1e2 (float)" "$(reqtop '"gate_timeout_seconds":1e2')"
+refused invalid_field '$.timeout_seconds' "timeout_seconds 2.5 at top level" "$(reqtop '"timeout_seconds":2.5')"
+refused invalid_field "$C0.timeout_seconds" "timeout_seconds 2.5 on a command" "$(req1 '["true"]' '"timeout_seconds":2.5')"
+refused invalid_field "$C0.timeout_seconds" "timeout_seconds 0" "$(req1 '["true"]' '"timeout_seconds":0')"
+refused invalid_field "$C0.timeout_seconds" "timeout_seconds negative" "$(req1 '["true"]' '"timeout_seconds":-5')"
+refused invalid_field '$.gate_timeout_seconds' "gate_timeout_seconds over 86400" "$(reqtop '"gate_timeout_seconds":86401')"
+refused invalid_field "$C0.id" "id starting with '-'" "$(printf '{"reason":"r","commands":[{"id":"-a","why":"w","argv":["true"]}]}')"
+ID65=$("$PY" -c 'print("a" * 65)')
+refused invalid_field "$C0.id" "id of 65 characters" "$(printf '{"reason":"r","commands":[{"id":"%s","why":"w","argv":["true"]}]}' "$ID65")"
+refused invalid_field "$C0.id" "id with a space" "$(printf '{"reason":"r","commands":[{"id":"a b","why":"w","argv":["true"]}]}')"
+refused invalid_field "$C0.id" "id with a slash" "$(printf '{"reason":"r","commands":[{"id":"a/b","why":"w","argv":["true"]}]}')"
+refused invalid_field "$C0.id" "id with a newline" "$(printf '{"reason":"r","commands":[{"id":"a\\n","why":"w","argv":["true"]}]}')"
+refused invalid_field "$C0.id" "empty id" "$(printf '{"reason":"r","commands":[{"id":"","why":"w","argv":["true"]}]}')"
+refused invalid_field "$C0.id" "missing id" "$(printf '{"reason":"r","commands":[{"why":"w","argv":["true"]}]}')"
+refused invalid_field '$.commands[2].id' "duplicate id" "$(printf '{"reason":"r","commands":[{"id":"x","why":"w","argv":["true"]},{"id":"y","why":"w","argv":["true"]},{"id":"x","why":"w","argv":["true"]}]}')"
+refused invalid_field '$.reason' "empty reason" "$(printf '{"reason":"","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_field "$C0.why" "empty why" "$(printf '{"reason":"r","commands":[{"id":"a","why":"","argv":["true"]}]}')"
+refused invalid_field "$C0.why" "missing why" "$(printf '{"reason":"r","commands":[{"id":"a","argv":["true"]}]}')"
+refused invalid_field "$C0.argv[0]" "empty argv[0]" "$(req1 '[""]')"
+refused invalid_field "$C0.argv[1]" "empty argv element" "$(req1 '["true",""]')"
+refused invalid_field "$C0.argv" "empty argv" "$(req1 '[]')"
+refused invalid_field "$C0.argv" "missing argv" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w"}]}')"
+refused invalid_field '$.cwd' "empty cwd" "$(reqtop '"cwd":""')"
+refused invalid_field '$.run_as' "empty run_as" "$(reqtop '"run_as":""')"
+refused invalid_field '$.run_as' "run_as starting with '-'" "$(reqtop '"run_as":"-root"')"
+refused invalid_field '$.run_as' "run_as with a space" "$(reqtop '"run_as":"root root"')"
+refused invalid_field '$.run_as' "run_as with a colon" "$(reqtop '"run_as":"root:root"')"
+refused invalid_field '$.run_as' "run_as as a sudo #uid" "$(reqtop '"run_as":"#0"')"
+refused invalid_field '$.machine' "machine with a space" "$(reqtop '"machine":"a b"')"
+refused invalid_field '$.machine' "machine with a tab" "$(reqtop '"machine":"a\tb"')"
+refused invalid_field '$.machine' "machine with a newline" "$(reqtop '"machine":"host\n"')"
+refused invalid_field '$.machine' "machine with ESC" "$(reqtop '"machine":"a\u001b[2Jb"')"
+refused invalid_field '$.machine' "machine with BEL" "$(reqtop '"machine":"a\u0007"')"
+refused invalid_field '$.machine' "machine with DEL" "$(reqtop '"machine":"a\u007f"')"
+refused invalid_field '$.reason' "reason missing" "$(printf '{"commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_field '$.why' "reason and its alias why both given" "$(printf '{"reason":"r","why":"w","commands":[{"id":"a","why":"w","argv":["true"]}]}')"
+refused invalid_field '$.commands' "commands empty" "$(printf '{"reason":"r","commands":[]}')"
+refused invalid_field '$.commands' "commands missing" "$(printf '{"reason":"r"}')"
+refused invalid_field "$C0.as" "as: admin" "$(req1 '["true"]' '"as":"admin"')"
+refused invalid_field "$C0.as" "as: ROOT (case matters)" "$(req1 '["true"]' '"as":"ROOT"')"
+refused invalid_field "$C0.as" "as: empty" "$(req1 '["true"]' '"as":""')"
+refused invalid_field "$C0.command" "command string on a ROOT command" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","command":"true"}]}')"
+refused invalid_field "$C0.command" "command string on an explicit ROOT command" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"root","command":"id","argv":["true"]}]}')"
+refused invalid_field "$C0.command" "argv and command both on a YOU command" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","command":"true","argv":["true"]}]}')"
+refused invalid_field "$C0.command" "empty command string" "$(reqc '""')"
+refused invalid_field '$.output_to_agent' "output_to_agent: all" "$(reqtop '"output_to_agent":"all"')"
+refused invalid_field '$.cwd' "relative cwd" "$(reqtop '"cwd":"tmp"')"
+refused invalid_field '$.cwd' "missing cwd" "$(reqtop '"cwd":"/nonexistent/wt-e2e"')"
+refused invalid_field '$.cwd' "cwd that is a file" "$(reqtop '"cwd":"/etc/passwd"')"
+refused invalid_field "$C0.cwd" "YOU cwd missing" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["true"],"cwd":"/nonexistent/wt-e2e"}]}')"
+refused invalid_field '$.env.1A' "env key starting with a digit" "$(reqtop '"env":{"1A":"x"}')"
+refused invalid_field '$.env.A-B' "env key with '-'" "$(reqtop '"env":{"A-B":"x"}')"
+refused invalid_field '$.env.A=B' "env key with '='" "$(reqtop '"env":{"A=B":"x"}')"
+refused invalid_field '$.env.' "empty env key" "$(reqtop '"env":{"":"x"}')"
+
+diag "limits"
+"$PY" -c '
+import json
+cmds = [{"id": "c%d" % i, "why": "w", "argv": ["/usr/bin/true"]} for i in range(129)]
+print(json.dumps({"reason": "r", "commands": cmds}))' >"$WT_T/f"
+refused_file invalid_field '$.commands' "129 commands" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true"] + ["x"] * 64}]}))' >"$WT_T/f"
+refused_file invalid_field "$C0.argv" "65 argv entries" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true", "x" * 4097]}]}))' >"$WT_T/f"
+refused_file invalid_field "$C0.argv[1]" "argv element of 4097 bytes" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true", "\u00e9" * 2049]}]}, ensure_ascii=False))' >"$WT_T/f"
+refused_file invalid_field "$C0.argv[1]" "argv element of 2049 two-byte characters (4098 bytes)" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "env": {"V": "x" * 4097}, "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true"]}]}))' >"$WT_T/f"
+refused_file invalid_field '$.env.V' "env value of 4097 bytes" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "commands": [{"id": "a", "why": "y" * 2049, "argv": ["/usr/bin/true"]}]}))' >"$WT_T/f"
+refused_file invalid_field "$C0.why" "why of 2049 bytes" "$WT_T/f"
+
+diag "unsupported_schema"
+refused unsupported_schema '$.schema_version' "schema_version 2" "$(reqtop '"schema_version":2')"
+refused unsupported_schema '$.schema_version' "schema_version \"1\"" "$(reqtop '"schema_version":"1"')"
+refused unsupported_schema '$.schema_version' "schema_version 0" "$(reqtop '"schema_version":0')"
+refused unsupported_schema '$.schema_version' "schema_version null" "$(reqtop '"schema_version":null')"
+
+diag "cwd_on_root_command"
+refused cwd_on_root_command "$C0.cwd" "cwd on an implicit ROOT command" "$(req1 '["true"]' '"cwd":"/"')"
+refused cwd_on_root_command "$C0.cwd" "cwd on an explicit ROOT command" "$(req1 '["true"]' '"as":"root","cwd":"/tmp"')"
+
+diag "nested_privilege_tool"
+refused nested_privilege_tool "$A0" "sudo" "$(req1 '["sudo","id"]')"
+refused nested_privilege_tool "$A0" "/usr/bin/sudo" "$(req1 '["/usr/bin/sudo","-n","true"]')"
+refused nested_privilege_tool "$A0" "sudoedit" "$(req1 '["sudoedit","/etc/hosts"]')"
+refused nested_privilege_tool "$A0" "su" "$(req1 '["su","-"]')"
+if command -v pkexec >/dev/null 2>&1; then
+	refused nested_privilege_tool "$A0" "pkexec" "$(req1 '["pkexec","id"]')"
+else
+	skip "pkexec" "pkexec is not installed"
+fi
+refused nested_privilege_tool "$A0" "a root-owned symlink named doas (to true)" "$(req1 "[\"$B/doas\",\"id\"]")"
+if [ -f "$B/helper" ]; then
+	refused nested_privilege_tool "$A0" "a root-owned renamed copy of sudo (same SHA-256)" "$(req1 "[\"$B/helper\",\"id\"]")"
+else
+	skip "a renamed copy of sudo" "sudo is not installed"
+fi
+if [ -f "$B/hlsudo" ]; then
+	refused nested_privilege_tool "$A0" "a hard link to sudo" "$(req1 "[\"$B/hlsudo\",\"id\"]")"
+else
+	skip "a hard link to sudo" "no sudo or not on the same file system"
+fi
+refused nested_privilege_tool "$C0" "env sudo id" "$(req1 '["env","sudo","id"]')"
+refused nested_privilege_tool "$C0" "env -i /usr/bin/sudo id" "$(req1 '["/usr/bin/env","-i","/usr/bin/sudo","id"]')"
+refused nested_privilege_tool "$C0" "xargs su" "$(req1 '["xargs","su"]')"
+refused nested_privilege_tool "$C0" "timeout 5 sudo id" "$(req1 '["timeout","5","sudo","id"]')"
+[ -f "$B/helper" ] &&
+	refused nested_privilege_tool "$C0" "nice + renamed sudo copy" "$(req1 "[\"nice\",\"$B/helper\",\"id\"]")"
+refused nested_privilege_tool "$C0" "find -exec sudo" "$(req1 '["find","/","-exec","sudo","id",";"]')"
+refused nested_privilege_tool "$A0" "YOU command with argv sudo" "$(requ '["sudo","id"]')"
+refused nested_privilege_tool "$C0" "YOU command env sudo" "$(requ '["env","sudo","id"]')"
+refused nested_privilege_tool "$C0.command" "YOU command string 'ls; sudo id'" "$(reqc '"ls; sudo id"')"
+refused nested_privilege_tool "$C0.command" "YOU command string piping into su" "$(reqc '"echo x|su -c id"')"
+refused nested_privilege_tool "$C0.command" "YOU command string with \$(pkexec ...)" "$(reqc '"$(pkexec id)"')"
+refused nested_privilege_tool "$C0.command" "YOU command string with /usr/bin/sudo" "$(reqc '"/usr/bin/sudo -v"')"
+
+diag "interactive_program"
+refused interactive_program "$A0" "bash" "$(req1 '["bash"]')"
+refused interactive_program "$A0" "sh" "$(req1 '["sh","script.sh"]')"
+refused interactive_program "$A0" "/bin/dash" "$(req1 '["/bin/dash"]')"
+refused interactive_program "$A0" "a root-owned renamed copy of bash" "$(req1 "[\"$B/notashell\",\"-i\"]")"
+if [ -f "$B/hlbash" ]; then
+	refused interactive_program "$A0" "a hard link to bash" "$(req1 "[\"$B/hlbash\"]")"
+else
+	skip "a hard link to bash" "not on the same file system"
+fi
+refused interactive_program "$A0" "a symlink to bash" "$(req1 "[\"$B/linky\"]")"
+refused interactive_program "$C0" "/usr/bin/env bash" "$(req1 '["/usr/bin/env","bash"]')"
+refused interactive_program "$C0" "xargs sh" "$(req1 '["xargs","sh"]')"
+refused interactive_program "$C0" "nice -n 5 dash" "$(req1 '["nice","-n","5","dash"]')"
+refused interactive_program "$C0" "timeout 5 sh" "$(req1 '["timeout","5","sh"]')"
+refused interactive_program "$C0" "find / -exec sh {} ;" "$(req1 '["find","/","-exec","sh","{}",";"]')"
+refused interactive_program "$C0" "find -execdir /usr/bin/bash" "$(req1 '["find",".","-execdir","/usr/bin/bash","{}","+"]')"
+refused interactive_program "$C0" "env -S 'bash -x'" "$(req1 '["env","-S","bash -x"]')"
+refused interactive_program "$C0" "env + renamed bash copy" "$(req1 "[\"env\",\"$B/notashell\"]")"
+refused interactive_program "$C0" "setsid bash" "$(req1 '["setsid","bash"]')"
+refused interactive_program "$C0" "stdbuf -o0 vim" "$(req1 '["stdbuf","-o0","vim"]')"
+refused interactive_program "$C0" "nohup /usr/bin/sh" "$(req1 '["nohup","/usr/bin/sh"]')"
+refused interactive_program "$C0" "env FOO=1 bash" "$(req1 '["env","FOO=1","bash"]')"
+if [ -e /usr/bin/rbash ]; then
+	refused interactive_program "$A0" "/usr/bin/rbash (listed in /etc/shells)" "$(req1 '["/usr/bin/rbash"]')"
+else
+	skip "/usr/bin/rbash" "not installed"
+fi
+if command -v vim >/dev/null 2>&1; then
+	refused interactive_program "$A0" "vim" "$(req1 '["vim","/etc/hosts"]')"
+	VIMREAL=$(readlink -f "$(command -v vim)")
+	refused interactive_program "$A0" "vim by its real path ($VIMREAL)" "$(req1 "[\"$VIMREAL\",\"/etc/hosts\"]")"
+else
+	skip "vim" "not installed"
+	skip "vim by its real path" "not installed"
+fi
+if command -v less >/dev/null 2>&1; then
+	refused interactive_program "$A0" "less" "$(req1 '["less","/etc/hosts"]')"
+else
+	skip "less" "not installed"
+fi
+if command -v ssh >/dev/null 2>&1; then
+	refused interactive_program "$A0" "ssh" "$(req1 '["ssh","localhost"]')"
+else
+	skip "ssh" "not installed"
+fi
+
+diag "shell_request"
+refused shell_request "$C0.argv[3]" "-c as a find argument" "$(req1 '["/usr/bin/find",".","-name","-c"]')"
+refused shell_request "$C0.argv[1]" "python3 -c" "$(req1 '["python3","-c","print(1)"]')"
+refused shell_request "$C0.argv[0]" "-c as argv[0]" "$(req1 '["-c"]')"
+refused shell_request '$.commands[1].argv[2]' "-c as the last argument of a second command" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","argv":["true"]},{"id":"b","why":"w","argv":["/usr/bin/printf","%%s","-c"]}]}')"
+refused shell_request "$A0" "watch without -x" "$(req1 '["watch","date"]')"
+refused shell_request "$A0" "watch -n 1 'ls /'" "$(req1 '["watch","-n","1","ls /"]')"
+refused shell_request "$C0.argv[2]" "flock FILE -c id" "$(req1 '["flock","/tmp/wt.lock","-c","id"]')"
+refused shell_request "$A0" "flock -xc (bundled -c)" "$(req1 '["flock","-xc","id","/tmp/wt.lock"]')"
+refused shell_request "$A0" "flock --command" "$(req1 '["flock","/tmp/wt.lock","--command","id"]')"
+refused shell_request "$A0" "flock --command=id" "$(req1 '["flock","--command=id","/tmp/wt.lock"]')"
+
+diag "bad_executable"
+refused bad_executable "$A0" "relative path ./x" "$(req1 '["./x"]')"
+refused bad_executable "$A0" "relative path bin/ls" "$(req1 '["bin/ls"]')"
+refused bad_executable "$A0" "relative path ../../usr/bin/true" "$(req1 '["../../usr/bin/true"]')"
+refused bad_executable "$A0" "missing absolute path" "$(req1 '["/nonexistent/wt-e2e-tool"]')"
+refused bad_executable "$A0" "a directory (/usr/bin)" "$(req1 '["/usr/bin"]')"
+refused bad_executable "$A0" "a directory with a trailing slash" "$(req1 '["/usr/bin/"]')"
+refused bad_executable "$A0" "/" "$(req1 '["/"]')"
+refused bad_executable "$A0" "bare name not on the trusted path" "$(req1 '["wt-e2e-no-such-tool"]')"
+refused bad_executable "$A0" "bare name found only outside the trusted path" "$(req1 '["warrant"]')"
+refused bad_executable "$A0" "root-owned 0644 regular file" "$(req1 "[\"$B/noexec\"]")"
+refused bad_executable "$A0" "a FIFO" "$(req1 "[\"$B/fifo\"]")"
+refused bad_executable "$A0" "a character device" "$(req1 '["/dev/null"]')"
+refused bad_executable "$A0" "a symlink loop" "$(req1 "[\"$B/loop\"]")"
+refused bad_executable "$A0" "a dangling symlink" "$(req1 "[\"$B/dangling\"]")"
+
+diag "writable_executable"
+refused writable_executable "$A0" "a copy of true owned by the requester" "$(req1 "[\"$RBIN/mine\"]")"
+refused writable_executable "$A0" "root-owned 0755 file in a requester-owned directory" "$(req1 "[\"$RBIN/rootowned\"]")"
+refused writable_executable "$A0" "root-owned file in a root-owned dir under a requester-owned one" "$(req1 "[\"$RBIN/rootdir/true\"]")"
+refused writable_executable "$A0" "root-owned file in a group-writable dir of the requester's group" "$(req1 "[\"$FX/grp/true\"]")"
+refused writable_executable "$A0" "root-owned file writable by the requester's group" "$(req1 "[\"$B/gtrue\"]")"
+refused writable_executable "$A0" "root-owned world-writable file" "$(req1 "[\"$B/wwtrue\"]")"
+refused writable_executable "$A0" "root-owned file in a world-writable (not sticky) dir" "$(req1 "[\"$FX/ww/true\"]")"
+refused writable_executable "$A0" "requester-owned file in a sticky world-writable dir" "$(req1 "[\"$FX/sticky/reqfile\"]")"
+refused writable_executable "$A0" "root-owned file in a sticky dir owned by the requester" "$(req1 "[\"$FX/rsticky/rootfile\"]")"
+refused writable_executable "$A0" "root-owned symlink resolving to a requester-owned file" "$(req1 "[\"$B/evil\"]")"
+if command -v setfacl >/dev/null 2>&1; then
+	cp "$TRUE" "$B/acltrue"
+	setfacl -m "u:$REQ:rwx" "$B/acltrue"
+	refused writable_executable "$A0" "root-owned 0755 file with an ACL granting the requester write" "$(req1 "[\"$B/acltrue\"]")"
+else
+	skip "ACL granting the requester write" "setfacl is not installed"
+fi
+
+diag "credential_field_rejected"
+refused credential_field_rejected "$C0.argv[1]" "argv PASSWORD=x" "$(req1 '["true","PASSWORD=x"]')"
+refused credential_field_rejected "$C0.argv[1]" "argv --Token=abc" "$(req1 '["true","--Token=abc"]')"
+refused credential_field_rejected "$C0.argv[1]" "argv db_Secret=1" "$(req1 '["true","db_Secret=1"]')"
+refused credential_field_rejected "$C0.argv[2]" "argv --PassPhrase=y" "$(req1 '["true","x","--PassPhrase=y"]')"
+refused credential_field_rejected "$C0.argv[1]" "argv with passwd= inside" "$(req1 '["true","url?passwd=hunter2"]')"
+refused credential_field_rejected "$C0.argv[1]" "YOU argv token=abc" "$(requ '["true","token=abc"]')"
+refused credential_field_rejected '$.env.FOO' "env value passwd=x" "$(reqtop '"env":{"FOO":"passwd=x"}')"
+refused credential_field_rejected '$.env.MY_TOKEN' "env key MY_TOKEN" "$(reqtop '"env":{"MY_TOKEN":"1"}')"
+refused credential_field_rejected '$.env.api_Passphrase' "env key api_Passphrase" "$(reqtop '"env":{"api_Passphrase":"1"}')"
+refused credential_field_rejected '$.env.db_password' "env key db_password" "$(reqtop '"env":{"db_password":"x"}')"
+refused credential_field_rejected '$.env.SeCrEt' "env key SeCrEt" "$(reqtop '"env":{"SeCrEt":"x"}')"
+refused credential_field_rejected "$C0.command" "YOU command string with token=abc" "$(reqc '"curl -H token=abc https://example.org"')"
+refused credential_field_rejected "$C0.command" "YOU command string with --PASSWORD=x" "$(reqc '"mysql --PASSWORD=x"')"
+
+diag "forbidden_env"
+for k in LD_PRELOAD ld_preload LD_LIBRARY_PATH DYLD_x DYLD_INSERT_LIBRARIES PYTHONPATH \
+    PYTHONINSPECT PATH path SUDO_ASKPASS SSH_ASKPASS BASH_ENV ENV SHELLOPTS BASHOPTS \
+    'BASH_FUNC_foo%%' BASH_FUNC_ls IFS SUDO_USER SUDO_UID; do
+	refused forbidden_env "\$.env.$k" "env key $k" "$(reqtop "\"env\":{\"$k\":\"x\"}")"
+done
+
+diag "unknown_machine"
+refused unknown_machine '$.machine' "machine otherhost" "$(reqtop '"machine":"otherhost"')"
+refused unknown_machine '$.machine' "machine root@otherhost" "$(reqtop '"machine":"root@otherhost"')"
+
+check "no refusal so far created the state directory" [ ! -e "$S" ]
+check "nor its parent" [ ! -e "$WT_RB/v" ]
+
+diag "accepted requests (YOU commands may use shells)"
+accepted "YOU argv bash -c 'echo hi' is accepted" "$(requ '["bash","-c","echo hi"]')"
+check "the first accepted request created the state directory" [ -d "$S" ]
+accepted "YOU command string 'echo hi' is accepted" "$(reqc '"echo hi"')"
+accepted "YOU command string with a loop and a pipe" "$(reqc '"for f in *; do echo \"$f\"; done | wc -l"')"
+accepted "YOU command may run a requester-owned executable" "$(requ "[\"$RBIN/mine\"]")"
+accepted "YOU command env bash" "$(requ '["env","bash"]')"
+accepted "root-owned file in a sticky world-writable root-owned dir" "$(req1 "[\"$FX/sticky/rootfile\"]")"
+accepted "root-owned file in a group-writable dir of a group the requester is not in" "$(req1 "[\"$FX/ogrp/true\"]")"
+accepted "root-owned copy of true in a root-owned dir" "$(req1 "[\"$B/truecopy\"]")"
+accepted "watch -x date" "$(req1 '["watch","-x","date"]')"
+accepted "--token-file (no credential shape)" "$(req1 '["true","--token-file","/x"]')"
+accepted "harmless env" "$(reqtop '"env":{"FOO":"bar","LANGUAGE":"C"}')"
+accepted "machine \"\"" "$(reqtop '"machine":""')"
+accepted "machine \"local\"" "$(reqtop '"machine":"local"')"
+accepted "gate_timeout_seconds 86400" "$(reqtop '"gate_timeout_seconds":86400')"
+accepted "id of 64 characters" "$(printf '{"reason":"r","commands":[{"id":"%s","why":"w","argv":["true"]}]}' "$("$PY" -c 'print("A" + "b.-_9" * 12 + "zzz")')")"
+"$PY" -c '
+import json
+cmds = [{"id": "c%d" % i, "why": "w", "argv": ["/usr/bin/true"]} for i in range(128)]
+print(json.dumps({"reason": "r", "commands": cmds}))' >"$WT_T/f"
+accepted_file "128 commands" "$WT_T/f"
+"$PY" -c '
+import json
+print(json.dumps({"reason": "r", "env": {"V": "x" * 4096}, "commands": [{"id": "a", "why": "y" * 2048,
+    "argv": ["/usr/bin/true", "x" * 4096] + ["y"] * 62}]}))' >"$WT_T/f"
+accepted_file "64 argv entries, a 4096-byte element, a 4096-byte env value, a 2048-byte why" "$WT_T/f"
+"$PY" -c '
+import json, sys
+base = {"reason": "r", "commands": [{"id": "a", "why": "w", "argv": ["/usr/bin/true"]}]}
+s = json.dumps(base)
+sys.stdout.write(s + " " * (262144 - len(s)))' >"$WT_T/f"
+accepted_file "a request of exactly 256 KiB" "$WT_T/f"
+
+diag "a refusal after gates exist changes nothing"
+refused nested_privilege_tool "$A0" "sudo, with a populated store" "$(req1 '["sudo","id"]')"
+refused interactive_program '$.commands[1].argv[0]' "one bad command of two refuses the whole request" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","argv":["true"]},{"id":"b","why":"w","argv":["bash"]}]}')"
+before=$(store_snap)
+yes | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
+rc=$?
+after=$(store_snap)
+check "endless input with a populated store: exit 2 (code $rc)" [ "$rc" -eq 2 ]
+check "endless input with a populated store: store unchanged ($before)" [ "$before" = "$after" ]
+
+diag "manifest of a valid request"
+accepted "bare true" "$(req1 '["true","x"]')"
+G=$GATE
+cp "$WT_T/desc" "$WT_T/desc1"
+as_req "$W" show -j "$G" >"$WT_T/show" 2>"$WT_T/err"
+check "show -j exits 0" [ $? -eq 0 ]
+check "manifest path is the resolved $TRUE" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["path"]')" = "$TRUE" ]
+check "manifest argv keeps the given argv[0]" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"]')" = '["true","x"]' ]
+sum=$(sha256sum "$TRUE" | cut -d' ' -f1)
+check "manifest executable_sha256 equals sha256sum of $TRUE" \
+    [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["executable_sha256"]')" = "$sum" ]
+check "the command row keeps given_path true" [ "$(jval "$WT_T/show" 'j["commands"][0]["given_path"]')" = true ]
+as_req sqlite3 "$S/warrant.db" "SELECT hex(manifest) FROM gates WHERE id = '$G'" |
+    "$PY" -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))' >"$WT_T/canon"
+msum=$(sha256sum <"$WT_T/canon" | cut -d' ' -f1)
+check "manifest_sha256 (descriptor) equals sha256sum of the stored canonical bytes" \
+    [ "$(jval "$WT_T/desc1" 'j["manifest_sha256"]')" = "$msum" ]
+check "manifest_sha256 (show -j) equals it too" [ "$(jval "$WT_T/show" 'j["manifest_sha256"]')" = "$msum" ]
+check "stored bytes are canonical (sorted keys, compact, UTF-8) and equal show's manifest" "$PY" -c '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+m = json.loads(raw)
+canon = json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+show = json.load(open(sys.argv[2]))["manifest"]
+sys.exit(0 if raw == canon and m == show else 1)' "$WT_T/canon" "$WT_T/show"
+check "manifest has every field, defaults filled in" "$PY" -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["manifest"]
+c = m["commands"][0]
+ok = (m["schema_version"] == 1 and m["request_id"] == sys.argv[2] and m["run_as"] == "root"
+      and m["cwd"] == "/" and m["env"] == {} and m["stop_on_failure"] is True
+      and m["output_to_agent"] == "tail" and m["host"] == sys.argv[3]
+      and c["id"] == "a" and c["as"] == "root" and c["why"] == "w" and c["cwd"] == "/"
+      and "timeout_seconds" in c and c["timeout_seconds"] is None)
+sys.exit(0 if ok else 1)' "$WT_T/show" "$G" "$(hostname)"
+
+accepted "symlink to true" "$(req1 "[\"$B/mytrue\"]")"
+as_req "$W" show -j "$GATE" >"$WT_T/show"
+check "symlinked argv[0] is kept as given in the manifest argv" \
+    [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"][0]')" = "$B/mytrue" ]
+check "symlinked argv[0]: manifest path is the resolved file" \
+    [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["path"]')" = "$TRUE" ]
+check "symlinked argv[0]: given_path and path both kept" \
+    [ "$(jval "$WT_T/show" 'j["commands"][0]["given_path"] + " " + j["commands"][0]["path"]')" = "$B/mytrue $TRUE" ]
+
+accepted "YOU command string" "$(reqc '"echo hi"')"
+as_req "$W" show -j "$GATE" >"$WT_T/show"
+check "a YOU command string runs as bash --noprofile --norc -c STRING" \
+    [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"]')" = '["bash","--noprofile","--norc","-c","echo hi"]' ]
+check "the YOU command's cwd defaults to the requester's home" \
+    [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["cwd"]')" = "$(readlink -f "$REQ_HOME")" ]
+
+accepted "timeout_seconds 60" "$(reqtop '"timeout_seconds":60')"
+as_req "$W" show -j "$GATE" >"$WT_T/show"
+check "timeout_seconds is the command default and the review window" "$PY" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["manifest"]["commands"][0]["timeout_seconds"] == 60
+         and s["expires_at"] - s["created_at"] == 60 else 1)' "$WT_T/show"
+
+diag "risk badges"
+# badge DESC BADGE: the last descriptor's risk_badges and its first
+# command's badges hold BADGE; nobadge DESC: risk_badges is empty.
+badge() {
+	check "$1" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["risk_badges"]
+sys.exit(0 if sys.argv[2] in b and sys.argv[2] in d["commands"][0]["badges"] else 1)' "$WT_T/desc" "$2"
+}
+nobadge() {
+	check "$1" "$PY" -c '
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["risk_badges"] == [] else 1)' "$WT_T/desc"
+}
+accepted "plain true" "$(req1 '["true"]')"
+nobadge "plain true has no badges"
+accepted "apt-get install" "$(req1 '["apt-get","install","-y","hello"]')"
+badge "apt-get install: package-manager" package-manager
+badge "apt-get install: network" network
+if command -v systemctl >/dev/null 2>&1; then
+	accepted "systemctl restart nginx" "$(req1 '["systemctl","restart","nginx"]')"
+	badge "systemctl restart nginx: service-restart" service-restart
+else
+	skip "systemctl restart nginx" "systemctl is not installed"
+	skip "service-restart badge" "systemctl is not installed"
+fi
+accepted "cp x /etc/y" "$(req1 '["cp","x","/etc/y"]')"
+badge "cp x /etc/y: system-path-write" system-path-write
+accepted "env true" "$(req1 '["env","true"]')"
+badge "env true: indirect-exec" indirect-exec
+accepted "timeout_seconds 7200" "$(req1 '["true"]' '"timeout_seconds":7200')"
+badge "timeout_seconds 7200: long-timeout" long-timeout
+accepted "cwd owned by the requester" "$(reqtop "\"cwd\":\"$WT_RB\"")"
+badge "cwd writable by the requester: writable-cwd" writable-cwd
+accepted "cwd /tmp" "$(reqtop '"cwd":"/tmp"')"
+badge "cwd /tmp: writable-cwd" writable-cwd
+accepted "cwd /usr" "$(reqtop '"cwd":"/usr"')"
+nobadge "cwd /usr: no writable-cwd"
+accepted "python3 script" "$(req1 '["python3","/usr/lib/x.py"]')"
+badge "python3: shell" shell
+accepted "a URL argument" "$(req1 '["true","https://example.org/x"]')"
+badge "a URL argument: network" network
+
+diag "the store is intact after all of this"
+as_req "$W" log --verify >"$WT_T/out" 2>&1
+check "log --verify exits 0" [ $? -eq 0 ]
+done_testing

@@ -1,0 +1,160 @@
+/* warrant box: the pure rules (src/box/rules.c), table by table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "box/rules.c"
+
+static void
+test_username_table(void **state)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "gabriel", "gabriel" },
+		{ "Gabriel", "gabriel" },			/* case */
+		{ "ALLCAPS", "allcaps" },
+		{ "John Doe", "john-doe" },			/* invalid characters */
+		{ "a.b@c:d", "a-b-c-d" },
+		{ "line\nbreak", "line-break" },
+		{ "tab\there", "tab-here" },
+		{ "root:x:0:0", "root-x-0-0" },
+		{ "ok_name-1", "ok_name-1" },
+		{ "\xc3\xbc" "ber", "u-ber" },			/* one UTF-8 char, one '-' */
+		{ "caf\xc3\xa9", "caf-" },
+		{ "\xe2\x82\xac", "u-" },
+		{ "a\xff" "b", "a-b" },				/* a stray byte */
+		{ "9lives", "u9lives" },			/* leading digit */
+		{ "-dash", "u-dash" },				/* leading dash */
+		{ ".hidden", "u-hidden" },
+		{ "_under", "_under" },
+		{ "", "warrant" },				/* empty */
+		{ "abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwxyz012345" },
+		{ "1bcdefghijklmnopqrstuvwxyz0123456789", "u1bcdefghijklmnopqrstuvwxyz01234" },
+		{ "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", "abcdefghijklmnopqrstuvwxyz012345" },
+	};
+	char out[BOX_NAME_MAX + 1];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		box_username(t[i].in, out);
+		if (strcmp(out, t[i].out) != 0)
+			fail_msg("box_username(case %zu) = '%s', want '%s'", i, out, t[i].out);
+		assert_true(strlen(out) <= BOX_NAME_MAX);
+		assert_null(strpbrk(out, ":\n"));
+		assert_true(box_name_ok(out));		/* a fixed point */
+	}
+}
+
+static void
+test_name_ok(void **state)
+{
+	(void)state;
+	assert_true(box_name_ok("wtbox1"));
+	assert_true(box_name_ok("_svc"));
+	assert_false(box_name_ok(""));
+	assert_false(box_name_ok("Root"));
+	assert_false(box_name_ok("1abc"));
+	assert_false(box_name_ok("a.b"));
+	assert_false(box_name_ok("a:b"));
+	assert_false(box_name_ok("abcdefghijklmnopqrstuvwxyz0123456"));	/* 33 */
+}
+
+static void
+test_password_bounds(void **state)
+{
+	char big[BOX_PW_BYTES + 8];
+
+	(void)state;
+	assert_non_null(box_password_check("1234567", 7));
+	assert_null(box_password_check("12345678", 8));
+	memset(big, 'x', sizeof big);
+	assert_null(box_password_check(big, 128));
+	assert_non_null(box_password_check(big, 129));
+	assert_non_null(box_password_check(big, sizeof big));
+	assert_non_null(box_password_check("1234\n5678", 9));
+	assert_non_null(box_password_check("1234\r5678", 9));
+	assert_non_null(box_password_check("1234\0" "5678", 9));
+	/* Characters, not bytes: eight two-byte characters pass. */
+	assert_null(box_password_check("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 16));
+	assert_non_null(box_password_check("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8));
+}
+
+static void
+test_paths(void **state)
+{
+	(void)state;
+	assert_null(box_path_check("/bin/bash"));
+	assert_null(box_home_check("/home/wtbox1"));
+	assert_null(box_home_check("/srv/boxes/a b"));
+	assert_non_null(box_path_check("bin/bash"));
+	assert_non_null(box_path_check("/home/a:b"));
+	assert_non_null(box_path_check("/home/a\nb"));
+	assert_non_null(box_path_check("/home/../etc"));
+	assert_non_null(box_path_check("/home/./x"));
+	assert_non_null(box_path_check("//home"));
+	assert_non_null(box_path_check("/home/x/"));
+	assert_non_null(box_home_check("/"));
+	assert_non_null(box_home_check("/home"));
+	assert_non_null(box_home_check("/etc/x"));
+	assert_non_null(box_home_check("/usr/local/x"));
+	assert_non_null(box_home_check("/root/x"));
+}
+
+static void
+test_ids(void **state)
+{
+	(void)state;
+	assert_false(box_id_ok(0));
+	assert_false(box_id_ok(999));
+	assert_true(box_id_ok(1000));
+	assert_true(box_id_ok(61001));
+	assert_false(box_id_ok(65534));
+	assert_false(box_id_ok(65535));
+	assert_false(box_id_ok(-1));
+}
+
+static void
+test_sudoers_text(void **state)
+{
+	char *t = box_sudoers_text("wtbox1");
+
+	(void)state;
+	assert_non_null(strstr(t, "\nwtbox1 ALL=(ALL:ALL) NOPASSWD: ALL\n"));
+	assert_int_equal(t[strlen(t) - 1], '\n');
+	free(t);
+}
+
+static void
+test_shell_quote(void **state)
+{
+	char buf[128];
+	FILE *fp;
+
+	(void)state;
+	fp = fmemopen(buf, sizeof buf, "w");
+	assert_non_null(fp);
+	box_shell_quote(fp, "it's $HOME");
+	fclose(fp);
+	assert_string_equal(buf, "'it'\\''s $HOME'");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_username_table),
+		cmocka_unit_test(test_name_ok),
+		cmocka_unit_test(test_password_bounds),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_sudoers_text),
+		cmocka_unit_test(test_shell_quote),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
