@@ -102,14 +102,24 @@ read_json_at(int dfd, const char *name)
 	return j;
 }
 
-/* Run sudo with argv on the terminal (or /dev/null when tty < 0), with
- * the interrupt keys going to sudo, not to us. Returns the wait status. */
+static volatile sig_atomic_t interrupted;
+
+static void
+on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Run sudo with argv on the terminal (or /dev/null when tty < 0). An
+ * interrupt key reaches sudo and us alike: we only note it (sudo reports
+ * a cancelled prompt as an ordinary failure). Returns the wait status. */
 static int
 run_sudo(int tty, const char *const *argv)
 {
 	const char *keep[] = { "TERM", "LANG", "LC_ALL", "LC_MESSAGES", NULL };
 	char *envp[8], *p;
-	struct sigaction ign, oldint, oldquit;
+	struct sigaction note, oldint, oldquit;
 	int status = -1, fd, k = 0, i;
 	pid_t pid;
 
@@ -119,10 +129,10 @@ run_sudo(int tty, const char *const *argv)
 		    asprintf(&envp[k], "%s=%s", keep[i], p) > 0)
 			k++;
 	envp[k] = NULL;
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &oldint);
-	sigaction(SIGQUIT, &ign, &oldquit);
+	memset(&note, 0, sizeof note);
+	note.sa_handler = on_interrupt;
+	sigaction(SIGINT, &note, &oldint);
+	sigaction(SIGQUIT, &note, &oldquit);
 	if ((pid = fork()) == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
@@ -728,17 +738,18 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			a.authenticated = 1;	/* from here on, always sudo -k */
 			sudo_forget(&a);
 			a.authenticated = 1;
+			interrupted = 0;
 			status = run_sudo(a.tty, (const char *const[]){ SUDO, "-v", NULL });
 			if (!sudo_ok(status)) {
+				int cancelled = interrupted || WIFSIGNALED(status);
+
 				sudo_forget(&a);
 				lease_release(lease);
-				say(&a, WIFSIGNALED(status) ?
-				    "authentication was cancelled; nothing ran" :
+				say(&a, cancelled ? "authentication was cancelled; nothing ran" :
 				    "sudo authentication failed; nothing ran");
-				attempt_abandon(st, a.attempt, gate_id, WIFSIGNALED(status) ?
+				attempt_abandon(st, a.attempt, gate_id, cancelled ?
 				    "cancellation" : "authentication_failed");
-				result = failure(&a, WIFSIGNALED(status) ? "cancellation" :
-				    "authentication_failed");
+				result = failure(&a, cancelled ? "cancellation" : "authentication_failed");
 				goto out;
 			}
 		}

@@ -332,6 +332,33 @@ check "no password and no drop-in: the old password is refused too" sudo_refused
 wb init --user wtbox1
 expect_rc "init after the drop-in was removed succeeds" 0 'without a password'
 check "... and restores the drop-in" test -e "$(dropin wtbox1)"
+
+# --- on a terminal: asked twice, without echo ----------------------------
+cat >"$T/tty.exp" <<'EOF'
+set timeout 30
+log_user 1
+spawn $env(W) box passwd --user $env(BU)
+expect "New box password for $env(BU): " { send -- "$env(P1)\r" } timeout { exit 1 }
+expect "Retype it: " { send -- "$env(P2)\r" } timeout { exit 1 }
+expect eof
+lassign [wait] pid spawnid oserr code
+puts "EXIT=$code"
+EOF
+tty_passwd() {
+	step=$((step + 1))
+	SESSION="$LOGS/$step.pty"
+	W=$W BU=$1 P1=$2 P2=$3 expect -f "$T/tty.exp" 2>&1 | tr -d '\r' >"$SESSION"
+}
+tty_passwd wtbox1 "$CANARY-t1" "$CANARY-t2"
+check "terminal: two different answers are refused (exit 2), nothing stored" sh -c \
+    "grep -q '^EXIT=2' '$SESSION' && grep -q password_mismatch '$SESSION' && [ ! -e '$BOX/wtbox1.pw' ]"
+tty_passwd wtbox1 "$CANARY-tt" "$CANARY-tt"
+check "terminal: the same answer twice sets the password" sh -c \
+    "grep -q '^EXIT=0' '$SESSION' && [ -f '$BOX/wtbox1.pw' ] && [ ! -e '$(dropin wtbox1)' ]"
+check "terminal: nothing was echoed" sh -c "! grep -qF -- '$CANARY' '$SESSION'"
+sudo_prompt wtbox1 "$CANARY-tt"
+check "terminal-set password opens sudo" sudo_accepted
+wb passwd --user wtbox1 --clear
 wb passwd --user wtbox2 --clear
 wb passwd --user wtbox5 --clear
 
