@@ -177,6 +177,8 @@ cross_check(struct store *st, char *why, size_t size)
 		}
 	}
 	sqlite3_finalize(s);
+	if (!bad && rc != SQLITE_DONE)
+		return store_fail(st, "checking gates against the chain");
 	return bad;
 }
 

@@ -27,7 +27,7 @@ verify(struct store *st, int json)
 	if (rc < 0)
 		return EXIT_INTERNAL;
 	if (json) {
-		j = json_pack("{s:b,s:i,s:s?}", "ok", rc == 0, "events", (json_int_t)count,
+		j = json_pack("{s:b,s:I,s:s?}", "ok", rc == 0, "events", (json_int_t)count,
 		    "problem", rc == 0 ? NULL : why);
 		print_json(j);
 		json_decref(j);

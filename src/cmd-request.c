@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,14 +15,16 @@ static int cmd_request_exec(int, char **);
 
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
-	.usage = "[-j] [-o AGENT] [-p PROJECT] < request.json",
+	.usage = "[-j] [-o AGENT] [-p PROJECT] [-w] < request.json",
 	.help =
 	"Create a gate from one JSON request on standard input (warrant-request(5)).\n"
 	"Prints the gate descriptor as JSON. A refused request stores nothing and\n"
 	"exits 2.\n\n"
 	"  -j, --json            print a refusal as {\"error\":{code,message,path}}\n"
 	"  -o, --origin-agent A  the agent making the request\n"
-	"  -p, --project P       the project the request belongs to\n",
+	"  -p, --project P       the project the request belongs to\n"
+	"  -w, --wait            wait for the outcome and print it as warrant wait\n"
+	"                        does (the descriptor goes to standard error)\n",
 	.exec = cmd_request_exec,
 };
 
@@ -99,6 +102,7 @@ cmd_request_exec(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "origin-agent", required_argument, NULL, 'o' },
 		{ "project", required_argument, NULL, 'p' },
+		{ "wait", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *agent = NULL, *project = NULL;
@@ -113,10 +117,13 @@ cmd_request_exec(int argc, char **argv)
 	struct store st;
 	int64_t now;
 	size_t len;
-	int ch, json = 0, rc;
+	int ch, json = 0, wait = 0, rc;
 
-	while ((ch = getopt_long(argc, argv, "jo:p:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "jo:p:w", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'w':
+			wait = 1;
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -189,8 +196,15 @@ cmd_request_exec(int argc, char **argv)
 	}
 	desc = descriptor(id, &q, sha, now + q.gate_timeout);
 	log_request(st.dir, id, &meta, manifest, sha, now);
+	if (wait) {
+		char *line = json_dumps(desc, JSON_COMPACT);
+
+		fprintf(stderr, "%s\n", line != NULL ? line : id);
+		free(line);
+		rc = wait_gate(&st, id, -1, json);
+	} else
+		rc = print_json(desc) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	store_close(&st);
-	rc = print_json(desc) == 0 ? EXIT_OK : EXIT_INTERNAL;
 out:
 	json_decref(desc);
 	json_decref(manifest);

@@ -49,6 +49,8 @@ static const char *const migrations[] = {
 	"ALTER TABLE attempts ADD COLUMN run_dir TEXT;"
 	"ALTER TABLE attempts ADD COLUMN outcome TEXT;"
 	"CREATE INDEX attempts_open ON attempts (state) WHERE state <> 'settled';",
+	/* 3: verifying the chain looks up each gate's events */
+	"CREATE INDEX events_by_gate ON events (gate_id, seq);",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -194,6 +196,9 @@ store_open_at(struct store *st, const char *dir)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	/* Keep the -wal file between processes: each short-lived warrant
+	 * would otherwise recreate and delete it (two extra syncs). */
+	sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
 	if (check_file(st) != 0 ||
 	    exec_sql(st, "PRAGMA journal_mode = WAL") != 0 ||
 	    exec_sql(st, "PRAGMA synchronous = FULL") != 0 ||
@@ -330,7 +335,7 @@ store_insert_request(struct store *st, const char *id, const struct wrequest *q,
 	for (i = 0; i < q->ncmds; i++)
 		if (insert_command(st, id, i, &q->cmds[i]) != 0)
 			goto rollback;
-	detail = json_pack("{s:s,s:s,s:i}", "manifest_sha256", sha,
+	detail = json_pack("{s:s,s:s,s:I}", "manifest_sha256", sha,
 	    "requester", m->requester, "commands", (json_int_t)q->ncmds);
 	rc = audit_append(st, id, "request", detail, created);
 	json_decref(detail);

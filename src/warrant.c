@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <openssl/crypto.h>
 
 #include "config.h"
 #include "warrant.h"
@@ -78,6 +79,8 @@ main(int argc, char **argv)
 	const struct cmd_entry *c;
 
 	umask(077);
+	/* warrant needs no OpenSSL configuration; reading it costs every run */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	if (argc < 2) {
 		usage_all(stderr);
 		return EXIT_REFUSED;

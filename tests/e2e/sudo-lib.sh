@@ -191,7 +191,7 @@ pty_run() {
 	pr_mode=$1 pr_name=$2 pr_limit=$3
 	shift 3
 	PTY_LOG="$SR_DIR/$pr_name.log"
-	rm -f "$PTY_LOG" "$SR_DIR/$pr_name.at-prompt" "$SR_DIR/$pr_name.go"
+	rm -f "$PTY_LOG" "$SR_DIR/$pr_name.at-prompt" "$SR_DIR/$pr_name.go" "$SR_DIR/$pr_name.abort"
 	case $pr_mode in
 	right | hold)
 		printf '%s\n' "$SR_PW" | expect -f "$SR_EXP" "$pr_mode" "$PTY_LOG" \
