@@ -94,23 +94,60 @@ has_arg(const struct wcommand *c, const char *const *list)
 	return 0;
 }
 
+/* watch runs its arguments through sh -c unless -x/--exec comes among
+ * its options, which end at the first operand (procps parses with '+'). */
+static int
+watch_uses_shell(const struct wcommand *c)
+{
+	size_t i;
+
+	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
+		const char *a = c->argv[i];
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "-x") == 0 || strcmp(a, "--exec") == 0)
+			return 0;
+		if (strcmp(a, "-n") == 0 || strcmp(a, "-q") == 0 ||
+		    strcmp(a, "--interval") == 0 || strcmp(a, "--equexit") == 0)
+			i++;
+	}
+	return 1;
+}
+
+/* flock hands a string to sh -c when -c or --command follows its lock
+ * file operand (util-linux checks that position, not its options). */
+static int
+flock_uses_shell(const struct wcommand *c)
+{
+	size_t i;
+
+	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
+		const char *a = c->argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(a, "-w") == 0 || strcmp(a, "-E") == 0 ||
+		    strcmp(a, "--timeout") == 0 || strcmp(a, "--wait") == 0 ||
+		    strcmp(a, "--conflict-exit-code") == 0)
+			i++;	/* the value is the next element */
+	}
+	return i + 1 < c->argc && (strcmp(c->argv[i + 1], "-c") == 0 ||
+	    strcmp(c->argv[i + 1], "--command") == 0);
+}
+
 /* Indirect runners whose options hand a string to sh -c. */
 static int
 runs_shell_string(const struct wcommand *c)
 {
 	const char *b = base_name(c->exe.path), *g = base_name(c->argv[0]);
-	size_t i;
 
 	if (strcmp(b, "watch") == 0 || strcmp(g, "watch") == 0)
-		return !has_arg(c, (const char *const[]){ "-x", "--exec", NULL });
+		return watch_uses_shell(c);
 	if (strcmp(b, "flock") == 0 || strcmp(g, "flock") == 0)
-		for (i = 1; i < c->argc; i++) {
-			const char *a = c->argv[i];
-
-			if (strncmp(a, "--c", 3) == 0 ||
-			    (a[0] == '-' && a[1] != '-' && strchr(a, 'c') != NULL))
-				return 1;
-		}
+		return flock_uses_shell(c);
 	return 0;
 }
 

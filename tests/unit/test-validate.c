@@ -91,7 +91,7 @@ static const struct refusal_case cases[] = {
 	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/env\",\"sudo\"],\"why\":\"w\"}"), "nested_privilege_tool", "$.commands[0]" },
 	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/python3\",\"-c\",\"print(1)\"],\"why\":\"w\"}"),
 	  "shell_request", "$.commands[0].argv[1]" },
-	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/flock\",\"/tmp/l\",\"-nc\",\"id\"],\"why\":\"w\"}"),
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/flock\",\"-w\",\"5\",\"/tmp/l\",\"--command\",\"id\"],\"why\":\"w\"}"),
 	  "shell_request", "$.commands[0].argv[0]" },
 	{ CMD("{\"id\":\"a\",\"argv\":[\"./true\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
 	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin\"],\"why\":\"w\"}"), "bad_executable", "$.commands[0].argv[0]" },
