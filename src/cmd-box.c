@@ -186,9 +186,11 @@ tty_line(const char *prompt, char *buf, size_t size, size_t *len)
 	t = saved_tio;
 	t.c_lflag &= ~(tcflag_t)ECHO;
 	t.c_lflag |= ECHONL;
+	/* Echo goes off (dropping anything typed ahead, which was echoed)
+	 * before the prompt appears, so no answer is ever shown. */
+	tio_changed = tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) == 0;
 	fputs(prompt, stderr);
 	fflush(stderr);
-	tio_changed = tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) == 0;
 	for (;;) {
 		got = read(STDIN_FILENO, &c, 1);
 		if (got < 0 && errno == EINTR)

@@ -1,5 +1,6 @@
 /* warrant show: one gate in full; with -j the sealed manifest too. */
 #include <getopt.h>
+#include <stdlib.h>
 
 #include "warrant.h"
 
@@ -43,12 +44,17 @@ cmd_show_exec(int argc, char **argv)
 	}
 	rc = store_resolve(&st, argv[optind], id);
 	if (rc != 0) {
+		char *shown;
+
 		store_close(&st);
 		if (rc < 0)
 			return EXIT_INTERNAL;
+		/* The id may have been pasted from agent text: echo it inert. */
+		shown = text_visible(argv[optind]);
 		warnx_(rc == 1 ? "no gate matches '%s'" :
 		    "'%s' does not name exactly one gate (give 4 or more characters of a unique id)",
-		    argv[optind]);
+		    shown);
+		free(shown);
 		return EXIT_REFUSED;
 	}
 	g = store_gate(&st, id, json);

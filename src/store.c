@@ -196,9 +196,6 @@ store_open_at(struct store *st, const char *dir)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	/* Keep the -wal file between processes: each short-lived warrant
-	 * would otherwise recreate and delete it (two extra syncs). */
-	sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
 	if (check_file(st) != 0 ||
 	    exec_sql(st, "PRAGMA journal_mode = WAL") != 0 ||
 	    exec_sql(st, "PRAGMA synchronous = FULL") != 0 ||

@@ -2,14 +2,16 @@
 # Each test script: . "$WARRANT_TOP/tests/e2e/lib.sh", then ok/not_ok, then done_testing.
 set -u
 n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+# printf, not echo: dash's echo would turn a "\n" in a description into a
+# line break and corrupt the TAP stream.
+ok() { n=$((n + 1)); printf 'ok %s - %s\n' "$n" "$*"; }
+not_ok() { n=$((n + 1)); printf 'not ok %s - %s\n' "$n" "$*"; }
 # skip DESC WHY: a test this machine cannot run (counts as passed in TAP).
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+skip() { n=$((n + 1)); printf 'ok %s - %s # SKIP %s\n' "$n" "$1" "$2"; }
 # check DESC COMMAND...: ok when the command succeeds.
 check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 done_testing() { echo "1..$n"; }
-diag() { echo "$*" | sed 's/^/# /'; }
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 # The system python3 (not a per-user shim): JSON is parsed with it.
 PY=python3

@@ -16,6 +16,10 @@ for t in expect setpriv visudo sudo; do
 	fi
 done
 
+# Two runs at once would share the wtbox users: take turns.
+exec 9>/run/lock/warrant-test-box.lock
+flock -w 600 9 || { echo "Bail out! another test-box.sh holds the lock"; exit 1; }
+
 USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5"
 CHPASSWD=/usr/sbin/chpasswd
 CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
@@ -29,14 +33,26 @@ cleanup() {
 		rm -f "/etc/sudoers.d/warrant-box-$u" "/etc/sudoers.d/.warrant-box-$u".*
 		rm -f "/var/lib/warrant/box/$u.pw" "/run/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
 	done
-	[ -n "${T:-}" ] && rm -rf "$T"
+	[ -n "${T:-}" ] && [ -z "${WT_KEEP:-}" ] && rm -rf "$T"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
 cleanup
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-setup_bin
+# The build may be relinking right now (a copy can catch a half-written
+# binary): copy until the copy works.
+for try in 1 2 3 4 5; do
+	setup_bin
+	[ "$("$W" box username Ok 2>/dev/null)" = ok ] && break
+	rm -rf "$WT_DIR"
+	WT_DIR=
+	sleep 3
+done
+if [ -z "${WT_DIR:-}" ]; then
+	echo "Bail out! $WARRANT_BUILD/warrant does not run"
+	exit 1
+fi
 T=$(mktemp -d /tmp/warrant-box.XXXXXX)
 export WARRANT_BOX_DIR="$T/box"
 BOX=$WARRANT_BOX_DIR

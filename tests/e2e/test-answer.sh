@@ -1,0 +1,815 @@
+#!/bin/sh
+# warrant answer / wait / warrant-runner end to end, with the host's real
+# sudo and PAM (DESIGN §1, §6, §7). Needs root: it creates the reviewer
+# user wt-reviewer (group sudo, a canary password generated per run) and
+# wt-reviewer2, installs the build into its prefix (meson install), puts
+# test executables under /opt/wt-test, and types the password into sudo's
+# prompt through a pseudo-terminal (tests/e2e/pty-sudo.exp).
+#
+#   WARRANT_BUILD=build WARRANT_TOP=. sh tests/e2e/test-answer.sh
+#
+# The desktop case: the agent and the reviewer are the same uid, so every
+# gate is requested and answered by wt-reviewer in its own state directory.
+# Transcripts are kept in $SR_DIR when anything fails.
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+fails=0
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	ok "# SKIP the real-sudo tests create users and run as root"
+	done_testing
+	exit 0
+fi
+
+umask 022
+TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
+SR_DIR=$(mktemp -d /tmp/warrant-answer-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+OPT=/opt/wt-test
+BIN=$OPT/bin
+ORDER=$OPT/order
+RM=/root/wt-m-$TAG          # ROOT markers: $RM-x
+YOU=$SR_DIR/you             # YOU markers: $YOU/x
+SLEEPER="307.$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
+BG=""
+PERMS_SAVED=""
+
+# ---------------------------------------------------------------- cleanup
+restore_perms() {
+	[ -n "$PERMS_SAVED" ] || return 0
+	echo "$PERMS_SAVED" | while read -r p own mode; do
+		[ -n "$p" ] || continue
+		chown "$own" "$p" && chmod "$mode" "$p"
+	done
+	PERMS_SAVED=""
+}
+# save_perms PATH...: remember owner and mode, restored at the end at the latest.
+save_perms() {
+	for p in "$@"; do
+		PERMS_SAVED="$PERMS_SAVED$p $(stat -c '%u:%g %a' "$p")
+"
+	done
+}
+cleanup() {
+	sr_sampler_stop
+	restore_perms
+	for p in $BG; do kill "$p" 2>/dev/null; done
+	for p in $(pgrep -f "sleep $SLEEPER" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$OPT"
+	rm -f "$RM"-*
+	sr_user_teardown
+	if [ "$fails" -eq 0 ]; then
+		rm -rf "$SR_DIR"
+	else
+		echo "# transcripts kept in $SR_DIR"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# ---------------------------------------------------------------- helpers
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
+}
+# jcheck DESC EXPR FILE: the Python expression over the JSON in FILE is true.
+jcheck() {
+	if sr_json "$2" "$3" >/dev/null 2>"$SR_DIR/jcheck.err"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "expected: $2"
+		head -c 300 "$SR_DIR/jcheck.err" | sed 's/^/#   /'
+		diag "in $3: $(tr -d '\r' <"$3" 2>/dev/null | grep -v '^## ptydrive' | tail -c 600 | tr '\n' ' ')"
+	fi
+}
+absent() { [ ! -e "$1" ]; }
+present() { [ -e "$1" ]; }
+
+# mkgate NAME < request.json: create the gate; sets G (its id) and SHA.
+mkgate() {
+	cat >"$SR_DIR/$1.json"
+	G=$(sr_request "$SR_DIR/$1.json") && [ -n "$G" ] || {
+		G=none-$1 SHA=
+		not_ok "($1) warrant request accepts the test's request"
+		return 1
+	}
+	SHA=$(sr_json 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
+	return 0
+}
+
+# answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
+# ANS is the transcript, ANS_RC the exit status.
+answer() {
+	an_m=$1 an_n=$2
+	shift 2
+	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+}
+
+# answer_notty NAME ID ARGS...: warrant answer with no controlling terminal
+# and stdin /dev/null. Output in $ANS.
+answer_notty() {
+	ANS="$SR_DIR/$1.out"
+	shift
+	sr_as "$SR_USER" setsid -w "$SR_WARRANT" answer "$@" </dev/null >"$ANS" 2>"$ANS.err"
+	ANS_RC=$?
+}
+
+# wait_gate ID [SECONDS]: warrant wait -j; WJ is the output, WAIT_RC the status.
+wait_gate() {
+	WJ="$SR_DIR/wait-$1.json"
+	sr_as "$SR_USER" "$SR_WARRANT" wait "$1" -t "${2:-60}" -j >"$WJ" 2>"$WJ.err"
+	WAIT_RC=$?
+}
+
+state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+
+# after_outcome CASE: the checks every outcome must pass (k): no sudo
+# ticket in the answering terminal session nor in a fresh one.
+after_outcome() {
+	check "($1, k) no sudo ticket left after the outcome (same pty session, fresh pty, no tty)" \
+	    no_ticket_anywhere
+}
+
+# answer_pid ID: pid of the running `warrant answer ID` of the reviewer.
+answer_pid() {
+	for p in $(pgrep -u "$SR_USER" -x warrant 2>/dev/null); do
+		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "answer $1"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# wait_for_file FILE SECONDS
+wait_for_file() {
+	wf_i=0
+	while [ ! -e "$1" ]; do
+		wf_i=$((wf_i + 1))
+		[ "$wf_i" -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# ============================================================ infrastructure
+if sr_need; then ok "infra: expect, setpriv, sudo, python3 and friends present"; else
+	sr_fail "infra: required programs missing"
+fi
+if sr_user_setup; then ok "infra: reviewer $SR_USER (group sudo, canary password) and $SR_USER2"; else
+	sr_fail "infra: cannot create the reviewer users"
+fi
+check "infra: no NOPASSWD / !authenticate rule applies to $SR_USER" sr_no_nopasswd
+
+pty_rv right infra-right 60 sh -c '/usr/bin/sudo -k; /usr/bin/sudo -v'
+is "infra: right password at the real prompt: sudo -v exits 0" "$PTY_RC" 0
+is "infra: exactly one prompt for $SR_USER" "$(pty_prompts)" 1
+is "infra: the same-session ticket probe sees the ticket sudo -v left (positive control)" \
+    "$PTY_TICKET" 0
+if reviewer_has_ticket; then not_ok "infra: tickets are per terminal session (fresh pty and no tty see none)"
+else ok "infra: tickets are per terminal session (fresh pty and no tty see none)"; fi
+
+pty_rv wrong infra-wrong 90 sh -c '/usr/bin/sudo -k; /usr/bin/sudo -v'
+check "infra: wrong password: sudo -v exits non-zero" [ "$PTY_RC" -ne 0 ]
+check "infra: wrong password: sudo asked again and gave up" [ "$(pty_prompts)" -ge 2 ]
+is "infra: wrong password leaves no ticket in the session" "$PTY_TICKET" 1
+
+pty_rv cancel infra-cancel 60 sh -c '/usr/bin/sudo -k; /usr/bin/sudo -v'
+check "infra: Ctrl-C at the prompt: sudo -v exits non-zero" [ "$PTY_RC" -ne 0 ]
+is "infra: Ctrl-C leaves no ticket in the session" "$PTY_TICKET" 1
+
+if [ -z "$(sr_canary_grep "$SR_DIR")" ]; then ok "infra: transcripts never hold the typed password"
+else not_ok "infra: transcripts never hold the typed password"; fi
+sr_forget_tickets
+
+# ============================================================ installation
+if sr_install; then ok "install: meson install into the build's prefix"; else
+	sr_fail "install: meson install -C $WARRANT_BUILD failed"
+fi
+check "install: $SR_WARRANT is root-owned, not writable by others, in root-owned dirs" \
+    sr_root_owned_path "$SR_WARRANT"
+check "install: $SR_WARRANT is mode 0755" [ "$(stat -c %a "$SR_WARRANT" 2>/dev/null)" = 755 ]
+READY=1
+if [ -f "$SR_RUNNER" ]; then
+	ok "install: warrant-runner installed at $SR_RUNNER"
+	check "install: the runner is root-owned 0755 in root-owned dirs" \
+	    sh -c '[ "$(stat -c %a "$1")" = 755 ]' sh "$SR_RUNNER"
+	check "install: no directory above the runner is writable by a non-root user" \
+	    sr_root_owned_path "$SR_RUNNER"
+else
+	not_ok "warrant-runner not built (no $SR_RUNNER after meson install)"
+	READY=0
+fi
+for c in answer wait; do
+	if "$SR_WARRANT" help "$c" >/dev/null 2>&1; then ok "install: warrant $c exists"; else
+		not_ok "warrant $c not implemented (warrant help $c fails)"
+		READY=0
+	fi
+done
+
+# The test executables: root-owned, in root-owned directories.
+rm -rf "$OPT"
+install -d -m 0755 -o root -g root "$OPT" "$BIN"
+install -d -m 0777 -o root -g root "$ORDER"    # not sticky: YOU and ROOT append here
+install -d -m 0755 -o "$SR_USER" -g "$SR_GID" "$YOU"
+cat >"$BIN/stamp" <<'EOF'
+#!/bin/sh
+# stamp LABEL: append "LABEL USER" to the order log.
+printf '%s %s\n' "$1" "$(/usr/bin/id -un)" >>/opt/wt-test/order/log
+EOF
+cat >"$BIN/forker" <<EOF
+#!/bin/sh
+# A command that forks a sleeper and waits: a timeout must kill both.
+/usr/bin/sleep $SLEEPER &
+/usr/bin/sleep $SLEEPER
+EOF
+cp /usr/bin/true "$BIN/tool"
+cp /usr/bin/true "$BIN/tool2"
+chown root:root "$BIN"/*
+chmod 0755 "$BIN"/*
+: >"$ORDER/log"
+chmod 0666 "$ORDER/log"
+
+RL=/var/log/warrant.log
+RL0=$(wc -l <"$RL" 2>/dev/null || echo 0)
+sr_sampler_start
+
+# Cases need `warrant answer`, `warrant wait` and the runner. Without them
+# every case fails visibly, by name.
+CASES="a a2 b c d e f g h i j m n o q r s"
+if [ "$READY" -ne 1 ]; then
+	for c in $CASES; do
+		not_ok "($c) not run: warrant answer/wait or warrant-runner missing"
+	done
+	not_ok "(l) canary check not run: nothing was answered"
+	not_ok "(p) root log check not run: nothing was answered"
+	done_testing
+	exit 1
+fi
+
+# ============================================================ (a) right password
+mkgate a <<EOF
+{"reason":"e2e (a): ROOT as root, YOU as you, in order",
+ "commands":[
+  {"id":"r1","argv":["/usr/bin/id","-u"],"why":"uid as root"},
+  {"id":"r2","argv":["/usr/bin/id","-un"],"why":"name as root"},
+  {"id":"r3","argv":["$BIN/stamp","r3"],"why":"order"},
+  {"id":"u1","as":"user","argv":["/usr/bin/id","-un"],"why":"name as you"},
+  {"id":"u2","as":"user","argv":["$BIN/stamp","u2"],"why":"order"}]}
+EOF
+GA=$G SHA_A=$SHA
+answer right a "$GA" --run -j
+is "(a) answer --run with the right password exits 0" "$ANS_RC" 0
+check "(a) sudo prompted on the reviewer's terminal" [ "$(pty_prompts)" -ge 1 ]
+jcheck "(a) answer -j names the request, status approved or started" \
+    "j['request_id'] == '$GA' and j['status'] in ('approved', 'started')" "$ANS"
+after_outcome a
+wait_gate "$GA"
+is "(a) wait exits 0 (approved, every command ran)" "$WAIT_RC" 0
+jcheck "(a) the ledger names the request and the sealed manifest hash" \
+    "ledger(j)['request_id'] == '$GA' and ledger(j)['manifest_sha256'] == '$SHA_A'" "$WJ"
+jcheck "(a) one ledger entry per command, in request order" \
+    "[e['id'] for e in entries(j)] == ['r1', 'r2', 'r3', 'u1', 'u2']" "$WJ"
+jcheck "(a) every entry ran with exit code 0" \
+    "all(e['status'] == 'ran' and e['exit_code'] == 0 for e in entries(j))" "$WJ"
+jcheck "(a) entries say who ran them (as root / user)" \
+    "[e['as'] for e in entries(j)] == ['root'] * 3 + ['user'] * 2" "$WJ"
+jcheck "(a) ROOT id -u ran as uid 0" "entry(j, 'r1')['output_tail'].strip() == '0'" "$WJ"
+jcheck "(a) ROOT id -un ran as root" "entry(j, 'r2')['output_tail'].strip() == 'root'" "$WJ"
+jcheck "(a) YOU id -un ran as $SR_USER" "entry(j, 'u1')['output_tail'].strip() == '$SR_USER'" "$WJ"
+jcheck "(a) ledger entries carry output_bytes and duration_ms" \
+    "entry(j, 'r1')['output_bytes'] == 2 and all(isinstance(e['duration_ms'], int) for e in entries(j))" "$WJ"
+is "(a) a root-owned #! script ran as root, then the YOU one as you, in order" \
+    "$(cat "$ORDER/log" | tr '\n' '|')" "r3 root|u2 $SR_USER|"
+check "(a) the gate is approved" state_is "$GA" approved
+
+# ---- (a2) YOU, ROOT, YOU attached: order across the two kinds
+: >"$ORDER/log"
+mkgate a2 <<EOF
+{"reason":"e2e (a2): you, root, you","commands":[
+  {"id":"u1","as":"user","argv":["$BIN/stamp","u1"],"why":"order"},
+  {"id":"r1","argv":["$BIN/stamp","r1"],"why":"order"},
+  {"id":"u2","as":"user","argv":["$BIN/stamp","u2"],"why":"order"}]}
+EOF
+answer right a2 "$G" --run --no-detach -j
+is "(a2) answer --no-detach exits 0" "$ANS_RC" 0
+jcheck "(a2) --no-detach returns settled: status approved" \
+    "j['request_id'] == '$G' and j['status'] == 'approved'" "$ANS"
+is "(a2) YOU, ROOT, YOU ran in request order" \
+    "$(tr '\n' '|' <"$ORDER/log")" "u1 $SR_USER|r1 root|u2 $SR_USER|"
+after_outcome a2
+wait_gate "$G" 10
+is "(a2) wait exits 0" "$WAIT_RC" 0
+
+# ============================================================ (b) wrong password
+mkgate b <<EOF
+{"reason":"e2e (b): wrong password runs nothing","commands":[
+  {"id":"ub","as":"user","argv":["/usr/bin/touch","$YOU/b"],"why":"you first"},
+  {"id":"rb","argv":["/usr/bin/touch","$RM-b"],"why":"root marker"}]}
+EOF
+GB=$G
+answer wrong b "$GB" --run --no-detach -j
+is "(b) wrong password: answer exits 2" "$ANS_RC" 2
+jcheck "(b) outcome authentication_failed, status pending" \
+    "j['request_id'] == '$GB' and j['status'] == 'pending' and j['outcome'] == 'authentication_failed' and j['message']" "$ANS"
+check "(b) the YOU command before the ROOT one did not run" absent "$YOU/b"
+check "(b) the ROOT command did not run" absent "$RM-b"
+check "(b) the gate is still pending" state_is "$GB" pending
+after_outcome b
+answer right b-again "$GB" --run --no-detach -j
+is "(b) answerable again: the right password now exits 0" "$ANS_RC" 0
+check "(b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b" "$RM-b"
+after_outcome b-again
+
+# ============================================================ (c) Ctrl-C
+mkgate c <<EOF
+{"reason":"e2e (c): Ctrl-C runs nothing","commands":[
+  {"id":"uc","as":"user","argv":["/usr/bin/touch","$YOU/c"],"why":"you first"},
+  {"id":"rc","argv":["/usr/bin/touch","$RM-c"],"why":"root marker"}]}
+EOF
+GC=$G
+answer cancel c "$GC" --run --no-detach -j
+is "(c) Ctrl-C at the prompt: answer exits 2" "$ANS_RC" 2
+jcheck "(c) outcome cancellation, status pending" \
+    "j['request_id'] == '$GC' and j['status'] == 'pending' and j['outcome'] == 'cancellation'" "$ANS"
+check "(c) the YOU command did not run" absent "$YOU/c"
+check "(c) the ROOT command did not run" absent "$RM-c"
+check "(c) the gate is still pending" state_is "$GC" pending
+after_outcome c
+answer right c-again "$GC" --run --no-detach -j
+is "(c) answerable again after Ctrl-C" "$ANS_RC" 0
+check "(c) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/c" "$RM-c"
+
+# ============================================================ (d) no terminal
+mkgate d <<EOF
+{"reason":"e2e (d): no tty","commands":[
+  {"id":"ud","as":"user","argv":["/usr/bin/touch","$YOU/d"],"why":"you first"},
+  {"id":"rd","argv":["/usr/bin/touch","$RM-d"],"why":"root marker"}]}
+EOF
+GD=$G
+answer_notty d "$GD" --run -j
+is "(d) no controlling terminal: answer exits 2" "$ANS_RC" 2
+jcheck "(d) outcome missing_tty, status pending" \
+    "j['request_id'] == '$GD' and j['status'] == 'pending' and j['outcome'] == 'missing_tty'" "$ANS"
+check "(d) nothing ran (YOU included)" sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$YOU/d" "$RM-d"
+check "(d) the gate is still pending" state_is "$GD" pending
+answer_notty d-ask "$GD"
+is "(d) answer without --run/--deny and no terminal refuses (exit 2)" "$ANS_RC" 2
+check "(d) ... and leaves the gate pending" state_is "$GD" pending
+
+# ============================================================ (e) swapped executable
+# e1: replaced by rename after the request; e2: overwritten in place.
+mkgate e1 <<EOF
+{"reason":"e2e (e1): swapped by rename","commands":[
+  {"id":"re","argv":["$BIN/tool"],"why":"sealed as true"}]}
+EOF
+GE1=$G
+printf '#!/bin/sh\n/usr/bin/touch %s\n' "$RM-e1" >"$BIN/tool.new"
+chmod 0755 "$BIN/tool.new"
+mv -f "$BIN/tool.new" "$BIN/tool"
+mkgate e2 <<EOF
+{"reason":"e2e (e2): overwritten in place","commands":[
+  {"id":"re","argv":["$BIN/tool2"],"why":"sealed as true"}]}
+EOF
+GE2=$G
+printf '#!/bin/sh\n/usr/bin/touch %s\n' "$RM-e2" >"$BIN/tool2"
+for e in e1 e2; do
+	eval "ge=\$G$(echo "$e" | tr 'a-z' 'A-Z')"
+	answer right "$e" "$ge" --run --no-detach -j
+	check "($e) the swapped executable did not run" absent "$RM-$e"
+	wait_gate "$ge" 1
+	if sr_json "j['outcome'] == 'runner_error' and j['status'] == 'pending'" "$ANS" >/dev/null 2>&1; then
+		ok "($e) refused: the attempt failed with runner_error (gate pending)"
+		check "($e) answer exits 1 for runner_error" [ "$ANS_RC" -eq 1 ]
+	else
+		jcheck "($e) refused: the ledger entry is 'refused'" \
+		    "entry(j, 're')['status'] == 'refused'" "$WJ"
+		check "($e) wait reports the failure (exit 3)" [ "$WAIT_RC" -eq 3 ]
+	fi
+	after_outcome "$e"
+done
+
+# ---- e3: the sealed manifest edited in the store after the request
+mkgate e3 <<EOF
+{"reason":"e2e (e3): manifest edited in the store","commands":[
+  {"id":"rm","argv":["/usr/bin/touch","$RM-e3A"],"why":"sealed with A"}]}
+EOF
+GE3=$G
+edited=$(sr_as "$SR_USER" sqlite3 "$SR_STATE/warrant.db" \
+    "UPDATE gates SET manifest = replace(manifest, '$RM-e3A', '$RM-e3B') WHERE id = '$GE3';
+     SELECT changes();
+     UPDATE commands SET argv = replace(argv, '$RM-e3A', '$RM-e3B') WHERE gate_id = '$GE3';
+     SELECT changes();" 2>&1 | tr '\n' ' ')
+is "(e3) the test edited the stored manifest and argv" "$edited" "1 1 "
+answer right e3 "$GE3" --run --no-detach -j
+check "(e3) neither the sealed nor the edited command ran" \
+    sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$RM-e3A" "$RM-e3B"
+check "(e3) answer refuses the edited manifest (non-zero exit)" [ "$ANS_RC" -ne 0 ]
+after_outcome e3
+
+# ---- e4: the runner itself, given a tampered manifest and the sealed hash
+mkgate e4 <<EOF
+{"reason":"e2e (e4): runner and a tampered manifest","commands":[
+  {"id":"rt","argv":["/usr/bin/touch","$RM-e4A"],"why":"sealed with A"}]}
+EOF
+GE4=$G SHA_E4=$SHA
+sr_as "$SR_USER" "$SR_WARRANT" show "$GE4" -j >"$SR_DIR/e4.show" 2>&1
+PRIV="$SR_DIR/rv-private"
+install -d -m 0700 -o "$SR_USER" -g "$SR_GID" "$PRIV"
+"$SR_PY" - "$SR_DIR/e4.show" "$PRIV" "$RM-e4A" "$RM-e4B" <<'EOF'
+import hashlib, json, os, sys
+show, priv, a, b = sys.argv[1:]
+m = json.load(open(show))["manifest"]
+canon = lambda o: json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+open(os.path.join(priv, "sha.good"), "w").write(hashlib.sha256(canon(m)).hexdigest())
+open(os.path.join(priv, "good.json"), "wb").write(canon(m))
+t = json.loads(json.dumps(m).replace(a, b))
+open(os.path.join(priv, "tampered.json"), "wb").write(canon(t))
+EOF
+chown "$SR_USER:$SR_GID" "$PRIV"/*
+chmod 0600 "$PRIV"/*
+is "(e4) show -j's manifest hashes (canonical form) to the sealed manifest_sha256" \
+    "$(cat "$PRIV/sha.good" 2>/dev/null)" "$SHA_E4"
+pty_rv right e4 60 /usr/bin/sudo -- "$SR_RUNNER" --manifest "$PRIV/tampered.json" \
+    --expected-sha256 "$SHA_E4"
+check "(e4) runner under sudo refuses a manifest whose hash differs (non-zero exit)" \
+    [ "$PTY_RC" -ne 0 ]
+check "(e4) ... and ran neither the sealed nor the tampered command" \
+    sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$RM-e4A" "$RM-e4B"
+check "(e4) ... sudo really started it (one prompt)" [ "$(pty_prompts)" -eq 1 ]
+sr_forget_tickets
+env -u SUDO_UID -u SUDO_USER -u SUDO_GID "$SR_RUNNER" --manifest "$PRIV/good.json" \
+    --expected-sha256 "$SHA_E4" >"$SR_DIR/e5.out" 2>&1
+check "(e5) runner started by root without sudo (no SUDO_UID) refuses" [ $? -ne 0 ]
+check "(e5) ... and runs nothing" absent "$RM-e4A"
+
+# ============================================================ (f) subset approval
+mkgate f <<EOF
+{"reason":"e2e (f): subset","commands":[
+  {"id":"a","argv":["/usr/bin/touch","$RM-fa"],"why":"a"},
+  {"id":"b","argv":["/usr/bin/touch","$RM-fb"],"why":"b"},
+  {"id":"c","argv":["/usr/bin/touch","$RM-fc"],"why":"c"}]}
+EOF
+GF=$G
+answer right f "$GF" --run -c a -c c --no-detach -j
+is "(f) answer -c a -c c exits 0" "$ANS_RC" 0
+check "(f) a and c ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$RM-fa" "$RM-fc"
+check "(f) b (not selected) did not run" absent "$RM-fb"
+wait_gate "$GF" 30
+is "(f) wait exits 0 (every selected command ran)" "$WAIT_RC" 0
+jcheck "(f) the ledger has a and c ran; b absent or skipped" \
+    "[e['id'] for e in entries(j) if e['status'] == 'ran'] == ['a', 'c'] and all(e['status'] == 'skipped' for e in entries(j) if e['id'] == 'b')" "$WJ"
+jcheck "(f) the ledger carries the subset manifest's hash, not the full one" \
+    "ledger(j)['manifest_sha256'] != '$SHA'" "$WJ"
+after_outcome f
+
+# ============================================================ (g) stop_on_failure
+mkgate g <<EOF
+{"reason":"e2e (g): stop on failure","commands":[
+  {"id":"f1","argv":["/usr/bin/false"],"why":"fails"},
+  {"id":"f2","argv":["/usr/bin/touch","$RM-g"],"why":"must be skipped"}]}
+EOF
+GG=$G
+answer right g "$GG" --run --no-detach -j
+check "(g) the command after the failure did not run" absent "$RM-g"
+wait_gate "$GG" 30
+is "(g) wait exits 3 (approved with a failed command)" "$WAIT_RC" 3
+jcheck "(g) f1 failed with exit code 1, f2 skipped" \
+    "entry(j, 'f1')['status'] == 'failed' and entry(j, 'f1')['exit_code'] == 1 and entry(j, 'f2')['status'] == 'skipped'" "$WJ"
+after_outcome g
+mkgate g2 <<EOF
+{"reason":"e2e (g2): a YOU failure stops the ROOT part","commands":[
+  {"id":"yf","as":"user","argv":["/usr/bin/false"],"why":"fails"},
+  {"id":"rt","argv":["/usr/bin/touch","$RM-g2"],"why":"must be skipped"}]}
+EOF
+answer right g2 "$G" --run --no-detach -j
+check "(g2) a failed YOU command stops the ROOT one after it" absent "$RM-g2"
+wait_gate "$G" 30
+is "(g2) wait exits 3" "$WAIT_RC" 3
+after_outcome g2
+
+# ============================================================ (h) timeout
+mkgate h <<EOF
+{"reason":"e2e (h): timeout kills the group","commands":[
+  {"id":"fk","argv":["$BIN/forker"],"why":"forks a sleeper","timeout_seconds":2}]}
+EOF
+GH=$G
+t0=$(date +%s)
+answer right h "$GH" --run --no-detach -j
+t1=$(date +%s)
+check "(h) the timed-out run came back within 60 s" [ $((t1 - t0)) -lt 60 ]
+wait_gate "$GH" 60
+is "(h) wait exits 3 (the command failed)" "$WAIT_RC" 3
+jcheck "(h) the entry failed (killed by its timeout)" \
+    "entry(j, 'fk')['status'] == 'failed' and entry(j, 'fk')['duration_ms'] < 30000" "$WJ"
+i=0
+while [ -n "$(pgrep -f "sleep $SLEEPER")" ] && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+check "(h) no process of the command's group survives (forked sleeper gone)" \
+    [ -z "$(pgrep -f "sleep $SLEEPER")" ]
+after_outcome h
+
+# ============================================================ (i) 1 GiB of output
+N=118485293
+BYTES=$("$SR_PY" -c '
+import sys
+n, t, d = int(sys.argv[1]), 0, 1
+while 10 ** (d - 1) <= n:
+    t += (min(n, 10 ** d - 1) - 10 ** (d - 1) + 1) * (d + 1)
+    d += 1
+print(t)
+' "$N")
+mkgate i <<EOF
+{"reason":"e2e (i): 1 GiB of output","commands":[
+  {"id":"big","argv":["/usr/bin/seq","1","$N"],"why":"$BYTES bytes of output"}]}
+EOF
+GI=$G
+echo 0 >"$SR_DIR/sampler.runner-rss"
+ANSWER_LIMIT=240
+answer right i "$GI" --run --no-detach -j
+ANSWER_LIMIT=120
+is "(i) answer exits 0 after 1 GiB of output" "$ANS_RC" 0
+wait_gate "$GI" 120
+is "(i) wait exits 0" "$WAIT_RC" 0
+jcheck "(i) output_bytes counts every byte ($BYTES)" \
+    "entry(j, 'big')['output_bytes'] == $BYTES" "$WJ"
+jcheck "(i) output_tail is the last <= 8 KiB (tail policy) and ends with the last line" \
+    "len(entry(j, 'big')['output_tail'].encode()) <= 8192 and entry(j, 'big')['output_tail'].endswith('$N\n')" "$WJ"
+check "(i) the whole wait -j output stays small (< 64 KiB)" [ "$(wc -c <"$WJ")" -lt 65536 ]
+rss=$(cat "$SR_DIR/sampler.runner-rss")
+if [ "$rss" -gt 0 ]; then
+	check "(i) runner memory stayed flat (peak RSS $rss KiB < 64 MiB)" [ "$rss" -lt 65536 ]
+else
+	diag "(i) the sampler never saw warrant-runner running; memory not measured"
+fi
+after_outcome i
+
+# ============================================================ (j) YOU environment
+# The agent's environment (the requester's and the answering shell's)
+# carries preload, bash hooks, an exported function, a private variable
+# and a world-writable PATH entry. None may reach a YOU command.
+LIBM=$(ldconfig -p 2>/dev/null | awk '/libm\.so\.6 /{print $NF; exit}')
+printf 'echo BASH-ENV-SOURCED\n' >"$SR_DIR/bashenv"
+chmod 0644 "$SR_DIR/bashenv"
+SR_EXTRA_ENV="WT_AGENT_SECRET_VAR=1
+LD_PRELOAD=${LIBM:-}
+LD_LIBRARY_PATH=/tmp
+BASH_ENV=$SR_DIR/bashenv
+ENV=$SR_DIR/bashenv
+BASH_FUNC_wtfunc%%=() { echo wtfunc-ran; }"
+SR_PATH=/tmp:/usr/local/bin:/usr/bin:/bin
+mkgate j <<'EOF'
+{"reason":"e2e (j): the YOU environment","output_to_agent":"full","commands":[
+  {"id":"env","as":"user","why":"show the environment",
+   "command":"env; echo \"FUNCS:$(declare -F | tr '\\n' ' ')\"; echo \"STAT:$(cut -d' ' -f6,7 /proc/$$/stat) PID:$$\"; echo \"STDIN:$(readlink /proc/$$/fd/0)\"; echo \"PATHIS:$PATH\""}]}
+EOF
+GJ=$G
+answer none j "$GJ" --run --no-detach -j
+SR_EXTRA_ENV=
+SR_PATH=
+is "(j) YOU-only answer exits 0" "$ANS_RC" 0
+is "(q) YOU-only needs no password: no sudo prompt" "$(pty_prompts)" 0
+wait_gate "$GJ" 30
+is "(j) wait exits 0" "$WAIT_RC" 0
+sr_json "entry(j, 'env')['output_tail']" "$WJ" >"$SR_DIR/j.env" 2>&1
+for v in LD_PRELOAD LD_LIBRARY_PATH BASH_ENV 'ENV=' BASH_FUNC WT_AGENT_SECRET_VAR wtfunc BASH-ENV-SOURCED; do
+	check "(j) the YOU command does not see $v" sh -c '! grep -q -- "$1" "$2"' sh "$v" "$SR_DIR/j.env"
+done
+YPATH=$(sed -n 's/^PATHIS://p' "$SR_DIR/j.env")
+check "(j) YOU PATH is set" [ -n "$YPATH" ]
+check "(j) YOU PATH has only absolute, existing-or-not, non-world-writable dirs (no /tmp)" \
+    "$SR_PY" -c '
+import os, stat, sys
+for d in sys.argv[1].split(":"):
+    if not d.startswith("/") or d.rstrip("/") in ("/tmp", "/var/tmp", "/dev/shm"):
+        sys.exit(1)
+    try:
+        if os.stat(d).st_mode & stat.S_IWOTH:
+            sys.exit(1)
+    except FileNotFoundError:
+        pass
+' "$YPATH"
+check "(j) YOU HOME is the reviewer's home (passwd entry)" grep -qx "HOME=$SR_HOME" "$SR_DIR/j.env"
+STAT=$(sed -n 's/^STAT:\([0-9]*\) \([0-9]*\) PID:\([0-9]*\)$/\1 \2 \3/p' "$SR_DIR/j.env")
+check "(j) the YOU command leads its own session" \
+    sh -c 'set -- $1; [ -n "$1" ] && [ "$1" = "$3" ]' sh "$STAT"
+check "(j) the YOU command has no controlling terminal" \
+    sh -c 'set -- $1; [ "$2" = 0 ]' sh "$STAT"
+check "(j) the YOU command's stdin is /dev/null (or closed)" \
+    sh -c 'x=$(sed -n "s/^STDIN://p" "$1"); [ "$x" = /dev/null ] || [ -z "$x" ]' sh "$SR_DIR/j.env"
+after_outcome j
+
+# ---- (q) YOU-only without a terminal at all
+: >"$ORDER/log"
+mkgate q <<EOF
+{"reason":"e2e (q): YOU only, no tty","commands":[
+  {"id":"q1","as":"user","argv":["$BIN/stamp","q1"],"why":"order"}]}
+EOF
+answer_notty q "$G" --run --no-detach -j
+is "(q) a YOU-only request is approved without a terminal (no password)" "$ANS_RC" 0
+is "(q) ... and ran as the reviewer" "$(cat "$ORDER/log")" "q1 $SR_USER"
+
+# ============================================================ (m) lease contention
+mkgate m1 <<EOF
+{"reason":"e2e (m1): holds the lease","commands":[
+  {"id":"m","argv":["/usr/bin/touch","$RM-m1"],"why":"first"}]}
+EOF
+GM1=$G
+mkgate m2 <<EOF
+{"reason":"e2e (m2): contends","commands":[
+  {"id":"m","argv":["/usr/bin/touch","$RM-m2"],"why":"second"}]}
+EOF
+GM2=$G
+( pty_rv hold m1 120 "$SR_WARRANT" answer "$GM1" --run --no-detach -j; echo "$PTY_RC" >"$SR_DIR/m1.rc" ) &
+BG="$BG $!"
+if wait_for_file "$SR_DIR/m1.at-prompt" 30; then
+	ok "(m) the first answer sits at the sudo prompt"
+	HOLDER=$(answer_pid "$GM1")
+	t0=$(date +%s)
+	answer none m2 "$GM2" --run --no-detach -j
+	t1=$(date +%s)
+	is "(m) a second answer of another gate fails: exit 2" "$ANS_RC" 2
+	check "(m) ... at once (< 5 s) without a sudo prompt" \
+	    sh -c '[ "$1" -lt 5 ] && [ "$2" = 0 ]' sh $((t1 - t0)) "$(pty_prompts)"
+	jcheck "(m) outcome lock_contention, status pending" \
+	    "j['request_id'] == '$GM2' and j['status'] == 'pending' and j['outcome'] == 'lock_contention'" "$ANS"
+	jcheck "(m) the message names the holding request, user and pid ($HOLDER)" \
+	    "'$GM1' in j['message'] and '$SR_USER' in j['message'] and '${HOLDER:-nopid}' in j['message']" "$ANS"
+	# The lease is per user: wt-reviewer2 answers its own YOU-only gate meanwhile.
+	printf '{"reason":"e2e (m3): another user","commands":[{"id":"u","as":"user","argv":["/usr/bin/true"],"why":"x"}]}' \
+	    >"$SR_DIR/m3.json"
+	G3=$(sr_as "$SR_USER2" "$SR_WARRANT" request <"$SR_DIR/m3.json" 2>/dev/null | sr_json 'j["request_id"]')
+	sr_as "$SR_USER2" setsid -w "$SR_WARRANT" answer "${G3:-none}" --run --no-detach -j \
+	    </dev/null >"$SR_DIR/m3.out" 2>&1
+	is "(m) the lease is per user: $SR_USER2 answers its own gate meanwhile" "$?" 0
+	touch "$SR_DIR/m1.go"
+else
+	not_ok "(m) the first answer sits at the sudo prompt"
+	touch "$SR_DIR/m1.abort"
+fi
+wait_for_file "$SR_DIR/m1.rc" 90
+is "(m) the lease holder then completes with the right password" "$(cat "$SR_DIR/m1.rc" 2>/dev/null)" 0
+check "(m) ... and ran its command; the contender's did not run" \
+    sh -c '[ -e "$1" ] && [ ! -e "$2" ]' sh "$RM-m1" "$RM-m2"
+check "(m) the contender's gate is still pending" state_is "$GM2" pending
+answer right m2-again "$GM2" --run --no-detach -j
+is "(m) the lease is free again: the contender's gate is answered" "$ANS_RC" 0
+after_outcome m
+
+# ============================================================ (n) writable runner
+RDIR=$(dirname "$SR_RUNNER")
+save_perms "$RDIR" "$SR_RUNNER"
+for v in n1 n2; do
+	mkgate "$v" <<EOF
+{"reason":"e2e ($v): runner writable by a user","commands":[
+  {"id":"rn","argv":["/usr/bin/touch","$RM-$v"],"why":"must not run"}]}
+EOF
+	case $v in
+	n1) chown "$SR_USER" "$RDIR"; what="its directory owned by $SR_USER" ;;
+	n2) chmod 0757 "$SR_RUNNER"; what="the runner world-writable" ;;
+	esac
+	answer none "$v" "$G" --run --no-detach -j
+	restore_perms
+	save_perms "$RDIR" "$SR_RUNNER"
+	check "($v) $what: refused before sudo is called (no prompt, non-zero exit)" \
+	    sh -c '[ "$1" = 0 ] && [ "$2" -ne 0 ]' sh "$(pty_prompts)" "$ANS_RC"
+	jcheck "($v) ... reported as a failed attempt, gate pending" \
+	    "j['request_id'] == '$G' and j['status'] == 'pending' and j['outcome'] in ('runner_error', 'missing_tty', 'authentication_failed', 'cancellation', 'timeout', 'lock_contention', 'execution_in_progress')" "$ANS"
+	check "($v) ... and nothing ran" absent "$RM-$v"
+done
+restore_perms
+
+# ============================================================ (o) deny
+mkgate o <<EOF
+{"reason":"e2e (o): denied","next":{"prompt":"carry on"},"commands":[
+  {"id":"ro","argv":["/usr/bin/touch","$RM-o"],"why":"denied"}]}
+EOF
+GO=$G
+answer_notty o "$GO" --deny -f "use apt instead" -j
+is "(o) answer --deny needs no terminal: exit 0" "$ANS_RC" 0
+wait_gate "$GO" 10
+is "(o) wait exits 4 (denied)" "$WAIT_RC" 4
+jcheck "(o) wait -j reports the feedback" "has_text(j, 'use apt instead')" "$WJ"
+check "(o) nothing ran" absent "$RM-o"
+check "(o) the gate is denied" state_is "$GO" denied
+
+# ============================================================ (r) kill -9 recovery
+# r1: kill the answering process group while sudo prompts.
+mkgate r1 <<EOF
+{"reason":"e2e (r1): killed at the prompt","commands":[
+  {"id":"k","argv":["/usr/bin/touch","$RM-r1"],"why":"after recovery"}]}
+EOF
+GR1=$G
+( pty_rv hold r1 120 "$SR_WARRANT" answer "$GR1" --run --no-detach -j ) &
+BG="$BG $!"
+if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
+	PG=$(cut -d' ' -f5 "/proc/$P/stat")
+	kill -9 -- "-$PG" 2>/dev/null || kill -9 "$P"
+	touch "$SR_DIR/r1.abort"
+	wait_for_file "$SR_DIR/r1.log" 30
+	sleep 1
+	check "(r1) killed at the prompt: nothing ran" absent "$RM-r1"
+	check "(r1) ... the gate reads as pending" state_is "$GR1" pending
+	answer right r1-again "$GR1" --run --no-detach -j
+	is "(r1) ... the lease was released and the gate is answerable again" "$ANS_RC" 0
+	check "(r1) ... and now it ran" present "$RM-r1"
+else
+	not_ok "(r1) the answer reached the sudo prompt"
+	touch "$SR_DIR/r1.abort"
+fi
+sr_forget_tickets
+
+# r2: kill the answering process while the runner works.
+mkgate r2 <<EOF
+{"reason":"e2e (r2): killed while running","commands":[
+  {"id":"s1","argv":["/usr/bin/sleep","4"],"why":"slow"},
+  {"id":"s2","argv":["/usr/bin/touch","$RM-r2"],"why":"after the sleep"}]}
+EOF
+GR2=$G
+( pty_rv right r2 120 "$SR_WARRANT" answer "$GR2" --run --no-detach -j; echo done >"$SR_DIR/r2.rc" ) &
+BG="$BG $!"
+i=0
+while ! pgrep -x sleep -P "$(pgrep -d, -x warrant-runner 2>/dev/null || echo 1)" >/dev/null 2>&1 &&
+    [ "$i" -lt 150 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+P=$(answer_pid "$GR2")
+if [ -n "$P" ]; then
+	kill -9 "$P"
+	ok "(r2) killed warrant answer (pid $P) while the runner works"
+else
+	not_ok "(r2) found warrant answer running while the runner works"
+fi
+wait_for_file "$SR_DIR/r2.rc" 60
+wait_gate "$GR2" 60
+is "(r2) the killed run is recovered and settled: wait exits 0" "$WAIT_RC" 0
+check "(r2) ... the gate is approved with a ledger" state_is "$GR2" approved
+check "(r2) ... the command after the kill ran" present "$RM-r2"
+rm -f "$RM-r2"
+answer right r2-again "$GR2" --run --no-detach -j
+check "(r2) a settled gate cannot be run again (refused, nothing ran twice)" \
+    sh -c '[ "$1" -ne 0 ] && [ ! -e "$2" ]' sh "$ANS_RC" "$RM-r2"
+sr_forget_tickets
+
+# ============================================================ (s) a #! script as ROOT
+mkgate s <<EOF
+{"reason":"e2e (s): root-owned script","commands":[
+  {"id":"sc","argv":["$BIN/stamp","s1"],"why":"a #! script"}]}
+EOF
+: >"$ORDER/log"
+answer right s "$G" --run --no-detach -j
+is "(s) a root-owned #! script runs as a ROOT command" "$(cat "$ORDER/log")" "s1 root"
+
+# ============================================================ (p) root log
+sr_sampler_stop
+check "(p) $RL is mode 0600, owned by root" \
+    sh -c '[ "$(stat -c "%a %u" "$1")" = "600 0" ]' sh "$RL"
+tail -n +"$((RL0 + 1))" "$RL" >"$SR_DIR/rootlog.new" 2>/dev/null
+check "(p) every new root log line is one JSON object" "$SR_PY" -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+sys.exit(0 if lines and all(isinstance(json.loads(l), dict) for l in lines) else 1)
+' "$SR_DIR/rootlog.new"
+check "(p) one root log line per ROOT command run (a, f, g, i)" "$SR_PY" -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+def strings(x):
+    if isinstance(x, str): yield x
+    elif isinstance(x, dict):
+        for v in x.values(): yield from strings(v)
+    elif isinstance(x, list):
+        for v in x: yield from strings(v)
+bad = 0
+for path in sys.argv[2:]:
+    led = json.load(open(path))
+    led = led.get("ledger", led)
+    rid = led["request_id"]
+    ran = sum(1 for e in led["entries"] if e["as"] == "root" and e["status"] in ("ran", "failed"))
+    ref = sum(1 for e in led["entries"] if e["as"] == "root" and e["status"] == "refused")
+    got = sum(1 for l in lines if rid in set(strings(l)))
+    if not ran <= got <= ran + ref:
+        print("# %s: %d lines for %d ROOT runs" % (rid, got, ran))
+        bad = 1
+sys.exit(bad)
+' "$SR_DIR/rootlog.new" "$SR_DIR/wait-$GA.json" "$SR_DIR/wait-$GF.json" \
+    "$SR_DIR/wait-$GG.json" "$SR_DIR/wait-$GI.json"
+
+# ============================================================ (l) canary
+leaks=$(sr_canary_grep "$SR_STATE" "$SR_STATE2" "$SR_HOME" "$SR_HOME2" /var/log /tmp /var/tmp \
+    /dev/shm /run /var/lib/warrant "$OPT" 2>/dev/null | head -5)
+is "(l) the canary password (value, SHA-256, SHA-512, MD5, base64) is in no file of the state dirs, homes, logs, /tmp, /run" \
+    "$leaks" ""
+is "(l) ... nor in the cmdline/environ of any warrant process seen during the run" \
+    "$(head -3 "$SR_DIR/sampler.leaks")" ""
+check "(l) ... (the sampler did look at warrant processes)" [ "$(cat "$SR_DIR/sampler.seen")" -gt 0 ]
+for p in $(pgrep -f warrant 2>/dev/null); do
+	case $(cat "/proc/$p/comm" 2>/dev/null) in warrant*) ;; *) continue ;; esac
+	if sr_canary_patterns | grep -qsF -a -f - "/proc/$p/cmdline" "/proc/$p/environ"; then
+		not_ok "(l) canary in /proc/$p of a running warrant process"
+	fi
+done
+
+done_testing

@@ -1,0 +1,260 @@
+#!/bin/sh
+# The CLI surface of the foundation: show by unique prefix, list filters
+# and limits, help and usage errors (exit 2), and agent text neutralised
+# on the terminal (no raw ESC, BEL, CR, C1 or bidi controls; visible
+# escapes instead).
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root to create the requester"
+	exit 0
+fi
+
+cleanup() {
+	cleanup_base
+	cleanup_bin
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+setup_bin
+setup_requester || { echo "1..0 # SKIP cannot create the requester"; exit 0; }
+setup_base
+use_state cli
+
+# wr ARGS...: warrant ARGS as the requester; stdout/stderr in $WT_T/out and
+# $WT_T/err, exit code in RC. Stdin is empty unless redirected.
+wr() {
+	as_req timeout -k 5 60 "$W" "$@" >"$WT_T/out" 2>"$WT_T/err"
+	RC=$?
+}
+err_has() { grep -qF -- "$1" "$WT_T/err"; }
+out_has() { grep -qF -- "$1" "$WT_T/out"; }
+TRUE=$(readlink -f /usr/bin/true)
+
+diag "gates for the CLI tests"
+accepted "alpha 1" "$(req1 '["true"]')" -p alpha -o test-agent
+G1=$GATE
+accepted "alpha 2" "$(req1 '["/usr/bin/true","x"]')" -p alpha
+G2=$GATE
+accepted "beta 1" "$(req1 '["apt-get","install","hello"]')" -p beta
+G3=$GATE
+accepted "no project" "$(req1 '["true"]')"
+G4=$GATE
+
+# The shortest body prefix (4 or more characters, after "w-") that names
+# only G1 among the gates.
+P=$(as_req sqlite3 "$S/warrant.db" "SELECT id FROM gates" | "$PY" -c '
+import sys
+ids = [l.strip()[2:] for l in sys.stdin]
+me = sys.argv[1][2:]
+for n in range(4, 11):
+    if sum(i.startswith(me[:n]) for i in ids) == 1:
+        print(me[:n]); break' "$G1")
+diag "G1=$G1 unique prefix $P"
+
+diag "show by id or prefix"
+wr show -j "$G1"
+check "show the full id: exit 0" [ "$RC" -eq 0 ]
+check "  the right gate" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$G1" ]
+wr show -j "w-$P"
+check "show w-PREFIX (w- and ${#P} characters): the right gate" \
+    [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$G1" ]
+check "  exit 0" [ "$RC" -eq 0 ]
+wr show -j "$P"
+check "show PREFIX without w- (${#P} characters): the right gate" \
+    [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$G1" ]
+check "  exit 0" [ "$RC" -eq 0 ]
+wr show -j "$(echo "$G1" | cut -c3-10)"
+check "show an 8-character prefix: the right gate" [ "$RC" -eq 0 ]
+wr show abc
+check "show a 3-character prefix: exit 2" [ "$RC" -eq 2 ]
+check "  nothing on stdout" [ ! -s "$WT_T/out" ]
+wr show w-a
+check "show w-a (too short): exit 2" [ "$RC" -eq 2 ]
+UNKNOWN=$(as_req sqlite3 "$S/warrant.db" "SELECT id FROM gates" | "$PY" -c '
+import sys
+ids = {l.strip() for l in sys.stdin}
+for c in "abcdefghijklmnopqrstuvwxyz234567":
+    u = "w-" + c * 10
+    if not any(i.startswith(u[:6]) for i in ids):
+        print(u); break')
+wr show "$UNKNOWN"
+check "show an unknown id ($UNKNOWN): exit 2" [ "$RC" -eq 2 ]
+check "  says no gate matches" err_has "no gate matches"
+wr show "$(echo "$UNKNOWN" | cut -c1-6)"
+check "show an unknown prefix: exit 2" [ "$RC" -eq 2 ]
+wr show "$(echo "$G1" | tr a-z A-Z)"
+check "show the id in upper case: exit 2 (ids are lower case)" [ "$RC" -eq 2 ]
+wr show "w-0000"
+check "show w-0000 (not base32): exit 2" [ "$RC" -eq 2 ]
+wr show "${G1}a"
+check "show a string longer than any id: exit 2" [ "$RC" -eq 2 ]
+wr show "$(echo "$G1" | cut -c1-6)%"
+check "show a prefix with an SQL wildcard: exit 2" [ "$RC" -eq 2 ]
+
+diag "show -j"
+wr show -j "$G3"
+check "show -j has manifest, manifest_sha256, risk_badges and commands" "$PY" -c '
+import json, re, sys
+g = json.load(open(sys.argv[1]))
+ok = (isinstance(g["manifest"], dict) and g["manifest"]["request_id"] == sys.argv[2]
+      and re.fullmatch("[0-9a-f]{64}", g["manifest_sha256"])
+      and g["risk_badges"] == ["network", "package-manager"]
+      and g["project"] == "beta" and g["state"] == "pending"
+      and g["commands"][0]["argv"] == ["apt-get", "install", "hello"])
+sys.exit(0 if ok else 1)' "$WT_T/out" "$G3"
+wr show "$G1"
+check "show (human): exit 0" [ "$RC" -eq 0 ]
+check "  names the gate, its project and agent" sh -c "grep -q '$G1' '$WT_T/out' && grep -q alpha '$WT_T/out' && grep -q test-agent '$WT_T/out'"
+check "  shows the resolved path and how it was given" grep -qF "$TRUE  (given as true)" "$WT_T/out"
+check "  shows the executable's SHA-256" grep -qF "$(sha256sum "$TRUE" | cut -d' ' -f1)" "$WT_T/out"
+check "  numbers the ROOT command" grep -q 'ROOT 1' "$WT_T/out"
+
+diag "list"
+wr list -j
+check "list -j: the four pending gates" \
+    [ "$(jval "$WT_T/out" 'sorted(g["request_id"] for g in j)')" = "$(printf '%s\n' "$G1" "$G2" "$G3" "$G4" | sort | "$PY" -c 'import json,sys; print(json.dumps([l.strip() for l in sys.stdin], separators=(",",":")))')" ]
+wr list -a -j -p alpha
+check "list -p alpha: exactly the two alpha gates" \
+    [ "$(jval "$WT_T/out" 'sorted(g["request_id"] for g in j)')" = "$(printf '%s\n' "$G1" "$G2" | sort | "$PY" -c 'import json,sys; print(json.dumps([l.strip() for l in sys.stdin], separators=(",",":")))')" ]
+wr list -j -p beta
+check "list -p beta: exactly the beta gate" [ "$(jval "$WT_T/out" '[g["request_id"] for g in j]')" = "[\"$G3\"]" ]
+wr list -j -p gamma
+check "list -p gamma: empty" [ "$(jval "$WT_T/out" 'j')" = "[]" ]
+wr list -j -l 2
+check "list -l 2: two gates" [ "$(jval "$WT_T/out" 'len(j)')" = 2 ]
+wr list -j -l 1 -p alpha
+check "list -l 1 -p alpha: one alpha gate" [ "$(jval "$WT_T/out" '[g["project"] for g in j]')" = '["alpha"]' ]
+wr list
+check "list (human): exit 0" [ "$RC" -eq 0 ]
+check "  one line per gate" [ "$(wc -l <"$WT_T/out")" -eq 4 ]
+check "  each line starts with its id" [ "$(cut -c1-12 "$WT_T/out" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$G1" "$G2" "$G3" "$G4" | sort | tr '\n' ' ')" ]
+
+diag "help and usage errors"
+as_req "$W" --help >"$WT_T/out" 2>"$WT_T/err"
+RC=$?
+check "warrant --help: exit 0" [ "$RC" -eq 0 ]
+check "  lists request, list, show and log" sh -c "grep -q 'warrant request' '$WT_T/out' && grep -q 'warrant list' '$WT_T/out' && grep -q 'warrant show' '$WT_T/out' && grep -q 'warrant log' '$WT_T/out'"
+wr help request
+check "warrant help request: exit 0" [ "$RC" -eq 0 ]
+check "  prints its usage" out_has "usage: warrant request"
+wr list --help
+check "warrant list --help: exit 0 and usage" sh -c "[ $RC -eq 0 ] && grep -q 'usage: warrant list' '$WT_T/out'"
+wr --version
+check "warrant --version: exit 0" sh -c "[ $RC -eq 0 ] && grep -q '^warrant ' '$WT_T/out'"
+wr help nosuch
+check "warrant help nosuch: exit 2" [ "$RC" -eq 2 ]
+wr nosuch
+check "unknown command: exit 2" [ "$RC" -eq 2 ]
+check "  says so on stderr" err_has "unknown command"
+wr
+check "no command: exit 2 with the usage on stderr" sh -c "[ $RC -eq 2 ] && grep -q usage '$WT_T/err'"
+before=$(store_snap)
+# usage CMD...: a usage error, exit 2 with a usage line on stderr.
+usage() {
+	wr "$@" </dev/null
+	if [ "$RC" -eq 2 ] && grep -q 'usage:' "$WT_T/err"; then
+		ok "usage error exits 2: warrant $*"
+	else
+		not_ok "usage error exits 2: warrant $*"
+		diag "exit $RC: $(cat "$WT_T/err")"
+	fi
+}
+usage list -l 0
+usage list -l abc
+usage list -l 1000001
+usage list -l ''
+usage list -l -5
+usage list extra
+usage list --bogus
+usage list -p
+usage show
+usage show a b
+usage show --bogus "$G1"
+usage request extra
+usage request --bogus
+usage request -p ''
+usage request -o "$(printf 'a\033b')"
+usage request -p "$(printf 'x%.0s' $(seq 129))"
+usage log extra
+usage log --bogus
+check "usage errors changed nothing in the store" [ "$(store_snap)" = "$before" ]
+printf '%s' "$(req1 '["sudo","id"]')" >"$WT_T/in"
+as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
+RC=$?
+check "request without -j: a refusal exits 2" [ "$RC" -eq 2 ]
+check "  names the code on stderr" err_has "request refused (nested_privilege_tool)"
+check "  and prints nothing on stdout" [ ! -s "$WT_T/out" ]
+
+diag "agent text is neutralised"
+NASTY='\u001b]0;pwned\u0007 \u001b[2J \r CR \u0007 BEL \u009b31m C1 \u202e evil \u200b zw \u2066 iso \u007f del \b bs \n nl \\ bs'
+cat >"$WT_T/in" <<EOF
+{"reason":"R $NASTY","env":{"NOTE":"E $NASTY"},"commands":[
+ {"id":"a","why":"W $NASTY","argv":["/usr/bin/printf","%s","A $NASTY"]},
+ {"id":"b","as":"user","why":"U","command":"echo 'C $NASTY'"}]}
+EOF
+accepted_file "a request full of escapes, bidi and zero-width characters" "$WT_T/in" -p "$(printf 'proj\302\233x\342\200\256y')"
+NG=$GATE
+# clean FILE: no raw ESC, BEL, CR, BS, DEL, C1 (U+0080-U+009F) or
+# invisible/bidi code points; prints what it found.
+clean() {
+	"$PY" -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+t = b.decode("utf-8", "replace")
+bad = sorted({hex(ord(c)) for c in t if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+              or 0x200b <= ord(c) <= 0x200f or 0x202a <= ord(c) <= 0x202e
+              or 0x2066 <= ord(c) <= 0x2069 or ord(c) == 0xfffd})
+if bad:
+    print("found", " ".join(bad))
+sys.exit(1 if bad else 0)' "$1"
+}
+is_clean() { clean "$1" >/dev/null; }
+wr show "$NG"
+check "show exits 0" [ "$RC" -eq 0 ]
+check "show: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "show: ESC shown as \\x1b (OSC title and clear screen)" sh -c "grep -qF '\\x1b]0;pwned\\x07' '$WT_T/out' && grep -qF '\\x1b[2J' '$WT_T/out'"
+check "show: CR shown as \\r" out_has '\r CR'
+check "show: C1 CSI shown as <U+009B>" out_has '<U+009B>31m'
+check "show: RTL override shown as <U+202E>" out_has '<U+202E> evil'
+check "show: zero-width space shown as <U+200B>" out_has '<U+200B> zw'
+check "show: isolate shown as <U+2066>" out_has '<U+2066> iso'
+check "show: DEL and backspace shown as \\x7f and \\x08" sh -c "grep -qF '\\x7f del' '$WT_T/out' && grep -qF '\\x08 bs' '$WT_T/out'"
+check "show: newline shown as \\n (one line per field)" out_has '\n nl'
+check "show: the reason, why, argv, env and YOU command are all there" sh -c "
+    for w in 'reason       R ' 'why   W ' 'argv[2] A ' 'NOTE=E ' \"C \\\\x1b]0\"; do grep -qF -- \"\$w\" '$WT_T/out' || exit 1; done"
+check "show: the project label too" out_has 'proj<U+009B>x<U+202E>y'
+wr list
+check "list exits 0" [ "$RC" -eq 0 ]
+check "list: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "list: the reason with visible escapes" out_has 'R \x1b]0;pwned\x07 \x1b[2J \r CR'
+check "list: the project with visible escapes" out_has 'proj<U+009B>x<U+202E>y: R'
+printf '{"reason":"r","\\u001b[2J\\u009b":1,"commands":[]}' >"$WT_T/in"
+as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
+check "a refusal naming an escape-laden field: exit 2" [ $? -eq 2 ]
+check "  its message on stderr is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+check "  and shows the field with visible escapes" err_has 'unknown field '"'"'\x1b[2J<U+009B>'"'"
+printf '{"reason":"\033]0;x\007","commands":[]}' >"$WT_T/in"
+as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
+check "raw ESC in the JSON input: invalid_json, exit 2" [ $? -eq 2 ]
+check "  the parser's message quoting the input is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+wr show "$(printf 'w-\033]0;x\007')"
+check "show with an escape-laden id: exit 2" [ "$RC" -eq 2 ]
+check "  the error message is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+
+diag "an ambiguous prefix (a second gate forged with the same first 4 characters)"
+as_req sqlite3 "$S/warrant.db" "CREATE TEMP TABLE t AS SELECT * FROM gates WHERE id = '$G1';
+    UPDATE t SET id = substr(id, 1, 6) || '$(echo "$UNKNOWN" | cut -c3-8)';
+    INSERT INTO gates SELECT * FROM t;"
+TWIN="$(echo "$G1" | cut -c1-6)$(echo "$UNKNOWN" | cut -c3-8)"
+wr show "$(echo "$G1" | cut -c3-6)"
+check "show an ambiguous 4-character prefix: exit 2" [ "$RC" -eq 2 ]
+check "  says it does not name exactly one gate" err_has "does not name exactly one gate"
+check "  prints nothing on stdout" [ ! -s "$WT_T/out" ]
+wr show -j "$G1"
+check "the full id still names it" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$G1" ]
+wr show -j "$TWIN"
+check "and the twin by its own full id" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$TWIN" ]
+
+done_testing
