@@ -36,7 +36,9 @@ struct approval {
 	int		 run_fd;
 	int		 tty;
 	int		 authenticated;
-	int		 ran_any;
+	int		 ran_any;	/* something may have run: never pending again */
+	int		 broken;	/* a runner failed part way */
+	int		 lease;
 	json_t		*entries;
 	char		 message[512];
 };
@@ -290,12 +292,22 @@ run_group(struct approval *a, json_t *cmds, int group, int detach)
 	if (detach)
 		argv[k++] = "--detach";
 	argv[k] = NULL;
-	a->ran_any = 1;
 	status = run_sudo(a->tty, argv);
+	/* started.json is written after every check passed, before the
+	 * first command: from then on something may have run */
+	l = read_json_at(gfd, "started.json");
+	if (l != NULL)
+		a->ran_any = 1;
+	json_decref(l);
 	if (!sudo_ok(status)) {
-		snprintf(a->message, sizeof a->message,
-		    "the runner refused the batch or could not start (status %d)",
+		say(a, "the runner refused the batch or stopped (status %d)",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		l = read_json_at(gfd, "progress.json");
+		json_array_foreach(json_object_get(l, "entries"), i, e)
+			if (i < n && strcmp(str(e, "id"), str(json_array_get(cmds, i), "id")) == 0 &&
+			    !contains_credential(str(e, "output_tail")))
+				json_array_append(a->entries, e);
+		json_decref(l);
 		close(gfd);
 		return GROUP_ERROR;
 	}
@@ -471,24 +483,9 @@ finalize(struct approval *a, int go)
 	if (store_open_at(&st, a->st->dir) != 0)
 		_exit(1);
 	a->st = &st;
-	for (;;) {
-		size_t k = json_array_size(a->entries);
-
-		if (merge_from_disk(a) == 0 && json_array_size(a->entries) > k) {
-			if (json_array_size(a->entries) < json_array_size(a->selected)) {
-				finish_from_disk(a, &ledger);
-				break;
-			}
-			settle(a, "completed", NULL, &ledger);
-			break;
-		}
-		json_array_clear(a->entries);
-		if (now_seconds() > deadline) {
-			finish_from_disk(a, &ledger);
-			break;
-		}
+	/* finish_from_disk leaves a live runner alone (returns 1) */
+	while (finish_from_disk(a, &ledger) == 1 && now_seconds() <= deadline)
 		nanosleep(&ts, NULL);
-	}
 	json_decref(ledger);
 	store_close(&st);
 	_exit(0);
@@ -544,6 +541,7 @@ execute(struct approval *a, int detach, int *code)
 			return failure(a, "runner_error");
 		}
 		if (gr == GROUP_ERROR) {
+			a->broken = 1;
 			mark_interrupted(a, json_array_size(a->entries), a->message);
 			break;
 		}
@@ -557,6 +555,7 @@ execute(struct approval *a, int detach, int *code)
 			}
 			if (pid == 0) {
 				close(pipefd[1]);
+				close(a->lease);	/* the flock must not outlive answer */
 				if (a->tty >= 0)
 					close(a->tty);
 				setsid();
@@ -578,8 +577,8 @@ execute(struct approval *a, int detach, int *code)
 	userenv_free(env);
 	sudo_forget(a);
 	write_entries(a);
-	if (settle(a, json_array_size(a->entries) == n && !strstr(a->message, "runner") ?
-	    "completed" : "runner_error", NULL, &ledger) != 0) {
+	if (settle(a, a->broken ? "runner_error" : "completed", a->broken ? a->message : NULL,
+	    &ledger) != 0) {
 		json_decref(ledger);
 		say(a, "cannot settle the gate");
 		*code = EXIT_INTERNAL;
@@ -690,8 +689,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	free(bytes);
 
 	if ((a.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 && root) {
-		snprintf(a.message, sizeof a.message,
-		    "approving ROOT commands needs a terminal for sudo's prompt");
+		say(&a, "approving ROOT commands needs a terminal for sudo's prompt");
 		result = failure(&a, "missing_tty");
 		goto out;
 	}
@@ -707,7 +705,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		goto out;
 	}
 	{
-		int lease = a.run_fd;
+		int lease = a.lease = a.run_fd;
 		char runs[PATH_MAX];
 
 		a.run_fd = -1;

@@ -72,10 +72,8 @@ print_human(const json_t *o)
 			text_print(stdout, s);
 			putchar('\n');
 		}
-		if ((s = json_string_value(json_object_get(e, "output_tail"))) != NULL && *s) {
-			text_print(stdout, s);
-			putchar('\n');
-		}
+		if ((s = json_string_value(json_object_get(e, "output_tail"))) != NULL)
+			text_print_lines(stdout, s, "   | ");
 	}
 	if ((s = json_string_value(json_object_get(o, "feedback"))) != NULL) {
 		fputs("feedback: ", stdout);

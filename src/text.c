@@ -5,6 +5,7 @@
  * as a visible escape, so it can neither drive the terminal nor disguise
  * what it says (cf. sudo CVE-2023-28486).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "warrant.h"
@@ -155,4 +156,27 @@ text_json_safe(const char *s, size_t n)
 		}
 	}
 	return b.p;
+}
+
+/* Multi-line output for a terminal: each line neutralised on its own,
+ * prefixed with indent. */
+void
+text_print_lines(FILE *fp, const char *s, const char *indent)
+{
+	const char *nl;
+	char *line;
+
+	while (*s != '\0') {
+		nl = strchr(s, '\n');
+		line = strndup(s, nl != NULL ? (size_t)(nl - s) : strlen(s));
+		if (line == NULL)
+			abort();
+		fputs(indent, fp);
+		text_print(fp, line);
+		fputc('\n', fp);
+		free(line);
+		if (nl == NULL)
+			break;
+		s = nl + 1;
+	}
 }

@@ -43,6 +43,7 @@ int	 digest_equal(const char *, const char *);
 char	*text_visible(const char *);
 char	*text_json_safe(const char *, size_t);
 void	 text_print(FILE *, const char *);
+void	 text_print_lines(FILE *, const char *, const char *);
 
 /* canon.c: canonical JSON bytes (DESIGN §4). */
 char	*canon_dump(const json_t *, size_t *);

@@ -13,8 +13,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 
-GRP=wt-e2e-grp		# a group the requester is in
-OGRP=wt-e2e-ogrp	# a group it is not in
+# Per-run names, so that concurrent runs cannot pull a group from under
+# each other.
+GRP=wt-e2e-g$$		# a group the requester is in
+OGRP=wt-e2e-o$$		# a group it is not in
 FX=
 cleanup() {
 	[ -n "$FX" ] && rm -rf "$FX"
@@ -50,6 +52,8 @@ ln -s "$BASH" "$B/linky"
 ln -s "$TRUE" "$B/doas"			# named doas, is true
 ln -s "$TRUE" "$B/mytrue"
 cp "$TRUE" "$B/truecopy"
+OFFPATH=wt-e2e-offpath-$$		# exists only here, not on the trusted path
+cp "$TRUE" "$B/$OFFPATH"
 cp "$TRUE" "$B/noexec" && chmod 644 "$B/noexec"
 cp "$TRUE" "$B/wwtrue" && chmod 757 "$B/wwtrue"
 cp "$TRUE" "$B/gtrue" && chgrp "$GRP" "$B/gtrue" && chmod 775 "$B/gtrue"
@@ -331,9 +335,11 @@ refused shell_request '$.commands[1].argv[2]' "-c as the last argument of a seco
 refused shell_request "$A0" "watch without -x" "$(req1 '["watch","date"]')"
 refused shell_request "$A0" "watch -n 1 'ls /'" "$(req1 '["watch","-n","1","ls /"]')"
 refused shell_request "$C0.argv[2]" "flock FILE -c id" "$(req1 '["flock","/tmp/wt.lock","-c","id"]')"
-refused shell_request "$A0" "flock -xc (bundled -c)" "$(req1 '["flock","-xc","id","/tmp/wt.lock"]')"
+refused shell_request "$C0.argv[3]" "flock -n FILE -c id" "$(req1 '["flock","-n","/tmp/wt.lock","-c","id"]')"
+refused shell_request "$A0" "flock -w 5 FILE --command id" "$(req1 '["flock","-w","5","/tmp/wt.lock","--command","id"]')"
 refused shell_request "$A0" "flock --command" "$(req1 '["flock","/tmp/wt.lock","--command","id"]')"
-refused shell_request "$A0" "flock --command=id" "$(req1 '["flock","--command=id","/tmp/wt.lock"]')"
+refused shell_request "$A0" "flock -- FILE --command id" "$(req1 '["flock","--","/tmp/wt.lock","--command","id"]')"
+refused shell_request "$A0" "watch date -x (-x after the operand is no option)" "$(req1 '["watch","date","-x"]')"
 
 diag "bad_executable"
 refused bad_executable "$A0" "relative path ./x" "$(req1 '["./x"]')"
@@ -344,7 +350,7 @@ refused bad_executable "$A0" "a directory (/usr/bin)" "$(req1 '["/usr/bin"]')"
 refused bad_executable "$A0" "a directory with a trailing slash" "$(req1 '["/usr/bin/"]')"
 refused bad_executable "$A0" "/" "$(req1 '["/"]')"
 refused bad_executable "$A0" "bare name not on the trusted path" "$(req1 '["wt-e2e-no-such-tool"]')"
-refused bad_executable "$A0" "bare name found only outside the trusted path" "$(req1 '["warrant"]')"
+refused bad_executable "$A0" "bare name of a file outside the trusted path" "$(req1 "[\"$OFFPATH\"]")"
 refused bad_executable "$A0" "root-owned 0644 regular file" "$(req1 "[\"$B/noexec\"]")"
 refused bad_executable "$A0" "a FIFO" "$(req1 "[\"$B/fifo\"]")"
 refused bad_executable "$A0" "a character device" "$(req1 '["/dev/null"]')"
