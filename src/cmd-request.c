@@ -61,40 +61,6 @@ valid_label(const char *s)
 	return 1;
 }
 
-static json_t *
-descriptor(const char *id, const struct wrequest *q, const char *sha, int64_t expires)
-{
-	json_t *cmds = json_array();
-	char when[32], answer[64];
-	size_t i;
-
-	for (i = 0; i < q->ncmds; i++)
-		json_array_append_new(cmds, json_pack("{s:s,s:s,s:o}",
-		    "id", q->cmds[i].id, "as", q->cmds[i].as_user ? "user" : "root",
-		    "badges", badges_json(q->cmds[i].badges)));
-	format_time(expires, when, sizeof when);
-	snprintf(answer, sizeof answer, "warrant answer %s", id);
-	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:i,s:i,s:s}",
-	    "request_id", id, "state", "pending", "manifest_sha256", sha,
-	    "expires_at", when, "expires_at_epoch", (json_int_t)expires,
-	    "commands", cmds, "risk_badges", badges_json(q->badges),
-	    "root_count", q->nroot, "user_count", q->nuser,
-	    "reviewer_command", answer);
-}
-
-/* requests.jsonl: the user's own record of every request and decision. */
-static void
-log_request(const char *dir, const char *id, const struct gate_meta *m,
-    json_t *manifest, const char *sha, int64_t now)
-{
-	json_t *line = json_pack("{s:s,s:I,s:s,s:s,s:s?,s:s?,s:O}", "event", "request",
-	    "at", (json_int_t)now, "request_id", id, "manifest_sha256", sha,
-	    "agent", m->agent, "project", m->project, "manifest", manifest);
-
-	state_append_jsonl(dir, line);
-	json_decref(line);
-}
-
 static int
 cmd_request_exec(int argc, char **argv)
 {
@@ -106,16 +72,11 @@ cmd_request_exec(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *agent = NULL, *project = NULL;
-	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1];
-	char *buf = NULL, *bytes = NULL;
-	json_t *manifest = NULL, *desc = NULL;
+	char *buf = NULL;
+	json_t *desc = NULL;
 	struct principal me;
 	struct refusal r;
 	struct wrequest q;
-	struct gate_meta meta;
-	struct passwd *pw;
-	struct store st;
-	int64_t now;
 	size_t len;
 	int ch, json = 0, wait = 0, rc;
 
@@ -167,48 +128,24 @@ cmd_request_exec(int argc, char **argv)
 		return refused(&r, json);
 	}
 
-	rc = EXIT_INTERNAL;
-	if (gate_id_new(id) != 0) {
-		warnx_("cannot read the system's random source: %m");
-		goto out;
-	}
-	if (gethostname(host, sizeof host) != 0)
-		strcpy(host, "localhost");
-	host[sizeof host - 1] = '\0';
-	manifest = manifest_build(&q, id, host);
-	if (manifest == NULL || (bytes = manifest_seal(manifest, sha)) == NULL) {
-		warnx_("cannot encode the manifest");
-		goto out;
-	}
-	pw = getpwuid(getuid());
-	meta.agent = agent;
-	meta.project = project;
-	meta.requester = pw != NULL ? pw->pw_name : "unknown";
-	meta.requester_uid = getuid();
-	meta.host = host;
-	now = now_seconds();
-	if (store_open(&st) != 0)
-		goto out;
-	if (store_insert_request(&st, id, &q, &meta, manifest, bytes, sha, now,
-	    now + q.gate_timeout) != 0) {
-		store_close(&st);
-		goto out;
-	}
-	desc = descriptor(id, &q, sha, now + q.gate_timeout);
-	log_request(st.dir, id, &meta, manifest, sha, now);
+	rc = gate_create(&q, agent, project, &desc);
+	request_free(&q);
+	if (rc != 0)
+		return EXIT_INTERNAL;
 	if (wait) {
 		char *line = json_dumps(desc, JSON_COMPACT);
+		struct store st;
 
-		fprintf(stderr, "%s\n", line != NULL ? line : id);
+		fprintf(stderr, "%s\n", line != NULL ? line : "");
 		free(line);
-		rc = wait_gate(&st, id, -1, json);
+		rc = EXIT_INTERNAL;
+		if (store_open(&st) == 0) {
+			rc = wait_gate(&st, json_string_value(json_object_get(desc, "request_id")),
+			    -1, json);
+			store_close(&st);
+		}
 	} else
 		rc = print_json(desc) == 0 ? EXIT_OK : EXIT_INTERNAL;
-	store_close(&st);
-out:
 	json_decref(desc);
-	json_decref(manifest);
-	free(bytes);
-	request_free(&q);
 	return rc;
 }

@@ -238,6 +238,9 @@ json_t	*store_gate(struct store *, const char *, int);
 json_t	*store_list(struct store *, int, long, const char *);
 int	 store_fail(struct store *, const char *);
 
+/* gate.c */
+int	 gate_create(const struct wrequest *, const char *, const char *, json_t **);
+
 /* attempt.c */
 #define ATTEMPT_NOT_PENDING	(-2)
 #define ATTEMPT_BUSY		(-3)
