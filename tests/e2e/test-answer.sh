@@ -10,7 +10,7 @@
 #
 # The desktop case: the agent and the reviewer are the same uid, so every
 # gate is requested and answered by wt-reviewer in its own state directory.
-# Transcripts are kept in $SR_DIR when anything fails.
+# Transcripts are kept in $SR_DIR when anything fails (or WT_KEEP is set).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
@@ -60,7 +60,7 @@ cleanup() {
 	rm -rf "$OPT"
 	rm -f "$RM"-*
 	sr_user_teardown
-	if [ "$fails" -eq 0 ]; then
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
 		rm -rf "$SR_DIR"
 	else
 		echo "# transcripts kept in $SR_DIR"
@@ -70,6 +70,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # ---------------------------------------------------------------- helpers
+T0=$(date +%s)
+section() { diag "--- $* (at $(($(date +%s) - T0)) s)"; }
 # is DESC GOT WANT
 is() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
@@ -156,6 +158,7 @@ wait_for_file() {
 }
 
 # ============================================================ infrastructure
+section "infrastructure"
 if sr_need; then ok "infra: expect, setpriv, sudo, python3 and friends present"; else
 	sr_fail "infra: required programs missing"
 fi
@@ -186,6 +189,7 @@ else not_ok "infra: transcripts never hold the typed password"; fi
 sr_forget_tickets
 
 # ============================================================ installation
+section "installation"
 if sr_install; then ok "install: meson install into the build's prefix"; else
 	sr_fail "install: meson install -C $WARRANT_BUILD failed"
 fi
@@ -251,6 +255,7 @@ if [ "$READY" -ne 1 ]; then
 fi
 
 # ============================================================ (a) right password
+section "(a) right password"
 mkgate a <<EOF
 {"reason":"e2e (a): ROOT as root, YOU as you, in order",
  "commands":[
@@ -305,6 +310,7 @@ wait_gate "$G" 10
 is "(a2) wait exits 0" "$WAIT_RC" 0
 
 # ============================================================ (b) wrong password
+section "(b) wrong password"
 mkgate b <<EOF
 {"reason":"e2e (b): wrong password runs nothing","commands":[
   {"id":"ub","as":"user","argv":["/usr/bin/touch","$YOU/b"],"why":"you first"},
@@ -325,6 +331,7 @@ check "(b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YO
 after_outcome b-again
 
 # ============================================================ (c) Ctrl-C
+section "(c) Ctrl-C"
 mkgate c <<EOF
 {"reason":"e2e (c): Ctrl-C runs nothing","commands":[
   {"id":"uc","as":"user","argv":["/usr/bin/touch","$YOU/c"],"why":"you first"},
@@ -344,6 +351,7 @@ is "(c) answerable again after Ctrl-C" "$ANS_RC" 0
 check "(c) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/c" "$RM-c"
 
 # ============================================================ (d) no terminal
+section "(d) no terminal"
 mkgate d <<EOF
 {"reason":"e2e (d): no tty","commands":[
   {"id":"ud","as":"user","argv":["/usr/bin/touch","$YOU/d"],"why":"you first"},
@@ -361,6 +369,7 @@ is "(d) answer without --run/--deny and no terminal refuses (exit 2)" "$ANS_RC" 
 check "(d) ... and leaves the gate pending" state_is "$GD" pending
 
 # ============================================================ (e) swapped executable
+section "(e) swapped executable"
 # e1: replaced by rename after the request; e2: overwritten in place.
 mkgate e1 <<EOF
 {"reason":"e2e (e1): swapped by rename","commands":[
@@ -447,6 +456,7 @@ check "(e5) runner started by root without sudo (no SUDO_UID) refuses" [ $? -ne 
 check "(e5) ... and runs nothing" absent "$RM-e4A"
 
 # ============================================================ (f) subset approval
+section "(f) subset approval"
 mkgate f <<EOF
 {"reason":"e2e (f): subset","commands":[
   {"id":"a","argv":["/usr/bin/touch","$RM-fa"],"why":"a"},
@@ -467,6 +477,7 @@ jcheck "(f) the ledger carries the subset manifest's hash, not the full one" \
 after_outcome f
 
 # ============================================================ (g) stop_on_failure
+section "(g) stop_on_failure"
 mkgate g <<EOF
 {"reason":"e2e (g): stop on failure","commands":[
   {"id":"f1","argv":["/usr/bin/false"],"why":"fails"},
@@ -492,6 +503,7 @@ is "(g2) wait exits 3" "$WAIT_RC" 3
 after_outcome g2
 
 # ============================================================ (h) timeout
+section "(h) timeout"
 mkgate h <<EOF
 {"reason":"e2e (h): timeout kills the group","commands":[
   {"id":"fk","argv":["$BIN/forker"],"why":"forks a sleeper","timeout_seconds":2}]}
@@ -512,6 +524,7 @@ check "(h) no process of the command's group survives (forked sleeper gone)" \
 after_outcome h
 
 # ============================================================ (i) 1 GiB of output
+section "(i) 1 GiB of output"
 N=118485293
 BYTES=$("$SR_PY" -c '
 import sys
@@ -547,6 +560,7 @@ fi
 after_outcome i
 
 # ============================================================ (j) YOU environment
+section "(j) YOU environment"
 # The agent's environment (the requester's and the answering shell's)
 # carries preload, bash hooks, an exported function, a private variable
 # and a world-writable PATH entry. None may reach a YOU command.
@@ -612,6 +626,7 @@ is "(q) a YOU-only request is approved without a terminal (no password)" "$ANS_R
 is "(q) ... and ran as the reviewer" "$(cat "$ORDER/log")" "q1 $SR_USER"
 
 # ============================================================ (m) lease contention
+section "(m) lease contention"
 mkgate m1 <<EOF
 {"reason":"e2e (m1): holds the lease","commands":[
   {"id":"m","argv":["/usr/bin/touch","$RM-m1"],"why":"first"}]}
@@ -659,6 +674,7 @@ is "(m) the lease is free again: the contender's gate is answered" "$ANS_RC" 0
 after_outcome m
 
 # ============================================================ (n) writable runner
+section "(n) writable runner"
 RDIR=$(dirname "$SR_RUNNER")
 save_perms "$RDIR" "$SR_RUNNER"
 for v in n1 n2; do
@@ -682,6 +698,7 @@ done
 restore_perms
 
 # ============================================================ (o) deny
+section "(o) deny"
 mkgate o <<EOF
 {"reason":"e2e (o): denied","next":{"prompt":"carry on"},"commands":[
   {"id":"ro","argv":["/usr/bin/touch","$RM-o"],"why":"denied"}]}
@@ -696,6 +713,7 @@ check "(o) nothing ran" absent "$RM-o"
 check "(o) the gate is denied" state_is "$GO" denied
 
 # ============================================================ (r) kill -9 recovery
+section "(r) kill -9 recovery"
 # r1: kill the answering process group while sudo prompts.
 mkgate r1 <<EOF
 {"reason":"e2e (r1): killed at the prompt","commands":[
@@ -755,6 +773,7 @@ check "(r2) a settled gate cannot be run again (refused, nothing ran twice)" \
 sr_forget_tickets
 
 # ============================================================ (s) a #! script as ROOT
+section "(s) a #! script as ROOT"
 mkgate s <<EOF
 {"reason":"e2e (s): root-owned script","commands":[
   {"id":"sc","argv":["$BIN/stamp","s1"],"why":"a #! script"}]}
@@ -764,6 +783,7 @@ answer right s "$G" --run --no-detach -j
 is "(s) a root-owned #! script runs as a ROOT command" "$(cat "$ORDER/log")" "s1 root"
 
 # ============================================================ (p) root log
+section "(p) root log"
 sr_sampler_stop
 check "(p) $RL is mode 0600, owned by root" \
     sh -c '[ "$(stat -c "%a %u" "$1")" = "600 0" ]' sh "$RL"
@@ -798,6 +818,7 @@ sys.exit(bad)
     "$SR_DIR/wait-$GG.json" "$SR_DIR/wait-$GI.json"
 
 # ============================================================ (l) canary
+section "(l) canary"
 leaks=$(sr_canary_grep "$SR_STATE" "$SR_STATE2" "$SR_HOME" "$SR_HOME2" /var/log /tmp /var/tmp \
     /dev/shm /run /var/lib/warrant "$OPT" 2>/dev/null | head -5)
 is "(l) the canary password (value, SHA-256, SHA-512, MD5, base64) is in no file of the state dirs, homes, logs, /tmp, /run" \
@@ -812,4 +833,5 @@ for p in $(pgrep -f warrant 2>/dev/null); do
 	fi
 done
 
+section end
 done_testing

@@ -130,7 +130,8 @@ diag "store failures name the file and the cause"
 use_state corrupt
 wr request -j <"$J"
 check "a fresh store to corrupt" [ "$RC" -eq 0 ]
-as_req sh -c "head -c 8192 /dev/urandom | tr '\\000' x >'$S/warrant.db'"
+# garbage over the database file at rest (no -wal or -shm to fall back on)
+as_req sh -c "head -c 8192 /dev/urandom | tr '\\000' x >'$S/warrant.db'; rm -f '$S/warrant.db-wal' '$S/warrant.db-shm'"
 lines=$(jsonl_lines)
 wr list
 check "corrupt warrant.db: list exits 1" [ "$RC" -eq 1 ]

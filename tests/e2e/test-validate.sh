@@ -483,7 +483,7 @@ ok = (m["schema_version"] == 1 and m["request_id"] == sys.argv[2] and m["run_as"
       and m["output_to_agent"] == "tail" and m["host"] == sys.argv[3]
       and c["id"] == "a" and c["as"] == "root" and c["why"] == "w" and c["cwd"] == "/"
       and "timeout_seconds" in c and c["timeout_seconds"] is None)
-sys.exit(0 if ok else 1)' "$WT_T/show" "$G" "$(hostname)"
+sys.exit(0 if ok else 1)' "$WT_T/show" "$G" "$(uname -n)"
 
 accepted "symlink to true" "$(req1 "[\"$B/mytrue\"]")"
 as_req "$W" show -j "$GATE" >"$WT_T/show"
