@@ -104,7 +104,16 @@ read_json_at(int dfd, const char *name)
 	return j;
 }
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, hangup;
+
+/* SIGHUP or SIGTERM while a batch runs: finish the current command, run
+ * nothing more, and still end with sudo -k. */
+static void
+on_hangup(int sig)
+{
+	(void)sig;
+	hangup = 1;
+}
 
 static void
 on_interrupt(int sig)
@@ -517,6 +526,17 @@ execute(struct approval *a, int detach, int *code)
 	}
 	while (i < n) {
 		c = json_array_get(a->selected, i);
+		if (hangup) {
+			say(a, "warrant answer was told to stop (SIGHUP or SIGTERM)");
+			a->broken = 1;
+			for (; i < n; i++) {
+				c = json_array_get(a->selected, i);
+				json_array_append_new(a->entries, ledger_entry_not_run(str(c, "id"),
+				    is_root(c) ? "root" : "user", "skipped",
+				    "not run: warrant answer was told to stop"));
+			}
+			break;
+		}
 		if (stop_now(a)) {
 			json_array_append_new(a->entries, ledger_entry_not_run(str(c, "id"),
 			    is_root(c) ? "root" : "user", "skipped",
@@ -752,7 +772,11 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			}
 		}
 		attempt_set(st, a.attempt, "running");
+		signal(SIGHUP, on_hangup);
+		signal(SIGTERM, on_hangup);
 		result = execute(&a, detach, code);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		sudo_forget(&a);
 		lease_release(lease);
 		if (strcmp(str(result, "status"), "pending") == 0 && !a.ran_any)

@@ -450,6 +450,13 @@ check "(e4) ... and ran neither the sealed nor the tampered command" \
     sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$RM-e4A" "$RM-e4B"
 check "(e4) ... sudo really started it (one prompt)" [ "$(pty_prompts)" -eq 1 ]
 sr_forget_tickets
+# Control: the very same call with the untampered manifest does run, so the
+# refusal above is the hash check and not a usage error.
+pty_rv right e4-control 60 /usr/bin/sudo -- "$SR_RUNNER" --manifest "$PRIV/good.json" \
+    --expected-sha256 "$SHA_E4"
+check "(e4) control: the same runner call with the sealed manifest runs it" present "$RM-e4A"
+rm -f "$RM-e4A"
+sr_forget_tickets
 env -u SUDO_UID -u SUDO_USER -u SUDO_GID "$SR_RUNNER" --manifest "$PRIV/good.json" \
     --expected-sha256 "$SHA_E4" >"$SR_DIR/e5.out" 2>&1
 check "(e5) runner started by root without sudo (no SUDO_UID) refuses" [ $? -ne 0 ]
