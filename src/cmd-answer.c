@@ -156,13 +156,9 @@ cmd_answer_exec(int argc, char **argv)
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rc = store_resolve(&st, argv[optind], id);
-	if (rc != 0) {
+	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
-		if (rc < 0)
-			return EXIT_INTERNAL;
-		warnx_("'%s' does not name exactly one gate", argv[optind]);
-		return EXIT_REFUSED;
+		return rc;
 	}
 	if (!run && !no) {
 		if ((rc = confirm(id)) < 0) {

@@ -42,20 +42,9 @@ cmd_show_exec(int argc, char **argv)
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rc = store_resolve(&st, argv[optind], id);
-	if (rc != 0) {
-		char *shown;
-
+	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
-		if (rc < 0)
-			return EXIT_INTERNAL;
-		/* The id may have been pasted from agent text: echo it inert. */
-		shown = text_visible(argv[optind]);
-		warnx_(rc == 1 ? "no gate matches '%s'" :
-		    "'%s' does not name exactly one gate (give 4 or more characters of a unique id)",
-		    shown);
-		free(shown);
-		return EXIT_REFUSED;
+		return rc;
 	}
 	g = store_gate(&st, id, json);
 	store_close(&st);

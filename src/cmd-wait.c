@@ -159,13 +159,9 @@ cmd_wait_exec(int argc, char **argv)
 		return usage_error(&cmd_wait_entry, "give exactly one ID");
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	rc = store_resolve(&st, argv[optind], id);
-	if (rc != 0) {
+	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
-		if (rc < 0)
-			return EXIT_INTERNAL;
-		warnx_("'%s' does not name exactly one gate", argv[optind]);
-		return EXIT_REFUSED;
+		return rc;
 	}
 	rc = wait_gate(&st, id, timeout, json);
 	store_close(&st);

@@ -500,37 +500,40 @@ gate_row(sqlite3_stmt *s, int with_manifest)
 	return g;
 }
 
+/*
+ * The commands as the reviewer sees them: what runs comes from the sealed
+ * manifest (so a row edited in the commands table cannot change what is
+ * shown); the commands table adds only how it was asked for (the given
+ * path, a YOU shell string) and the risk badges.
+ */
 static json_t *
-gate_commands(struct store *st, const char *id)
+gate_commands(struct store *st, const char *id, const json_t *manifest)
 {
-	static const char sql[] = "SELECT id, as_user, argv, command, given_path, path,"
-	    " executable_sha256, why, cwd, timeout_seconds, badges FROM commands"
+	static const char sql[] = "SELECT given_path, command, badges FROM commands"
 	    " WHERE gate_id = ? ORDER BY idx";
-	json_t *cmds = json_array();
+	json_t *cmds = json_deep_copy(json_object_get(manifest, "commands")), *c;
 	sqlite3_stmt *s;
+	size_t i = 0;
 	int rc;
 
+	if (!json_is_array(cmds)) {
+		json_decref(cmds);
+		warnx_("store %s: gate %s has no sealed commands", st->path, id);
+		return NULL;
+	}
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
 		store_fail(st, "reading commands");
 		json_decref(cmds);
 		return NULL;
 	}
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(cmds, json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		    "id", column_string(s, 0),
-		    "as", sqlite3_column_int(s, 1) ? "user" : "root",
-		    "argv", column_json(s, 2),
-		    "command", column_string(s, 3),
-		    "given_path", column_string(s, 4),
-		    "path", column_string(s, 5),
-		    "executable_sha256", column_string(s, 6),
-		    "why", column_string(s, 7),
-		    "cwd", column_string(s, 8),
-		    "timeout_seconds", column_int(s, 9),
-		    "badges", column_json(s, 10)));
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && (c = json_array_get(cmds, i++)) != NULL) {
+		json_object_set_new(c, "given_path", column_string(s, 0));
+		json_object_set_new(c, "command", column_string(s, 1));
+		json_object_set_new(c, "badges", column_json(s, 2));
+	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		store_fail(st, "reading commands");
 		json_decref(cmds);
 		return NULL;
@@ -553,18 +556,19 @@ store_gate(struct store *st, const char *id, int with_manifest)
 	}
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		g = gate_row(s, with_manifest);
-	else
+	if (rc == SQLITE_ROW) {
+		g = gate_row(s, 1);
+		cmds = gate_commands(st, id, json_object_get(g, "manifest"));
+		if (cmds == NULL) {
+			json_decref(g);
+			g = NULL;
+		} else
+			json_object_set_new(g, "commands", cmds);
+	} else
 		store_fail(st, "reading the gate");
 	sqlite3_finalize(s);
-	if (g == NULL)
-		return NULL;
-	if ((cmds = gate_commands(st, id)) == NULL) {
-		json_decref(g);
-		return NULL;
-	}
-	json_object_set_new(g, "commands", cmds);
+	if (g != NULL && !with_manifest)
+		json_object_del(g, "manifest");
 	return g;
 }
 

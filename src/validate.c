@@ -195,6 +195,12 @@ check_command(struct wrequest *q, size_t idx, const struct principal *p,
 			    "'-c' hands a string to a shell; ROOT commands must be exact argv");
 	}
 	snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[0]", path);
+	/* by name first: a privilege tool is refused as one even where it
+	 * is not installed */
+	k = deny_by_name(c->argv[0]);
+	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
+		return refuse(r, deny_code(k), sub, "'%s' is a %s and cannot be requested",
+		    c->argv[0], k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
 	if (exe_resolve(c->argv[0], &c->exe, r, sub) != 0)
 		return -1;
 	k = deny_executable(&c->exe);

@@ -64,13 +64,38 @@ usage_error(const struct cmd_entry *c, const char *fmt, ...)
 	return EXIT_REFUSED;
 }
 
+/* JSON for the caller; ASCII only, so that agent text in it cannot
+ * reach a terminal as control or bidi characters either. */
 int
 print_json(const json_t *j)
 {
-	if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT) != 0)
+	if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) != 0)
 		return -1;
 	fputc('\n', stdout);
 	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+/*
+ * Resolve a gate named on the command line (id or unique prefix). Returns
+ * EXIT_OK with the full id, or the exit code after saying why; the
+ * argument may have been pasted from agent text, so it is echoed inert.
+ */
+int
+gate_arg(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
+{
+	int rc = store_resolve(st, arg, id);
+	char *shown;
+
+	if (rc == 0)
+		return EXIT_OK;
+	if (rc < 0)
+		return EXIT_INTERNAL;
+	shown = text_visible(arg);
+	warnx_(rc == 1 ? "no gate matches '%s'" :
+	    "'%s' does not name exactly one gate (give 4 or more characters of a unique id)",
+	    shown);
+	free(shown);
+	return EXIT_REFUSED;
 }
 
 int
@@ -106,7 +131,10 @@ main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if ((c = find_cmd(argv[1])) == NULL) {
-		warnx_("unknown command '%s' (see warrant --help)", argv[1]);
+		char *v = text_visible(argv[1]);
+
+		warnx_("unknown command '%s' (see warrant --help)", v);
+		free(v);
 		return EXIT_REFUSED;
 	}
 	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {

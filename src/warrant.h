@@ -292,5 +292,6 @@ int	 wait_gate(struct store *, const char *, long, int);
 extern const struct cmd_entry cmd_box_entry;
 int	 usage_error(const struct cmd_entry *, const char *, ...);
 int	 print_json(const json_t *);
+int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);
 
 #endif

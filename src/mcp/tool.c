@@ -1,0 +1,146 @@
+/*
+ * The one MCP tool, request_commands, as tools/list shows it: a
+ * description that teaches an agent to use it well and an input schema
+ * that is DESIGN §3's request. request_root_commands is the same tool
+ * under its old name, listed so that existing setups keep working.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+static const char description[] =
+"Ask the human reviewer to run commands you cannot run yourself, and get back "
+"a ledger of what ran. Two kinds of command share one request:\n"
+"- ROOT (\"as\": \"root\", the default): runs as root through sudo. The human "
+"authenticates at their own terminal; you never see or handle a password.\n"
+"- YOU (\"as\": \"user\"): runs as the user, outside your sandbox, without a "
+"password: for what your sandbox or permission mode blocks, such as network "
+"access, writing outside the project, or talking to the user's session.\n"
+"\n"
+"The call blocks until the reviewer answers or the review window closes "
+"(gate_timeout_seconds, default 300). Approved: you get each command's status, "
+"exit code and output tail, and next.prompt if you gave one. Denied: an error "
+"with the reviewer's feedback. Expired: an error; nothing ran. Refused: an "
+"error with a code, the JSON path at fault and a sentence; nothing was stored, "
+"so fix the request and call again.\n"
+"\n"
+"Use it well:\n"
+"1. Do every step you can yourself first (read, download, build, write files "
+"into your workspace); ask only for the steps that need root or the user.\n"
+"2. Batch: put all root work of the task into one request, in order. Each "
+"request interrupts a person and asks for their password.\n"
+"3. Give exact argv arrays with absolute paths, e.g. "
+"[\"/usr/bin/systemctl\", \"restart\", \"nginx\"]. ROOT commands get no shell: "
+"sh/bash, sudo/su/doas/pkexec, editors, pagers and a \"-c\" argument are "
+"refused. A YOU command may instead give one shell string in \"command\".\n"
+"4. Give every command a specific \"why\" and the request a \"reason\": the "
+"reviewer decides from them.\n"
+"5. ROOT commands run from \"/\" (or the request's cwd) with a clean "
+"environment plus the reviewed \"env\"; YOU commands run in the user's home "
+"(or their own cwd) with the user's environment, not yours: pass what they "
+"need on the command line.\n"
+"6. Never put passwords, tokens or secrets in a request; they are refused.\n"
+"7. After a denial, read the feedback and change course; do not resend the "
+"same request.";
+
+static const char old_description[] =
+"The old name of request_commands: the same tool with the same arguments, "
+"listed so that existing setups keep working. Prefer request_commands.";
+
+static const char instructions[] =
+"warrant lets you ask the human at this machine to run commands you cannot run "
+"yourself: as root (they authenticate with sudo at their terminal) or as them "
+"outside your sandbox. Use the request_commands tool once per task with every "
+"such step batched, after doing all the preparation you can do yourself.";
+
+/* DESIGN §3, schema_version 1; warrant validates again whatever comes in. */
+static const char input_schema[] = "{"
+"\"type\":\"object\","
+"\"properties\":{"
+ "\"reason\":{\"type\":\"string\",\"maxLength\":8192,"
+  "\"description\":\"Why this batch is needed, in words the reviewer can check against the commands.\"},"
+ "\"commands\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":128,"
+  "\"description\":\"The commands, run in this order. By default the rest are skipped after the first failure.\","
+  "\"items\":{\"type\":\"object\","
+   "\"properties\":{"
+    "\"id\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$\","
+     "\"description\":\"A short name, unique in the request (e.g. install-nginx); the result reports by it.\"},"
+    "\"as\":{\"type\":\"string\",\"enum\":[\"root\",\"user\"],\"default\":\"root\","
+     "\"description\":\"root: as root through sudo (the reviewer authenticates). user: as the user, outside your sandbox, no password.\"},"
+    "\"argv\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"
+     "\"description\":\"The program and its arguments, exactly, no shell. Prefer an absolute path; a bare name is looked up in /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin.\"},"
+    "\"command\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+     "\"description\":\"Only with as: user, instead of argv: one shell string, run as bash --noprofile --norc -c STRING.\"},"
+    "\"why\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2048,"
+     "\"description\":\"What this command does and why it is needed.\"},"
+    "\"cwd\":{\"type\":\"string\","
+     "\"description\":\"Only with as: user: an existing absolute directory to run in (default: the user's home).\"},"
+    "\"timeout_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400,"
+     "\"description\":\"Stop the command after this many seconds (default 300).\"}"
+   "},"
+   "\"required\":[\"id\",\"why\"],"
+   "\"additionalProperties\":false}},"
+ "\"run_as\":{\"type\":\"string\","
+  "\"description\":\"The user ROOT commands run as (default root).\"},"
+ "\"cwd\":{\"type\":\"string\","
+  "\"description\":\"The existing absolute directory ROOT commands run in (default /).\"},"
+ "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":4096},"
+  "\"description\":\"Extra environment for ROOT commands, shown to the reviewer. PATH, LD_*, SUDO_* and the like are refused.\"},"
+ "\"stop_on_failure\":{\"type\":\"boolean\",\"default\":true,"
+  "\"description\":\"Skip the remaining commands after the first failure of either kind.\"},"
+ "\"output_to_agent\":{\"type\":\"string\",\"enum\":[\"none\",\"tail\",\"full\"],\"default\":\"tail\","
+  "\"description\":\"How much of each command's output you get back: none, tail (last 8 KiB) or full (up to 64 KiB).\"},"
+ "\"gate_timeout_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400,"
+  "\"description\":\"How long the reviewer has to answer (default 300); after that nothing runs.\"},"
+ "\"timeout_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400,"
+  "\"description\":\"Default per-command timeout; also the review window when gate_timeout_seconds is not given.\"},"
+ "\"machine\":{\"type\":\"string\","
+  "\"description\":\"Run on an enrolled remote machine (its alias) instead of this one. Leave out for this machine.\"},"
+ "\"next\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"maxLength\":16384}},"
+  "\"additionalProperties\":false,"
+  "\"description\":\"next.prompt: a note to yourself, handed back with the result when the request was approved.\"},"
+ "\"schema_version\":{\"type\":\"integer\",\"enum\":[1],"
+  "\"description\":\"The request schema version; only 1 exists.\"}"
+"},"
+"\"required\":[\"reason\",\"commands\"],"
+"\"additionalProperties\":false}";
+
+static json_t *
+tool(const char *name, const char *title, const char *text, json_t *schema)
+{
+	return json_pack("{s:s,s:s,s:s,s:O,s:{s:b,s:b,s:b,s:b}}",
+	    "name", name, "title", title, "description", text, "inputSchema", schema,
+	    "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+	    "idempotentHint", 0, "openWorldHint", 1);
+}
+
+/* The result of tools/list. */
+json_t *
+tool_list(void)
+{
+	json_t *schema = json_loads(input_schema, JSON_REJECT_DUPLICATES, NULL), *list;
+
+	if (schema == NULL) {
+		warnx_("mcp: the built-in input schema does not parse");
+		return NULL;
+	}
+	list = json_pack("{s:[o,o]}", "tools",
+	    tool(MCP_TOOL_NAME, "Request commands (as root or as you)", description, schema),
+	    tool(MCP_TOOL_OLD_NAME, "Request commands (old name of request_commands)",
+	    old_description, schema));
+	json_decref(schema);
+	return list;
+}
+
+int
+tool_known(const char *name)
+{
+	return strcmp(name, MCP_TOOL_NAME) == 0 || strcmp(name, MCP_TOOL_OLD_NAME) == 0;
+}
+
+const char *
+tool_instructions(void)
+{
+	return instructions;
+}

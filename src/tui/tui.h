@@ -1,0 +1,142 @@
+/*
+ * The review console (warrant review): state shared by its parts. wtext.c
+ * turns agent text into safe wide characters and owns the styles; doc.c
+ * lays text out in wrapped lines; list.c is the gate list, gate.c the
+ * review of one gate, handoff.c approval and denial, tui.c the loop.
+ */
+#ifndef TUI_H
+#define TUI_H
+
+#include <wchar.h>
+#include <curses.h>
+
+#include "warrant.h"
+
+/* Styles; each degrades to bold/reverse without colour. */
+enum style {
+	ST_NORMAL, ST_BOLD, ST_DIM, ST_BAR, ST_ROOT_BADGE, ST_ROOT_BORDER,
+	ST_YOU_BADGE, ST_YOU_BORDER, ST_PILL, ST_RISK, ST_GOOD, ST_BAD,
+	ST_FOCUS, ST_SELECT, ST_LABEL, ST_COUNT
+};
+
+/* wtext.c */
+extern int tui_utf8;		/* the locale is UTF-8: show non-ASCII */
+extern int tui_color;		/* colours in use (terminal has them, no NO_COLOR) */
+void	 wtext_init(void);
+void	 tui_styles(void);
+void	 tui_style(enum style);
+wchar_t	*tui_wide(const char *);
+int	 tui_wwidth(const wchar_t *);
+int	 tui_putw(int, int, int, enum style, const wchar_t *, int);
+int	 tui_puts(int, int, int, enum style, const char *);
+int	 tui_cut(int, int, int, enum style, const char *);
+void	 tui_fill(int, int, int, enum style);
+chtype	 tui_chattr(enum style);
+
+/* doc.c: text wrapped into lines, each maybe inside a command's card. */
+enum line_kind { LINE_PLAIN, LINE_TOP, LINE_MID, LINE_BOTTOM };
+struct tseg {
+	wchar_t		*w;
+	int		 col;		/* where it starts, in the content area */
+	enum style	 style;
+};
+struct tline {
+	enum line_kind	 kind;
+	int		 card;		/* command index, or -1 */
+	struct tseg	*segs;
+	size_t		 nsegs;
+};
+struct tdoc {
+	struct tline	*l;
+	size_t		 n, cap;
+	int		 plain_width, card_width;
+	int		 col, indent;	/* of the line being built */
+};
+void	 doc_reset(struct tdoc *, int, int);
+void	 doc_free(struct tdoc *);
+void	 doc_line(struct tdoc *, int, enum line_kind, int);
+void	 doc_add(struct tdoc *, enum style, const char *);
+void	 doc_addf(struct tdoc *, enum style, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 doc_tab(struct tdoc *, int);
+void	 doc_blank(struct tdoc *, int);
+
+/* The console. */
+enum view { VIEW_LIST, VIEW_GATE };
+enum mode { MODE_NORMAL, MODE_DENY };
+
+#define POLL_MS		500
+#define FEEDBACK_MAX	1024	/* characters the reviewer may type */
+
+struct tui {
+	struct store	*st;
+	int		 all;		/* settled gates shown too */
+	const char	*project;
+	const char	*user;		/* who YOU commands run as */
+	int		 quit;
+	enum view	 view;
+	enum mode	 mode;
+	int64_t		 last_poll;	/* ms, monotonic */
+	int		 polled;	/* at least once: new gates ring the bell */
+
+	/* the list */
+	json_t		*list;
+	json_t		*seen;		/* ids of pending gates already announced */
+	size_t		 sel;
+	size_t		 list_top;
+	char		 sel_id[GATE_ID_LEN + 1];
+
+	/* the gate under review */
+	char		 gate_id[GATE_ID_LEN + 1];
+	json_t		*gate;		/* store_gate with the manifest */
+	json_t		*ledger;	/* once approved */
+	int		*ticked;
+	size_t		 ncmds;
+	size_t		 focus;
+	int		 details;
+	struct tdoc	 doc;
+	size_t		 top;		/* first body line shown */
+	size_t		*card_first, *card_last;
+
+	/* messages */
+	char		 status[512];
+	enum style	 status_style;
+	char		 outcome[1024];
+	enum style	 outcome_style;
+
+	/* denial feedback being typed */
+	wchar_t		 fb[FEEDBACK_MAX + 1];
+	size_t		 fblen;
+};
+
+/* tui.c */
+int64_t	 tui_now_ms(void);
+void	 tui_status(struct tui *, enum style, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 tui_poll(struct tui *);
+int	 tui_body_height(void);
+const char *tui_str(const json_t *, const char *);
+void	 tui_duration(int64_t, char *, size_t);
+int	 tui_run(struct store *, int, const char *, const char *);
+
+/* list.c */
+void	 list_draw(struct tui *);
+void	 list_key(struct tui *, int, wint_t);
+void	 list_refresh(struct tui *, json_t *);
+
+/* gate.c */
+int	 gate_open(struct tui *, const char *);
+void	 gate_close(struct tui *);
+void	 gate_reload(struct tui *);
+void	 gate_layout(struct tui *);
+void	 gate_draw(struct tui *);
+void	 gate_key(struct tui *, int, wint_t);
+int	 gate_cmd_root(const json_t *);
+
+/* handoff.c */
+void	 handoff_approve(struct tui *);
+void	 deny_begin(struct tui *);
+void	 deny_key(struct tui *, int, wint_t);
+void	 deny_draw(struct tui *);
+
+#endif
