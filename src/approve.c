@@ -455,7 +455,7 @@ finish_from_disk(struct approval *a, json_t **ledger)
 	k = json_array_size(a->entries);
 	if (k < json_array_size(a->selected) && !stop_now(a)) {
 		mark_interrupted(a, k, "interrupted: the process running the batch stopped; "
-		    "this command may have partly run (see /var/log/warrant.log)");
+		    "this command may have partly run");
 		return settle(a, "runner_error", "the batch was interrupted", ledger);
 	}
 	for (; k < json_array_size(a->selected); k++) {

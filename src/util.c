@@ -160,6 +160,7 @@ proc_start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	long long start = -1;
+	char state = 'Z';
 	ssize_t n;
 	int fd;
 
@@ -172,10 +173,11 @@ proc_start_time(pid_t pid)
 		return -1;
 	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-	    " %*d %*d %*d %*d %*d %*d %lld", &start) != 1)
+	    sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+	    " %*d %*d %*d %*d %*d %*d %lld", &state, &start) != 2)
 		return -1;
-	return start;
+	/* a zombie has finished: it executes nothing any more */
+	return state == 'Z' || state == 'X' ? -1 : start;
 }
 
 /* Is the process that had this start time still there (and not a zombie)? */

@@ -1,0 +1,263 @@
+/*
+ * The pending tools/call requests of one session. A call's arguments go
+ * through the same path as `warrant request` (request_parse,
+ * validate_request, gate_create); the timer then reads each call's gate
+ * from the store, sends progress notifications while it is pending, and
+ * answers the call once it is settled. A cancelled call, and every call
+ * still pending when the session ends, withdraws its gate (a denial with
+ * feedback), so nobody approves work for an agent that is no longer
+ * waiting for it. Nothing here ever approves anything.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+static int
+store_ready(struct mcp_session *s)
+{
+	if (s->store_open)
+		return 0;
+	if (store_open(&s->st) != 0)
+		return -1;
+	s->store_open = 1;
+	return 0;
+}
+
+static void
+call_free(struct mcp_session *s, size_t i)
+{
+	json_decref(s->calls[i].id);
+	json_decref(s->calls[i].token);
+	s->ncalls--;
+	if (i != s->ncalls)
+		s->calls[i] = s->calls[s->ncalls];
+	memset(&s->calls[s->ncalls], 0, sizeof s->calls[s->ncalls]);
+}
+
+/* A tools/call answered with an error text (not a refusal). */
+static int
+fail(struct mcp_session *s, json_t *id, const char *text)
+{
+	return rpc_result(s, id, result_text(text, 1, NULL, 0));
+}
+
+/* Tell a client that asked for progress that its call still waits. */
+static void
+progress(struct mcp_session *s, struct mcp_call *c)
+{
+	int64_t now = mcp_now_ms(), done = (now - c->started_ms) / 1000;
+	int64_t left = c->expires - now_seconds();
+	char msg[256];
+	json_t *p;
+
+	if (c->token == NULL || now < c->next_progress_ms)
+		return;
+	c->next_progress_ms = now + MCP_PROGRESS_MS;
+	if (done <= c->last_progress)	/* progress must increase */
+		done = c->last_progress + 1;
+	c->last_progress = done;
+	if (left > 0)
+		snprintf(msg, sizeof msg, "%s waits for the reviewer (warrant answer %s); "
+		    "%lld s left to answer", c->gate, c->gate, (long long)left);
+	else
+		snprintf(msg, sizeof msg, "%s: the review window has closed", c->gate);
+	p = json_pack("{s:O,s:I,s:s}", "progressToken", c->token, "progress",
+	    (json_int_t)done, "message", msg);
+	if (p != NULL && done < c->window)
+		json_object_set_new(p, "total", json_integer(c->window));
+	rpc_notify(s, "notifications/progress", p);
+}
+
+/*
+ * Validate the arguments of a tools/call as a request and store it as a
+ * pending gate; the call is answered when the gate settles. A refusal is
+ * answered at once and stores nothing.
+ */
+int
+calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
+{
+	struct principal me;
+	struct refusal r;
+	struct wrequest q;
+	struct mcp_call *c;
+	json_t *desc = NULL;
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (s->ncalls >= MCP_MAX_CALLS)
+		return fail(s, id, "too many calls of this session are waiting for review; "
+		    "wait for one to be answered before sending another");
+	if ((buf = json_dumps(args, JSON_COMPACT)) == NULL)
+		return rpc_error(s, id, RPC_INTERNAL_ERROR, "cannot encode the arguments");
+	len = strlen(buf);
+	if (len > REQUEST_MAX) {
+		free(buf);
+		refuse(&r, "invalid_field", "$", "the request is larger than %d bytes",
+		    REQUEST_MAX);
+		return rpc_result(s, id, result_refusal(&r, s->structured));
+	}
+	rc = request_parse(buf, len, &q, &r);
+	free(buf);
+	if (rc != 0)
+		return rpc_result(s, id, result_refusal(&r, s->structured));
+	if (principal_self(&me) != 0) {
+		request_free(&q);
+		warnx_("mcp: cannot read your groups: %m");
+		return fail(s, id, "warrant cannot read the groups of its own user; nothing was stored");
+	}
+	if (validate_request(&q, &me, &r) != 0) {
+		request_free(&q);
+		return rpc_result(s, id, result_refusal(&r, s->structured));
+	}
+	if (gate_create(&q, s->agent, NULL, &desc) != 0) {
+		request_free(&q);
+		return fail(s, id, "warrant cannot store the request (its server log says why); "
+		    "nothing is waiting for review");
+	}
+
+	c = &s->calls[s->ncalls++];
+	memset(c, 0, sizeof *c);
+	c->id = json_incref(id);
+	c->token = token != NULL ? json_incref(token) : NULL;
+	snprintf(c->gate, sizeof c->gate, "%s",
+	    json_string_value(json_object_get(desc, "request_id")));
+	c->expires = json_integer_value(json_object_get(desc, "expires_at_epoch"));
+	c->window = q.gate_timeout;
+	c->started_ms = c->next_progress_ms = mcp_now_ms();
+	c->last_progress = -1;
+	fprintf(stderr, "warrant mcp: %s waits for review: warrant answer %s\n", c->gate, c->gate);
+	notify_reviewer(c->gate, &q);
+	request_free(&q);
+	json_decref(desc);
+	progress(s, c);
+	return 0;
+}
+
+/* Read every pending call's gate; answer those that settled. */
+void
+calls_tick(struct mcp_session *s)
+{
+	struct mcp_call *c;
+	const char *state;
+	json_t *g;
+	size_t i;
+
+	if (s->ncalls == 0)
+		return;
+	if (store_ready(s) != 0) {
+		while (s->ncalls > 0) {
+			fail(s, s->calls[0].id, "warrant cannot open its store to follow the "
+			    "request; ask the user to check `warrant list`");
+			call_free(s, 0);
+		}
+		return;
+	}
+	/* as `warrant wait` does: finish orphaned attempts, expire old gates */
+	approve_recover(&s->st);
+	store_expire(&s->st);
+	for (i = 0; i < s->ncalls;) {
+		c = &s->calls[i];
+		if ((g = store_gate(&s->st, c->gate, 0)) == NULL) {
+			if (++c->failures < MCP_STORE_FAILURES) {
+				i++;
+				continue;
+			}
+			fail(s, c->id, "warrant cannot read the request's state from its store; "
+			    "ask the user to check `warrant list`");
+			call_free(s, i);
+			continue;
+		}
+		c->failures = 0;
+		state = json_string_value(json_object_get(g, "state"));
+		if (state != NULL && strcmp(state, "pending") == 0) {
+			json_decref(g);
+			progress(s, c);
+			i++;
+			continue;
+		}
+		fprintf(stderr, "warrant mcp: %s %s\n", c->gate, state != NULL ? state : "settled");
+		rpc_result(s, c->id, result_settled(&s->st, c->gate, g, s->structured));
+		json_decref(g);
+		call_free(s, i);
+	}
+}
+
+int
+calls_find(struct mcp_session *s, const json_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncalls; i++)
+		if (json_equal(s->calls[i].id, id))
+			return (int)i;
+	return -1;
+}
+
+/* Is an approval of this gate being executed right now? */
+static int
+gate_running(struct mcp_session *s, const char *gate)
+{
+	static const char sql[] = "SELECT pid, pid_start FROM attempts"
+	    " WHERE gate_id = ? AND state <> 'settled'";
+	sqlite3_stmt *st;
+	int live = 0;
+
+	if (sqlite3_prepare_v2(s->st.db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, gate, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (proc_alive((pid_t)sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1)))
+			live = 1;
+	sqlite3_finalize(st);
+	return live;
+}
+
+/*
+ * Withdraw call i's gate: a denial with feedback, unless it has settled
+ * meanwhile or the reviewer is already running it (then it settles with
+ * its ledger as usual).
+ */
+static void
+withdraw(struct mcp_session *s, size_t i, const char *why)
+{
+	const char *gate = s->calls[i].gate;
+	int rc;
+
+	if (store_ready(s) != 0) {
+		warnx_("mcp: cannot withdraw %s: the store cannot be opened", gate);
+		return;
+	}
+	if (gate_running(s, gate)) {
+		fprintf(stderr, "warrant mcp: %s is being run by the reviewer; not withdrawn\n", gate);
+		return;
+	}
+	rc = gate_deny(&s->st, gate, why);
+	if (rc == 0)
+		fprintf(stderr, "warrant mcp: %s %s\n", gate, why);
+	else if (rc < 0)
+		warnx_("mcp: cannot withdraw %s", gate);
+}
+
+/* notifications/cancelled: withdraw the gate; the call gets no answer. */
+void
+calls_cancel(struct mcp_session *s, const json_t *id)
+{
+	int i = calls_find(s, id);
+
+	if (i < 0)
+		return;		/* unknown, or answered already */
+	withdraw(s, (size_t)i, "withdrawn: the agent cancelled the call");
+	call_free(s, (size_t)i);
+}
+
+/* The session ends: nobody will read the answers of its pending calls. */
+void
+calls_withdraw_all(struct mcp_session *s, const char *why)
+{
+	while (s->ncalls > 0) {
+		withdraw(s, 0, why);
+		call_free(s, 0);
+	}
+}

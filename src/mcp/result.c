@@ -1,0 +1,250 @@
+/*
+ * What a tools/call returns: a readable text for the agent (every piece of
+ * untrusted text neutralised, since clients show it on terminals) and, for
+ * protocol revisions that have it, structuredContent with the same facts
+ * as JSON: the ledger filtered by output_to_agent, as `warrant wait -j`
+ * prints it, or the refusal as `warrant request -j` prints it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+static const char *
+str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+/* {content: [text], isError, structuredContent?}; structured is stolen. */
+json_t *
+result_text(const char *text, int is_error, json_t *structured, int with_structured)
+{
+	json_t *r, *t = json_string(text);
+
+	if (t == NULL)		/* not UTF-8: cannot happen for neutralised text */
+		t = json_string("(unprintable result)");
+	r = json_pack("{s:[{s:s,s:o}],s:b}", "content", "type", "text", "text", t,
+	    "isError", is_error);
+	if (r != NULL && structured != NULL && with_structured)
+		json_object_set(r, "structuredContent", structured);
+	json_decref(structured);
+	return r;
+}
+
+/* "refused (CODE) at PATH: MESSAGE", and {error:{code,path,message}}. */
+json_t *
+result_refusal(const struct refusal *rf, int with_structured)
+{
+	char *path = text_visible(rf->path), *msg = text_visible(rf->message), *text;
+	json_t *r;
+
+	if (asprintf(&text, "refused (%s) at %s: %s\nNothing was stored. Fix the "
+	    "request and call again.", rf->code, path, msg) < 0)
+		text = NULL;
+	r = result_text(text != NULL ? text : rf->code, 1,
+	    json_pack("{s:{s:s,s:s,s:s}}", "error", "code", rf->code, "path", path,
+	    "message", msg), with_structured);
+	free(text);
+	free(path);
+	free(msg);
+	return r;
+}
+
+/* The ledger as the agent may see it (cf. warrant wait). */
+static void
+filter_ledger(json_t *ledger, const char *policy)
+{
+	size_t max, i, n;
+	json_t *e, *tail, *cut;
+
+	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
+		max = ledger_tail_bytes(policy);
+		tail = json_object_get(e, "output_tail");
+		n = json_string_length(tail);
+		if (n <= max)
+			continue;
+		/* cut at a character boundary */
+		while (max > 0 && (json_string_value(tail)[n - max] & 0xc0) == 0x80)
+			max--;
+		cut = json_string(json_string_value(tail) + (n - max));
+		json_object_set_new(e, "output_tail", cut != NULL ? cut : json_string(""));
+	}
+}
+
+/* Untrusted multi-line text, each line neutralised and indented. */
+static void
+put_lines(FILE *fp, const char *s, const char *indent)
+{
+	size_t n = strlen(s);
+
+	if (n > 0 && s[n - 1] == '\n') {
+		char *t = strndup(s, n - 1);
+
+		if (t == NULL)
+			return;
+		text_print_lines(fp, t, indent);
+		free(t);
+	} else
+		text_print_lines(fp, s, indent);
+}
+
+static void
+put_entry(FILE *fp, const json_t *e, const char *policy)
+{
+	const json_t *code = json_object_get(e, "exit_code"), *sig = json_object_get(e, "signal");
+	json_int_t total = json_integer_value(json_object_get(e, "output_bytes"));
+	const char *tail = str(e, "output_tail");
+
+	fputs("== ", fp);
+	text_print(fp, str(e, "id"));
+	fprintf(fp, " (%s): %s", strcmp(str(e, "as"), "user") == 0 ? "you" : "root",
+	    str(e, "status"));
+	if (json_is_integer(code))
+		fprintf(fp, ", exit %lld", (long long)json_integer_value(code));
+	if (json_is_integer(sig))
+		fprintf(fp, ", signal %lld", (long long)json_integer_value(sig));
+	if (json_is_integer(json_object_get(e, "duration_ms")))
+		fprintf(fp, ", %lld ms",
+		    (long long)json_integer_value(json_object_get(e, "duration_ms")));
+	fputc('\n', fp);
+	if (*str(e, "error") != '\0') {
+		fputs("   error: ", fp);
+		text_print(fp, str(e, "error"));
+		fputc('\n', fp);
+	}
+	if (total > 0 && strcmp(policy, "none") == 0)
+		fprintf(fp, "   (%lld bytes of output withheld: output_to_agent is none)\n",
+		    (long long)total);
+	else if (*tail != '\0') {
+		if ((json_int_t)strlen(tail) < total)
+			fprintf(fp, "   (the last %zu of %lld bytes of output)\n", strlen(tail),
+			    (long long)total);
+		put_lines(fp, tail, "   | ");
+	}
+}
+
+/* The first line: what happened, in one sentence. */
+static void
+put_summary(FILE *fp, const char *id, const json_t *ledger)
+{
+	size_t i, ran = 0, failed = 0, skipped = 0, n;
+	const json_t *e, *first = NULL;
+	const char *st;
+
+	n = json_array_size(json_object_get(ledger, "entries"));
+	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
+		st = str(e, "status");
+		if (strcmp(st, "ran") == 0)
+			ran++;
+		else if (strcmp(st, "skipped") == 0)
+			skipped++;
+		else {
+			failed++;
+			if (first == NULL)
+				first = e;
+		}
+	}
+	fprintf(fp, "%s was approved: %zu of %zu command%s ran successfully", id, ran, n,
+	    n == 1 ? "" : "s");
+	if (first != NULL) {
+		fputs("; ", fp);
+		text_print(fp, str(first, "id"));
+		fprintf(fp, " %s", str(first, "status"));
+		if (json_is_integer(json_object_get(first, "exit_code")))
+			fprintf(fp, " (exit %lld)",
+			    (long long)json_integer_value(json_object_get(first, "exit_code")));
+		if (failed > 1)
+			fprintf(fp, ", %zu failed in all", failed);
+	}
+	if (skipped > 0)
+		fprintf(fp, "; %zu skipped", skipped);
+	fputs(".\n", fp);
+	if (strcmp(str(ledger, "outcome"), "completed") != 0) {
+		fputs("outcome: ", fp);
+		text_print(fp, str(ledger, "outcome"));
+		fputc('\n', fp);
+	}
+	if (*str(ledger, "diagnostic") != '\0') {
+		fputs("diagnostic: ", fp);
+		text_print(fp, str(ledger, "diagnostic"));
+		fputc('\n', fp);
+	}
+}
+
+static void
+put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
+{
+	const char *state = str(g, "state"), *policy = str(g, "output_to_agent");
+	const json_t *e;
+	size_t i;
+
+	if (strcmp(state, "approved") == 0) {
+		if (ledger == NULL) {
+			fprintf(fp, "%s was approved, but its ledger cannot be read; "
+			    "ask the user to run `warrant show %s`.\n", id, id);
+			return;
+		}
+		put_summary(fp, id, ledger);
+		json_array_foreach(json_object_get(ledger, "entries"), i, e)
+			put_entry(fp, e, policy);
+		if (*str(g, "next_prompt") != '\0') {
+			fputs("next:\n", fp);
+			put_lines(fp, str(g, "next_prompt"), "   ");
+		}
+	} else if (strcmp(state, "denied") == 0) {
+		fprintf(fp, "%s was denied by the reviewer; nothing ran.\n", id);
+		if (*str(g, "feedback") != '\0') {
+			fputs("feedback:\n", fp);
+			put_lines(fp, str(g, "feedback"), "   ");
+		} else
+			fputs("(no feedback given)\n", fp);
+		fputs("Change course according to the feedback, or ask the user; "
+		    "do not send the same request again.\n", fp);
+	} else if (strcmp(state, "expired") == 0) {
+		fprintf(fp, "%s expired: nobody answered within its review window "
+		    "(%lld s); nothing ran.\nAsk the user whether to send it again "
+		    "(they answer with `warrant answer ID` or `warrant review`).\n", id,
+		    (long long)(json_integer_value(json_object_get(g, "expires_at")) -
+		    json_integer_value(json_object_get(g, "created_at"))));
+	} else
+		fprintf(fp, "%s is %s.\n", id, state);
+}
+
+/*
+ * The result for a settled gate g (read with store_gate): approved is a
+ * success, denied and expired are errors.
+ */
+json_t *
+result_settled(struct store *st, const char *id, json_t *g, int with_structured)
+{
+	const char *state = str(g, "state");
+	json_t *ledger = NULL, *structured, *r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	if (strcmp(state, "approved") == 0 && (ledger = gate_ledger(st, id)) != NULL)
+		filter_ledger(ledger, str(g, "output_to_agent"));
+	if ((fp = open_memstream(&text, &len)) == NULL) {
+		json_decref(ledger);
+		return NULL;
+	}
+	put_settled(fp, id, g, ledger);
+	if (fclose(fp) != 0) {
+		free(text);
+		json_decref(ledger);
+		return NULL;
+	}
+	structured = json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
+	    "state", json_object_get(g, "state"),
+	    "ledger", ledger != NULL ? ledger : json_null(),
+	    "feedback", json_object_get(g, "feedback"),
+	    "next_prompt", strcmp(state, "approved") == 0 ?
+	    json_object_get(g, "next_prompt") : json_null());
+	r = result_text(text, strcmp(state, "approved") != 0, structured, with_structured);
+	free(text);
+	return r;
+}

@@ -1,0 +1,346 @@
+/*
+ * Answering from the console. Enter approves the ticked commands: when any
+ * is ROOT the console leaves curses so that sudo owns the terminal for its
+ * own prompt, prints a banner naming the request and the command ids, runs
+ * approve_run, prints the outcome and waits for Enter before coming back;
+ * YOU-only approvals need no prompt and run without leaving the screen.
+ * d asks for an optional feedback note on one line, then denies.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/tui.h"
+
+struct outcome_text {
+	const char	*key;
+	enum style	 style;
+	const char	*text;
+};
+
+static const struct outcome_text outcomes[] = {
+	{ "started", ST_GOOD, "execution started: authenticated, the commands run in the "
+	    "background and the gate settles when they finish" },
+	{ "completed", ST_GOOD, "completed: every ticked command ran" },
+	{ "command_failed", ST_BAD, "a ticked command failed: the gate settled as approved, "
+	    "see the ledger" },
+	{ "authentication_failed", ST_BAD, "authentication failed: nothing ran, the gate is "
+	    "still pending" },
+	{ "cancellation", ST_BAD, "authentication cancelled: nothing ran, the gate is still "
+	    "pending" },
+	{ "timeout", ST_BAD, "timed out: nothing ran, the gate is still pending" },
+	{ "lock_contention", ST_BAD, "another approval holds the lease: the gate is still "
+	    "pending" },
+	{ "missing_tty", ST_BAD, "no terminal for sudo's prompt: the gate is still pending" },
+	{ "execution_in_progress", ST_BAD, "this request is already being executed" },
+	{ "runner_error", ST_BAD, "runner error" },
+	{ NULL, ST_BAD, NULL }
+};
+
+/* The outcome of an approve_run result, as one line for the reviewer. */
+static void
+outcome_of(const json_t *r, char *buf, size_t size, enum style *style)
+{
+	const char *outcome = tui_str(r, "outcome"), *msg = tui_str(r, "message");
+	const struct outcome_text *o;
+
+	for (o = outcomes; o->key != NULL; o++)
+		if (strcmp(o->key, outcome) == 0)
+			break;
+	*style = o->style;
+	if (o->key != NULL)
+		snprintf(buf, size, "%s%s%s", o->text, *msg ? ": " : "", msg);
+	else if (*tui_str(r, "status") != '\0')
+		snprintf(buf, size, "%s%s%s", tui_str(r, "status"), *msg ? ": " : "", msg);
+	else
+		snprintf(buf, size, "the approval could not be carried out");
+}
+
+/* The ticked command ids, borrowed from the gate; *root set when one is
+ * ROOT. */
+static const char **
+ticked_ids(struct tui *t, size_t *n, int *root)
+{
+	json_t *cmds = json_object_get(t->gate, "commands"), *c;
+	const char **ids = xcalloc(t->ncmds + 1, sizeof *ids);
+	size_t i;
+
+	*n = 0;
+	*root = 0;
+	json_array_foreach(cmds, i, c) {
+		if (i >= t->ncmds || !t->ticked[i])
+			continue;
+		ids[(*n)++] = tui_str(c, "id");
+		if (gate_cmd_root(c))
+			*root = 1;
+	}
+	return ids;
+}
+
+static volatile sig_atomic_t enter_interrupted;
+
+static void
+on_int(int sig)
+{
+	(void)sig;
+	enter_interrupted = 1;
+}
+
+/* Wait for a line on the terminal (an interrupt counts as one). */
+static void
+wait_enter(void)
+{
+	struct sigaction sa, old;
+	char c;
+	ssize_t r;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_int;
+	sigaction(SIGINT, &sa, &old);
+	enter_interrupted = 0;
+	while ((r = read(STDIN_FILENO, &c, 1)) == 1 && c != '\n' && c != '\r')
+		;
+	if (r < 0 && errno != EINTR)
+		warnx_("cannot read the terminal: %s", strerror(errno));
+	sigaction(SIGINT, &old, NULL);
+}
+
+static void
+print_visible(const char *s)
+{
+	text_print(stdout, s);
+}
+
+static void
+print_result(const json_t *r, const char *line)
+{
+	json_t *e, *code;
+	size_t i;
+
+	printf("\nwarrant: ");
+	print_visible(line);
+	putchar('\n');
+	json_array_foreach(json_object_get(json_object_get(r, "ledger"), "entries"), i, e) {
+		printf("  %-8s ", tui_str(e, "status"));
+		print_visible(tui_str(e, "id"));
+		printf(" (as %s)", tui_str(e, "as"));
+		code = json_object_get(e, "exit_code");
+		if (json_is_integer(code))
+			printf(", exit %lld", (long long)json_integer_value(code));
+		if (*tui_str(e, "error") != '\0') {
+			fputs(", ", stdout);
+			print_visible(tui_str(e, "error"));
+		}
+		putchar('\n');
+	}
+}
+
+/* Leave curses, hand the terminal to sudo through approve_run, come back. */
+static json_t *
+run_outside(struct tui *t, const char **ids, size_t n, int *code)
+{
+	char line[1024];
+	enum style s;
+	json_t *r;
+	size_t i;
+
+	def_prog_mode();
+	endwin();
+	printf("\nwarrant: approving %s; running ", t->gate_id);
+	for (i = 0; i < n; i++) {
+		printf("%s", i ? ", " : "");
+		print_visible(ids[i]);
+	}
+	printf("\nmanifest %s\n", tui_str(t->gate, "manifest_sha256"));
+	printf("sudo asks for your password: the prompt below is sudo's own\n\n");
+	fflush(stdout);
+	r = approve_run(t->st, t->gate_id, ids, n, -1, code);
+	if (r != NULL) {
+		outcome_of(r, line, sizeof line, &s);
+		print_result(r, line);
+	}
+	printf("\nPress Enter to return to the review console. ");
+	fflush(stdout);
+	wait_enter();
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+	return r;
+}
+
+void
+handoff_approve(struct tui *t)
+{
+	const char **ids;
+	size_t n;
+	int root, code = EXIT_INTERNAL;
+	json_t *r;
+
+	if (strcmp(tui_str(t->gate, "state"), "pending") != 0) {
+		tui_status(t, ST_BAD, "%s is %s: nothing to approve", t->gate_id,
+		    tui_str(t->gate, "state"));
+		return;
+	}
+	ids = ticked_ids(t, &n, &root);
+	if (n == 0) {
+		free(ids);
+		tui_status(t, ST_BAD, "nothing is ticked: Space ticks a command, d denies");
+		return;
+	}
+	if (root)
+		r = run_outside(t, ids, n, &code);
+	else {
+		tui_status(t, ST_NORMAL, "running %zu command%s as %s...", n, n == 1 ? "" : "s",
+		    t->user);
+		erase();
+		gate_draw(t);
+		tui_puts(LINES - 1, 0, COLS - 1, ST_BOLD, t->status);
+		refresh();
+		r = approve_run(t->st, t->gate_id, ids, n, -1, &code);
+		clearok(curscr, TRUE);
+	}
+	free(ids);
+	if (r != NULL)
+		outcome_of(r, t->outcome, sizeof t->outcome, &t->outcome_style);
+	else
+		snprintf(t->outcome, sizeof t->outcome, "the approval could not be carried out");
+	tui_status(t, t->outcome_style, "%s", t->outcome);
+	json_decref(r);
+	gate_reload(t);
+	t->top = 0;
+}
+
+void
+deny_begin(struct tui *t)
+{
+	if (strcmp(tui_str(t->gate, "state"), "pending") != 0) {
+		tui_status(t, ST_BAD, "%s is %s: nothing to deny", t->gate_id,
+		    tui_str(t->gate, "state"));
+		return;
+	}
+	t->mode = MODE_DENY;
+	t->fblen = 0;
+	t->fb[0] = L'\0';
+	*t->status = '\0';
+}
+
+/* The note as UTF-8 (ASCII only outside UTF-8 locales); NULL when empty. */
+static char *
+feedback_utf8(const struct tui *t)
+{
+	char *out = xcalloc(t->fblen * MB_LEN_MAX + 1, 1), *p = out;
+	mbstate_t ps;
+	size_t i, k;
+
+	memset(&ps, 0, sizeof ps);
+	for (i = 0; i < t->fblen; i++) {
+		if ((k = wcrtomb(p, t->fb[i], &ps)) == (size_t)-1)
+			continue;
+		p += k;
+	}
+	*p = '\0';
+	if (*out == '\0') {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void
+deny_now(struct tui *t)
+{
+	char *fb = feedback_utf8(t);
+	json_t *line;
+	int rc;
+
+	t->mode = MODE_NORMAL;
+	rc = gate_deny(t->st, t->gate_id, fb);
+	if (rc == 0) {
+		line = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at",
+		    (json_int_t)now_seconds(), "request_id", t->gate_id, "feedback", fb);
+		if (line != NULL)
+			state_append_jsonl(t->st->dir, line);
+		json_decref(line);
+		snprintf(t->outcome, sizeof t->outcome, "denied%s", fb ? "; the agent gets your note" :
+		    " without a note");
+		t->outcome_style = ST_BAD;
+		tui_status(t, ST_BAD, "%s denied", t->gate_id);
+	} else
+		tui_status(t, ST_BAD, rc > 0 ? "%s is no longer pending" : "cannot deny %s",
+		    t->gate_id);
+	free(fb);
+	gate_reload(t);
+	t->top = 0;
+}
+
+static int
+acceptable(wint_t k)
+{
+	if (k > 0x7e && !tui_utf8)
+		return 0;
+	return k >= 0x20 && k != 0x7f && iswprint(k) && wcwidth((wchar_t)k) > 0;
+}
+
+void
+deny_key(struct tui *t, int type, wint_t k)
+{
+	if (type == KEY_CODE_YES) {
+		if (k == KEY_BACKSPACE && t->fblen > 0)
+			t->fb[--t->fblen] = L'\0';
+		else if (k == KEY_ENTER)
+			deny_now(t);
+		return;
+	}
+	switch (k) {
+	case 27:
+		t->mode = MODE_NORMAL;
+		tui_status(t, ST_NORMAL, "not denied: %s is still pending", t->gate_id);
+		return;
+	case L'\n': case L'\r':
+		deny_now(t);
+		return;
+	case 0x7f: case 8:
+		if (t->fblen > 0)
+			t->fb[--t->fblen] = L'\0';
+		return;
+	case 21:	/* ^U */
+		t->fblen = 0;
+		t->fb[0] = L'\0';
+		return;
+	default:
+		break;
+	}
+	if (!acceptable(k)) {
+		beep();
+		return;
+	}
+	if (t->fblen >= FEEDBACK_MAX) {
+		tui_status(t, ST_BAD, "the note is at most %d characters", FEEDBACK_MAX);
+		return;
+	}
+	t->fb[t->fblen++] = (wchar_t)k;
+	t->fb[t->fblen] = L'\0';
+}
+
+/* The two bottom lines while the note is typed; the end stays in view. */
+void
+deny_draw(struct tui *t)
+{
+	const wchar_t *w = t->fb;
+	int room = COLS - 4;
+
+	tui_fill(LINES - 2, 0, COLS, ST_BAR);
+	tui_cut(LINES - 2, 1, COLS - 2, ST_BAR,
+	    "Deny: a note for the agent (optional). Enter denies, Esc cancels");
+	move(LINES - 1, 0);
+	clrtoeol();
+	tui_puts(LINES - 1, 0, 2, ST_BOLD, "> ");
+	while (tui_wwidth(w) > room)
+		w++;
+	tui_putw(LINES - 1, 2, room, ST_NORMAL, w, 0);
+	curs_set(1);
+	move(LINES - 1, 2 + tui_wwidth(w));
+}

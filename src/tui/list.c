@@ -1,0 +1,212 @@
+/*
+ * The gate list: pending gates first, newest first, two lines each (id,
+ * ROOT/YOU counts, age, expiry countdown, requester and project; then the
+ * risk badges and the reason). Settled gates on the 'a' toggle. The list
+ * is refreshed from the store by the loop in tui.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/tui.h"
+
+#define ROWS_PER_GATE	2
+
+static size_t
+visible_gates(void)
+{
+	int h = tui_body_height() / ROWS_PER_GATE;
+
+	return h > 0 ? (size_t)h : 1;
+}
+
+static void
+keep_sel_visible(struct tui *t)
+{
+	size_t v = visible_gates();
+
+	if (t->sel < t->list_top)
+		t->list_top = t->sel;
+	else if (t->sel >= t->list_top + v)
+		t->list_top = t->sel - v + 1;
+}
+
+static void
+remember_sel(struct tui *t)
+{
+	json_t *g = json_array_get(t->list, t->sel);
+
+	snprintf(t->sel_id, sizeof t->sel_id, "%s", g != NULL ? tui_str(g, "request_id") : "");
+}
+
+/* A fresh list from the store: keep the selection on the same gate. */
+void
+list_refresh(struct tui *t, json_t *list)
+{
+	json_t *g;
+	size_t i;
+
+	json_decref(t->list);
+	t->list = list;
+	json_array_foreach(list, i, g)
+		if (strcmp(tui_str(g, "request_id"), t->sel_id) == 0) {
+			t->sel = i;
+			break;
+		}
+	if (t->sel >= json_array_size(list))
+		t->sel = json_array_size(list) ? json_array_size(list) - 1 : 0;
+	remember_sel(t);
+	keep_sel_visible(t);
+}
+
+static int
+count_pending(const json_t *list)
+{
+	json_t *g;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(list, i, g)
+		n += strcmp(tui_str(g, "state"), "pending") == 0;
+	return n;
+}
+
+static void
+gate_rows(struct tui *t, int y, const json_t *g, int selected)
+{
+	int64_t now = now_seconds(), created, at;
+	int x, pend = strcmp(tui_str(g, "state"), "pending") == 0;
+	long long nroot = json_integer_value(json_object_get(g, "root_count"));
+	long long nyou = json_integer_value(json_object_get(g, "user_count"));
+	char buf[64], d[32];
+	json_t *b;
+	size_t i;
+
+	if (selected)
+		tui_puts(y, 0, 1, ST_FOCUS, ">");
+	x = 2 + tui_puts(y, 2, 12, selected ? ST_SELECT : ST_BOLD, tui_str(g, "request_id"));
+	x += 2;
+	if (nroot > 0) {
+		snprintf(buf, sizeof buf, " ROOT %lld ", nroot);
+		tui_puts(y, x, 10, ST_ROOT_BADGE, buf);
+	}
+	x += 9;
+	if (nyou > 0) {
+		snprintf(buf, sizeof buf, " YOU %lld ", nyou);
+		tui_puts(y, x, 9, ST_YOU_BADGE, buf);
+	}
+	x += 9;
+	created = json_integer_value(json_object_get(g, "created_at"));
+	tui_duration(now - created, d, sizeof d);
+	snprintf(buf, sizeof buf, "%s ago", d);
+	x += tui_puts(y, x, COLS - 1 - x, ST_DIM, buf) + 2;
+	if (pend) {
+		at = json_integer_value(json_object_get(g, "expires_at"));
+		tui_duration(at - now, d, sizeof d);
+		snprintf(buf, sizeof buf, "expires in %s", d);
+		x += tui_puts(y, x, COLS - 1 - x, at - now < 60 ? ST_BAD : ST_NORMAL, buf) + 2;
+	} else
+		x += tui_puts(y, x, COLS - 1 - x, strcmp(tui_str(g, "state"), "approved") == 0 ?
+		    ST_GOOD : ST_BAD, tui_str(g, "state")) + 2;
+	if (x < COLS - 1) {
+		x += tui_cut(y, x, (COLS - 1 - x) / 2, ST_NORMAL, tui_str(g, "requester")) + 1;
+		if (*tui_str(g, "project") != '\0' && x < COLS - 1) {
+			x += tui_puts(y, x, COLS - 1 - x, ST_DIM, "in ") ;
+			tui_cut(y, x, COLS - 1 - x, ST_BOLD, tui_str(g, "project"));
+		}
+	}
+	x = 4;
+	json_array_foreach(json_object_get(g, "risk_badges"), i, b) {
+		if (x >= COLS / 2)
+			break;
+		x += tui_puts(y + 1, x, COLS / 2 - x, ST_RISK, "[");
+		x += tui_cut(y + 1, x, COLS / 2 - x, ST_RISK, json_string_value(b));
+		x += tui_puts(y + 1, x, COLS / 2 - x, ST_RISK, "] ");
+	}
+	tui_cut(y + 1, x, COLS - 1 - x, ST_NORMAL, tui_str(g, "reason"));
+}
+
+void
+list_draw(struct tui *t)
+{
+	size_t v = visible_gates(), i, n = json_array_size(t->list);
+	int pend = count_pending(t->list);
+	char head[128];
+
+	tui_fill(0, 0, COLS, ST_BAR);
+	snprintf(head, sizeof head, "warrant review  %d pending%s", pend,
+	    t->all ? ", settled shown" : "");
+	tui_puts(0, 1, COLS - 2, ST_BAR, head);
+	if (t->project != NULL) {
+		int x = 3 + (int)strlen(head);
+
+		x += tui_puts(0, x, COLS - 1 - x, ST_BAR, "project ");
+		tui_cut(0, x, COLS - 1 - x, ST_BAR, t->project);
+	}
+	if (n == 0)
+		tui_puts(2, 2, COLS - 3, ST_DIM, t->all ? "No gates yet. Waiting for requests..." :
+		    "No pending gates. Waiting for requests... (a: show settled)");
+	for (i = t->list_top; i < n && i < t->list_top + v; i++)
+		gate_rows(t, 1 + (int)(i - t->list_top) * ROWS_PER_GATE, json_array_get(t->list, i),
+		    i == t->sel);
+	tui_cut(LINES - 2, 0, COLS, ST_DIM,
+	    " j/k move  Enter review  a settled  ^D/^U g/G scroll  q quit");
+}
+
+static void
+move_to(struct tui *t, size_t i)
+{
+	size_t n = json_array_size(t->list);
+
+	if (n == 0)
+		return;
+	t->sel = i >= n ? n - 1 : i;
+	remember_sel(t);
+	keep_sel_visible(t);
+}
+
+static void
+open_sel(struct tui *t)
+{
+	json_t *g = json_array_get(t->list, t->sel);
+
+	if (g != NULL)
+		gate_open(t, tui_str(g, "request_id"));
+}
+
+void
+list_key(struct tui *t, int type, wint_t k)
+{
+	size_t half = visible_gates() / 2 ? visible_gates() / 2 : 1;
+
+	if (type == KEY_CODE_YES) {
+		switch (k) {
+		case KEY_DOWN: move_to(t, t->sel + 1); break;
+		case KEY_UP: move_to(t, t->sel ? t->sel - 1 : 0); break;
+		case KEY_NPAGE: move_to(t, t->sel + half); break;
+		case KEY_PPAGE: move_to(t, t->sel > half ? t->sel - half : 0); break;
+		case KEY_HOME: move_to(t, 0); break;
+		case KEY_END: move_to(t, json_array_size(t->list)); break;
+		case KEY_ENTER: case KEY_RIGHT: open_sel(t); break;
+		default: break;
+		}
+		return;
+	}
+	switch (k) {
+	case L'j': move_to(t, t->sel + 1); break;
+	case L'k': move_to(t, t->sel ? t->sel - 1 : 0); break;
+	case 4: move_to(t, t->sel + half); break;
+	case 21: move_to(t, t->sel > half ? t->sel - half : 0); break;
+	case L'g': move_to(t, 0); break;
+	case L'G': move_to(t, json_array_size(t->list)); break;
+	case L'\n': case L'\r': case L'l': open_sel(t); break;
+	case L'a':
+		t->all = !t->all;
+		t->last_poll = 0;
+		tui_poll(t);
+		tui_status(t, ST_NORMAL, t->all ? "showing settled gates too" :
+		    "showing pending gates only");
+		break;
+	case L'q': case 27: t->quit = 1; break;
+	default: break;
+	}
+}
