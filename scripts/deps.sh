@@ -4,9 +4,14 @@
 set -eu
 need=""
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
-         libsqlite3-dev sqlite3 libcmocka-dev sudo expect util-linux passwd openssl; do
+         libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev sudo expect util-linux passwd openssl \
+         python3 procps acl tmux; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
+# The MCP tests drive `warrant mcp` with the official SDK from npm: any
+# node and npm will do, Debian's when there are none.
+command -v node >/dev/null 2>&1 || need="$need nodejs"
+command -v npm >/dev/null 2>&1 || need="$need npm"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps: missing packages:$need (run as root: apt-get install$need)" >&2

@@ -243,8 +243,8 @@ run_you(struct approval *a, const json_t *cmd, size_t idx, char **env)
 	}
 	e = ledger_entry_ran(str(cmd, "id"), "user", &res, &cap,
 	    str(a->manifest, "output_to_agent"));
-	if (logfd >= 0)
-		close(logfd);
+	if (cap.logfd >= 0)
+		close(cap.logfd);
 	close(fd);
 	free(argv);
 	a->ran_any = 1;

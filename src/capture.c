@@ -39,22 +39,43 @@ capture_init(struct capture *c, int logfd, uint64_t logmax)
 	c->logmax = logmax;
 }
 
+/* Keep the last CAPTURE_TAIL bytes: head is where the next byte goes. */
 static void
 ring_put(struct capture *c, const char *p, size_t n)
 {
-	size_t i;
+	size_t first;
 
 	if (n >= CAPTURE_TAIL) {
 		p += n - CAPTURE_TAIL;
 		n = CAPTURE_TAIL;
 	}
-	for (i = 0; i < n; i++)
-		c->ring[(c->start + c->len + i) % CAPTURE_TAIL] = p[i];
-	c->len += n;
-	if (c->len > CAPTURE_TAIL) {
-		c->start = (c->start + c->len - CAPTURE_TAIL) % CAPTURE_TAIL;
-		c->len = CAPTURE_TAIL;
+	first = CAPTURE_TAIL - c->head < n ? CAPTURE_TAIL - c->head : n;
+	memcpy(c->ring + c->head, p, first);
+	memcpy(c->ring, p + first, n - first);
+	c->head = (c->head + n) % CAPTURE_TAIL;
+	c->len = c->len + n > CAPTURE_TAIL ? CAPTURE_TAIL : c->len + n;
+}
+
+static void
+flush_log(struct capture *c)
+{
+	if (c->logfd >= 0 && c->logbuflen > 0 && write_all(c->logfd, c->logbuf, c->logbuflen) != 0) {
+		close(c->logfd);		/* the log is best effort; stop trying */
+		c->logfd = -1;
 	}
+	c->logbuflen = 0;
+}
+
+static void
+log_put(struct capture *c, const char *p, size_t n)
+{
+	if (c->logfd < 0 || c->logged + n > c->logmax)
+		return;
+	if (c->logbuflen + n > sizeof c->logbuf)
+		flush_log(c);
+	memcpy(c->logbuf + c->logbuflen, p, n);
+	c->logbuflen += n;
+	c->logged += n;
 }
 
 static void
@@ -67,24 +88,38 @@ flush_line(struct capture *c)
 		return;
 	n = redact_credentials(c->line, c->linelen, out, sizeof out);
 	ring_put(c, out, n);
-	if (c->logfd >= 0 && c->logged + n <= c->logmax) {
-		if (write_all(c->logfd, out, n) == 0)
-			c->logged += n;
-	}
+	log_put(c, out, n);
 	c->linelen = 0;
 }
 
+/* Take output in: whole lines (or CAPTURE_LINE pieces) are redacted, then
+ * kept in the tail and the log. */
 void
 capture_feed(struct capture *c, const char *p, size_t n)
 {
-	size_t i;
+	const char *nl;
+	size_t take;
 
 	c->total += n;
-	for (i = 0; i < n; i++) {
-		c->line[c->linelen++] = p[i];
-		if (p[i] == '\n' || c->linelen == CAPTURE_LINE)
+	while (n > 0) {
+		take = CAPTURE_LINE - c->linelen < n ? CAPTURE_LINE - c->linelen : n;
+		if ((nl = memchr(p, '\n', take)) != NULL)
+			take = (size_t)(nl - p) + 1;
+		memcpy(c->line + c->linelen, p, take);
+		c->linelen += take;
+		p += take;
+		n -= take;
+		if (nl != NULL || c->linelen == CAPTURE_LINE)
 			flush_line(c);
 	}
+}
+
+/* The command is done: whatever is pending goes to the tail and the log. */
+void
+capture_finish(struct capture *c)
+{
+	flush_line(c);
+	flush_log(c);
 }
 
 /* The last max bytes of the redacted output, as valid UTF-8 text. */
@@ -94,11 +129,11 @@ capture_tail(struct capture *c, size_t max)
 	char *raw, *s;
 	size_t n, i;
 
-	flush_line(c);
+	capture_finish(c);
 	n = c->len < max ? c->len : max;
 	raw = xmalloc(n + 1);
 	for (i = 0; i < n; i++)
-		raw[i] = c->ring[(c->start + c->len - n + i) % CAPTURE_TAIL];
+		raw[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
 	s = text_json_safe(raw, n);
 	free(raw);
 	return s;
@@ -233,6 +268,6 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		res->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		res->signal = WTERMSIG(status);
-	flush_line(c);
+	capture_finish(c);
 	return 0;
 }

@@ -148,12 +148,14 @@ size_t	 redact_credentials(const char *, size_t, char *, size_t);
 #define CAPTURE_LINE	4096
 struct capture {
 	char		ring[CAPTURE_TAIL];
-	size_t		start, len;
+	size_t		head, len;
 	uint64_t	total;		/* bytes the command printed */
 	int		logfd;
 	uint64_t	logged, logmax;
 	char		line[CAPTURE_LINE];
 	size_t		linelen;
+	char		logbuf[64 * 1024];
+	size_t		logbuflen;
 };
 struct exec_spec {
 	int		 exefd;		/* the hashed descriptor */
@@ -175,6 +177,7 @@ struct exec_result {
 };
 void	 capture_init(struct capture *, int, uint64_t);
 void	 capture_feed(struct capture *, const char *, size_t);
+void	 capture_finish(struct capture *);
 char	*capture_tail(struct capture *, size_t);
 int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
@@ -290,6 +293,8 @@ extern const struct cmd_entry cmd_answer_entry;
 extern const struct cmd_entry cmd_wait_entry;
 int	 wait_gate(struct store *, const char *, long, int);
 extern const struct cmd_entry cmd_box_entry;
+extern const struct cmd_entry cmd_mcp_entry;
+extern const struct cmd_entry cmd_review_entry;
 int	 usage_error(const struct cmd_entry *, const char *, ...);
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);

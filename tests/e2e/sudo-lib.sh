@@ -9,7 +9,9 @@
 
 SR_USER=wt-reviewer
 SR_USER2=wt-reviewer2
-SR_PY=$(command -v python3 || echo /usr/bin/python3)
+# The system python (a root-only pyenv shim would be slow and invisible to
+# the reviewer).
+if [ -x /usr/bin/python3 ]; then SR_PY=/usr/bin/python3; else SR_PY=$(command -v python3 || echo python3); fi
 SR_EXP="${WARRANT_TOP:-.}/tests/e2e/pty-sudo.exp"
 
 # sr_fail MESSAGE: stop the whole script with a visible failure (for setup
@@ -54,6 +56,7 @@ sr_user_setup() {
 	gpasswd -d "$SR_USER2" sudo >/dev/null 2>&1
 	SR_PW="Cn-$(sr_random 16)"
 	printf '%s:%s\n' "$SR_USER" "$SR_PW" | chpasswd || return 1
+	SR_PATS=$(sr_canary_patterns)
 	usermod -U "$SR_USER" >/dev/null 2>&1
 	chage -E -1 -M 99999 -d "$(date +%Y-%m-%d)" "$SR_USER" || return 1
 	usermod -p '!' "$SR_USER2" || return 1
@@ -128,6 +131,7 @@ sr_root_owned_path() {
 	p=$1
 	while :; do
 		[ -e "$p" ] || { diag "$p: missing"; return 1; }
+		# shellcheck disable=SC2046
 		set -- $(stat -L -c '%u %a' "$p")
 		if [ "$1" != 0 ]; then diag "$p: owned by uid $1"; return 1; fi
 		case $2 in
@@ -177,6 +181,7 @@ sr_as() {
 # command owns the terminal's foreground, as from an interactive shell),
 # reports its status, then asks sudo -n for a ticket from the SAME terminal
 # session (Debian's sudo keeps per-tty tickets), and says it is done.
+# shellcheck disable=SC2016
 SR_WRAP='set -m 2>/dev/null; trap : INT; "$@"; rc=$?
 echo "WT-EXIT=$rc"
 /usr/bin/sudo -n true </dev/null >/dev/null 2>&1; echo "WT-TICKET=$?"
@@ -331,12 +336,10 @@ print(r if isinstance(r, str) else json.dumps(r))
 }
 
 # sr_request FILE: create a gate as the reviewer (the desktop case: agent
-# and reviewer are the same uid). Prints the request id.
+# and reviewer are the same uid). Prints the request id; the descriptor
+# and errors are left in FILE.out and FILE.err.
 sr_request() {
-	sr_as "$SR_USER" "$SR_WARRANT" request <"$1" >"$1.out" 2>"$1.err" || {
-		diag "warrant request failed: $(head -c 400 "$1.err" "$1.out")"
-		return 1
-	}
+	sr_as "$SR_USER" "$SR_WARRANT" request <"$1" >"$1.out" 2>"$1.err" || return 1
 	sr_json 'j["request_id"]' "$1.out"
 }
 
@@ -345,9 +348,9 @@ sr_state() {
 	sr_as "$SR_USER" "$SR_WARRANT" show "$1" -j 2>/dev/null | sr_json 'j["state"]'
 }
 
-# sr_canary_patterns: every form of the canary (and of the wrong
-# passwords typed) looked for, one per line, on stdout. Pipe it into
-# grep -F -f - so the value is never an argument.
+# sr_canary_patterns: every form of the canary looked for, one per line,
+# on stdout (kept in the unexported SR_PATS). Pipe it into grep -F -f - so
+# the value is never an argument.
 sr_canary_patterns() {
 	printf '%s\n' "$SR_PW"
 	printf '%s' "$SR_PW" | sha256sum | cut -d' ' -f1
@@ -361,7 +364,7 @@ sr_canary_patterns() {
 # sr_canary_grep PATH...: print the files under PATH that contain the
 # canary in any form. Devices, fifos and sockets are skipped.
 sr_canary_grep() {
-	sr_canary_patterns | grep -rlsF -D skip -a -f - "$@" 2>/dev/null
+	printf '%s\n' "$SR_PATS" | grep -rlsF -D skip -a -f - "$@" 2>/dev/null
 }
 
 # sr_sampler_start: in the background, look at the cmdline and environ of
@@ -383,7 +386,7 @@ sr_sampler_start() {
 				*) continue ;;
 				esac
 				seen=$((seen + 1))
-				if sr_canary_patterns | grep -qsF -a -f - \
+				if printf '%s\n' "$SR_PATS" | grep -qsF -a -f - \
 				    "/proc/$p/cmdline" "/proc/$p/environ"; then
 					echo "pid $p ($comm)" >>"$SR_DIR/sampler.leaks"
 				fi

@@ -93,9 +93,11 @@ present() { [ -e "$1" ]; }
 # mkgate NAME < request.json: create the gate; sets G (its id) and SHA.
 mkgate() {
 	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") && [ -n "$G" ] || {
+	G=$(sr_request "$SR_DIR/$1.json") || G=
+	[ -n "$G" ] || {
 		G=none-$1 SHA=
 		not_ok "($1) warrant request accepts the test's request"
+		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
 		return 1
 	}
 	SHA=$(sr_json 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
@@ -243,7 +245,7 @@ sr_sampler_start
 
 # Cases need `warrant answer`, `warrant wait` and the runner. Without them
 # every case fails visibly, by name.
-CASES="a a2 b c d e f g h i j m n o q r s"
+CASES="a a2 a3 b c d e f g h i j m n o q r s"
 if [ "$READY" -ne 1 ]; then
 	for c in $CASES; do
 		not_ok "($c) not run: warrant answer/wait or warrant-runner missing"
@@ -288,7 +290,7 @@ jcheck "(a) YOU id -un ran as $SR_USER" "entry(j, 'u1')['output_tail'].strip() =
 jcheck "(a) ledger entries carry output_bytes and duration_ms" \
     "entry(j, 'r1')['output_bytes'] == 2 and all(isinstance(e['duration_ms'], int) for e in entries(j))" "$WJ"
 is "(a) a root-owned #! script ran as root, then the YOU one as you, in order" \
-    "$(cat "$ORDER/log" | tr '\n' '|')" "r3 root|u2 $SR_USER|"
+    "$(tr '\n' '|' <"$ORDER/log")" "r3 root|u2 $SR_USER|"
 check "(a) the gate is approved" state_is "$GA" approved
 
 # ---- (a2) YOU, ROOT, YOU attached: order across the two kinds
@@ -308,6 +310,24 @@ is "(a2) YOU, ROOT, YOU ran in request order" \
 after_outcome a2
 wait_gate "$G" 10
 is "(a2) wait exits 0" "$WAIT_RC" 0
+
+# ---- (a3) ROOT only, default mode: detached after authentication
+mkgate a3 <<EOF
+{"reason":"e2e (a3): detached by default","commands":[
+  {"id":"sl","argv":["/usr/bin/sleep","3"],"why":"slow"},
+  {"id":"tc","argv":["/usr/bin/touch","$RM-a3"],"why":"after the sleep"}]}
+EOF
+GA3=$G
+answer right a3 "$GA3" --run -j
+is "(a3) answer (default: detached) exits 0" "$ANS_RC" 0
+jcheck "(a3) ... and says started" "j['request_id'] == '$GA3' and j['status'] == 'started'" "$ANS"
+check "(a3) ... returning the terminal before the batch is done" absent "$RM-a3"
+check "(a3) ... and nothing detached keeps the terminal open" [ "$(pty_note)" != pty-held-open-after-exit ]
+after_outcome a3
+wait_gate "$GA3" 60
+is "(a3) the background run settles: wait exits 0" "$WAIT_RC" 0
+check "(a3) ... and the command after the sleep ran" present "$RM-a3"
+check "(a3) the gate is approved" state_is "$GA3" approved
 
 # ============================================================ (b) wrong password
 section "(b) wrong password"
@@ -386,7 +406,7 @@ EOF
 GE2=$G
 printf '#!/bin/sh\n/usr/bin/touch %s\n' "$RM-e2" >"$BIN/tool2"
 for e in e1 e2; do
-	eval "ge=\$G$(echo "$e" | tr 'a-z' 'A-Z')"
+	case $e in e1) ge=$GE1 ;; *) ge=$GE2 ;; esac
 	answer right "$e" "$ge" --run --no-detach -j
 	check "($e) the swapped executable did not run" absent "$RM-$e"
 	wait_gate "$ge" 1
@@ -753,14 +773,16 @@ mkgate r2 <<EOF
   {"id":"s2","argv":["/usr/bin/touch","$RM-r2"],"why":"after the sleep"}]}
 EOF
 GR2=$G
-( pty_rv right r2 120 "$SR_WARRANT" answer "$GR2" --run --no-detach -j; echo done >"$SR_DIR/r2.rc" ) &
+( pty_rv right r2 120 "$SR_WARRANT" answer "$GR2" --run --no-detach -j; echo finished >"$SR_DIR/r2.rc" ) &
 BG="$BG $!"
+# The runner's child (its comm is the descriptor number: fexecve).
 i=0
-while ! pgrep -x sleep -P "$(pgrep -d, -x warrant-runner 2>/dev/null || echo 1)" >/dev/null 2>&1 &&
+while [ -z "$(pgrep -P "$(pgrep -d, -x warrant-runner || echo 0)" 2>/dev/null)" ] &&
     [ "$i" -lt 150 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
+sleep 0.5
 P=$(answer_pid "$GR2")
 if [ -n "$P" ]; then
 	kill -9 "$P"
@@ -835,7 +857,7 @@ is "(l) ... nor in the cmdline/environ of any warrant process seen during the ru
 check "(l) ... (the sampler did look at warrant processes)" [ "$(cat "$SR_DIR/sampler.seen")" -gt 0 ]
 for p in $(pgrep -f warrant 2>/dev/null); do
 	case $(cat "/proc/$p/comm" 2>/dev/null) in warrant*) ;; *) continue ;; esac
-	if sr_canary_patterns | grep -qsF -a -f - "/proc/$p/cmdline" "/proc/$p/environ"; then
+	if printf '%s\n' "$SR_PATS" | grep -qsF -a -f - "/proc/$p/cmdline" "/proc/$p/environ"; then
 		not_ok "(l) canary in /proc/$p of a running warrant process"
 	fi
 done

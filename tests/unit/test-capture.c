@@ -1,0 +1,89 @@
+/* Output capture: a bounded tail whatever the volume, credential shapes
+ * redacted however the output is split into reads. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "warrant.h"
+
+static struct capture cap;
+
+static void
+feed_in_pieces(const char *s, size_t piece)
+{
+	size_t n = strlen(s), i;
+
+	for (i = 0; i < n; i += piece)
+		capture_feed(&cap, s + i, n - i < piece ? n - i : piece);
+}
+
+static void
+test_redaction_across_reads(void **state)
+{
+	const char *out = "ok\nuser db_PassWord=hunter2 done\ntoken=abc;next\n";
+	size_t piece;
+	char *tail;
+
+	(void)state;
+	for (piece = 1; piece <= 9; piece++) {
+		capture_init(&cap, -1, 0);
+		feed_in_pieces(out, piece);
+		tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+		assert_string_equal(tail, "ok\nuser db_[redacted] done\n[redacted];next\n");
+		assert_false(contains_credential(tail));
+		assert_int_equal(cap.total, strlen(out));
+		free(tail);
+	}
+}
+
+static void
+test_tail_is_bounded(void **state)
+{
+	char line[101], *tail;
+	size_t i;
+
+	(void)state;
+	memset(line, 'x', 99);
+	line[99] = '\n';
+	line[100] = '\0';
+	capture_init(&cap, -1, 0);
+	for (i = 0; i < 20000; i++)
+		capture_feed(&cap, line, 100);
+	capture_feed(&cap, "last\n", 5);
+	assert_int_equal(cap.total, 20000 * 100 + 5);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_int_equal(strlen(tail), LEDGER_TAIL_BYTES);
+	assert_string_equal(tail + LEDGER_TAIL_BYTES - 5, "last\n");
+	free(tail);
+	tail = capture_tail(&cap, LEDGER_FULL_BYTES);
+	assert_int_equal(strlen(tail), LEDGER_FULL_BYTES);
+	free(tail);
+}
+
+static void
+test_binary_output_is_json_safe(void **state)
+{
+	char *tail;
+
+	(void)state;
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, "a\0b\xff\n", 5);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_string_equal(tail, "a\\x00b\\xff\n");
+	free(tail);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_redaction_across_reads),
+		cmocka_unit_test(test_tail_is_bounded),
+		cmocka_unit_test(test_binary_output_is_json_safe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
