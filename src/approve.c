@@ -38,6 +38,7 @@ struct approval {
 	int		 authenticated;
 	int		 ran_any;	/* something may have run: never pending again */
 	int		 broken;	/* a runner failed part way */
+	int		 group_started;	/* the last runner got past its checks */
 	int		 lease;
 	json_t		*entries;
 	char		 message[512];
@@ -106,8 +107,8 @@ read_json_at(int dfd, const char *name)
 
 static volatile sig_atomic_t interrupted, hangup;
 
-/* SIGHUP or SIGTERM while a batch runs: finish the current command, run
- * nothing more, and still end with sudo -k. */
+/* SIGHUP, SIGTERM or an interrupt key once the handoff began: finish the
+ * current command, run nothing more, and still end with sudo -k. */
 static void
 on_hangup(int sig)
 {
@@ -161,6 +162,15 @@ run_sudo(int tty, const char *const *argv)
 	for (i = 1; i < k; i++)
 		free(envp[i]);
 	return status;
+}
+
+static void
+set_stop_handlers(void (*handler)(int))
+{
+	signal(SIGHUP, handler);
+	signal(SIGTERM, handler);
+	signal(SIGINT, handler);
+	signal(SIGQUIT, handler);
 }
 
 static int
@@ -305,6 +315,7 @@ run_group(struct approval *a, json_t *cmds, int group, int detach)
 	/* started.json is written after every check passed, before the
 	 * first command: from then on something may have run */
 	l = read_json_at(gfd, "started.json");
+	a->group_started = l != NULL;
 	if (l != NULL)
 		a->ran_any = 1;
 	json_decref(l);
@@ -393,6 +404,41 @@ overall_bound(const json_t *cmds)
 }
 
 /*
+ * What a finished or dead runner left for its group (manifest m): the
+ * ledger when it is complete and checks out, else its progress when that
+ * is for this request and manifest.
+ */
+static json_t *
+group_ledger(struct approval *a, int gfd, json_t *m)
+{
+	json_t *cmds = json_object_get(m, "commands"), *l;
+	char hex[SHA256_HEX_LEN + 1], why[256], *bytes;
+	const char **ids;
+	size_t i, n = json_array_size(cmds);
+	int ok;
+
+	if ((bytes = manifest_seal(m, hex)) == NULL)
+		return NULL;
+	free(bytes);
+	ids = xcalloc(n + 1, sizeof *ids);
+	for (i = 0; i < n; i++)
+		ids[i] = str(json_array_get(cmds, i), "id");
+	l = read_json_at(gfd, "ledger.json");
+	ok = l != NULL && ledger_check(l, a->gate_id, hex, ids, n, why, sizeof why) == 0;
+	free(ids);
+	if (ok)
+		return l;
+	json_decref(l);
+	l = read_json_at(gfd, "progress.json");
+	if (l != NULL && (strcmp(str(l, "request_id"), a->gate_id) != 0 ||
+	    !digest_equal(str(l, "manifest_sha256"), hex))) {
+		json_decref(l);
+		l = NULL;
+	}
+	return l;
+}
+
+/*
  * Bring the entries up to date from a run directory after the process
  * running the batch is gone: merge the in-flight group's ledger, or its
  * progress and an interrupted entry. Returns 1 when the runner of that
@@ -418,7 +464,6 @@ merge_from_disk(struct approval *a)
 			close(gfd);
 			continue;
 		}
-		json_decref(m);
 		started = read_json_at(gfd, "started.json");
 		alive = started != NULL && proc_alive((pid_t)json_integer_value(json_object_get(started,
 		    "pid")), json_integer_value(json_object_get(started, "start_time")));
@@ -427,8 +472,8 @@ merge_from_disk(struct approval *a)
 			close(gfd);
 			return 1;
 		}
-		if ((l = read_json_at(gfd, "ledger.json")) == NULL)
-			l = read_json_at(gfd, "progress.json");
+		l = group_ledger(a, gfd, m);
+		json_decref(m);
 		close(gfd);
 		json_array_foreach(json_object_get(l, "entries"), i, e) {
 			if (k >= json_array_size(a->selected) ||
@@ -480,6 +525,7 @@ finalize(struct approval *a, int go)
 	char c;
 	int fd;
 
+	set_stop_handlers(SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(1);
 	close(go);
@@ -527,7 +573,7 @@ execute(struct approval *a, int detach, int *code)
 	while (i < n) {
 		c = json_array_get(a->selected, i);
 		if (hangup) {
-			say(a, "warrant answer was told to stop (SIGHUP or SIGTERM)");
+			say(a, "warrant answer was told to stop (interrupt, SIGHUP or SIGTERM)");
 			a->broken = 1;
 			for (; i < n; i++) {
 				c = json_array_get(a->selected, i);
@@ -562,7 +608,16 @@ execute(struct approval *a, int detach, int *code)
 		}
 		if (gr == GROUP_ERROR) {
 			a->broken = 1;
-			mark_interrupted(a, json_array_size(a->entries), a->message);
+			if (a->group_started)
+				mark_interrupted(a, json_array_size(a->entries), a->message);
+			else
+				for (; i < n; i++) {
+					c = json_array_get(a->selected, i);
+					json_array_append_new(a->entries, ledger_entry_not_run(
+					    str(c, "id"), is_root(c) ? "root" : "user",
+					    i < j ? "refused" : "skipped", i < j ? a->message :
+					    "not run: the runner refused an earlier command"));
+				}
 			break;
 		}
 		if (gr == GROUP_STARTED) {
@@ -604,9 +659,10 @@ execute(struct approval *a, int detach, int *code)
 		*code = EXIT_INTERNAL;
 		return failure(a, "runner_error");
 	}
-	*code = EXIT_OK;
+	*code = a->broken ? EXIT_INTERNAL : EXIT_OK;
 	result = json_pack("{s:s,s:s,s:s,s:o}", "request_id", a->gate_id, "status", "approved",
-	    "outcome", ledger_all_ran(ledger) ? "completed" : "command_failed", "ledger", ledger);
+	    "outcome", a->broken ? "runner_error" : ledger_all_ran(ledger) ? "completed" :
+	    "command_failed", "ledger", ledger);
 	return result;
 }
 
@@ -751,6 +807,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			    "runner_error");
 			goto out;
 		}
+		set_stop_handlers(on_hangup);
+		hangup = 0;
 		if (root) {
 			attempt_set(st, a.attempt, "authenticating");
 			a.authenticated = 1;	/* from here on, always sudo -k */
@@ -759,7 +817,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			interrupted = 0;
 			status = run_sudo(a.tty, (const char *const[]){ SUDO, "-v", NULL });
 			if (!sudo_ok(status)) {
-				int cancelled = interrupted || WIFSIGNALED(status);
+				int cancelled = interrupted || hangup || WIFSIGNALED(status);
 
 				sudo_forget(&a);
 				lease_release(lease);
@@ -768,15 +826,13 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 				attempt_abandon(st, a.attempt, gate_id, cancelled ?
 				    "cancellation" : "authentication_failed");
 				result = failure(&a, cancelled ? "cancellation" : "authentication_failed");
+				set_stop_handlers(SIG_DFL);
 				goto out;
 			}
 		}
 		attempt_set(st, a.attempt, "running");
-		signal(SIGHUP, on_hangup);
-		signal(SIGTERM, on_hangup);
 		result = execute(&a, detach, code);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		set_stop_handlers(SIG_DFL);
 		sudo_forget(&a);
 		lease_release(lease);
 		if (strcmp(str(result, "status"), "pending") == 0 && !a.ran_any)
@@ -814,9 +870,12 @@ approve_recover(struct store *st)
 			continue;
 		}
 		a.gate = store_gate(st, a.gate_id, 1);
+		/* without its run directory nothing is known: what may have run
+		 * is said as interrupted, and it is never run again */
 		a.run_fd = open(str(o, "run_dir"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (a.gate == NULL || a.run_fd < 0) {
-			json_decref(a.gate);
+		if (a.gate == NULL) {
+			if (a.run_fd >= 0)
+				close(a.run_fd);
 			continue;
 		}
 		a.manifest = json_object_get(a.gate, "manifest");
@@ -831,7 +890,8 @@ approve_recover(struct store *st)
 		if (json_is_array(a.selected))
 			finish_from_disk(&a, &ledger);
 		json_decref(ledger);
-		close(a.run_fd);
+		if (a.run_fd >= 0)
+			close(a.run_fd);
 		json_decref(a.selected);
 		json_decref(a.entries);
 		json_decref(a.gate);

@@ -224,12 +224,14 @@ fail:
 	return -1;
 }
 
-/* Deny a pending gate; 1 if it was not pending. */
+/* Deny a pending gate; 1 if it was not pending or its approval is being
+ * executed (recovery settles a dead one first). */
 int
 gate_deny(struct store *st, const char *gate, const char *feedback)
 {
 	static const char sql[] = "UPDATE gates SET state = 'denied', feedback = ?, settled_at = ?"
-	    " WHERE id = ? AND state = 'pending'";
+	    " WHERE id = ? AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM attempts"
+	    " WHERE gate_id = gates.id AND state <> 'settled')";
 	int64_t now = now_seconds();
 	sqlite3_stmt *s;
 	json_t *d;

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -159,6 +160,7 @@ child(const struct exec_spec *x, int outfd, int errfd)
 	}
 	if (chdir(x->cwd) != 0)
 		goto fail;
+	umask(022);	/* warrant's own 077 is for its state, not the command's files */
 	/* A script's interpreter opens /dev/fd/N, so N must survive exec. */
 	if ((flags = fcntl(x->exefd, F_GETFD)) < 0 ||
 	    fcntl(x->exefd, F_SETFD, flags & ~FD_CLOEXEC) < 0)

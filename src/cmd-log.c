@@ -73,7 +73,8 @@ cmd_log_exec(int argc, char **argv)
 		store_close(&st);
 		return rc;
 	}
-	if (store_expire(&st) != 0 || (events = audit_events(&st)) == NULL) {
+	if (approve_recover(&st) != 0 || store_expire(&st) != 0 ||
+	    (events = audit_events(&st)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}

@@ -361,10 +361,13 @@ done:
 int
 store_expire(struct store *st)
 {
+	/* a gate whose approval is being executed is not expired under it */
 	static const char probe[] = "SELECT 1 FROM gates WHERE state = 'pending'"
-	    " AND expires_at <= ? LIMIT 1";
+	    " AND expires_at <= ?1 AND NOT EXISTS (SELECT 1 FROM attempts"
+	    " WHERE gate_id = gates.id AND state <> 'settled') LIMIT 1";
 	static const char pick[] = "SELECT id FROM gates WHERE state = 'pending'"
-	    " AND expires_at <= ?";
+	    " AND expires_at <= ?1 AND NOT EXISTS (SELECT 1 FROM attempts"
+	    " WHERE gate_id = gates.id AND state <> 'settled')";
 	static const char upd[] = "UPDATE gates SET state = 'expired', settled_at = ?"
 	    " WHERE id = ? AND state = 'pending'";
 	sqlite3_stmt *s = NULL, *u = NULL;

@@ -243,9 +243,19 @@ build_env(const struct runner *r)
 	    asprintf(&envp[k++], "LOGNAME=%s", r->target_name) < 0)
 		die(1, "out of memory");
 	json_object_foreach(env, key, v) {
+		size_t i, klen = strlen(key);
+
 		if (asprintf(&s, "%s=%s", key, json_string_value(v)) < 0)
 			die(1, "out of memory");
-		envp[k++] = s;
+		/* a reviewed value replaces a base one of the same name */
+		for (i = 0; i < k; i++)
+			if (strncmp(envp[i], key, klen) == 0 && envp[i][klen] == '=')
+				break;
+		if (i < k)
+			free(envp[i]);
+		else
+			k++;
+		envp[i] = s;
 	}
 	return envp;
 }
