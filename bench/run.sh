@@ -6,7 +6,8 @@
 # Environment: BENCH_RUNS (request runs, default 200), BENCH_SCALE_RUNS
 # (runs per store size, default 100), BENCH_HASH_RUNS (default 7),
 # BENCH_BIG (largest store, default 100000), BENCH_KEEP=1 (keep the
-# temporary directory with its stores, for a closer look).
+# temporary directory with its stores, for a closer look). Benchmarks 4
+# and 5 (the root runner) are bench/runner.sh, with its own knobs.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -275,4 +276,10 @@ printf "  (no aim) list -a -j with %s gates: median %s ms over 5 runs\n" \
     "$big" "$(field "$out3" labig median)"
 failures "$out3"
 echo
+
+# --- 4 and 5. the root runner (bench/runner.sh: needs root, skipped otherwise) --
+runner_rc=0
+sh "$top/bench/runner.sh" "$build" || runner_rc=$?
+echo
 echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$runner_rc"

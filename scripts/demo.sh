@@ -1,13 +1,16 @@
 #!/bin/sh
 # The main job in a throwaway state directory: an agent's sample request
 # with one ROOT and two YOU commands is validated, sealed and stored as a
-# pending gate, then shown to the reviewer as warrant show prints it.
+# pending gate, then opened in the review console (warrant review). When
+# stdin or stdout is not a terminal, the gate is printed with warrant show
+# instead. The state directory is removed when the demo ends.
 # usage: scripts/demo.sh BUILD_DIR
 set -eu
 w="$(cd "$1" && pwd)/warrant"
 WARRANT_HOME=$(mktemp -d /tmp/warrant-demo.XXXXXX)
 export WARRANT_HOME
 trap 'rm -rf "$WARRANT_HOME"' EXIT
+trap 'exit 130' INT TERM HUP
 
 echo "== the agent submits a request (state in $WARRANT_HOME)"
 desc=$("$w" request -o demo-agent -p demo <<'JSON'
@@ -28,11 +31,16 @@ JSON
 echo "$desc"
 id=$(printf '%s\n' "$desc" | sed -n 's/.*"request_id":"\([^"]*\)".*/\1/p')
 
+if [ -t 0 ] && [ -t 1 ]; then
+	# Not exec: the trap removes the throwaway state when the console ends.
+	echo "== opening the review console on $id (q closes, q again quits)"
+	sleep 1
+	"$w" review "$id"
+	exit 0
+fi
+
 echo
-echo "== the reviewer lists pending gates"
-"$w" list
-echo
-echo "== and reviews $id"
+echo "== not on a terminal: the reviewer's view of $id (warrant show)"
 "$w" show "$id"
 echo
 echo "== the audit chain"

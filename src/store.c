@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "warrant.h"
@@ -83,6 +84,26 @@ exec_sql(struct store *st, const char *sql)
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, sql);
 	return 0;
+}
+
+/*
+ * Switching a new database to WAL takes a lock that SQLite's busy handler
+ * does not wait for; processes creating the store at the same moment
+ * retry for a while instead of failing.
+ */
+static int
+set_wal(struct store *st)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int i, rc;
+
+	for (i = 0; i < 500; i++) {
+		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) & 0xff;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return rc == SQLITE_OK ? 0 : store_fail(st, "switching to WAL");
 }
 
 int
@@ -197,7 +218,7 @@ store_open_at(struct store *st, const char *dir)
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	if (check_file(st) != 0 ||
-	    exec_sql(st, "PRAGMA journal_mode = WAL") != 0 ||
+	    set_wal(st) != 0 ||
 	    exec_sql(st, "PRAGMA synchronous = FULL") != 0 ||
 	    exec_sql(st, "PRAGMA foreign_keys = ON") != 0 ||
 	    migrate(st) != 0) {

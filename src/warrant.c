@@ -16,6 +16,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_wait_entry,
 	&cmd_log_entry,
 	&cmd_box_entry,
+	&cmd_mcp_entry,
+	&cmd_review_entry,
 	NULL
 };
 

@@ -147,16 +147,24 @@ calls_tick(struct mcp_session *s)
 	if (s->ncalls == 0)
 		return;
 	if (store_ready(s) != 0) {
-		while (s->ncalls > 0) {
-			fail(s, s->calls[0].id, "warrant cannot open its store to follow the "
+		/* maybe passing (another process creating the store): retry */
+		for (i = 0; i < s->ncalls;) {
+			if (++s->calls[i].failures < MCP_STORE_FAILURES) {
+				i++;
+				continue;
+			}
+			fail(s, s->calls[i].id, "warrant cannot open its store to follow the "
 			    "request; ask the user to check `warrant list`");
-			call_free(s, 0);
+			call_free(s, i);
 		}
 		return;
 	}
-	/* as `warrant wait` does: finish orphaned attempts, expire old gates */
-	approve_recover(&s->st);
-	store_expire(&s->st);
+	/*
+	 * As `warrant wait` does: finish orphaned attempts, expire old gates.
+	 * A failure has been reported; the gates are read all the same.
+	 */
+	(void)approve_recover(&s->st);
+	(void)store_expire(&s->st);
 	for (i = 0; i < s->ncalls;) {
 		c = &s->calls[i];
 		if ((g = store_gate(&s->st, c->gate, 0)) == NULL) {
@@ -195,25 +203,6 @@ calls_find(struct mcp_session *s, const json_t *id)
 	return -1;
 }
 
-/* Is an approval of this gate being executed right now? */
-static int
-gate_running(struct mcp_session *s, const char *gate)
-{
-	static const char sql[] = "SELECT pid, pid_start FROM attempts"
-	    " WHERE gate_id = ? AND state <> 'settled'";
-	sqlite3_stmt *st;
-	int live = 0;
-
-	if (sqlite3_prepare_v2(s->st.db, sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, gate, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (proc_alive((pid_t)sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1)))
-			live = 1;
-	sqlite3_finalize(st);
-	return live;
-}
-
 /*
  * Withdraw call i's gate: a denial with feedback, unless it has settled
  * meanwhile or the reviewer is already running it (then it settles with
@@ -229,14 +218,15 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 		warnx_("mcp: cannot withdraw %s: the store cannot be opened", gate);
 		return;
 	}
-	if (gate_running(s, gate)) {
-		fprintf(stderr, "warrant mcp: %s is being run by the reviewer; not withdrawn\n", gate);
-		return;
-	}
+	/* gate_deny leaves alone a gate that settled or is being run; an
+	 * attempt whose executor died is recovered first */
+	(void)approve_recover(&s->st);
 	rc = gate_deny(&s->st, gate, why);
 	if (rc == 0)
 		fprintf(stderr, "warrant mcp: %s %s\n", gate, why);
-	else if (rc < 0)
+	else if (rc > 0)
+		fprintf(stderr, "warrant mcp: %s is settled or being run; not withdrawn\n", gate);
+	else
 		warnx_("mcp: cannot withdraw %s", gate);
 }
 

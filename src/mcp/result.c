@@ -106,7 +106,8 @@ put_entry(FILE *fp, const json_t *e, const char *policy)
 		fprintf(fp, ", exit %lld", (long long)json_integer_value(code));
 	if (json_is_integer(sig))
 		fprintf(fp, ", signal %lld", (long long)json_integer_value(sig));
-	if (json_is_integer(json_object_get(e, "duration_ms")))
+	if (json_is_integer(json_object_get(e, "duration_ms")) &&
+	    strcmp(str(e, "status"), "skipped") != 0 && strcmp(str(e, "status"), "refused") != 0)
 		fprintf(fp, ", %lld ms",
 		    (long long)json_integer_value(json_object_get(e, "duration_ms")));
 	fputc('\n', fp);
@@ -205,8 +206,8 @@ put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
 		    "do not send the same request again.\n", fp);
 	} else if (strcmp(state, "expired") == 0) {
 		fprintf(fp, "%s expired: nobody answered within its review window "
-		    "(%lld s); nothing ran.\nAsk the user whether to send it again "
-		    "(they answer with `warrant answer ID` or `warrant review`).\n", id,
+		    "(%lld s); nothing ran.\nAsk the user whether they still want it; a "
+		    "request sent again waits for `warrant answer` or `warrant review`.\n", id,
 		    (long long)(json_integer_value(json_object_get(g, "expires_at")) -
 		    json_integer_value(json_object_get(g, "created_at"))));
 	} else

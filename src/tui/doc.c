@@ -93,12 +93,33 @@ seg_push(struct tline *l, const wchar_t *w, size_t n, int col, enum style s)
 	ns->style = s;
 }
 
+/*
+ * Where to wrap before w[i]: at i, or earlier so that a visible escape
+ * (<U+XXXX>, \xNN) that started in [start, i) moves to the next line whole.
+ */
+static size_t
+break_at(const wchar_t *w, size_t start, size_t i)
+{
+	size_t k;
+
+	for (k = i; k > start && i - k < 9; k--) {
+		if (w[k - 1] == L'>')
+			break;
+		if (w[k - 1] == L'<' && w[k] == L'U' && w[k + 1] == L'+')
+			return k - 1;
+	}
+	for (k = i; k > start && i - k < 4; k--)
+		if (w[k - 1] == L'\\' && w[k] == L'x')
+			return k - 1;
+	return i;
+}
+
 /* Append safe wide text, wrapping onto continuation lines as needed. */
 static void
 doc_addw(struct tdoc *d, enum style s, const wchar_t *w)
 {
 	struct tline *l = cur(d);
-	size_t start = 0, i;
+	size_t start = 0, i, b;
 	int startcol = d->col, c;
 
 	for (i = 0; w[i] != L'\0'; i++) {
@@ -106,13 +127,17 @@ doc_addw(struct tdoc *d, enum style s, const wchar_t *w)
 		if (c < 0)
 			c = 1;
 		if (c > 0 && d->col + c > width(d, l) && d->col > d->indent) {
-			if (i > start)
-				seg_push(l, w + start, i - start, startcol, s);
+			b = break_at(w, start, i);
+			if (b == start && startcol <= d->indent)
+				b = i;		/* the escape alone is wider than a line */
+			if (b > start)
+				seg_push(l, w + start, b - start, startcol, s);
 			doc_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN, d->indent);
 			l = cur(d);
 			d->col = d->indent;
-			start = i;
-			startcol = d->col;
+			for (start = b; b < i; b++)
+				d->col += wcwidth(w[b]) < 0 ? 1 : wcwidth(w[b]);
+			startcol = d->indent;
 		}
 		d->col += c;
 	}

@@ -14,7 +14,7 @@
 
 #define LABEL_COL	12	/* where context values start */
 #define CARD_INDENT	4	/* card text under the checkbox */
-#define DETAIL_COL	13	/* card detail values */
+#define DETAIL_COL	9	/* card detail values, after labels at 0 */
 
 int
 gate_cmd_root(const json_t *c)
@@ -185,7 +185,6 @@ static void
 detail(struct tdoc *d, int card, const char *label, enum style s, const char *value)
 {
 	doc_line(d, card, LINE_MID, DETAIL_COL);
-	doc_tab(d, CARD_INDENT);
 	doc_add(d, ST_LABEL, label);
 	doc_tab(d, DETAIL_COL);
 	doc_add(d, s, value);
@@ -224,6 +223,27 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		    "(not the agent's)");
 }
 
+/* The tick box; once the gate is settled, what became of the command. */
+static void
+checkbox(struct tui *t, struct tdoc *d, int i, const json_t *c)
+{
+	json_t *e;
+	size_t k;
+
+	if (pending(t)) {
+		doc_add(d, t->ticked[i] ? ST_BOLD : ST_DIM, t->ticked[i] ? "[x]" : "[ ]");
+		return;
+	}
+	json_array_foreach(json_object_get(t->ledger, "entries"), k, e)
+		if (strcmp(tui_str(e, "id"), tui_str(c, "id")) == 0) {
+			doc_add(d, strcmp(tui_str(e, "status"), "ran") == 0 ? ST_GOOD : ST_BAD,
+			    tui_str(e, "status"));
+			return;
+		}
+	doc_add(d, ST_DIM, strcmp(tui_str(t->gate, "state"), "approved") == 0 ?
+	    "not run" : tui_str(t->gate, "state"));
+}
+
 /* One command's card; rootno is its number among the ROOT commands. */
 static void
 card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
@@ -234,7 +254,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 	t->card_first[i] = d->n;
 	doc_line(d, i, LINE_TOP, 0);
 	doc_line(d, i, LINE_MID, CARD_INDENT);
-	doc_add(d, t->ticked[i] ? ST_BOLD : ST_DIM, t->ticked[i] ? "[x]" : "[ ]");
+	checkbox(t, d, i, c);
 	doc_add(d, ST_NORMAL, " ");
 	if (root)
 		doc_addf(d, ST_ROOT_BADGE, " ROOT %d ", rootno);
@@ -311,7 +331,6 @@ policies(struct tui *t, struct tdoc *d)
 	if (*tui_str(g, "next_prompt") != '\0')
 		context_field(d, "Next", tui_str(g, "next_prompt"));
 	context_field(d, "Manifest", tui_str(g, "manifest_sha256"));
-	doc_add(d, ST_DIM, " (SHA-256)");
 }
 
 static void
@@ -614,8 +633,8 @@ gate_draw(struct tui *t)
 		tui_puts(LINES - 2, COLS - (int)strlen(pos), (int)strlen(pos), ST_DIM, pos);
 	}
 	tui_cut(LINES - 2, 0, COLS - 16, ST_DIM, pending(t) ?
-	    " Space tick  v details  Enter run  d deny  ^D/^U g/G scroll  q back" :
-	    " v details  ^D/^U g/G scroll  q back");
+	    " Space tick  v details  Enter run  d deny  ^D/^U g/G  q back" :
+	    " v details  ^D/^U g/G  q back");
 }
 
 static void

@@ -11,33 +11,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
+#include <wctype.h>
 
 #include "tui/tui.h"
 
 struct outcome_text {
 	const char	*key;
 	enum style	 style;
+	int		 detail;	/* approve_run's message adds to it */
 	const char	*text;
 };
 
 static const struct outcome_text outcomes[] = {
-	{ "started", ST_GOOD, "execution started: authenticated, the commands run in the "
+	{ "started", ST_GOOD, 0, "execution started: authenticated, the commands run in the "
 	    "background and the gate settles when they finish" },
-	{ "completed", ST_GOOD, "completed: every ticked command ran" },
-	{ "command_failed", ST_BAD, "a ticked command failed: the gate settled as approved, "
+	{ "completed", ST_GOOD, 0, "completed: every ticked command ran" },
+	{ "command_failed", ST_BAD, 0, "a ticked command failed: the gate settled as approved, "
 	    "see the ledger" },
-	{ "authentication_failed", ST_BAD, "authentication failed: nothing ran, the gate is "
+	{ "authentication_failed", ST_BAD, 0, "authentication failed: nothing ran, the gate is "
 	    "still pending" },
-	{ "cancellation", ST_BAD, "authentication cancelled: nothing ran, the gate is still "
+	{ "cancellation", ST_BAD, 0, "authentication cancelled: nothing ran, the gate is still "
 	    "pending" },
-	{ "timeout", ST_BAD, "timed out: nothing ran, the gate is still pending" },
-	{ "lock_contention", ST_BAD, "another approval holds the lease: the gate is still "
+	{ "timeout", ST_BAD, 1, "timed out: nothing ran, the gate is still pending" },
+	{ "lock_contention", ST_BAD, 1, "another approval holds the lease: the gate is still "
 	    "pending" },
-	{ "missing_tty", ST_BAD, "no terminal for sudo's prompt: the gate is still pending" },
-	{ "execution_in_progress", ST_BAD, "this request is already being executed" },
-	{ "runner_error", ST_BAD, "runner error" },
-	{ NULL, ST_BAD, NULL }
+	{ "missing_tty", ST_BAD, 1, "no terminal for sudo's prompt: the gate is still pending" },
+	{ "execution_in_progress", ST_BAD, 1, "this request is already being executed" },
+	{ "runner_error", ST_BAD, 1, "runner error" },
+	{ NULL, ST_BAD, 1, NULL }
 };
 
 /* The outcome of an approve_run result, as one line for the reviewer. */
@@ -51,7 +54,9 @@ outcome_of(const json_t *r, char *buf, size_t size, enum style *style)
 		if (strcmp(o->key, outcome) == 0)
 			break;
 	*style = o->style;
-	if (o->key != NULL)
+	if (o->key != NULL && !o->detail)
+		snprintf(buf, size, "%s", o->text);
+	else if (o->key != NULL)
 		snprintf(buf, size, "%s%s%s", o->text, *msg ? ": " : "", msg);
 	else if (*tui_str(r, "status") != '\0')
 		snprintf(buf, size, "%s%s%s", tui_str(r, "status"), *msg ? ": " : "", msg);
@@ -124,9 +129,13 @@ print_result(const json_t *r, const char *line)
 	print_visible(line);
 	putchar('\n');
 	json_array_foreach(json_object_get(json_object_get(r, "ledger"), "entries"), i, e) {
-		printf("  %-8s ", tui_str(e, "status"));
+		fputs("  ", stdout);
+		print_visible(tui_str(e, "status"));
+		fputs(" ", stdout);
 		print_visible(tui_str(e, "id"));
-		printf(" (as %s)", tui_str(e, "as"));
+		fputs(" (as ", stdout);
+		print_visible(tui_str(e, "as"));
+		fputs(")", stdout);
 		code = json_object_get(e, "exit_code");
 		if (json_is_integer(code))
 			printf(", exit %lld", (long long)json_integer_value(code));
@@ -143,19 +152,22 @@ static json_t *
 run_outside(struct tui *t, const char **ids, size_t n, int *code)
 {
 	char line[1024];
+	const char *clear;
 	enum style s;
 	json_t *r;
 	size_t i;
 
 	def_prog_mode();
 	endwin();
-	printf("\nwarrant: approving %s; running ", t->gate_id);
+	if ((clear = tigetstr("clear")) != NULL && clear != (char *)-1)
+		putp(clear);
+	printf("warrant: approving %s; running ", t->gate_id);
 	for (i = 0; i < n; i++) {
 		printf("%s", i ? ", " : "");
 		print_visible(ids[i]);
 	}
 	printf("\nmanifest %s\n", tui_str(t->gate, "manifest_sha256"));
-	printf("sudo asks for your password: the prompt below is sudo's own\n\n");
+	printf("any password prompt below is sudo's own; warrant never reads it\n\n");
 	fflush(stdout);
 	r = approve_run(t->st, t->gate_id, ids, n, -1, code);
 	if (r != NULL) {
@@ -164,10 +176,12 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	}
 	printf("\nPress Enter to return to the review console. ");
 	fflush(stdout);
+	tcflush(STDIN_FILENO, TCIFLUSH);	/* keys typed while it ran */
 	wait_enter();
 	reset_prog_mode();
 	clearok(curscr, TRUE);
 	refresh();
+	tui_forget_interrupt();
 	return r;
 }
 
@@ -195,10 +209,7 @@ handoff_approve(struct tui *t)
 	else {
 		tui_status(t, ST_NORMAL, "running %zu command%s as %s...", n, n == 1 ? "" : "s",
 		    t->user);
-		erase();
-		gate_draw(t);
-		tui_puts(LINES - 1, 0, COLS - 1, ST_BOLD, t->status);
-		refresh();
+		tui_draw(t);
 		r = approve_run(t->st, t->gate_id, ids, n, -1, &code);
 		clearok(curscr, TRUE);
 	}
@@ -207,9 +218,9 @@ handoff_approve(struct tui *t)
 		outcome_of(r, t->outcome, sizeof t->outcome, &t->outcome_style);
 	else
 		snprintf(t->outcome, sizeof t->outcome, "the approval could not be carried out");
-	tui_status(t, t->outcome_style, "%s", t->outcome);
 	json_decref(r);
 	gate_reload(t);
+	tui_status(t, t->outcome_style, "%s", t->outcome);
 	t->top = 0;
 }
 
@@ -267,12 +278,14 @@ deny_now(struct tui *t)
 		snprintf(t->outcome, sizeof t->outcome, "denied%s", fb ? "; the agent gets your note" :
 		    " without a note");
 		t->outcome_style = ST_BAD;
-		tui_status(t, ST_BAD, "%s denied", t->gate_id);
-	} else
-		tui_status(t, ST_BAD, rc > 0 ? "%s is no longer pending" : "cannot deny %s",
-		    t->gate_id);
+	}
 	free(fb);
 	gate_reload(t);
+	if (rc == 0)
+		tui_status(t, ST_BAD, "%s denied", t->gate_id);
+	else
+		tui_status(t, ST_BAD, rc > 0 ? "%s is no longer pending" : "cannot deny %s",
+		    t->gate_id);
 	t->top = 0;
 }
 

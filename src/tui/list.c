@@ -71,7 +71,7 @@ count_pending(const json_t *list)
 }
 
 static void
-gate_rows(struct tui *t, int y, const json_t *g, int selected)
+gate_rows(int y, const json_t *g, int selected)
 {
 	int64_t now = now_seconds(), created, at;
 	int x, pend = strcmp(tui_str(g, "state"), "pending") == 0;
@@ -102,17 +102,17 @@ gate_rows(struct tui *t, int y, const json_t *g, int selected)
 	if (pend) {
 		at = json_integer_value(json_object_get(g, "expires_at"));
 		tui_duration(at - now, d, sizeof d);
-		snprintf(buf, sizeof buf, "expires in %s", d);
+		snprintf(buf, sizeof buf, "%s left", d);
 		x += tui_puts(y, x, COLS - 1 - x, at - now < 60 ? ST_BAD : ST_NORMAL, buf) + 2;
 	} else
 		x += tui_puts(y, x, COLS - 1 - x, strcmp(tui_str(g, "state"), "approved") == 0 ?
 		    ST_GOOD : ST_BAD, tui_str(g, "state")) + 2;
-	if (x < COLS - 1) {
-		x += tui_cut(y, x, (COLS - 1 - x) / 2, ST_NORMAL, tui_str(g, "requester")) + 1;
-		if (*tui_str(g, "project") != '\0' && x < COLS - 1) {
-			x += tui_puts(y, x, COLS - 1 - x, ST_DIM, "in ") ;
-			tui_cut(y, x, COLS - 1 - x, ST_BOLD, tui_str(g, "project"));
-		}
+	if (x < COLS - 1)
+		x += tui_cut(y, x, COLS - 1 - x < 16 ? COLS - 1 - x : 16, ST_NORMAL,
+		    tui_str(g, "requester"));
+	if (*tui_str(g, "project") != '\0' && x + 4 < COLS - 1) {
+		x += tui_puts(y, x, 3, ST_DIM, " / ");
+		tui_cut(y, x, COLS - 1 - x, ST_BOLD, tui_str(g, "project"));
 	}
 	x = 4;
 	json_array_foreach(json_object_get(g, "risk_badges"), i, b) {
@@ -146,7 +146,7 @@ list_draw(struct tui *t)
 		tui_puts(2, 2, COLS - 3, ST_DIM, t->all ? "No gates yet. Waiting for requests..." :
 		    "No pending gates. Waiting for requests... (a: show settled)");
 	for (i = t->list_top; i < n && i < t->list_top + v; i++)
-		gate_rows(t, 1 + (int)(i - t->list_top) * ROWS_PER_GATE, json_array_get(t->list, i),
+		gate_rows(1 + (int)(i - t->list_top) * ROWS_PER_GATE, json_array_get(t->list, i),
 		    i == t->sel);
 	tui_cut(LINES - 2, 0, COLS, ST_DIM,
 	    " j/k move  Enter review  a settled  ^D/^U g/G scroll  q quit");

@@ -114,6 +114,8 @@ int64_t	 tui_now_ms(void);
 void	 tui_status(struct tui *, enum style, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 tui_poll(struct tui *);
+void	 tui_draw(struct tui *);
+void	 tui_forget_interrupt(void);
 int	 tui_body_height(void);
 const char *tui_str(const json_t *, const char *);
 void	 tui_duration(int64_t, char *, size_t);

@@ -58,7 +58,7 @@ tui_styles(void)
 	style_set(ST_BOLD, A_BOLD, A_BOLD, -1, -1);
 	style_set(ST_DIM, A_DIM, A_DIM, -1, -1);
 	style_set(ST_LABEL, A_BOLD, A_NORMAL, COLOR_CYAN, -1);
-	style_set(ST_BAR, A_REVERSE, A_REVERSE, -1, -1);
+	style_set(ST_BAR, A_BOLD | A_UNDERLINE, A_REVERSE, -1, -1);
 	style_set(ST_ROOT_BADGE, A_REVERSE | A_BOLD, A_BOLD, COLOR_WHITE, COLOR_RED);
 	style_set(ST_ROOT_BORDER, A_BOLD, A_BOLD, COLOR_RED, -1);
 	style_set(ST_YOU_BADGE, A_BOLD | A_UNDERLINE, A_BOLD, COLOR_WHITE, COLOR_BLUE);

@@ -1,0 +1,269 @@
+/*
+ * The review console's loop: curses set up for wide characters, the store
+ * polled every POLL_MS (recover, expire, list) with a timeout on input so
+ * a new request shows up without a key press and rings the bell, keys
+ * dispatched to the list or the gate under review, and the screen redrawn
+ * from scratch on every turn (curses sends only what changed).
+ */
+#include <errno.h>
+#include <locale.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui/tui.h"
+
+#define LIST_LIMIT	500
+#define MIN_LINES	10
+#define MIN_COLS	40
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+int64_t
+tui_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *
+tui_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+/* A duration for humans: 42s, 4m08s, 3h05m, 2d04h; "0s" when past. */
+void
+tui_duration(int64_t s, char *buf, size_t size)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(buf, size, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, size, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+	else if (s < 86400)
+		snprintf(buf, size, "%lldh%02lldm", (long long)(s / 3600),
+		    (long long)(s % 3600 / 60));
+	else
+		snprintf(buf, size, "%lldd%02lldh", (long long)(s / 86400),
+		    (long long)(s % 86400 / 3600));
+}
+
+void
+tui_status(struct tui *t, enum style s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof t->status, fmt, ap);
+	va_end(ap);
+	t->status_style = s;
+}
+
+/* Rows between the top bar and the two bottom lines. */
+int
+tui_body_height(void)
+{
+	return LINES - 3 > 1 ? LINES - 3 : 1;
+}
+
+/* Ring the bell once for pending gates not seen before (not on the first
+ * look: those were there when the console started). */
+static void
+announce(struct tui *t, const json_t *list)
+{
+	json_t *g;
+	size_t i;
+	int fresh = 0;
+
+	json_array_foreach(list, i, g) {
+		const char *id = tui_str(g, "request_id");
+
+		if (strcmp(tui_str(g, "state"), "pending") != 0 ||
+		    json_object_get(t->seen, id) != NULL)
+			continue;
+		json_object_set_new(t->seen, id, json_true());
+		fresh++;
+	}
+	if (fresh > 0 && t->polled) {
+		beep();
+		tui_status(t, ST_GOOD, "%d new request%s", fresh, fresh == 1 ? "" : "s");
+	}
+}
+
+/* Look at the store: recover dead attempts, expire, list, reload the gate
+ * under review. Errors leave the last view and say so. */
+void
+tui_poll(struct tui *t)
+{
+	json_t *list;
+	int status;
+
+	/* a detached approval's finalizer is our child: reap it when done */
+	while (waitpid(-1, &status, WNOHANG) > 0)
+		;
+	t->last_poll = tui_now_ms();
+	if (approve_recover(t->st) != 0 || store_expire(t->st) != 0 ||
+	    (list = store_list(t->st, t->all, LIST_LIMIT, t->project)) == NULL) {
+		tui_status(t, ST_BAD, "cannot read the store in %s", t->st->dir);
+		return;
+	}
+	announce(t, list);
+	t->polled = 1;
+	list_refresh(t, list);
+	if (t->view == VIEW_GATE)
+		gate_reload(t);
+}
+
+/* An interrupt while the terminal was handed over answered that, not us. */
+void
+tui_forget_interrupt(void)
+{
+	if (stop_signal == SIGINT)
+		stop_signal = 0;
+}
+
+void
+tui_draw(struct tui *t)
+{
+	erase();
+	curs_set(0);
+	if (LINES < MIN_LINES || COLS < MIN_COLS) {
+		tui_cut(0, 0, COLS, ST_BOLD, "terminal too small");
+		tui_cut(1, 0, COLS, ST_NORMAL, "warrant review needs 40x10");
+		refresh();
+		return;
+	}
+	if (t->view == VIEW_GATE)
+		gate_draw(t);
+	else
+		list_draw(t);
+	if (t->mode == MODE_DENY)
+		deny_draw(t);
+	else
+		tui_cut(LINES - 1, 0, COLS - 1, t->status_style, t->status);
+	refresh();
+}
+
+static void
+resized(struct tui *t)
+{
+	if (t->view == VIEW_GATE) {
+		gate_layout(t);
+		if (t->top >= t->doc.n)
+			t->top = 0;
+	}
+	clearok(curscr, TRUE);
+}
+
+static void
+key(struct tui *t, int type, wint_t k)
+{
+	if (type == KEY_CODE_YES && k == KEY_RESIZE) {
+		resized(t);
+		return;
+	}
+	if (LINES < MIN_LINES || COLS < MIN_COLS) {
+		if (type == OK && (k == L'q' || k == 27))
+			t->quit = 1;
+		return;
+	}
+	if (t->mode == MODE_DENY)
+		deny_key(t, type, k);
+	else if (t->view == VIEW_GATE)
+		gate_key(t, type, k);
+	else
+		list_key(t, type, k);
+}
+
+static int
+screen_start(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);	/* installed first: curses keeps it */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	set_escdelay(25);
+	if (newterm(NULL, stdout, stdin) == NULL) {
+		warnx_("review: cannot drive this terminal (TERM=%s)",
+		    getenv("TERM") ? getenv("TERM") : "unset");
+		return -1;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	timeout(200);
+	tui_styles();
+	return 0;
+}
+
+static void
+loop(struct tui *t)
+{
+	wint_t k;
+	int type;
+
+	while (!t->quit && !stop_signal) {
+		tui_draw(t);
+		type = get_wch(&k);
+		if (type != ERR)
+			key(t, type, k);
+		if (!t->quit && tui_now_ms() - t->last_poll >= POLL_MS)
+			tui_poll(t);
+	}
+}
+
+/*
+ * Run the console on st; all shows settled gates too, project filters,
+ * open_id (or NULL) is opened for review at once. Returns an exit code.
+ */
+int
+tui_run(struct store *st, int all, const char *project, const char *open_id)
+{
+	struct passwd *pw = getpwuid(getuid());
+	struct tui t;
+
+	setlocale(LC_ALL, "");
+	wtext_init();
+	memset(&t, 0, sizeof t);
+	t.st = st;
+	t.all = all;
+	t.project = project;
+	t.user = pw != NULL ? xstrdup(pw->pw_name) : xstrdup("you");
+	t.seen = json_object();
+	if (screen_start() != 0) {
+		json_decref(t.seen);
+		free((char *)t.user);
+		return EXIT_INTERNAL;
+	}
+	tui_poll(&t);
+	if (open_id != NULL)
+		gate_open(&t, open_id);
+	loop(&t);
+	endwin();
+	gate_close(&t);
+	json_decref(t.list);
+	json_decref(t.seen);
+	free((char *)t.user);
+	return EXIT_OK;
+}

@@ -1,0 +1,650 @@
+#!/bin/sh
+# warrant review, the reviewer's console, driven in a private tmux server
+# (send-keys, capture-pane): the gate list (live, with the bell), the review
+# of a ROOT+YOU request (badges, counts, pill, as/cwd, colours), every key,
+# an escape-injection request, 80x24 and resizes, TERM=vt100 and NO_COLOR,
+# a YOU-only approval without a prompt, a denial that `warrant wait` then
+# reports, and, as root, an approval through the host's real sudo prompt
+# with the password typed into the tmux pane.
+#
+#   WARRANT_BUILD=build WARRANT_TOP=. sh tests/e2e/test-review.sh
+#
+# As root it creates the reviewer wt-tuirev (group sudo, a canary password
+# generated per run; the helpers of sudo-lib.sh) and installs the build
+# (meson install); otherwise the console runs as the current user and the
+# real-sudo tests are skipped. Screens are kept in $TD when anything fails.
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+SR_USER=wt-tuirev
+SR_USER2=wt-tuirev2
+fails=0
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); printf 'not ok %s - %s\n' "$n" "$*"; }
+
+command -v tmux >/dev/null 2>&1 || {
+	skip "warrant review in tmux" "tmux is not installed"
+	done_testing
+	exit 0
+}
+
+umask 022
+TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
+TD=$(mktemp -d /tmp/warrant-review-e2e.XXXXXX) || exit 1
+chmod 755 "$TD"
+SR_DIR=$TD
+TSOCK="wt-review-$$"
+ROOT_MARK="/root/wt-tui-$TAG"
+ESC=$(printf '\033')
+ROOT_MODE=0
+RV_HOME=/nonexistent
+[ "$(id -u)" -eq 0 ] && ROOT_MODE=1
+
+tm() { tmux -L "$TSOCK" -f /dev/null "$@"; }
+
+cleanup() {
+	tm kill-server >/dev/null 2>&1
+	rm -f "$RV_HOME/wt-tui-you-$TAG"
+	if [ "$ROOT_MODE" -eq 1 ]; then
+		rm -f "$ROOT_MARK"
+		sr_user_teardown
+		[ -n "${SR_HOME:-}" ] && rm -rf "$SR_STATE" "$SR_HOME"/wt-tui-* 2>/dev/null
+	fi
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
+		rm -rf "$TD"
+	else
+		echo "# screens kept in $TD"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# ---------------------------------------------------------------- setup
+if [ "$ROOT_MODE" -eq 1 ]; then
+	sr_need || sr_fail "the programs the real-sudo tests drive are installed"
+	sr_user_setup || sr_fail "reviewer user $SR_USER set up"
+	sr_install || sr_fail "meson install of the build"
+	sr_root_owned_path "$SR_RUNNER" || sr_fail "the installed runner is root-owned"
+	WBIN=$SR_WARRANT
+	RV_USER=$SR_USER RV_HOME=$SR_HOME STATE=$SR_STATE
+	# the words that start a program as the reviewer, with a clean environment
+	RV="setpriv --reuid=$SR_USER --regid=$SR_GID --init-groups env -i HOME=$SR_HOME"
+	RV="$RV USER=$SR_USER LOGNAME=$SR_USER SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin"
+else
+	WBIN="$WARRANT_BUILD/warrant"
+	RV_USER=$(id -un) RV_HOME=$HOME STATE="$TD/state"
+	RV="env"
+fi
+RV="$RV WARRANT_HOME=$STATE"
+
+# rv CMD...: run CMD as the reviewer (no terminal).
+rv() {
+	# shellcheck disable=SC2086
+	$RV "$@"
+}
+
+# mkgate NAME [REQUEST ARGS...] < request.json: create a gate as the
+# reviewer (the desktop case); G is its id.
+mkgate() {
+	mg=$1
+	shift
+	cat >"$TD/$mg.json"
+	rv "$WBIN" request -j "$@" <"$TD/$mg.json" >"$TD/$mg.out" 2>"$TD/$mg.err"
+	G=$(sed -n 's/.*"request_id":"\([^"]*\)".*/\1/p' "$TD/$mg.out")
+	if [ -z "$G" ]; then
+		G=none-$mg
+		not_ok "($mg) warrant request accepts the test's request"
+		diag "$(cat "$TD/$mg.out" "$TD/$mg.err")"
+		return 1
+	fi
+	return 0
+}
+
+gate_state() { rv "$WBIN" show "$1" -j 2>/dev/null | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p'; }
+
+# console NAME [VAR=VALUE...] [-- REVIEW ARGS...]: start warrant review as
+# the reviewer in a new 80x24 tmux session NAME. After the console ends
+# the pane prints REVIEW-EXIT=status, then asks sudo -n, from the same
+# terminal, for a leftover ticket (TICKET=status).
+console() {
+	cs=$1
+	shift
+	cs_env="LANG=C.UTF-8 TERM=tmux-256color"
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		cs_env="$cs_env $1"
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	tm new-session -d -s "$cs" -x 80 -y 24 \
+	    "$RV $cs_env /bin/sh -c 'trap : INT; $WBIN review $*; echo REVIEW-EXIT=\$?;
+	    /usr/bin/sudo -n true </dev/null >/dev/null 2>&1; echo TICKET=\$?; sleep 600'" ||
+	    sr_fail "tmux session $cs started"
+	CS=$cs
+}
+
+screen() { tm capture-pane -p -t "$CS" 2>/dev/null; }
+screen_e() { tm capture-pane -p -e -t "$CS" 2>/dev/null; }
+line() { screen | sed -n "$1p"; }
+keys() { tm send-keys -t "$CS" "$@"; sleep 0.3; }
+title() { tm display -p -t "$CS" '#{pane_title}'; }
+bell() { tm display -p -t "$CS" '#{window_bell_flag}'; }
+
+# wait_for TEXT [TENTHS]: the screen shows TEXT (a fixed string) in time.
+wait_for() {
+	wf=0
+	while [ "$wf" -lt "${2:-50}" ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		wf=$((wf + 1))
+	done
+	return 1
+}
+
+# wait_gone TEXT [TENTHS]
+wait_gone() {
+	wf=0
+	while [ "$wf" -lt "${2:-50}" ]; do
+		screen | grep -qF -- "$1" || return 0
+		sleep 0.1
+		wf=$((wf + 1))
+	done
+	return 1
+}
+
+shot() {
+	screen >"$TD/screen-$n.txt"
+	diag "screen (kept in $TD/screen-$n.txt):"
+	sed 's/^/  |/' "$TD/screen-$n.txt" | while IFS= read -r l; do diag "$l"; done
+}
+
+# shows DESC TEXT [TENTHS]: ok when the screen shows TEXT.
+shows() {
+	if wait_for "$2" "${3:-50}"; then ok "$1"; else not_ok "$1"; diag "want '$2'"; shot; fi
+}
+# lacks DESC TEXT
+lacks() {
+	if screen | grep -qF -- "$2"; then not_ok "$1"; diag "unwanted '$2'"; shot; else ok "$1"; fi
+}
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
+}
+# yes DESC COMMAND...: ok when COMMAND succeeds; the screen on failure.
+yes_() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
+
+# has TEXT: the screen shows TEXT now; line_has N TEXT: line N does.
+has() { screen | grep -qF -- "$1"; }
+line_has() { line "$1" | grep -qF -- "$2"; }
+
+# The first number of the scroll position shown at the bottom right
+# ("11-31/40" gives 11; 1 when everything fits).
+scroll_top() {
+	p=$(line 23 | sed -n 's/.* \([0-9][0-9]*\)-[0-9][0-9]*\/[0-9][0-9]* *$/\1/p')
+	echo "${p:-1}"
+}
+# The line number (1-based) of the first line holding TEXT.
+line_of() { screen | grep -nF -- "$1" | head -1 | cut -d: -f1; }
+# Widest line of the screen, in characters.
+widest() {
+	screen | "$PY" -c 'import sys; print(max([len(l.rstrip("\n")) for l in sys.stdin] + [0]))'
+}
+# A colour SGR anywhere in the screen (default-colour resets 39/49 aside).
+has_colour() { screen_e | grep -Eq "$ESC\\[([0-9]*;)*(3[0-7]|4[0-7]|38|48|9[0-7]|10[0-7])(;[0-9]*)*m"; }
+
+T0=$(date +%s)
+section() { diag "--- $* (at $(($(date +%s) - T0)) s)"; }
+
+# ---------------------------------------------------------------- requests
+mkgate mixed -o wt-agent -p wt-proj <<JSON
+{"reason": "Install the marker and look around as you.",
+ "commands": [
+  {"id": "mark", "argv": ["/usr/bin/touch", "$ROOT_MARK"],
+   "why": "A root-owned marker file."},
+  {"id": "check", "as": "user", "command": "ls / >/dev/null && echo fine",
+   "why": "A shell line as you."},
+  {"id": "size", "as": "user", "argv": ["/usr/bin/id", "-un"],
+   "why": "Who am I, as you."}
+ ],
+ "env": {"WT_MODE": "demo"}}
+JSON
+MIXED=$G
+
+# ---------------------------------------------------------------- no terminal
+section "without a terminal"
+rv "$WBIN" review </dev/null >"$TD/notty.out" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "needs a terminal" "$TD/notty.out"; then
+	ok "review without a terminal is refused (exit 2) and says why"
+else
+	not_ok "review without a terminal is refused (exit 2) and says why"
+	diag "exit $rc: $(cat "$TD/notty.out")"
+fi
+
+out=$(sh "$WARRANT_TOP/scripts/demo.sh" "$WARRANT_BUILD" </dev/null 2>&1)
+rc=$?
+if [ "$rc" -eq 0 ] && echo "$out" | grep -q "ROOT 1  install-jq" &&
+    echo "$out" | grep -q "warrant show"; then
+	ok "make demo without a terminal prints the gate with warrant show"
+else
+	not_ok "make demo without a terminal prints the gate with warrant show"
+	diag "exit $rc: $(echo "$out" | tail -5)"
+fi
+
+# ---------------------------------------------------------------- the list
+section "the gate list"
+console list
+shows "the list shows the pending ROOT+YOU gate" "$MIXED"
+gl=$(line_of "$MIXED")
+glt=$(screen | sed -n "${gl:-1}p")
+glt2=$(screen | sed -n "$(( ${gl:-1} + 1 ))p")
+if echo "$glt" | grep -q " ROOT 1 " && echo "$glt" | grep -q " YOU 2 " &&
+    echo "$glt" | grep -Eq '[0-9]+s ago' && echo "$glt" | grep -Eq '[0-9]m[0-9]{2}s left' &&
+    echo "$glt" | grep -qF "$RV_USER" && echo "$glt" | grep -q "wt-proj"; then
+	ok "a list row has ROOT/YOU counts, age, expiry countdown, requester and project"
+else
+	not_ok "a list row has ROOT/YOU counts, age, expiry countdown, requester and project"
+	diag "row: $glt"
+fi
+if echo "$glt2" | grep -q "\[shell\]" && echo "$glt2" | grep -q "Install the marker"; then
+	ok "under it, the risk badges and the reason"
+else
+	not_ok "under it, the risk badges and the reason"
+	diag "row: $glt2"
+fi
+is "no bell for gates that were pending at start" "$(bell)" 0
+mkgate live -p wt-live <<'JSON'
+{"reason": "Arrives while the console is open.",
+ "commands": [{"id": "y", "as": "user", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+LIVE=$G
+shows "a new request appears within a second, without a restart" "$LIVE" 12
+is "a new pending gate rings the bell" "$(bell)" 1
+yes_ "the newest gate is listed first" [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
+rv "$WBIN" answer "$LIVE" --deny -f "not this one" >/dev/null 2>&1
+wait_gone "$LIVE" 15
+lacks "a settled gate leaves the pending list" "$LIVE"
+keys a
+shows "a shows settled gates too" "$LIVE"
+yes_ "settled gates come after the pending ones" [ "$(line_of "$MIXED")" -lt "$(line_of "$LIVE")" ]
+if screen | grep -F "$LIVE" | grep -q denied; then ok "the settled row says denied"; else
+	not_ok "the settled row says denied"; shot; fi
+keys a
+wait_gone "$LIVE" 15
+lacks "a again hides them" "$LIVE"
+# selection moves with j/k and the arrows
+sel() { screen | grep '^>' | head -1 | grep -o 'w-[a-z2-7]*'; }
+keys G
+sel_has() { sel | grep -qF -- "$1"; }
+yes_ "G selects the last gate" sel_has "$MIXED"
+mkgate second <<'JSON'
+{"reason": "Second gate.", "commands": [{"id": "z", "as": "user", "argv": ["/usr/bin/true"], "why": "n"}]}
+JSON
+SECOND=$G
+wait_for "$SECOND" 15
+keys g
+s1=$(sel)
+keys j
+s2=$(sel)
+keys k
+s3=$(sel)
+keys Down
+s4=$(sel)
+keys Up
+if [ "$s1" != "$s2" ] && [ "$s1" = "$s3" ] && [ "$s4" = "$s2" ]; then
+	ok "j/k and the arrows move the selection"
+else
+	not_ok "j/k and the arrows move the selection"
+	diag "g: $s1 | j: $s2 | k: $s3 | Down: $s4"
+fi
+keys q
+shows "q quits the console (exit 0)" "REVIEW-EXIT=0" 30
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- review
+section "reviewing a ROOT+YOU request"
+console mixed -- "$MIXED"
+shows "review ID opens the gate" "1 command as root and 2 as you"
+if line 1 | grep -qF "1 command as root and 2 as you" && line 1 | grep -q "Root access" &&
+    line 1 | grep -qF "$MIXED"; then
+	ok "the top bar counts 1 command as root and 2 as you, with the Root access pill"
+else
+	not_ok "the top bar counts 1 command as root and 2 as you, with the Root access pill"
+	diag "bar: $(line 1)"
+fi
+ctx_ok=1
+for f in "Reason      Install the marker" "Host        $(hostname)" "Run as      root" \
+    "Cwd         /" "Environment clean" "WT_MODE=demo" "Requester   $RV_USER via agent wt-agent" \
+    "Project     wt-proj" "Expires     in " "Risk        [shell]"; do
+	screen | grep -qF -- "$f" || { ctx_ok=0; diag "context lacks '$f'"; }
+done
+if [ "$ctx_ok" -eq 1 ]; then ok "the context: reason, host, run as, cwd, environment, requester, project, expiry, risk"; else
+	not_ok "the context: reason, host, run as, cwd, environment, requester, project, expiry, risk"; shot; fi
+rootl=$(line_of "ROOT 1")
+rootline=$(screen | sed -n "${rootl:-1}p")
+if echo "$rootline" | grep -qF "[x]  ROOT 1  mark" && echo "$rootline" | grep -q '│ *$' &&
+    screen | sed -n "$((rootl - 1))p" | grep -q '┌'; then
+	ok "the ROOT command has its own card with a numbered ROOT badge, ticked"
+else
+	not_ok "the ROOT command has its own card with a numbered ROOT badge, ticked"
+	shot
+fi
+yes_ "the ROOT card says as root, in /" line_has "$((rootl + 1))" "as root, in /"
+youl=$(line_of "YOU  check")
+if [ -n "$youl" ] && screen | sed -n "${youl}p" | grep -qF "[x]  YOU  check" &&
+    screen | sed -n "$((youl + 1))p" | grep -qF "as $RV_USER, in $RV_HOME"; then
+	ok "the YOU command has a YOU badge and 'as $RV_USER, in $RV_HOME' under it"
+else
+	not_ok "the YOU command has a YOU badge and 'as $RV_USER, in $RV_HOME' under it"
+	shot
+fi
+yes_ "argv is shown with the resolved path" has "/usr/bin/touch $ROOT_MARK"
+# colours: the ROOT badge on red, the ROOT card's border red, YOU cards not
+re=$(screen_e | sed -n "${rootl}p")
+ye=$(screen_e | sed -n "${youl:-1}p")
+if echo "$re" | grep -Eq "$ESC\\[([0-9]*;)*41m" && echo "$re" | grep -Eq "$ESC\\[([0-9]*;)*31m│" &&
+    ! echo "$ye" | grep -Eq "$ESC\\[([0-9]*;)*(31|41)m"; then
+	ok "in colour: a red ROOT badge and a red border on the ROOT card only"
+else
+	not_ok "in colour: a red ROOT badge and a red border on the ROOT card only"
+	diag "ROOT line: $(echo "$re" | cat -v)"
+	diag "YOU line: $(echo "$ye" | cat -v)"
+fi
+yes_ "80x24: nothing is drawn past column 80" [ "$(widest)" -le 80 ]
+# Space unticks the focused (ROOT) card: the counts and the pill follow
+keys Space
+if line 1 | grep -qF "0 commands as root and 2 as you" && ! line 1 | grep -q "Root access" &&
+    screen | grep -qF "[ ]  ROOT 1  mark"; then
+	ok "Space unticks: 0 commands as root and 2 as you, and no Root access pill"
+else
+	not_ok "Space unticks: 0 commands as root and 2 as you, and no Root access pill"
+	shot
+fi
+keys Space
+yes_ "Space ticks it again, and the pill is back" line_has 1 "Root access"
+# j/k and the arrows move the focus from card to card
+focus() { screen | grep '^>' | grep -Eo '(ROOT 1|YOU)  [a-z]+' | head -1; }
+f0=$(focus)
+keys j
+f1=$(focus)
+keys k
+f2=$(focus)
+keys Down
+f3=$(focus)
+keys Up
+f4=$(focus)
+if [ "$f0" = "ROOT 1  mark" ] && [ "$f1" = "YOU  check" ] && [ "$f2" = "$f0" ] &&
+    [ "$f3" = "$f1" ] && [ "$f4" = "$f0" ]; then
+	ok "j/k and the arrows move the focus between cards"
+else
+	not_ok "j/k and the arrows move the focus between cards"
+	diag "focus: '$f0' j '$f1' k '$f2' Down '$f3' Up '$f4'"
+fi
+# v: details
+keys v
+exe_sha=$(sha256sum /usr/bin/touch | cut -d' ' -f1)
+det_ok=1
+for f in "argv[0]  /usr/bin/touch" "argv[1]  $ROOT_MARK" "path     /usr/bin/touch" \
+    "sha256   $exe_sha" "timeout  300 s" "env      clean"; do
+	screen | grep -qF -- "$f" || { det_ok=0; diag "details lack '$f'"; }
+done
+if [ "$det_ok" -eq 1 ]; then ok "v shows details: argv one per line, path, executable SHA-256, timeout, env"; else
+	not_ok "v shows details: argv one per line, path, executable SHA-256, timeout, env"; shot; fi
+# Ctrl+D / Ctrl+U / G / g
+keys g
+t0=$(scroll_top)
+keys C-d
+t1=$(scroll_top)
+keys C-u
+t2=$(scroll_top)
+if [ "$t0" = 1 ] && [ "$t1" -gt 5 ] && [ "$t2" = 1 ]; then
+	ok "Ctrl+D scrolls half a page down, Ctrl+U back up"
+else
+	not_ok "Ctrl+D scrolls half a page down, Ctrl+U back up"
+	diag "top: $t0, after ^D $t1, after ^U $t2"
+fi
+keys G
+msha=$(rv "$WBIN" show "$MIXED" -j | sed -n 's/.*"manifest_sha256":"\([0-9a-f]*\)".*/\1/p')
+if screen | grep -qF "Manifest    $msha" && screen | grep -q "Stop        on the first failure" &&
+    screen | grep -q "Output      tail" && screen | grep -q "WT_MODE=demo"; then
+	ok "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment"
+else
+	not_ok "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment"
+	shot
+fi
+yes_ "G focuses the last card" [ "$(focus)" = "YOU  size" ]
+keys g
+yes_ "g goes back to the top" has "Reason      Install"
+keys v
+lacks "v again hides the details" "argv[0]"
+# resize: the layout follows the window
+tm resize-window -t "$CS" -x 100 -y 30
+sleep 0.5
+bw=$(screen | grep '┌' | head -1 | "$PY" -c 'import sys; print(len(sys.stdin.read().rstrip("\n")))')
+is "after a resize to 100x30 the cards span the new width" "$bw" 98
+yes_ "and the top bar still counts" line_has 1 "1 command as root and 2 as you"
+tm resize-window -t "$CS" -x 30 -y 8
+sleep 0.5
+shows "a terminal too small says so" "too small"
+tm resize-window -t "$CS" -x 80 -y 24
+sleep 0.5
+bw=$(screen | grep '┌' | head -1 | "$PY" -c 'import sys; print(len(sys.stdin.read().rstrip("\n")))')
+is "back at 80x24 the cards fit again" "$bw" 78
+yes_ "80x24 after resizes: nothing past column 80" [ "$(widest)" -le 80 ]
+# q and Esc close without answering
+keys q
+shows "q closes the review, back to the list" "Enter review"
+is "closing did not answer the gate" "$(gate_state "$MIXED")" pending
+keys Enter
+wait_for "Root access"
+keys Escape
+sleep 0.3
+shows "Esc closes it too" "Enter review"
+keys Escape
+shows "Esc in the list quits" "REVIEW-EXIT=0" 30
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- colour degradation
+section "TERM=vt100 and NO_COLOR"
+console vt100 TERM=vt100 -- "$MIXED"
+shows "the console runs with TERM=vt100" "1 command as root and 2 as you"
+if has_colour; then
+	not_ok "TERM=vt100: no colour"
+	diag "$(screen_e | head -3 | cat -v)"
+else
+	ok "TERM=vt100: no colour"
+fi
+rl=$(line_of "ROOT 1")
+if screen_e | sed -n "${rl:-1}p" | grep -Eq "$ESC\\[([0-9]*;)*7m($ESC\\[[0-9;]*m)* ROOT 1 " &&
+    screen_e | sed -n "1p" | grep -Eq "$ESC\\[([0-9]*;)*7m($ESC\\[[0-9;]*m)* Root access "; then
+	ok "TERM=vt100: the ROOT badge and the pill in reverse video"
+else
+	not_ok "TERM=vt100: the ROOT badge and the pill in reverse video"
+	diag "$(screen_e | sed -n "1p;${rl:-1}p" | cat -v)"
+fi
+tm kill-session -t "$CS"
+console nocolor NO_COLOR=1 -- "$MIXED"
+shows "the console runs with NO_COLOR=1" "1 command as root and 2 as you"
+if has_colour; then not_ok "NO_COLOR: no colour"; diag "$(screen_e | head -3 | cat -v)"; else
+	ok "NO_COLOR: no colour"; fi
+rl=$(line_of "ROOT 1")
+if screen_e | sed -n "${rl:-1}p" | grep -Eq "$ESC\\[([0-9]*;)*7m($ESC\\[[0-9;]*m)* ROOT 1 "; then
+	ok "NO_COLOR: the ROOT badge in reverse video"
+else
+	not_ok "NO_COLOR: the ROOT badge in reverse video"
+fi
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- injection
+section "escape injection"
+LONG=""
+i=1
+while [ "$i" -le 40 ]; do LONG="${LONG}k$(printf '%03d' "$i")-"; i=$((i + 1)); done
+mkgate inject <<JSON
+{"reason": "pwn \u001b]2;PWNED\u0007 clear\u001b[2J\u001b[H bell\u0007 rtl \u202eevil\u202c end",
+ "commands": [{"id": "esc", "argv": ["/usr/bin/printf", "\u001b[2J\u001b[1;1HFAKE", "$LONG"],
+   "why": "why \u001b[31mred\u001b[0m \u001b]0;TITLE2\u001b\\\\ done"}],
+ "env": {"WT_X": "\u001b[5mblink"}}
+JSON
+INJ=$G
+console inject
+wait_for "$INJ"
+t_before=$(title)
+keys Enter
+shows "the injection request opens" "1 command as root and 0 as you"
+is "the pane title is unchanged (no OSC 2 got through)" "$(title)" "$t_before"
+is "no bell rang (no BEL got through)" "$(bell)" 0
+inj_ok=1
+for f in 'pwn \x1b]2;PWNED\x07 clear\x1b[2J\x1b[H bell\x07' 'rtl <U+202E>evil' \
+    'why \x1b[31mred\x1b[0m \x1b]0;TITLE2\x1b\\ done' "'"'\x1b[2J\x1b[1;1HFAKE'"'" 'WT_X=\x1b[5mblink'; do
+	screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "$f" || { inj_ok=0; diag "not shown: $f"; }
+done
+if [ "$inj_ok" -eq 1 ]; then ok "reason, why, argv and env escapes are shown as visible escapes"; else
+	not_ok "reason, why, argv and env escapes are shown as visible escapes"; shot; fi
+yes_ "the screen was not cleared or moved: the top bar is still on line 1" line_has 1 "$INJ"
+all=$(screen | sed 's/^.│ *//; s/ *│ *$//' | tr -d '\n ')
+miss=""
+i=1
+while [ "$i" -le 40 ]; do
+	k="k$(printf '%03d' "$i")-"
+	echo "$all" | grep -qF -- "$k" || miss="$miss $k"
+	i=$((i + 1))
+done
+if [ -z "$miss" ] && echo "$all" | grep -qF -- "$LONG"; then
+	ok "a long argv element is shown in full, wrapped, never cut"
+else
+	not_ok "a long argv element is shown in full, wrapped, never cut"
+	diag "missing:$miss"
+	shot
+fi
+keys v
+keys G
+is "details and scrolling leave the title alone too" "$(title)" "$t_before"
+keys g
+keys d
+keys -l "no"
+keys Enter
+wait_for "Feedback    no"
+is "the injection gate is denied" "$(gate_state "$INJ")" denied
+keys q
+keys q
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- YOU only
+section "a YOU-only request"
+YOU_MARK="$RV_HOME/wt-tui-you-$TAG"
+mkgate you <<JSON
+{"reason": "Only as you.",
+ "commands": [
+  {"id": "touch-it", "as": "user", "argv": ["/usr/bin/touch", "$YOU_MARK"], "why": "A marker as you."},
+  {"id": "say", "as": "user", "argv": ["/usr/bin/printf", "\u001b]2;OUTPWN\u0007 said\\\\n"], "why": "Output with an escape."}
+ ]}
+JSON
+YOU=$G
+console you -- "$YOU"
+shows "the YOU-only request opens" "0 commands as root and 2 as you"
+lacks "no Root access pill for a YOU-only request" "Root access"
+t_before=$(title)
+keys Enter
+shows "Enter approves it without leaving the console: completed" "completed: every ticked command ran" 100
+lacks "no password prompt" "password"
+yes_ "the YOU command ran as the reviewer" [ "$(stat -c %U "$YOU_MARK" 2>/dev/null)" = "$RV_USER" ]
+shows "the gate is settled as approved" "approved" 30
+is "warrant wait reports success (exit 0)" "$(rv "$WBIN" wait "$YOU" -t 10 >/dev/null 2>&1; echo $?)" 0
+keys v
+keys G
+shows "the ledger's output is shown with the escape visible" '\x1b]2;OUTPWN\x07 said'
+is "and the pane title is unchanged by the output" "$(title)" "$t_before"
+keys q
+keys q
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- deny
+section "denial with feedback"
+mkgate deny <<'JSON'
+{"reason": "Please deny me.", "commands": [{"id": "n", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+DENY=$G
+console deny -- "$DENY"
+wait_for "1 command as root"
+keys d
+shows "d asks for a feedback note" "Deny: a note for the agent"
+keys Escape
+sleep 0.2
+shows "Esc cancels the denial" "not denied"
+is "the gate is still pending after Esc" "$(gate_state "$DENY")" pending
+keys d
+keys -l "use the packaged version instead"
+keys BSpace
+keys -l "d"
+keys Enter
+shows "Enter denies: the console says so" "denied; the agent gets your note"
+shows "and shows the feedback" "Feedback    use the packaged version instead"
+rv "$WBIN" wait "$DENY" -t 5 >"$TD/deny.out" 2>&1
+rc=$?
+if [ "$rc" -eq 4 ] && grep -qF "feedback: use the packaged version instead" "$TD/deny.out"; then
+	ok "warrant wait reports the denial (exit 4) with the feedback"
+else
+	not_ok "warrant wait reports the denial (exit 4) with the feedback"
+	diag "exit $rc: $(cat "$TD/deny.out")"
+fi
+keys q
+keys q
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- make demo
+section "make demo on a terminal"
+CS=demo
+tm new-session -d -s demo -x 80 -y 24 \
+    "env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color HOME=$TD sh $WARRANT_TOP/scripts/demo.sh $WARRANT_BUILD; echo DEMO-EXIT=\$?; sleep 600"
+shows "make demo ends in the console on the sample ROOT+YOU request" "1 command as root and 2 as you" 80
+shows "with its ROOT card" "ROOT 1  install-jq"
+keys q
+keys q
+shows "and quits cleanly" "DEMO-EXIT=0" 30
+tm kill-session -t demo
+
+# ---------------------------------------------------------------- real sudo
+if [ "$ROOT_MODE" -ne 1 ]; then
+	skip "approval through the real sudo prompt" "needs root to create the reviewer"
+	done_testing
+	exit 0
+fi
+section "approval through the real sudo prompt"
+check "the reviewer needs a password for sudo (no NOPASSWD rule)" sr_no_nopasswd
+# cancel first: Ctrl+C at sudo's prompt runs nothing
+console sudo -- "$MIXED"
+wait_for "Root access"
+keys Enter
+shows "Enter leaves curses and names the request and the commands" "approving $MIXED; running mark, check, size" 50
+shows "sudo's own prompt appears in the pane" "[sudo] password for $SR_USER" 150
+keys C-c
+shows "Ctrl+C at the prompt: authentication cancelled" "authentication cancelled" 100
+keys Enter
+shows "Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
+is "nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
+# now with the password
+keys Enter
+shows "Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
+printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
+tm paste-buffer -b wtpw -d -t "$CS"
+keys Enter
+# a YOU command after a ROOT one: answered attached, so it completes here
+shows "after the password the outcome is shown" "Press Enter to return" 300
+shows "every ticked command ran" "completed: every ticked command ran" 5
+keys Enter
+shows "back in the console with the outcome" "Outcome  completed" 50
+is "warrant wait reports the approval (exit 0)" "$(rv "$WBIN" wait "$MIXED" -t 60 >/dev/null 2>&1; echo $?)" 0
+yes_ "the ROOT command ran as root: a root-owned marker" [ "$(stat -c %u "$ROOT_MARK" 2>/dev/null)" = 0 ]
+shows "the console sees the settled gate: the ROOT card says ran" "ran  ROOT 1  mark" 40
+keys q
+keys q
+shows "the console quits" "REVIEW-EXIT=0" 30
+shows "no sudo ticket is left in the console's terminal" "TICKET=1" 50
+if [ -n "$(sr_canary_grep "$SR_STATE" "$TD")" ]; then
+	not_ok "the password is nowhere in the state directory or the test's files"
+	diag "$(sr_canary_grep "$SR_STATE" "$TD")"
+else
+	ok "the password is nowhere in the state directory or the test's files"
+fi
+tm kill-session -t "$CS"
+section "done"
+done_testing

@@ -1,0 +1,284 @@
+// `warrant mcp` through the official MCP TypeScript SDK client: tools/list,
+// an approved YOU-only call, output_to_agent, denial with feedback, expiry,
+// a refusal, the old tool name, and cancellation withdrawing the gate.
+import Ajv2020 from 'ajv/dist/2020.js';
+import { isDeepStrictEqual } from 'node:util';
+import {
+	check, connect, diag, finish, gateState, newHome, pendingGate, text, waitFor,
+	warrant, warrantJson,
+} from './lib.mjs';
+
+const ECHO = '/usr/bin/echo';
+
+async function listTools() {
+	const home = newHome('list');
+	const { client } = await connect(home);
+	const { tools } = await client.listTools();
+	const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+	const now = byName.request_commands, old = byName.request_root_commands;
+	check(now && old, 'tools/list shows request_commands and request_root_commands',
+	    tools.map((t) => t.name));
+	if (!now || !old)
+		return client.close();
+	check(isDeepStrictEqual(now.inputSchema, old.inputSchema),
+	    'both names take the same input schema');
+	const schema = now.inputSchema;
+	check(schema.type === 'object' && schema.required?.includes('reason') &&
+	    schema.required?.includes('commands') && schema.properties?.commands?.items,
+	    'the input schema is an object requiring reason and commands', schema);
+	let validate = null;
+	try {
+		validate = new Ajv2020({ strict: false }).compile(schema);
+	} catch (e) {
+		diag(e.message);
+	}
+	check(validate !== null, 'the input schema compiles as JSON Schema 2020-12');
+	if (validate) {
+		const good = {
+			reason: 'install nginx', output_to_agent: 'tail', next: { prompt: 'p' },
+			commands: [
+				{ id: 'apt', why: 'w', argv: ['/usr/bin/apt-get', 'install', '-y', 'nginx'] },
+				{ id: 'fetch', why: 'w', as: 'user', command: 'curl -O https://example.org/x' },
+			],
+		};
+		check(validate(good), 'a well-formed ROOT+YOU request matches the schema', validate.errors);
+		check(!validate({ commands: good.commands }), 'a request without reason does not');
+		check(!validate({ reason: 'r', commands: [{ id: 'a', why: 'w', as: 'admin', argv: ['x'] }] }),
+		    'a command with as: admin does not');
+	}
+	check(/batch/i.test(now.description) && /absolute/i.test(now.description) &&
+	    /why/.test(now.description) && /as.*user/i.test(now.description),
+	    'the description teaches batching, absolute paths, a why per command and YOU commands');
+	const info = client.getServerVersion();
+	check(info?.name === 'warrant', 'serverInfo names warrant', info);
+	await client.close();
+}
+
+async function approved() {
+	const home = newHome('approved');
+	const { client } = await connect(home, 'approving-agent');
+	const progress = [];
+	const reason = 'mcp approved test';
+	const call = client.callTool({
+		name: 'request_commands',
+		arguments: {
+			reason,
+			commands: [
+				{ id: 'hello', why: 'print a greeting', as: 'user', argv: [ECHO, 'hello-from-you'] },
+				{ id: 'lines', why: 'print lines', as: 'user',
+				  command: "printf 'line-one\\nline-two\\n'; echo on-stderr >&2" },
+			],
+			next: { prompt: 'now run the test suite' },
+		},
+	}, undefined, { onprogress: (p) => progress.push(p) });
+	const gate = await pendingGate(home, reason);
+	check(gate, 'the call creates a pending gate');
+	if (!gate)
+		return client.close();
+	check(gate.agent === 'approving-agent', 'the gate names the client as its agent', gate.agent);
+	await waitFor(() => progress.length > 0, 5000);
+	check(progress.length > 0 && progress[0].message?.includes(gate.request_id) &&
+	    progress[0].progress === 0 && progress[0].total === 300,
+	    'a progress notification names the gate while it is pending', progress);
+	const ans = await warrant(home, ['answer', gate.request_id, '--run', '-j']);
+	check(ans.code === 0, 'warrant answer --run approves the YOU-only request without a terminal',
+	    ans.stdout + ans.stderr);
+	const res = await call;
+	const t = text(res);
+	check(!res.isError, 'an approved call is not an error', res);
+	check(t.includes(`${gate.request_id} was approved: 2 of 2 commands ran successfully`),
+	    'the text summarises the ledger', t);
+	check(t.includes('== hello (you): ran, exit 0') && t.includes('hello-from-you') &&
+	    t.includes('line-two') && t.includes('on-stderr'),
+	    'the text shows each command with its output', t);
+	check(t.includes('next:') && t.includes('now run the test suite'),
+	    'the text hands back next.prompt', t);
+	const sc = res.structuredContent;
+	check(sc?.request_id === gate.request_id && sc?.state === 'approved' &&
+	    sc?.ledger?.entries?.length === 2 && sc.ledger.entries[0].output_tail === 'hello-from-you\n' &&
+	    sc.ledger.entries[1].exit_code === 0 && sc.ledger.manifest_sha256 === gate.manifest_sha256,
+	    'structuredContent carries the ledger', sc);
+	check(sc?.next_prompt === 'now run the test suite', 'structuredContent carries next_prompt', sc);
+	const wait = await warrantJson(home, ['wait', gate.request_id, '-j']);
+	check(isDeepStrictEqual(wait.ledger, sc?.ledger), 'the ledger is the one warrant wait prints');
+	await client.close();
+}
+
+async function outputNone() {
+	const home = newHome('none');
+	const { client } = await connect(home);
+	const reason = 'mcp output none';
+	const call = client.callTool({
+		name: 'request_commands',
+		arguments: {
+			reason, output_to_agent: 'none',
+			commands: [{ id: 'quiet', why: 'w', as: 'user', argv: [ECHO, 'not-for-the-agent'] },
+			    { id: 'fails', why: 'w', as: 'user', command: 'exit 3' },
+			    { id: 'after', why: 'w', as: 'user', argv: [ECHO, 'never'] }],
+		},
+	});
+	const gate = await pendingGate(home, reason);
+	await warrant(home, ['answer', gate.request_id, '--run', '-j']);
+	const res = await call;
+	const t = text(res);
+	check(!t.includes('not-for-the-agent') &&
+	    res.structuredContent?.ledger?.entries?.[0]?.output_tail === '' &&
+	    t.includes('withheld: output_to_agent is none'),
+	    'output_to_agent none keeps the output from the agent', res);
+	check(t.includes('1 of 3 commands ran successfully; fails failed (exit 3); 1 skipped') &&
+	    t.includes('== after (you): skipped'), 'a failed command and the skipped rest are reported', t);
+	await client.close();
+}
+
+async function denied() {
+	const home = newHome('denied');
+	const { client } = await connect(home);
+	const reason = 'mcp denied test';
+	const call = client.callTool({
+		name: 'request_commands',
+		arguments: { reason, commands: [{ id: 'a', why: 'w', as: 'user', argv: [ECHO, 'x'] }] },
+	});
+	const gate = await pendingGate(home, reason);
+	const ans = await warrant(home, ['answer', gate.request_id, '--deny', '-f', 'use the packaged version instead']);
+	check(ans.code === 0, 'warrant answer --deny -f denies', ans.stderr);
+	const res = await call;
+	const t = text(res);
+	check(res.isError === true && t.includes('was denied') &&
+	    t.includes('use the packaged version instead'),
+	    'a denied call is an error carrying the feedback', res);
+	check(res.structuredContent?.state === 'denied' &&
+	    res.structuredContent?.feedback === 'use the packaged version instead',
+	    'structuredContent says denied, with the feedback', res.structuredContent);
+	await client.close();
+}
+
+async function expired() {
+	const home = newHome('expired');
+	const { client } = await connect(home);
+	const started = Date.now();
+	const res = await client.callTool({
+		name: 'request_commands',
+		arguments: {
+			reason: 'mcp expiry test', gate_timeout_seconds: 2,
+			commands: [{ id: 'a', why: 'w', as: 'user', argv: [ECHO, 'x'] }],
+		},
+	});
+	const took = Date.now() - started;
+	check(res.isError === true && /expired/.test(text(res)) &&
+	    res.structuredContent?.state === 'expired',
+	    'an unanswered call returns an expiry error', res);
+	check(took >= 900 && took < 10000, `it returns when the 2 s window closes (${took} ms)`);
+	const list = await warrantJson(home, ['list', '-a', '-j']);
+	check(list.length === 1 && list[0].state === 'expired', 'the gate is expired in the store', list);
+	await client.close();
+}
+
+async function refused() {
+	const home = newHome('refused');
+	const { client } = await connect(home);
+	const res = await client.callTool({
+		name: 'request_commands',
+		arguments: { reason: 'r', commands: [{ id: 'sh', why: 'w', argv: ['/bin/bash', '-i'] }] },
+	});
+	check(res.isError === true && text(res).startsWith('refused (interactive_program) at $.commands[0].argv[0]: '),
+	    'a refused request is an error "refused (CODE) at PATH: MESSAGE"', res);
+	const e = res.structuredContent?.error;
+	check(e?.code === 'interactive_program' && e?.path === '$.commands[0].argv[0]' && e?.message,
+	    'structuredContent.error has code, path and message', res.structuredContent);
+	const res2 = await client.callTool({
+		name: 'request_commands',
+		arguments: { reason: 'r', commands: [{ id: 'a', why: 'w', argv: ['/usr/bin/true'], cwd: '/tmp' }] },
+	});
+	check(res2.structuredContent?.error?.code === 'cwd_on_root_command',
+	    'cwd on a ROOT command is refused as cwd_on_root_command', res2);
+	const res3 = await client.callTool({ name: 'request_commands', arguments: {} });
+	check(res3.isError === true && res3.structuredContent?.error?.path === '$.reason',
+	    'empty arguments are refused at $.reason', res3);
+	const list = await warrantJson(home, ['list', '-a', '-j']);
+	check(list.length === 0, 'refusals create no gate', list);
+	await client.close();
+}
+
+async function oldName() {
+	const home = newHome('old');
+	const { client } = await connect(home);
+	const reason = 'mcp old tool name';
+	const call = client.callTool({
+		name: 'request_root_commands',
+		arguments: { reason, commands: [{ id: 'a', why: 'w', as: 'user', argv: [ECHO, 'old-name-ok'] }] },
+	});
+	const gate = await pendingGate(home, reason);
+	await warrant(home, ['answer', gate.request_id, '--run']);
+	const res = await call;
+	check(!res.isError && text(res).includes('old-name-ok'),
+	    'request_root_commands is the same tool', res);
+	await client.close();
+}
+
+async function cancelled() {
+	const home = newHome('cancel');
+	const { client } = await connect(home);
+	const reason = 'mcp cancel test';
+	const ac = new AbortController();
+	const call = client.callTool({
+		name: 'request_commands',
+		arguments: { reason, commands: [{ id: 'r', why: 'w', argv: ['/usr/bin/true'] }] },
+	}, undefined, { signal: ac.signal });
+	const gate = await pendingGate(home, reason);
+	check(gate?.root_count === 1, 'a ROOT call waits as a pending gate (MCP approves nothing)', gate);
+	ac.abort('the user pressed Esc');
+	let rejected = false;
+	try {
+		await call;
+	} catch {
+		rejected = true;
+	}
+	check(rejected, 'the aborted call rejects in the client');
+	const g = await waitFor(async () => {
+		const s = await gateState(home, gate.request_id);
+		return s.state !== 'pending' ? s : null;
+	}, 5000);
+	check(g?.state === 'denied' && g?.feedback === 'withdrawn: the agent cancelled the call',
+	    'cancelling the call withdraws its gate', g);
+	const { tools } = await client.listTools();
+	check(tools.length === 2, 'the session keeps serving after a cancellation');
+	await client.close();
+}
+
+// A call whose client times out: the SDK sends notifications/cancelled.
+async function timedOut() {
+	const home = newHome('timeout');
+	const { client } = await connect(home);
+	const reason = 'mcp client timeout';
+	let err = null;
+	try {
+		await client.callTool({
+			name: 'request_commands',
+			arguments: { reason, commands: [{ id: 'a', why: 'w', as: 'user', argv: [ECHO, 'x'] }] },
+		}, undefined, { timeout: 1500 });
+	} catch (e) {
+		err = e;
+	}
+	check(err !== null, 'a client-side timeout rejects the call', err?.message);
+	const list = await waitFor(async () => {
+		const l = await warrantJson(home, ['list', '-a', '-j']);
+		return l.length === 1 && l[0].state !== 'pending' ? l : null;
+	}, 5000);
+	check(list?.[0]?.state === 'denied', 'and withdraws the gate', list);
+	await client.close();
+}
+
+try {
+	await listTools();
+	await approved();
+	await outputNone();
+	await denied();
+	await expired();
+	await refused();
+	await oldName();
+	await cancelled();
+	await timedOut();
+} catch (e) {
+	check(false, 'the SDK tests ran to the end', e.stack ?? String(e));
+}
+finish();
