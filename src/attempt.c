@@ -258,11 +258,16 @@ gate_deny(struct store *st, const char *gate, const char *feedback)
 	d = json_pack("{s:s?}", "feedback", feedback);
 	rc = audit_append(st, gate, "denied", d, now);
 	json_decref(d);
-	if (rc != 0) {
+	if (rc != 0 || store_commit(st) != 0) {
 		store_rollback(st);
 		return -1;
 	}
-	return store_commit(st);
+	/* after the commit: requests.jsonl is the user's copy, not the truth */
+	d = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at", (json_int_t)now,
+	    "request_id", gate, "feedback", feedback);
+	state_append_jsonl(st->dir, d);
+	json_decref(d);
+	return 0;
 }
 
 json_t *
@@ -281,6 +286,27 @@ gate_ledger(struct store *st, const char *gate)
 		l = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
 	sqlite3_finalize(s);
 	return l;
+}
+
+/*
+ * What the agent is told about gate g (a store_gate object): its state,
+ * the ledger filtered by output_to_agent, the denial feedback, and
+ * next.prompt once approved.
+ */
+json_t *
+gate_outcome(struct store *st, const json_t *g)
+{
+	const char *id = json_string_value(json_object_get(g, "request_id"));
+	int approved = strcmp(json_string_value(json_object_get(g, "state")), "approved") == 0;
+	json_t *ledger = approved ? gate_ledger(st, id) : NULL;
+
+	if (ledger != NULL)
+		ledger_filter(ledger, json_string_value(json_object_get(g, "output_to_agent")));
+	return json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
+	    "state", json_object_get(g, "state"),
+	    "ledger", ledger != NULL ? ledger : json_null(),
+	    "feedback", json_object_get(g, "feedback"),
+	    "next_prompt", approved ? json_object_get(g, "next_prompt") : json_null());
 }
 
 /* Unsettled attempts whose executor is gone: what recovery looks at. */

@@ -86,19 +86,13 @@ static int
 deny(struct store *st, const char *id, const char *feedback, int json)
 {
 	int rc = gate_deny(st, id, feedback);
-	json_t *r, *line;
+	json_t *r;
 
 	if (rc < 0)
 		return EXIT_INTERNAL;
 	r = json_pack("{s:s,s:s,s:s?}", "request_id", id, "status", rc == 0 ? "denied" :
 	    "not_pending", "message", rc == 0 ? NULL :
 	    "the gate is not pending, or its approval is being executed");
-	if (rc == 0) {
-		line = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at",
-		    (json_int_t)now_seconds(), "request_id", id, "feedback", feedback);
-		state_append_jsonl(st->dir, line);
-		json_decref(line);
-	}
 	if (json)
 		print_json(r);
 	else

@@ -31,27 +31,6 @@ const struct cmd_entry cmd_wait_entry = {
 #define EXIT_WAIT_EXPIRED	5
 #define EXIT_WAIT_PENDING	6
 
-/* The ledger as the agent may see it. */
-static json_t *
-filtered(json_t *ledger, const char *policy)
-{
-	size_t max = ledger_tail_bytes(policy), i, n;
-	json_t *e, *tail, *cut;
-
-	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
-		tail = json_object_get(e, "output_tail");
-		n = json_string_length(tail);
-		if (n <= max)
-			continue;
-		/* cut at a character boundary */
-		while (n > max && (json_string_value(tail)[n - max] & 0xc0) == 0x80)
-			max--;
-		cut = json_string(json_string_value(tail) + (n - max));
-		json_object_set_new(e, "output_tail", cut != NULL ? cut : json_string(""));
-	}
-	return ledger;
-}
-
 static void
 print_human(const json_t *o)
 {
@@ -107,19 +86,12 @@ wait_gate(struct store *st, const char *id, long timeout, int json)
 		json_decref(g);
 		nanosleep(&pause, NULL);
 	}
-	ledger = strcmp(state, "approved") == 0 ? gate_ledger(st, id) : NULL;
-	if (ledger != NULL)
-		filtered(ledger, json_string_value(json_object_get(g, "output_to_agent")));
+	out = gate_outcome(st, g);
+	ledger = json_object_get(out, "ledger");
 	code = strcmp(state, "pending") == 0 ? EXIT_WAIT_PENDING :
 	    strcmp(state, "denied") == 0 ? EXIT_WAIT_DENIED :
 	    strcmp(state, "expired") == 0 ? EXIT_WAIT_EXPIRED :
-	    ledger != NULL && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
-	out = json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
-	    "state", json_object_get(g, "state"),
-	    "ledger", ledger != NULL ? ledger : json_null(),
-	    "feedback", json_object_get(g, "feedback"),
-	    "next_prompt", strcmp(state, "approved") == 0 ?
-	    json_object_get(g, "next_prompt") : json_null());
+	    json_is_object(ledger) && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
 	if (json)
 		print_json(out);
 	else

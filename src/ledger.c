@@ -24,6 +24,27 @@ ledger_tail_bytes(const char *policy)
 	return LEDGER_TAIL_BYTES;
 }
 
+/* Cut each entry's output to what output_to_agent lets the agent see,
+ * at a character boundary. */
+void
+ledger_filter(json_t *ledger, const char *policy)
+{
+	size_t max, i, n;
+	json_t *e, *tail, *cut;
+
+	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
+		max = ledger_tail_bytes(policy);
+		tail = json_object_get(e, "output_tail");
+		n = json_string_length(tail);
+		if (n <= max)
+			continue;
+		while (max > 0 && (json_string_value(tail)[n - max] & 0xc0) == 0x80)
+			max--;
+		cut = json_string(json_string_value(tail) + (n - max));
+		json_object_set_new(e, "output_tail", cut != NULL ? cut : json_string(""));
+	}
+}
+
 /* An entry for a command that ran (or failed to start). */
 json_t *
 ledger_entry_ran(const char *id, const char *as, const struct exec_result *res,

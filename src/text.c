@@ -37,7 +37,7 @@ sb_put(struct sbuf *b, const char *s, size_t n)
 }
 
 /* Decode one UTF-8 sequence; returns its length, or 0 when invalid. */
-static size_t
+size_t
 utf8_decode(const unsigned char *s, unsigned *cp)
 {
 	unsigned c = s[0];

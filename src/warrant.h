@@ -40,6 +40,7 @@ void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
 int	 digest_equal(const char *, const char *);
 
 /* text.c: agent text made safe for a terminal. */
+size_t	 utf8_decode(const unsigned char *, unsigned *);
 char	*text_visible(const char *);
 char	*text_json_safe(const char *, size_t);
 void	 text_print(FILE *, const char *);
@@ -201,6 +202,7 @@ json_t	*ledger_new(const char *, const char *, const char *, json_t *, const cha
 int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
 	    size_t, char *, size_t);
 int	 ledger_all_ran(const json_t *);
+void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t);
 
 /* gateid.c */
@@ -254,6 +256,7 @@ int	 attempt_abandon(struct store *, int64_t, const char *, const char *);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);
+json_t	*gate_outcome(struct store *, const json_t *);
 json_t	*attempts_orphaned(struct store *);
 
 /* audit.c: the append-only, hash-chained events table. */

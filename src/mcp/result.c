@@ -53,27 +53,6 @@ result_refusal(const struct refusal *rf, int with_structured)
 	return r;
 }
 
-/* The ledger as the agent may see it (cf. warrant wait). */
-static void
-filter_ledger(json_t *ledger, const char *policy)
-{
-	size_t max, i, n;
-	json_t *e, *tail, *cut;
-
-	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
-		max = ledger_tail_bytes(policy);
-		tail = json_object_get(e, "output_tail");
-		n = json_string_length(tail);
-		if (n <= max)
-			continue;
-		/* cut at a character boundary */
-		while (max > 0 && (json_string_value(tail)[n - max] & 0xc0) == 0x80)
-			max--;
-		cut = json_string(json_string_value(tail) + (n - max));
-		json_object_set_new(e, "output_tail", cut != NULL ? cut : json_string(""));
-	}
-}
-
 /* Untrusted multi-line text, each line neutralised and indented. */
 static void
 put_lines(FILE *fp, const char *s, const char *indent)
@@ -227,24 +206,18 @@ result_settled(struct store *st, const char *id, json_t *g, int with_structured)
 	size_t len = 0;
 	FILE *fp;
 
-	if (strcmp(state, "approved") == 0 && (ledger = gate_ledger(st, id)) != NULL)
-		filter_ledger(ledger, str(g, "output_to_agent"));
+	structured = gate_outcome(st, g);
+	ledger = json_object_get(structured, "ledger");
 	if ((fp = open_memstream(&text, &len)) == NULL) {
-		json_decref(ledger);
+		json_decref(structured);
 		return NULL;
 	}
-	put_settled(fp, id, g, ledger);
+	put_settled(fp, id, g, json_is_object(ledger) ? ledger : NULL);
 	if (fclose(fp) != 0) {
 		free(text);
-		json_decref(ledger);
+		json_decref(structured);
 		return NULL;
 	}
-	structured = json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
-	    "state", json_object_get(g, "state"),
-	    "ledger", ledger != NULL ? ledger : json_null(),
-	    "feedback", json_object_get(g, "feedback"),
-	    "next_prompt", strcmp(state, "approved") == 0 ?
-	    json_object_get(g, "next_prompt") : json_null());
 	r = result_text(text, strcmp(state, "approved") != 0, structured, with_structured);
 	free(text);
 	return r;

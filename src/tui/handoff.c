@@ -264,17 +264,11 @@ static void
 deny_now(struct tui *t)
 {
 	char *fb = feedback_utf8(t);
-	json_t *line;
 	int rc;
 
 	t->mode = MODE_NORMAL;
 	rc = gate_deny(t->st, t->gate_id, fb);
 	if (rc == 0) {
-		line = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at",
-		    (json_int_t)now_seconds(), "request_id", t->gate_id, "feedback", fb);
-		if (line != NULL)
-			state_append_jsonl(t->st->dir, line);
-		json_decref(line);
 		snprintf(t->outcome, sizeof t->outcome, "denied%s", fb ? "; the agent gets your note" :
 		    " without a note");
 		t->outcome_style = ST_BAD;

@@ -106,37 +106,6 @@ wb_ascii(struct wbuf *b, const char *s)
 		wb_put(b, (wchar_t)(unsigned char)*s++);
 }
 
-/* One UTF-8 sequence; its length, or 0 when invalid. */
-static size_t
-utf8_next(const unsigned char *s, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t n, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, c &= 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, c &= 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, c &= 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 /*
  * s (UTF-8 agent text, NULL as "") as safe wide characters: only printable
  * ASCII, and where the locale is UTF-8 code points of positive width plus
@@ -157,7 +126,7 @@ tui_wide(const char *s)
 	wb_put(&b, L'\0');
 	b.len = 0;
 	while (*p != '\0') {
-		if ((n = utf8_next(p, &cp)) == 0) {
+		if ((n = utf8_decode(p, &cp)) == 0) {
 			snprintf(esc, sizeof esc, "\\x%02x", *p++);
 			wb_ascii(&b, esc);
 			base = 0;
