@@ -53,12 +53,17 @@ fi
 # --- the throwaway reviewer -------------------------------------------------
 home=$(mktemp -d /tmp/warrant-bench-runner.XXXXXX)
 made_user=0
-inner_pid=
 cleanup() {
 	set +e
-	[ -z "$inner_pid" ] || kill "$inner_pid" 2>/dev/null
 	rm -f "$dropin"
 	if [ "$made_user" = 1 ]; then
+		# what is left of an interrupted loop: processes of the throwaway
+		# user, which this script created and nothing else uses
+		left=$(pgrep -u "$user" 2>/dev/null)
+		if [ -n "$left" ]; then
+			for p in $left; do kill "$p" 2>/dev/null; done
+			sleep 1
+		fi
 		rm -f "/run/sudo/ts/$user" "/var/run/sudo/ts/$user" "/var/lib/sudo/ts/$user"
 		userdel "$user" 2>/dev/null || echo "bench: userdel $user failed; remove it by hand" >&2
 		! getent group "$user" >/dev/null || groupdel "$user" 2>/dev/null
