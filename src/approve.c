@@ -192,7 +192,9 @@ sudo_forget(struct approval *a)
 static int
 write_entries(struct approval *a)
 {
-	return json_write_atomic(a->run_fd, "entries.json", a->entries, (uid_t)-1, (gid_t)-1);
+	/* a progress record: after a crash of the whole machine, recovery
+	 * says "interrupted" without it, which is still true */
+	return json_write_atomic(a->run_fd, "entries.json", a->entries, (uid_t)-1, (gid_t)-1, 0);
 }
 
 static int

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sys/pidfd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,10 +192,10 @@ kill_group(pid_t pid, int sig)
 int
 exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *res)
 {
-	int out[2], err[2], status = 0, exited = 0, e;
-	int64_t start = now_ms(), deadline, exit_seen = 0, killed_at = 0;
+	int out[2], err[2], status = 0, exited = 0, e, pidfd;
+	int64_t start = now_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	ssize_t n;
 	pid_t pid;
 
@@ -219,47 +220,57 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	close(err[1]);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	deadline = start + (int64_t)x->timeout * 1000;
-	pfd.fd = out[0];
-	pfd.events = POLLIN;
+	/* the pidfd wakes the loop when the child exits; without one (old
+	 * kernels) the loop looks every few milliseconds */
+	pidfd = pidfd_open(pid, 0);
+	pfd[0].fd = out[0];
+	pfd[0].events = POLLIN;
+	pfd[1].fd = pidfd;
+	pfd[1].events = POLLIN;
 	for (;;) {
 		int64_t now = now_ms(), wait_ms = 200;
 
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
 			exit_seen = now;
+			pfd[1].fd = -1;
 		}
-		if (exited && (pfd.fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
+		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
 			break;
 		if (!exited && !res->timed_out && now >= deadline) {
 			res->timed_out = 1;
 			kill_group(pid, SIGTERM);
-			killed_at = now;
+			kill_at = now + KILL_GRACE_MS;
 		}
-		if (!exited && res->timed_out && now - killed_at >= KILL_GRACE_MS) {
+		if (!exited && kill_at != 0 && now >= kill_at) {
 			kill_group(pid, SIGKILL);
-			killed_at = now + 3600 * 1000;
+			kill_at = 0;
 		}
-		if (pfd.fd < 0) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		if (!res->timed_out && deadline - now < wait_ms)
-			wait_ms = deadline - now > 0 ? deadline - now : 0;
-		if (poll(&pfd, 1, (int)wait_ms) < 0 && errno != EINTR)
+		if (!exited && !res->timed_out)
+			wait_ms = deadline - now < wait_ms ? deadline - now : wait_ms;
+		if (kill_at != 0)
+			wait_ms = kill_at - now < wait_ms ? kill_at - now : wait_ms;
+		if (exited)
+			wait_ms = exit_seen + DRAIN_AFTER_EXIT_MS - now;
+		else if (pfd[0].fd < 0 && pidfd < 0)
+			wait_ms = 5;
+		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
+		if (pfd[0].fd < 0)
+			continue;
 		while ((n = read(out[0], buf, sizeof buf)) > 0)
 			capture_feed(c, buf, (size_t)n);
 		if (n == 0) {
 			close(out[0]);
-			pfd.fd = -1;
+			pfd[0].fd = -1;
 		}
 	}
-	if (pfd.fd >= 0)
+	if (pfd[0].fd >= 0)
 		close(out[0]);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (res->timed_out)
-		kill_group(pid, SIGKILL);
+		kill(-pid, SIGKILL);	/* stragglers of the group, if any */
 	if (!exited)
 		waitpid(pid, &status, 0);
 	if (read(err[0], &e, sizeof e) == (ssize_t)sizeof e)

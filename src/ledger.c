@@ -195,11 +195,13 @@ ledger_all_ran(const json_t *l)
 
 /*
  * Write j as name in the directory dfd, atomically (temporary file,
- * fsync, rename), never following a symlink, owned by uid:gid when uid is
- * not -1. Used by the root runner inside the reviewer's run directory.
+ * rename), never following a symlink, owned by uid:gid when uid is not -1;
+ * synced to disk first when durable. Used by the root runner inside the
+ * reviewer's run directory, and for the reviewer's own progress record.
  */
 int
-json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t gid)
+json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t gid,
+    int durable)
 {
 	char tmp[128], *s;
 	int fd, rc = -1;
@@ -213,7 +215,7 @@ json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t g
 	if (fd < 0)
 		goto out;
 	if (write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0 ||
-	    (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) || fsync(fd) != 0) {
+	    (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) || (durable && fsync(fd) != 0)) {
 		close(fd);
 		unlinkat(dfd, tmp, 0);
 		goto out;

@@ -84,46 +84,52 @@ env_forbidden(const char *key)
 	return 0;
 }
 
-/* Length of "word=" at p when p starts a credential shape, else 0. */
-static size_t
-credential_at(const char *p, size_t n)
+/* Where a credential word ending right before in[eq] ('=') starts, at or
+ * after lo; or -1. */
+static long
+shape_start(const char *in, size_t lo, size_t eq)
 {
 	const char *const *w;
 	size_t k;
 
 	for (w = credential_words; *w != NULL; w++) {
 		k = strlen(*w);
-		if (k < n && strncasecmp(p, *w, k) == 0 && p[k] == '=')
-			return k + 1;
+		if (eq - lo >= k && strncasecmp(in + eq - k, *w, k) == 0)
+			return (long)(eq - k);
 	}
-	return 0;
+	return -1;
 }
 
 /*
  * Copy in to out with every "word=VALUE" credential shape replaced by
  * "[redacted]" (VALUE runs to whitespace, a quote or a separator), so the
- * result carries no credential shape. Returns the output length; out must
- * hold twice the input.
+ * result carries no credential shape. Only the '=' signs are looked at.
+ * Returns the output length; out must hold twice the input.
  */
 size_t
 redact_credentials(const char *in, size_t n, char *out, size_t size)
 {
 	static const char mark[] = "[redacted]";
-	size_t i = 0, o = 0, k;
+	size_t i = 0, o = 0, eq, upto;
+	const char *p;
+	long start;
 
-	if (memchr(in, '=', n) == NULL && n <= size) {	/* no shape can be here */
-		memcpy(out, in, n);
-		return n;
-	}
-	while (i < n && o + sizeof mark < size) {
-		if ((k = credential_at(in + i, n - i)) != 0) {
-			i += k;
-			while (i < n && strchr(" \t\r\n\"'`,;&|<>)}]", in[i]) == NULL)
-				i++;
-			memcpy(out + o, mark, sizeof mark - 1);
-			o += sizeof mark - 1;
-		} else
-			out[o++] = in[i++];
+	while (i < n) {
+		p = memchr(in + i, '=', n - i);
+		eq = p != NULL ? (size_t)(p - in) : n;
+		start = p != NULL ? shape_start(in, i, eq) : -1;
+		upto = start >= 0 ? (size_t)start : eq < n ? eq + 1 : n;
+		if (o + (upto - i) + sizeof mark > size)
+			break;
+		memcpy(out + o, in + i, upto - i);
+		o += upto - i;
+		i = upto;
+		if (start < 0)
+			continue;
+		memcpy(out + o, mark, sizeof mark - 1);
+		o += sizeof mark - 1;
+		for (i = eq + 1; i < n && strchr(" \t\r\n\"'`,;&|<>)}]", in[i]) == NULL; i++)
+			;
 	}
 	return o;
 }

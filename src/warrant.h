@@ -203,7 +203,7 @@ int	 ledger_check(const json_t *, const char *, const char *, const char *const 
 	    size_t, char *, size_t);
 int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
-int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t);
+int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, int);
 
 /* gateid.c */
 #define GATE_ID_LEN	12	/* "w-" + 10 base32 */

@@ -29,6 +29,7 @@
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
 #define DEFAULT_TIMEOUT	300
 #define EXIT_REFUSE	3	/* the manifest or the caller was refused */
+#define POLICY_BATCH	16	/* sudoers questions asked at once */
 
 struct runner {
 	uid_t		 sudo_uid;
@@ -155,15 +156,16 @@ check_manifest(struct runner *r)
 	r->n = json_array_size(cmds);
 }
 
-/* Does sudoers let the sudo user run this command as run_as? */
-static int
-sudoers_allows(const struct runner *r, const json_t *c)
+/* Ask sudoers whether the sudo user may run this command as run_as:
+ * start `sudo -n -l -U USER -u RUN_AS -- PATH ARGS`; returns its pid. */
+static pid_t
+policy_start(const struct runner *r, const json_t *c)
 {
 	json_t *argv = json_object_get(c, "argv");
 	size_t n = json_array_size(argv), i, k = 0;
 	const char **av = xcalloc(n + 10, sizeof *av);
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	int status, devnull;
+	int devnull;
 	pid_t pid;
 
 	av[k++] = "/usr/bin/sudo";
@@ -187,10 +189,38 @@ sudoers_allows(const struct runner *r, const json_t *c)
 		_exit(127);
 	}
 	free(av);
+	return pid;
+}
+
+static int
+policy_allows(pid_t pid)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 0;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The policy answers for every command, asked a batch at a time. Returns
+ * the index of the first command sudoers does not allow, or r->n. */
+static size_t
+policy_check(const struct runner *r)
+{
+	json_t *cmds = json_object_get(r->manifest, "commands");
+	pid_t pids[POLICY_BATCH];
+	size_t i, j, n, refused = r->n;
+
+	for (i = 0; i < r->n && refused == r->n; i += n) {
+		n = r->n - i < POLICY_BATCH ? r->n - i : POLICY_BATCH;
+		for (j = 0; j < n; j++)
+			pids[j] = policy_start(r, json_array_get(cmds, i + j));
+		for (j = 0; j < n; j++)
+			if (!policy_allows(pids[j]) && refused == r->n)
+				refused = i + j;
+	}
+	return refused;
 }
 
 /* Before anything runs: policy for every command, then every executable
@@ -206,12 +236,10 @@ verify_commands(struct runner *r)
 	r->exefd = xcalloc(r->n, sizeof *r->exefd);
 	for (i = 0; i < r->n; i++)
 		r->exefd[i] = -1;
-	json_array_foreach(cmds, i, c) {
-		if (!sudoers_allows(r, c)) {
-			r->refused_why = "sudoers does not allow this command for the reviewer";
-			r->refused_at = i;
-			return;
-		}
+	if ((i = policy_check(r)) < r->n) {
+		r->refused_why = "sudoers does not allow this command for the reviewer";
+		r->refused_at = i;
+		return;
 	}
 	json_array_foreach(cmds, i, c) {
 		r->exefd[i] = open(str(c, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -292,11 +320,12 @@ root_log(const struct runner *r, const json_t *c, const json_t *entry)
 }
 
 static void
-write_ledger(const struct runner *r, const char *name, json_t *entries, const char *outcome)
+write_ledger(const struct runner *r, const char *name, json_t *entries, const char *outcome,
+    int durable)
 {
 	json_t *l = ledger_new(r->request_id, r->sha, outcome, json_incref(entries), NULL);
 
-	if (json_write_atomic(r->dfd, name, l, r->sudo_uid, r->sudo_gid) != 0)
+	if (json_write_atomic(r->dfd, name, l, r->sudo_uid, r->sudo_gid, durable) != 0)
 		fprintf(stderr, "warrant-runner: cannot write %s: %s\n", name, strerror(errno));
 	json_decref(l);
 }
@@ -366,9 +395,9 @@ run_all(struct runner *r)
 			root_log(r, c, e);
 		}
 		json_array_append_new(entries, e);
-		write_ledger(r, "progress.json", entries, "completed");
+		write_ledger(r, "progress.json", entries, "completed", 0);
 	}
-	write_ledger(r, "ledger.json", entries, "completed");
+	write_ledger(r, "ledger.json", entries, "completed", 1);
 	json_decref(entries);
 }
 
@@ -403,7 +432,7 @@ write_started(const struct runner *r, pid_t pid)
 
 	j = json_pack("{s:s,s:i,s:I}", "request_id", r->request_id, "pid", (int)pid,
 	    "start_time", (json_int_t)proc_start_time(pid));
-	if (json_write_atomic(r->dfd, "started.json", j, r->sudo_uid, r->sudo_gid) != 0)
+	if (json_write_atomic(r->dfd, "started.json", j, r->sudo_uid, r->sudo_gid, 1) != 0)
 		die(1, "cannot write started.json");
 	json_decref(j);
 }

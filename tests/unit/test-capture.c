@@ -76,6 +76,30 @@ test_binary_output_is_json_safe(void **state)
 	free(tail);
 }
 
+static void
+redacts(const char *in, const char *want)
+{
+	char out[256];
+	size_t n = redact_credentials(in, strlen(in), out, sizeof out);
+
+	out[n] = '\0';
+	assert_string_equal(out, want);
+	assert_false(contains_credential(out));
+}
+
+static void
+test_redaction_shapes(void **state)
+{
+	(void)state;
+	redacts("a=b c", "a=b c");
+	redacts("PASSWORD=x y", "[redacted] y");
+	redacts("x=1 secret=2 Token=3", "x=1 [redacted] [redacted]");
+	redacts("mytoken=abc\"rest", "my[redacted]\"rest");
+	redacts("passphrase==x;next", "[redacted];next");
+	redacts("passwd=", "[redacted]");
+	redacts("==token=a", "==[redacted]");
+}
+
 int
 main(void)
 {
@@ -83,6 +107,7 @@ main(void)
 		cmocka_unit_test(test_redaction_across_reads),
 		cmocka_unit_test(test_tail_is_bounded),
 		cmocka_unit_test(test_binary_output_is_json_safe),
+		cmocka_unit_test(test_redaction_shapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
