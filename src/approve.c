@@ -39,6 +39,9 @@ struct approval {
 	int		 ran_any;	/* something may have run: never pending again */
 	int		 broken;	/* a runner failed part way */
 	int		 group_started;	/* the last runner got past its checks */
+	int		 via_sudo;	/* ROOT commands through sudo, not the runner */
+	int		 sudo_caches;	/* the policy keeps a ticket: sudo -n works */
+	int		 sudo_used;	/* a ROOT command ran through --via sudo */
 	int		 lease;
 	json_t		*entries;
 	char		 message[512];
@@ -105,6 +108,36 @@ read_json_at(int dfd, const char *name)
 	return j;
 }
 
+#define SUDO_ENV_MAX	8
+#define VIA_SUDO_NOTE	"ROOT commands ran with --via sudo: each executable was re-hashed " \
+	"just before sudo ran it by path, a weaker binding than the runner's"
+
+/* What sudo is started with: a fixed PATH and the terminal's settings
+ * (sudo resets the rest itself). */
+static void
+sudo_env(char *envp[SUDO_ENV_MAX])
+{
+	static const char *const keep[] = { "TERM", "LANG", "LC_ALL", "LC_MESSAGES", NULL };
+	const char *p;
+	int i, k = 0;
+
+	envp[k++] = xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+	for (i = 0; keep[i] != NULL; i++)
+		if ((p = getenv(keep[i])) != NULL && strlen(p) < 64 &&
+		    asprintf(&envp[k], "%s=%s", keep[i], p) > 0)
+			k++;
+	envp[k] = NULL;
+}
+
+static void
+sudo_env_free(char *envp[SUDO_ENV_MAX])
+{
+	int i;
+
+	for (i = 0; envp[i] != NULL; i++)
+		free(envp[i]);
+}
+
 static volatile sig_atomic_t interrupted, hangup;
 
 /* SIGHUP, SIGTERM or an interrupt key once the handoff began: finish the
@@ -129,18 +162,12 @@ on_interrupt(int sig)
 static int
 run_sudo(int tty, const char *const *argv)
 {
-	const char *keep[] = { "TERM", "LANG", "LC_ALL", "LC_MESSAGES", NULL };
-	char *envp[8], *p;
+	char *envp[SUDO_ENV_MAX];
 	struct sigaction note, oldint, oldquit;
-	int status = -1, fd, k = 0, i;
+	int status = -1, fd;
 	pid_t pid;
 
-	envp[k++] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
-	for (i = 0; keep[i] != NULL; i++)
-		if ((p = getenv(keep[i])) != NULL && strlen(p) < 64 &&
-		    asprintf(&envp[k], "%s=%s", keep[i], p) > 0)
-			k++;
-	envp[k] = NULL;
+	sudo_env(envp);
 	memset(&note, 0, sizeof note);
 	note.sa_handler = on_interrupt;
 	sigaction(SIGINT, &note, &oldint);
@@ -159,8 +186,7 @@ run_sudo(int tty, const char *const *argv)
 			;
 	sigaction(SIGINT, &oldint, NULL);
 	sigaction(SIGQUIT, &oldquit, NULL);
-	for (i = 1; i < k; i++)
-		free(envp[i]);
+	sudo_env_free(envp);
 	return status;
 }
 
@@ -211,55 +237,80 @@ stop_now(const struct approval *a)
 	return 0;
 }
 
-/* One YOU command, from this process: own session, no terminal, no
- * stdin, the ADR 0008 environment, executed from the hashed descriptor. */
+/*
+ * One command run from this process, after its executable is re-hashed:
+ * a YOU command in its own session, with no terminal and no stdin, in the
+ * ADR 0008 environment, executed from the hashed descriptor; or, with
+ * --via sudo, a ROOT command as `sudo [-n] -u RUN_AS -- PATH ARGS` in this
+ * session (where the sudo ticket is), sudo executing the path.
+ */
 static json_t *
-run_you(struct approval *a, const json_t *cmd, size_t idx, char **env)
+run_command(struct approval *a, const json_t *cmd, size_t idx, char **env)
 {
 	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds");
-	char hex[SHA256_HEX_LEN + 1], name[64];
+	int root = is_root(cmd), fd, sudofd = -1, k = 0;
+	char hex[SHA256_HEX_LEN + 1], name[64], *senv[SUDO_ENV_MAX];
+	size_t i, n = json_array_size(av);
 	static struct capture cap;
 	struct exec_result res;
 	struct exec_spec x;
 	struct stat st;
 	json_t *e;
 	char **argv;
-	size_t i;
-	int fd, logfd;
 
 	fd = open(str(cmd, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || sha256_fd(fd, hex) != 0 ||
-	    !digest_equal(hex, str(cmd, "executable_sha256"))) {
+	    !digest_equal(hex, str(cmd, "executable_sha256")) ||
+	    (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0)) {
 		if (fd >= 0)
 			close(fd);
-		return ledger_entry_not_run(str(cmd, "id"), "user", "refused",
-		    "the executable changed since it was reviewed");
+		return ledger_entry_not_run(str(cmd, "id"), root ? "root" : "user", "refused",
+		    sudofd < 0 && root ? "the executable changed since it was reviewed, or "
+		    SUDO " cannot be opened" : "the executable changed since it was reviewed");
 	}
-	argv = xcalloc(json_array_size(av) + 1, sizeof *argv);
-	for (i = 0; i < json_array_size(av); i++)
-		argv[i] = (char *)json_string_value(json_array_get(av, i));
+	argv = xcalloc(n + 8, sizeof *argv);
+	if (root) {
+		a->sudo_used = 1;
+		argv[k++] = SUDO;
+		if (a->sudo_caches)
+			argv[k++] = "-n";
+		argv[k++] = "-u";
+		argv[k++] = (char *)str(a->manifest, "run_as");
+		argv[k++] = "--";
+		argv[k++] = (char *)str(cmd, "path");
+		i = 1;
+	} else
+		i = 0;
+	for (; i < n; i++)
+		argv[k++] = (char *)json_string_value(json_array_get(av, i));
 	memset(&x, 0, sizeof x);
-	x.exefd = fd;
+	x.exefd = root ? sudofd : fd;
 	x.argv = argv;
-	x.envp = env;
+	if (root)
+		sudo_env(senv);
+	x.envp = root ? senv : env;
 	x.cwd = str(cmd, "cwd");
-	x.new_session = 1;
+	x.new_session = !root;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
-	snprintf(name, sizeof name, "output-you-%zu.log", idx);
-	logfd = openat(a->run_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	capture_init(&cap, logfd, 64ULL * 1024 * 1024);
+	snprintf(name, sizeof name, "output-%s-%zu.log", root ? "via" : "you", idx);
+	capture_init(&cap, openat(a->run_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600), 64ULL * 1024 * 1024);
+	a->ran_any = 1;
 	if (exec_capture(&x, &cap, &res) != 0) {
 		memset(&res, 0, sizeof res);
 		res.exit_code = -1;
 		res.exec_errno = errno ? errno : EAGAIN;
 	}
-	e = ledger_entry_ran(str(cmd, "id"), "user", &res, &cap,
+	e = ledger_entry_ran(str(cmd, "id"), root ? "root" : "user", &res, &cap,
 	    str(a->manifest, "output_to_agent"));
 	if (cap.logfd >= 0)
 		close(cap.logfd);
+	if (root)
+		sudo_env_free(senv);
+	if (sudofd >= 0)
+		close(sudofd);
 	close(fd);
 	free(argv);
-	a->ran_any = 1;
 	return e;
 }
 
@@ -592,8 +643,8 @@ execute(struct approval *a, int detach, int *code)
 			i++;
 			continue;
 		}
-		if (!is_root(c)) {
-			json_array_append_new(a->entries, run_you(a, c, i, env));
+		if (!is_root(c) || a->via_sudo) {
+			json_array_append_new(a->entries, run_command(a, c, i, env));
 			write_entries(a);
 			i++;
 			continue;
@@ -654,7 +705,8 @@ execute(struct approval *a, int detach, int *code)
 	userenv_free(env);
 	sudo_forget(a);
 	write_entries(a);
-	if (settle(a, a->broken ? "runner_error" : "completed", a->broken ? a->message : NULL,
+	if (settle(a, a->broken ? "runner_error" : "completed", a->broken ? a->message :
+	    a->via_sudo && a->sudo_used ? VIA_SUDO_NOTE : NULL,
 	    &ledger) != 0) {
 		json_decref(ledger);
 		say(a, "cannot settle the gate");
@@ -715,8 +767,9 @@ runner_trusted(struct approval *a)
  */
 json_t *
 approve_run(struct store *st, const char *gate_id, const char *const *ids, size_t nids,
-    int detach_opt, int *code)
+    const struct approve_opts *opts, int *code)
 {
+	static const struct approve_opts defaults = { .detach = -1, .via_sudo = 0 };
 	struct approval a;
 	json_t *c, *result = NULL;
 	char holder[256], sha[SHA256_HEX_LEN + 1], *bytes;
@@ -762,7 +815,17 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		else if (root)
 			you_after_root = 1;
 	}
-	detach = detach_opt != 0 && !you_after_root;
+	if (opts == NULL)
+		opts = &defaults;
+	a.via_sudo = opts->via_sudo;
+	/* sudo runs each command itself with --via sudo: it cannot detach,
+	 * and the reviewed environment cannot be handed over */
+	detach = opts->detach != 0 && !you_after_root && !a.via_sudo;
+	if (a.via_sudo && root && json_object_size(json_object_get(a.manifest, "env")) > 0) {
+		say(&a, "--via sudo cannot pass the reviewed environment; answer without it");
+		result = failure(&a, "runner_error");
+		goto out;
+	}
 	bytes = seal_subset(a.manifest, a.selected, a.sha);
 	free(bytes);
 
@@ -771,7 +834,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		result = failure(&a, "missing_tty");
 		goto out;
 	}
-	if (root && !runner_trusted(&a)) {
+	if (root && !a.via_sudo && !runner_trusted(&a)) {
 		*code = EXIT_INTERNAL;
 		result = failure(&a, "runner_error");
 		goto out;
@@ -832,6 +895,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 				goto out;
 			}
 		}
+		a.sudo_caches = root && sudo_ok(run_sudo(-1, (const char *const[]){ SUDO, "-n", "-v",
+		    NULL }));
 		attempt_set(st, a.attempt, "running");
 		result = execute(&a, detach, code);
 		set_stop_handlers(SIG_DFL);

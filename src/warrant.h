@@ -265,7 +265,12 @@ json_t	*audit_events(struct store *);
 int	 audit_verify(struct store *, char *, size_t, long *);
 
 /* approve.c */
-json_t	*approve_run(struct store *, const char *, const char *const *, size_t, int, int *);
+struct approve_opts {
+	int	detach;		/* 1 detach, 0 stay, -1 the default rule */
+	int	via_sudo;	/* ROOT commands through sudo, not the runner */
+};
+json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
+	    const struct approve_opts *, int *);
 int	 approve_recover(struct store *);
 
 /* userenv.c */

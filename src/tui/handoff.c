@@ -169,7 +169,7 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	printf("\nmanifest %s\n", tui_str(t->gate, "manifest_sha256"));
 	printf("any password prompt below is sudo's own; warrant never reads it\n\n");
 	fflush(stdout);
-	r = approve_run(t->st, t->gate_id, ids, n, -1, code);
+	r = approve_run(t->st, t->gate_id, ids, n, NULL, code);
 	if (r != NULL) {
 		outcome_of(r, line, sizeof line, &s);
 		print_result(r, line);
@@ -210,7 +210,7 @@ handoff_approve(struct tui *t)
 		tui_status(t, ST_NORMAL, "running %zu command%s as %s...", n, n == 1 ? "" : "s",
 		    t->user);
 		tui_draw(t);
-		r = approve_run(t->st, t->gate_id, ids, n, -1, &code);
+		r = approve_run(t->st, t->gate_id, ids, n, NULL, &code);
 		clearok(curscr, TRUE);
 	}
 	free(ids);

@@ -811,6 +811,36 @@ EOF
 answer right s "$G" --run --no-detach -j
 is "(s) a root-owned #! script runs as a ROOT command" "$(cat "$ORDER/log")" "s1 root"
 
+# ============================================================ (t) --via sudo
+section "(t) --via sudo"
+mkgate t <<EOF
+{"reason":"e2e (t): ROOT through sudo itself","commands":[
+  {"id":"t1","argv":["/usr/bin/id","-u"],"why":"uid as root"},
+  {"id":"t2","argv":["$BIN/stamp","t2"],"why":"order"},
+  {"id":"t3","as":"user","argv":["/usr/bin/id","-un"],"why":"name as you"}]}
+EOF
+GT=$G
+: >"$ORDER/log"
+answer right t "$GT" --run --via sudo -j
+is "(t) answer --via sudo with the right password exits 0" "$ANS_RC" 0
+after_outcome t
+wait_gate "$GT"
+is "(t) wait exits 0" "$WAIT_RC" 0
+jcheck "(t) ROOT ran as uid 0 through sudo" "entry(j, 't1')['output_tail'].strip() == '0'" "$WJ"
+jcheck "(t) YOU ran as the reviewer" "entry(j, 't3')['output_tail'].strip() == '$SR_USER'" "$WJ"
+jcheck "(t) the ledger says the binding was the weaker --via sudo one" \
+    "'via sudo' in (ledger(j)['diagnostic'] or '')" "$WJ"
+is "(t) the #! script ran as root" "$(cat "$ORDER/log")" "t2 root"
+mkgate t2 <<EOF
+{"reason":"e2e (t): env cannot pass through sudo","env":{"WT_X":"1"},"commands":[
+  {"id":"t1","argv":["/usr/bin/id","-u"],"why":"uid"}]}
+EOF
+answer none t2 "$G" --run --via sudo -j
+jcheck "(t) --via sudo with a reviewed env is refused before any prompt" \
+    "j['status'] == 'pending' and j['outcome'] == 'runner_error'" "$ANS"
+check "(t) ... and nothing prompted" [ "$(pty_prompts)" -eq 0 ]
+check "(t) ... the gate is still pending" state_is "$G" pending
+
 # ============================================================ (p) root log
 section "(p) root log"
 sr_sampler_stop
