@@ -916,6 +916,27 @@ out:
 	return result;
 }
 
+/* Bring the store up to date before reading it: interrupted attempts
+ * recovered, then lapsed review windows expired (in that order, so an
+ * attempt is settled before its gate can expire). */
+int
+store_refresh(struct store *st)
+{
+	return approve_recover(st) != 0 || store_expire(st) != 0 ? -1 : 0;
+}
+
+int
+store_open_current(struct store *st)
+{
+	if (store_open(st) != 0)
+		return -1;
+	if (store_refresh(st) != 0) {
+		store_close(st);
+		return -1;
+	}
+	return 0;
+}
+
 /* Recover attempts whose executor died (DESIGN §5): one that never got to
  * run anything leaves the gate pending; one that did settles with what ran. */
 int

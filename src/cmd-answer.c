@@ -158,12 +158,8 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "--run and --deny exclude each other");
 	if (feedback != NULL && (!no || strlen(feedback) > 4096))
 		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
-	if (store_open(&st) != 0)
+	if (store_open_current(&st) != 0)
 		return EXIT_INTERNAL;
-	if (approve_recover(&st) != 0 || store_expire(&st) != 0) {
-		store_close(&st);
-		return EXIT_INTERNAL;
-	}
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;

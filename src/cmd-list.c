@@ -56,9 +56,9 @@ cmd_list_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_list_entry, "unexpected argument '%s'", argv[optind]);
-	if (store_open(&st) != 0)
+	if (store_open_current(&st) != 0)
 		return EXIT_INTERNAL;
-	if (approve_recover(&st) != 0 || store_expire(&st) != 0 || (list = store_list(&st, all, limit, project)) == NULL) {
+	if ((list = store_list(&st, all, limit, project)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}

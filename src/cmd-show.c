@@ -36,12 +36,8 @@ cmd_show_exec(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_show_entry, "give exactly one ID");
-	if (store_open(&st) != 0)
+	if (store_open_current(&st) != 0)
 		return EXIT_INTERNAL;
-	if (approve_recover(&st) != 0 || store_expire(&st) != 0) {
-		store_close(&st);
-		return EXIT_INTERNAL;
-	}
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;

@@ -272,6 +272,8 @@ struct approve_opts {
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
 int	 approve_recover(struct store *);
+int	 store_refresh(struct store *);
+int	 store_open_current(struct store *);
 
 /* userenv.c */
 struct passwd;
