@@ -138,6 +138,9 @@ sudo_env_free(char *envp[SUDO_ENV_MAX])
 		free(envp[i]);
 }
 
+#define STOP_SIGNALS	4
+#define RUNNER_ALIVE	2	/* finish_from_disk: the runner still runs */
+
 static volatile sig_atomic_t interrupted, hangup;
 
 /* SIGHUP, SIGTERM or an interrupt key once the handoff began: finish the
@@ -190,13 +193,29 @@ run_sudo(int tty, const char *const *argv)
 	return status;
 }
 
+static const int stop_signals[STOP_SIGNALS] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
+
+/* Handle the stop signals with handler; the previous dispositions go to
+ * saved (when given), for whoever called approve_run (the console). */
 static void
-set_stop_handlers(void (*handler)(int))
+set_stop_handlers(void (*handler)(int), struct sigaction saved[STOP_SIGNALS])
 {
-	signal(SIGHUP, handler);
-	signal(SIGTERM, handler);
-	signal(SIGINT, handler);
-	signal(SIGQUIT, handler);
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	for (i = 0; i < STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, saved != NULL ? &saved[i] : NULL);
+}
+
+static void
+restore_stop_handlers(const struct sigaction saved[STOP_SIGNALS])
+{
+	int i;
+
+	for (i = 0; i < STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &saved[i], NULL);
 }
 
 static int
@@ -376,10 +395,12 @@ run_group(struct approval *a, json_t *cmds, int group, int detach)
 		say(a, "the runner refused the batch or stopped (status %d)",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		l = read_json_at(gfd, "progress.json");
-		json_array_foreach(json_object_get(l, "entries"), i, e)
-			if (i < n && strcmp(str(e, "id"), str(json_array_get(cmds, i), "id")) == 0 &&
-			    !contains_credential(str(e, "output_tail")))
-				json_array_append(a->entries, e);
+		json_array_foreach(json_object_get(l, "entries"), i, e) {
+			if (i >= n || strcmp(str(e, "id"), str(json_array_get(cmds, i), "id")) != 0 ||
+			    contains_credential(str(e, "output_tail")))
+				break;
+			json_array_append(a->entries, e);
+		}
 		json_decref(l);
 		close(gfd);
 		return GROUP_ERROR;
@@ -542,14 +563,15 @@ merge_from_disk(struct approval *a)
 }
 
 /* Complete a batch whose executor is gone: what ran is in the ledger,
- * what may have been interrupted is said, nothing runs again. */
+ * what may have been interrupted is said, nothing runs again. Returns
+ * RUNNER_ALIVE (nothing done) or what settle returns. */
 static int
 finish_from_disk(struct approval *a, json_t **ledger)
 {
 	size_t k;
 
 	if (merge_from_disk(a))
-		return 1;
+		return RUNNER_ALIVE;
 	k = json_array_size(a->entries);
 	if (k < json_array_size(a->selected) && !stop_now(a)) {
 		mark_interrupted(a, k, "interrupted: the process running the batch stopped; "
@@ -578,7 +600,7 @@ finalize(struct approval *a, int go)
 	char c;
 	int fd;
 
-	set_stop_handlers(SIG_DFL);
+	set_stop_handlers(SIG_DFL, NULL);
 	if (read(go, &c, 1) != 1)
 		_exit(1);
 	close(go);
@@ -591,8 +613,7 @@ finalize(struct approval *a, int go)
 	if (store_open_at(&st, a->st->dir) != 0)
 		_exit(1);
 	a->st = &st;
-	/* finish_from_disk leaves a live runner alone (returns 1) */
-	while (finish_from_disk(a, &ledger) == 1 && now_seconds() <= deadline)
+	while (finish_from_disk(a, &ledger) == RUNNER_ALIVE && now_seconds() <= deadline)
 		nanosleep(&ts, NULL);
 	json_decref(ledger);
 	store_close(&st);
@@ -625,7 +646,7 @@ execute(struct approval *a, int detach, int *code)
 	}
 	while (i < n) {
 		c = json_array_get(a->selected, i);
-		if (hangup) {
+		if (hangup || interrupted) {
 			say(a, "warrant answer was told to stop (interrupt, SIGHUP or SIGTERM)");
 			a->broken = 1;
 			for (; i < n; i++) {
@@ -770,6 +791,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
     const struct approve_opts *opts, int *code)
 {
 	static const struct approve_opts defaults = { .detach = -1, .via_sudo = 0 };
+	struct sigaction saved[STOP_SIGNALS];
 	struct approval a;
 	json_t *c, *result = NULL;
 	char holder[256], sha[SHA256_HEX_LEN + 1], *bytes;
@@ -823,6 +845,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	detach = opts->detach != 0 && !you_after_root && !a.via_sudo;
 	if (a.via_sudo && root && json_object_size(json_object_get(a.manifest, "env")) > 0) {
 		say(&a, "--via sudo cannot pass the reviewed environment; answer without it");
+		*code = EXIT_INTERNAL;
 		result = failure(&a, "runner_error");
 		goto out;
 	}
@@ -872,16 +895,16 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			    "runner_error");
 			goto out;
 		}
-		set_stop_handlers(on_hangup);
-		hangup = 0;
+		set_stop_handlers(on_hangup, saved);
+		hangup = interrupted = 0;
 		if (root) {
 			attempt_set(st, a.attempt, "authenticating");
 			a.authenticated = 1;	/* from here on, always sudo -k */
 			sudo_forget(&a);
 			a.authenticated = 1;
-			interrupted = 0;
 			status = run_sudo(a.tty, (const char *const[]){ SUDO, "-v", NULL });
-			if (!sudo_ok(status)) {
+			/* told to stop while sudo prompted: nothing runs either */
+			if (!sudo_ok(status) || interrupted || hangup) {
 				int cancelled = interrupted || hangup || WIFSIGNALED(status);
 
 				sudo_forget(&a);
@@ -891,15 +914,28 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 				attempt_abandon(st, a.attempt, gate_id, cancelled ?
 				    "cancellation" : "authentication_failed");
 				result = failure(&a, cancelled ? "cancellation" : "authentication_failed");
-				set_stop_handlers(SIG_DFL);
+				restore_stop_handlers(saved);
 				goto out;
 			}
 		}
 		a.sudo_caches = root && sudo_ok(run_sudo(-1, (const char *const[]){ SUDO, "-n", "-v",
 		    NULL }));
+		/* each --via sudo command is its own sudo in the background: it
+		 * needs the ticket, it cannot prompt */
+		if (a.via_sudo && root && !a.sudo_caches) {
+			sudo_forget(&a);
+			lease_release(lease);
+			say(&a, "--via sudo needs a sudo policy that keeps a ticket "
+			    "(timestamp_timeout > 0); nothing ran");
+			attempt_abandon(st, a.attempt, gate_id, "runner_error");
+			*code = EXIT_INTERNAL;
+			result = failure(&a, "runner_error");
+			restore_stop_handlers(saved);
+			goto out;
+		}
 		attempt_set(st, a.attempt, "running");
 		result = execute(&a, detach, code);
-		set_stop_handlers(SIG_DFL);
+		restore_stop_handlers(saved);
 		sudo_forget(&a);
 		lease_release(lease);
 		if (strcmp(str(result, "status"), "pending") == 0 && !a.ran_any)

@@ -128,7 +128,7 @@ capture_finish(struct capture *c)
 char *
 capture_tail(struct capture *c, size_t max)
 {
-	char *raw, *s;
+	char *raw, *clean, *s;
 	size_t n, i;
 
 	capture_finish(c);
@@ -136,7 +136,12 @@ capture_tail(struct capture *c, size_t max)
 	raw = xmalloc(n + 1);
 	for (i = 0; i < n; i++)
 		raw[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
-	s = text_json_safe(raw, n);
+	/* lines were redacted one by one; a shape split where a long line
+	 * was cut, or where the tail begins, is caught on the whole tail */
+	clean = xmalloc(2 * n + 16);
+	n = redact_credentials(raw, n, clean, 2 * n + 16);
+	s = text_json_safe(clean, n);
+	free(clean);
 	free(raw);
 	return s;
 }

@@ -100,6 +100,24 @@ test_redaction_shapes(void **state)
 	redacts("==token=a", "==[redacted]");
 }
 
+static void
+test_redaction_at_the_line_cut(void **state)
+{
+	char line[CAPTURE_LINE + 64], *tail;
+
+	(void)state;
+	/* a shape straddling the 4096-byte cut of an over-long line */
+	memset(line, 'a', sizeof line);
+	memcpy(line + CAPTURE_LINE - 4, "password=hunter2 ", 17);
+	line[sizeof line - 1] = '\n';
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, line, sizeof line);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_false(contains_credential(tail));
+	assert_null(strstr(tail, "hunter2"));
+	free(tail);
+}
+
 int
 main(void)
 {
@@ -108,6 +126,7 @@ main(void)
 		cmocka_unit_test(test_tail_is_bounded),
 		cmocka_unit_test(test_binary_output_is_json_safe),
 		cmocka_unit_test(test_redaction_shapes),
+		cmocka_unit_test(test_redaction_at_the_line_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
