@@ -39,21 +39,28 @@ const struct cmd_entry cmd_answer_entry = {
 
 #define MAX_SELECT	128
 
-/* Ask on the terminal; 1 for yes. */
+/* Show the gate on the terminal, as it is sealed, then ask; 1 for yes,
+ * 0 for no, -1 when there is no terminal. */
 static int
-confirm(const char *id)
+confirm(struct store *st, const char *id)
 {
 	char line[16] = "";
-	ssize_t n;
-	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	json_t *g;
+	FILE *tty;
+	int yes;
 
-	if (tty < 0)
+	if ((tty = fopen("/dev/tty", "r+e")) == NULL)
 		return -1;
-	dprintf(tty, "Approve %s? [y/N] ", id);
-	n = read(tty, line, sizeof line - 1);
-	close(tty);
-	line[n > 0 ? n : 0] = '\0';
-	return line[0] == 'y' || line[0] == 'Y';
+	if ((g = store_gate(st, id, 0)) != NULL) {
+		gate_print_full(tty, g);
+		fputc('\n', tty);
+		json_decref(g);
+	}
+	fprintf(tty, "Approve %s? [y/N] ", id);
+	fflush(tty);
+	yes = fgets(line, sizeof line, tty) != NULL && (line[0] == 'y' || line[0] == 'Y');
+	fclose(tty);
+	return yes;
 }
 
 static void
@@ -165,7 +172,7 @@ cmd_answer_exec(int argc, char **argv)
 		return rc;
 	}
 	if (!run && !no) {
-		if ((rc = confirm(id)) < 0) {
+		if ((rc = confirm(&st, id)) < 0) {
 			store_close(&st);
 			return usage_error(&cmd_answer_entry,
 			    "no terminal to ask on: say --run or --deny");
