@@ -602,10 +602,10 @@ store_list(struct store *st, int all, long limit, const char *project)
 {
 	static const char pending_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
 	    " WHERE state = 'pending' AND (?1 IS NULL OR project = ?1)"
-	    " ORDER BY created_at DESC, id LIMIT ?2";
+	    " ORDER BY created_at DESC, rowid DESC LIMIT ?2";
 	static const char all_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
 	    " WHERE (?1 IS NULL OR project = ?1)"
-	    " ORDER BY state = 'pending' DESC, created_at DESC, id LIMIT ?2";
+	    " ORDER BY state = 'pending' DESC, created_at DESC, rowid DESC LIMIT ?2";
 	json_t *list = json_array();
 	sqlite3_stmt *s;
 	int rc;
