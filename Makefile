@@ -2,9 +2,10 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
+FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps install check demo bench clean
+.PHONY: all deps install check demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -32,6 +33,9 @@ demo: all
 
 bench: all
 	sh bench/run.sh $(BUILD)
+
+fuzz: all
+	sh scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -36,9 +36,10 @@ sb_put(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-/* Decode one UTF-8 sequence; returns its length, or 0 when invalid. */
+/* Decode one UTF-8 sequence from at most avail bytes; returns its
+ * length, or 0 when invalid or cut short. */
 size_t
-utf8_decode(const unsigned char *s, unsigned *cp)
+utf8_decode(const unsigned char *s, size_t avail, unsigned *cp)
 {
 	unsigned c = s[0];
 	size_t n, i;
@@ -54,6 +55,8 @@ utf8_decode(const unsigned char *s, unsigned *cp)
 	else if (c >= 0xf0 && c <= 0xf4)
 		n = 4, c &= 0x07;
 	else
+		return 0;
+	if (n > avail)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
@@ -92,7 +95,7 @@ text_visible(const char *s)
 
 	sb_put(&b, "", 0);
 	while (*p != '\0') {
-		n = utf8_decode(p, &cp);
+		n = utf8_decode(p, 4, &cp);	/* NUL-terminated: a NUL ends any sequence */
 		if (n == 0) {
 			snprintf(esc, sizeof esc, "\\x%02x", *p);
 			sb_put(&b, esc, strlen(esc));
@@ -145,8 +148,8 @@ text_json_safe(const char *s, size_t n)
 
 	sb_put(&b, "", 0);
 	while (i < n) {
-		k = p[i] == 0 ? 0 : utf8_decode(p + i, &cp);
-		if (k == 0 || i + k > n) {
+		k = p[i] == 0 ? 0 : utf8_decode(p + i, n - i, &cp);
+		if (k == 0) {
 			snprintf(esc, sizeof esc, "\\x%02x", p[i]);
 			sb_put(&b, esc, strlen(esc));
 			i++;

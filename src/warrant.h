@@ -40,7 +40,7 @@ void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
 int	 digest_equal(const char *, const char *);
 
 /* text.c: agent text made safe for a terminal. */
-size_t	 utf8_decode(const unsigned char *, unsigned *);
+size_t	 utf8_decode(const unsigned char *, size_t, unsigned *);
 char	*text_visible(const char *);
 char	*text_json_safe(const char *, size_t);
 void	 text_print(FILE *, const char *);

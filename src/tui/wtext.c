@@ -126,7 +126,7 @@ tui_wide(const char *s)
 	wb_put(&b, L'\0');
 	b.len = 0;
 	while (*p != '\0') {
-		if ((n = utf8_decode(p, &cp)) == 0) {
+		if ((n = utf8_decode(p, 4, &cp)) == 0) {	/* NUL-terminated */
 			snprintf(esc, sizeof esc, "\\x%02x", *p++);
 			wb_ascii(&b, esc);
 			base = 0;

@@ -78,6 +78,26 @@ test_no_raw_escape_survives(void **s)
 	free(out);
 }
 
+/* found by tests/fuzz/fuzz-text: a sequence cut at the end of a buffer
+ * that is not NUL-terminated must not be read past (ASan build) */
+static void
+test_json_safe_cut_sequence(void **s)
+{
+	char *cut = xmalloc(4), *whole = xmalloc(5), *out;
+
+	(void)s;
+	memcpy(cut, "o;\xe2\x80", 4);		/* exactly 4 bytes, no NUL */
+	out = text_json_safe(cut, 4);
+	assert_string_equal(out, "o;\\xe2\\x80");
+	free(out);
+	memcpy(whole, "o;\xe2\x80\xae", 5);
+	out = text_json_safe(whole, 5);
+	assert_string_equal(out, "o;\xe2\x80\xae");
+	free(out);
+	free(cut);
+	free(whole);
+}
+
 int
 main(void)
 {
@@ -87,6 +107,7 @@ main(void)
 		cmocka_unit_test(test_c1_and_invisible),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_no_raw_escape_survives),
+		cmocka_unit_test(test_json_safe_cut_sequence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,41 @@
+/* libFuzzer target: a request from the agent, parsed and validated. It
+ * must be refused with a code or accepted, never crash or leak. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "warrant.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct principal me;
+	static int init;
+	struct refusal r;
+	struct wrequest q;
+	json_t *m;
+	char sha[SHA256_HEX_LEN + 1], *bytes;
+
+	if (!init) {
+		principal_self(&me);
+		init = 1;
+	}
+	if (request_parse((const char *)data, size, &q, &r) != 0) {
+		if (r.code == NULL || strlen(r.message) == 0)
+			__builtin_trap();
+		return 0;
+	}
+	if (validate_request(&q, &me, &r) == 0) {
+		m = manifest_build(&q, "w-aaaaaaaaaa", "host");
+		bytes = manifest_seal(m, sha);
+		if (bytes == NULL)
+			__builtin_trap();
+		free(bytes);
+		json_decref(m);
+	} else if (r.code == NULL)
+		__builtin_trap();
+	request_free(&q);
+	return 0;
+}
