@@ -31,18 +31,10 @@ say(struct approval *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *
-jstr(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
 int
 is_root(const json_t *cmd)
 {
-	return strcmp(jstr(cmd, "as"), "root") == 0;
+	return strcmp(json_str(cmd, "as"), "root") == 0;
 }
 
 /* The manifest with only cmds, sealed: canonical bytes and their hash. */
@@ -99,7 +91,7 @@ stop_now(const struct approval *a)
 	if (!json_is_true(json_object_get(a->manifest, "stop_on_failure")))
 		return 0;
 	json_array_foreach(a->entries, i, e)
-		if (strcmp(jstr(e, "status"), "ran") != 0)
+		if (strcmp(json_str(e, "status"), "ran") != 0)
 			return 1;
 	return 0;
 }
@@ -125,13 +117,13 @@ run_command(struct approval *a, const json_t *cmd, size_t idx, char **env)
 	json_t *e;
 	char **argv;
 
-	fd = open(jstr(cmd, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(json_str(cmd, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || sha256_fd(fd, hex) != 0 ||
-	    !digest_equal(hex, jstr(cmd, "executable_sha256")) ||
+	    !digest_equal(hex, json_str(cmd, "executable_sha256")) ||
 	    (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0)) {
 		if (fd >= 0)
 			close(fd);
-		return ledger_entry_not_run(jstr(cmd, "id"), root ? "root" : "user", "refused",
+		return ledger_entry_not_run(json_str(cmd, "id"), root ? "root" : "user", "refused",
 		    sudofd < 0 && root ? "the executable changed since it was reviewed, or "
 		    SUDO " cannot be opened" : "the executable changed since it was reviewed");
 	}
@@ -142,9 +134,9 @@ run_command(struct approval *a, const json_t *cmd, size_t idx, char **env)
 		if (a->sudo_caches)
 			argv[k++] = "-n";
 		argv[k++] = "-u";
-		argv[k++] = (char *)jstr(a->manifest, "run_as");
+		argv[k++] = (char *)json_str(a->manifest, "run_as");
 		argv[k++] = "--";
-		argv[k++] = (char *)jstr(cmd, "path");
+		argv[k++] = (char *)json_str(cmd, "path");
 		i = 1;
 	} else
 		i = 0;
@@ -156,7 +148,7 @@ run_command(struct approval *a, const json_t *cmd, size_t idx, char **env)
 	if (root)
 		sudo_env(senv);
 	x.envp = root ? senv : env;
-	x.cwd = jstr(cmd, "cwd");
+	x.cwd = json_str(cmd, "cwd");
 	x.new_session = !root;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	snprintf(name, sizeof name, "output-%s-%zu.log", root ? "via" : "you", idx);
@@ -168,8 +160,8 @@ run_command(struct approval *a, const json_t *cmd, size_t idx, char **env)
 		res.exit_code = -1;
 		res.exec_errno = errno ? errno : EAGAIN;
 	}
-	e = ledger_entry_ran(jstr(cmd, "id"), root ? "root" : "user", &res, &cap,
-	    jstr(a->manifest, "output_to_agent"));
+	e = ledger_entry_ran(json_str(cmd, "id"), root ? "root" : "user", &res, &cap,
+	    json_str(a->manifest, "output_to_agent"));
 	if (cap.logfd >= 0)
 		close(cap.logfd);
 	if (root)
@@ -244,8 +236,8 @@ run_group(struct approval *a, json_t *cmds, int group, int detach)
 		    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		l = read_json_at(gfd, "progress.json");
 		json_array_foreach(json_object_get(l, "entries"), i, e) {
-			if (i >= n || strcmp(jstr(e, "id"), jstr(json_array_get(cmds, i), "id")) != 0 ||
-			    contains_credential(jstr(e, "output_tail")))
+			if (i >= n || strcmp(json_str(e, "id"), json_str(json_array_get(cmds, i), "id")) != 0 ||
+			    contains_credential(json_str(e, "output_tail")))
 				break;
 			json_array_append(a->entries, e);
 		}
@@ -261,7 +253,7 @@ run_group(struct approval *a, json_t *cmds, int group, int detach)
 	close(gfd);
 	ids = xcalloc(n, sizeof *ids);
 	for (i = 0; i < n; i++)
-		ids[i] = jstr(json_array_get(cmds, i), "id");
+		ids[i] = json_str(json_array_get(cmds, i), "id");
 	if (l == NULL || ledger_check(l, a->gate_id, hex, ids, n, a->message,
 	    sizeof a->message) != 0) {
 		if (l == NULL)
@@ -308,14 +300,14 @@ execute(struct approval *a, int detach, int *code)
 			a->broken = 1;
 			for (; i < n; i++) {
 				c = json_array_get(a->selected, i);
-				json_array_append_new(a->entries, ledger_entry_not_run(jstr(c, "id"),
+				json_array_append_new(a->entries, ledger_entry_not_run(json_str(c, "id"),
 				    is_root(c) ? "root" : "user", "skipped",
 				    "not run: warrant answer was told to stop"));
 			}
 			break;
 		}
 		if (stop_now(a)) {
-			json_array_append_new(a->entries, ledger_entry_not_run(jstr(c, "id"),
+			json_array_append_new(a->entries, ledger_entry_not_run(json_str(c, "id"),
 			    is_root(c) ? "root" : "user", "skipped",
 			    "not run: an earlier command failed (stop_on_failure)"));
 			i++;
@@ -345,7 +337,7 @@ execute(struct approval *a, int detach, int *code)
 				for (; i < n; i++) {
 					c = json_array_get(a->selected, i);
 					json_array_append_new(a->entries, ledger_entry_not_run(
-					    jstr(c, "id"), is_root(c) ? "root" : "user",
+					    json_str(c, "id"), is_root(c) ? "root" : "user",
 					    i < j ? "refused" : "skipped", i < j ? a->message :
 					    "not run: the runner refused an earlier command"));
 				}
@@ -407,7 +399,7 @@ select_commands(struct approval *a, const char *const *ids, size_t nids)
 
 	for (k = 0; k < nids; k++) {
 		json_array_foreach(cmds, i, c)
-			if (strcmp(jstr(c, "id"), ids[k]) == 0)
+			if (strcmp(json_str(c, "id"), ids[k]) == 0)
 				break;
 		if (i == json_array_size(cmds)) {
 			say(a, "no command '%s' in this request", ids[k]);
@@ -417,7 +409,7 @@ select_commands(struct approval *a, const char *const *ids, size_t nids)
 	a->selected = json_array();
 	json_array_foreach(cmds, i, c) {
 		for (k = 0; k < nids; k++)
-			if (strcmp(jstr(c, "id"), ids[k]) == 0)
+			if (strcmp(json_str(c, "id"), ids[k]) == 0)
 				break;
 		if (nids == 0 || k < nids)
 			json_array_append(a->selected, c);
@@ -471,14 +463,14 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	/* the store holds canonical bytes: they must still hash to the seal */
 	bytes = manifest_seal(a.manifest, sha);
 	free(bytes);
-	if (!digest_equal(sha, jstr(a.gate, "manifest_sha256"))) {
+	if (!digest_equal(sha, json_str(a.gate, "manifest_sha256"))) {
 		say(&a, "the stored manifest no longer matches its seal");
 		*code = EXIT_INTERNAL;
 		result = failure(&a, "runner_error");
 		goto out;
 	}
-	if (strcmp(jstr(a.gate, "state"), "pending") != 0) {
-		say(&a, "the gate is %s, not pending", jstr(a.gate, "state"));
+	if (strcmp(json_str(a.gate, "state"), "pending") != 0) {
+		say(&a, "the gate is %s, not pending", json_str(a.gate, "state"));
 		result = json_pack("{s:s,s:O,s:s}", "request_id", gate_id, "status",
 		    json_object_get(a.gate, "state"), "message", a.message);
 		goto out;
@@ -595,8 +587,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		restore_stop_handlers(saved);
 		sudo_forget(&a);
 		lease_release(lease);
-		if (strcmp(jstr(result, "status"), "pending") == 0 && !a.ran_any)
-			attempt_abandon(st, a.attempt, gate_id, jstr(result, "outcome"));
+		if (strcmp(json_str(result, "status"), "pending") == 0 && !a.ran_any)
+			attempt_abandon(st, a.attempt, gate_id, json_str(result, "outcome"));
 	}
 out:
 	if (a.tty >= 0)

@@ -42,7 +42,6 @@ struct approval {
 
 /* approve.c */
 void	 say(struct approval *, const char *, ...) __attribute__((format(printf, 2, 3)));
-const char *jstr(const json_t *, const char *);
 int	 is_root(const json_t *);
 json_t	*read_json_at(int, const char *);
 int	 stop_now(const struct approval *);

@@ -4,14 +4,6 @@
 
 #include "warrant.h"
 
-static const char *
-str(const json_t *g, const char *key)
-{
-	const char *s = json_string_value(json_object_get(g, key));
-
-	return s != NULL ? s : "";
-}
-
 static void
 print_badges(FILE *fp, const json_t *badges)
 {
@@ -45,17 +37,17 @@ void
 gate_print_line(FILE *fp, const json_t *g)
 {
 	int64_t age = now_seconds() - json_integer_value(json_object_get(g, "created_at"));
-	const char *project = str(g, "project");
+	const char *project = json_str(g, "project");
 
-	fprintf(fp, "%s  %-8s  %lld root, %lld you  %4llds ago  ", str(g, "request_id"),
-	    str(g, "state"), (long long)json_integer_value(json_object_get(g, "root_count")),
+	fprintf(fp, "%s  %-8s  %lld root, %lld you  %4llds ago  ", json_str(g, "request_id"),
+	    json_str(g, "state"), (long long)json_integer_value(json_object_get(g, "root_count")),
 	    (long long)json_integer_value(json_object_get(g, "user_count")),
 	    (long long)(age < 0 ? 0 : age));
 	if (*project != '\0') {
 		text_print(fp, project);
 		fputs(": ", fp);
 	}
-	text_print(fp, str(g, "reason"));
+	text_print(fp, json_str(g, "reason"));
 	fputc('\n', fp);
 }
 
@@ -74,14 +66,14 @@ gate_print_full(FILE *fp, const json_t *g)
 	json_t *cmds = json_object_get(g, "commands"), *c, *a, *v;
 	size_t i, j, nroot = 0;
 
-	field(fp, "request", str(g, "request_id"));
-	field(fp, "state", str(g, "state"));
+	field(fp, "request", json_str(g, "request_id"));
+	field(fp, "state", json_str(g, "state"));
 	fprintf(fp, "%-12s ", "reason");
-	text_print(fp, str(g, "reason"));
+	text_print(fp, json_str(g, "reason"));
 	fputc('\n', fp);
-	field(fp, "host", str(g, "host"));
-	field(fp, "run as", str(g, "run_as"));
-	field(fp, "cwd", str(g, "cwd"));
+	field(fp, "host", json_str(g, "host"));
+	field(fp, "run as", json_str(g, "run_as"));
+	field(fp, "cwd", json_str(g, "cwd"));
 	fprintf(fp, "%-12s ", "environment");
 	if (json_object_size(json_object_get(g, "env")) == 0)
 		fputs("clean (LC_ALL=C, LANG=C, TERM, fixed PATH)", fp);
@@ -93,45 +85,45 @@ gate_print_full(FILE *fp, const json_t *g)
 	}
 	fputc('\n', fp);
 	fprintf(fp, "%-12s ", "requester");
-	text_print(fp, str(g, "requester"));
-	if (*str(g, "agent") != '\0') {
+	text_print(fp, json_str(g, "requester"));
+	if (*json_str(g, "agent") != '\0') {
 		fputs(" via agent ", fp);
-		text_print(fp, str(g, "agent"));
+		text_print(fp, json_str(g, "agent"));
 	}
 	fputc('\n', fp);
-	if (*str(g, "project") != '\0')
-		field(fp, "project", str(g, "project"));
+	if (*json_str(g, "project") != '\0')
+		field(fp, "project", json_str(g, "project"));
 	fprintf(fp, "%-12s ", "created");
 	print_time(fp, g, "created_at");
 	fprintf(fp, "\n%-12s ", "expires");
 	print_time(fp, g, "expires_at");
 	fprintf(fp, "\n%-12s ", "risk");
 	print_badges(fp, json_object_get(g, "risk_badges"));
-	fprintf(fp, "\n%-12s %s\n", "manifest", str(g, "manifest_sha256"));
-	if (*str(g, "feedback") != '\0')
-		field(fp, "feedback", str(g, "feedback"));
+	fprintf(fp, "\n%-12s %s\n", "manifest", json_str(g, "manifest_sha256"));
+	if (*json_str(g, "feedback") != '\0')
+		field(fp, "feedback", json_str(g, "feedback"));
 	fprintf(fp, "\ncommands: %lld as root, %lld as you\n",
 	    (long long)json_integer_value(json_object_get(g, "root_count")),
 	    (long long)json_integer_value(json_object_get(g, "user_count")));
 	json_array_foreach(cmds, i, c) {
-		int root = strcmp(str(c, "as"), "root") == 0;
+		int root = strcmp(json_str(c, "as"), "root") == 0;
 
 		fputc('\n', fp);
 		if (root)
 			fprintf(fp, "  ROOT %zu  ", ++nroot);
 		else
 			fputs("  YOU     ", fp);
-		text_print(fp, str(c, "id"));
+		text_print(fp, json_str(c, "id"));
 		fputs("  ", fp);
 		print_badges(fp, json_object_get(c, "badges"));
 		fputc('\n', fp);
 		if (!root) {
 			fputs("          as you, in ", fp);
-			text_print(fp, str(c, "cwd"));
+			text_print(fp, json_str(c, "cwd"));
 			fputc('\n', fp);
 		}
 		fputs("    why   ", fp);
-		text_print(fp, str(c, "why"));
+		text_print(fp, json_str(c, "why"));
 		fputc('\n', fp);
 		json_array_foreach(json_object_get(c, "argv"), j, a) {
 			fprintf(fp, "    argv[%zu] ", j);
@@ -139,12 +131,12 @@ gate_print_full(FILE *fp, const json_t *g)
 			fputc('\n', fp);
 		}
 		fputs("    path  ", fp);
-		text_print(fp, str(c, "path"));
-		if (strcmp(str(c, "path"), str(c, "given_path")) != 0) {
+		text_print(fp, json_str(c, "path"));
+		if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 			fputs("  (given as ", fp);
-			text_print(fp, str(c, "given_path"));
+			text_print(fp, json_str(c, "given_path"));
 			fputc(')', fp);
 		}
-		fprintf(fp, "\n    sha256 %s\n", str(c, "executable_sha256"));
+		fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
 	}
 }

@@ -23,7 +23,7 @@ mark_interrupted(struct approval *a, size_t k, const char *why)
 
 	for (i = k; i < json_array_size(a->selected); i++) {
 		c = json_array_get(a->selected, i);
-		json_array_append_new(a->entries, ledger_entry_not_run(jstr(c, "id"),
+		json_array_append_new(a->entries, ledger_entry_not_run(json_str(c, "id"),
 		    is_root(c) ? "root" : "user", i == k ? "failed" : "skipped",
 		    i == k ? why : "not run: the batch was interrupted"));
 	}
@@ -80,7 +80,7 @@ group_ledger(struct approval *a, int gfd, json_t *m)
 	free(bytes);
 	ids = xcalloc(n + 1, sizeof *ids);
 	for (i = 0; i < n; i++)
-		ids[i] = jstr(json_array_get(cmds, i), "id");
+		ids[i] = json_str(json_array_get(cmds, i), "id");
 	l = read_json_at(gfd, "ledger.json");
 	ok = l != NULL && ledger_check(l, a->gate_id, hex, ids, n, why, sizeof why) == 0;
 	free(ids);
@@ -88,8 +88,8 @@ group_ledger(struct approval *a, int gfd, json_t *m)
 		return l;
 	json_decref(l);
 	l = read_json_at(gfd, "progress.json");
-	if (l != NULL && (strcmp(jstr(l, "request_id"), a->gate_id) != 0 ||
-	    !digest_equal(jstr(l, "manifest_sha256"), hex))) {
+	if (l != NULL && (strcmp(json_str(l, "request_id"), a->gate_id) != 0 ||
+	    !digest_equal(json_str(l, "manifest_sha256"), hex))) {
 		json_decref(l);
 		l = NULL;
 	}
@@ -116,8 +116,8 @@ merge_from_disk(struct approval *a)
 		if (gfd < 0)
 			break;
 		m = read_json_at(gfd, "manifest.json");
-		if (m == NULL || strcmp(jstr(json_array_get(json_object_get(m, "commands"), 0), "id"),
-		    jstr(json_array_get(a->selected, k), "id")) != 0) {
+		if (m == NULL || strcmp(json_str(json_array_get(json_object_get(m, "commands"), 0), "id"),
+		    json_str(json_array_get(a->selected, k), "id")) != 0) {
 			json_decref(m);
 			close(gfd);
 			continue;
@@ -135,8 +135,8 @@ merge_from_disk(struct approval *a)
 		close(gfd);
 		json_array_foreach(json_object_get(l, "entries"), i, e) {
 			if (k >= json_array_size(a->selected) ||
-			    strcmp(jstr(e, "id"), jstr(json_array_get(a->selected, k), "id")) != 0 ||
-			    contains_credential(jstr(e, "output_tail")))
+			    strcmp(json_str(e, "id"), json_str(json_array_get(a->selected, k), "id")) != 0 ||
+			    contains_credential(json_str(e, "output_tail")))
 				break;
 			json_array_append(a->entries, e);
 			k++;
@@ -165,7 +165,7 @@ finish_from_disk(struct approval *a, json_t **ledger)
 	for (; k < json_array_size(a->selected); k++) {
 		json_t *c = json_array_get(a->selected, k);
 
-		json_array_append_new(a->entries, ledger_entry_not_run(jstr(c, "id"),
+		json_array_append_new(a->entries, ledger_entry_not_run(json_str(c, "id"),
 		    is_root(c) ? "root" : "user", "skipped",
 		    "not run: an earlier command failed (stop_on_failure)"));
 	}
@@ -239,16 +239,16 @@ approve_recover(struct store *st)
 	json_array_foreach(orphans, i, o) {
 		memset(&a, 0, sizeof a);
 		a.st = st;
-		a.gate_id = jstr(o, "gate_id");
+		a.gate_id = json_str(o, "gate_id");
 		a.attempt = json_integer_value(json_object_get(o, "id"));
-		if (strcmp(jstr(o, "state"), "running") != 0) {
+		if (strcmp(json_str(o, "state"), "running") != 0) {
 			attempt_abandon(st, a.attempt, a.gate_id, "interrupted");
 			continue;
 		}
 		a.gate = store_gate(st, a.gate_id, 1);
 		/* without its run directory nothing is known: what may have run
 		 * is said as interrupted, and it is never run again */
-		a.run_fd = open(jstr(o, "run_dir"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		a.run_fd = open(json_str(o, "run_dir"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (a.gate == NULL) {
 			if (a.run_fd >= 0)
 				close(a.run_fd);
@@ -256,7 +256,7 @@ approve_recover(struct store *st)
 		}
 		a.manifest = json_object_get(a.gate, "manifest");
 		a.selected = json_incref(json_object_get(o, "selected"));
-		snprintf(a.sha, sizeof a.sha, "%s", jstr(o, "manifest_sha256"));
+		snprintf(a.sha, sizeof a.sha, "%s", json_str(o, "manifest_sha256"));
 		a.entries = read_json_at(a.run_fd, "entries.json");
 		if (!json_is_array(a.entries)) {
 			json_decref(a.entries);

@@ -145,6 +145,15 @@ parse_count(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* A string member of a JSON object, or "" when it is missing or not one. */
+const char *
+json_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
 const char *
 base_name(const char *path)
 {

@@ -31,6 +31,7 @@ void	 format_time(int64_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 int	 write_all(int, const void *, size_t);
 const char *base_name(const char *);
+const char *json_str(const json_t *, const char *);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
 

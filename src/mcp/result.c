@@ -10,14 +10,6 @@
 
 #include "mcp.h"
 
-static const char *
-str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
 /* {content: [text], isError, structuredContent?}; structured is stolen. */
 json_t *
 result_text(const char *text, int is_error, json_t *structured, int with_structured)
@@ -75,24 +67,24 @@ put_entry(FILE *fp, const json_t *e, const char *policy)
 {
 	const json_t *code = json_object_get(e, "exit_code"), *sig = json_object_get(e, "signal");
 	json_int_t total = json_integer_value(json_object_get(e, "output_bytes"));
-	const char *tail = str(e, "output_tail");
+	const char *tail = json_str(e, "output_tail");
 
 	fputs("== ", fp);
-	text_print(fp, str(e, "id"));
-	fprintf(fp, " (%s): %s", strcmp(str(e, "as"), "user") == 0 ? "you" : "root",
-	    str(e, "status"));
+	text_print(fp, json_str(e, "id"));
+	fprintf(fp, " (%s): %s", strcmp(json_str(e, "as"), "user") == 0 ? "you" : "root",
+	    json_str(e, "status"));
 	if (json_is_integer(code))
 		fprintf(fp, ", exit %lld", (long long)json_integer_value(code));
 	if (json_is_integer(sig))
 		fprintf(fp, ", signal %lld", (long long)json_integer_value(sig));
 	if (json_is_integer(json_object_get(e, "duration_ms")) &&
-	    strcmp(str(e, "status"), "skipped") != 0 && strcmp(str(e, "status"), "refused") != 0)
+	    strcmp(json_str(e, "status"), "skipped") != 0 && strcmp(json_str(e, "status"), "refused") != 0)
 		fprintf(fp, ", %lld ms",
 		    (long long)json_integer_value(json_object_get(e, "duration_ms")));
 	fputc('\n', fp);
-	if (*str(e, "error") != '\0') {
+	if (*json_str(e, "error") != '\0') {
 		fputs("   error: ", fp);
-		text_print(fp, str(e, "error"));
+		text_print(fp, json_str(e, "error"));
 		fputc('\n', fp);
 	}
 	if (total > 0 && strcmp(policy, "none") == 0)
@@ -116,7 +108,7 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 
 	n = json_array_size(json_object_get(ledger, "entries"));
 	json_array_foreach(json_object_get(ledger, "entries"), i, e) {
-		st = str(e, "status");
+		st = json_str(e, "status");
 		if (strcmp(st, "ran") == 0)
 			ran++;
 		else if (strcmp(st, "skipped") == 0)
@@ -131,8 +123,8 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 	    n == 1 ? "" : "s");
 	if (first != NULL) {
 		fputs("; ", fp);
-		text_print(fp, str(first, "id"));
-		fprintf(fp, " %s", str(first, "status"));
+		text_print(fp, json_str(first, "id"));
+		fprintf(fp, " %s", json_str(first, "status"));
 		if (json_is_integer(json_object_get(first, "exit_code")))
 			fprintf(fp, " (exit %lld)",
 			    (long long)json_integer_value(json_object_get(first, "exit_code")));
@@ -142,14 +134,14 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 	if (skipped > 0)
 		fprintf(fp, "; %zu skipped", skipped);
 	fputs(".\n", fp);
-	if (strcmp(str(ledger, "outcome"), "completed") != 0) {
+	if (strcmp(json_str(ledger, "outcome"), "completed") != 0) {
 		fputs("outcome: ", fp);
-		text_print(fp, str(ledger, "outcome"));
+		text_print(fp, json_str(ledger, "outcome"));
 		fputc('\n', fp);
 	}
-	if (*str(ledger, "diagnostic") != '\0') {
+	if (*json_str(ledger, "diagnostic") != '\0') {
 		fputs("diagnostic: ", fp);
-		text_print(fp, str(ledger, "diagnostic"));
+		text_print(fp, json_str(ledger, "diagnostic"));
 		fputc('\n', fp);
 	}
 }
@@ -157,7 +149,7 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 static void
 put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
 {
-	const char *state = str(g, "state"), *policy = str(g, "output_to_agent");
+	const char *state = json_str(g, "state"), *policy = json_str(g, "output_to_agent");
 	const json_t *e;
 	size_t i;
 
@@ -170,15 +162,15 @@ put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
 		put_summary(fp, id, ledger);
 		json_array_foreach(json_object_get(ledger, "entries"), i, e)
 			put_entry(fp, e, policy);
-		if (*str(g, "next_prompt") != '\0') {
+		if (*json_str(g, "next_prompt") != '\0') {
 			fputs("next:\n", fp);
-			put_lines(fp, str(g, "next_prompt"), "   ");
+			put_lines(fp, json_str(g, "next_prompt"), "   ");
 		}
 	} else if (strcmp(state, "denied") == 0) {
 		fprintf(fp, "%s was denied by the reviewer; nothing ran.\n", id);
-		if (*str(g, "feedback") != '\0') {
+		if (*json_str(g, "feedback") != '\0') {
 			fputs("feedback:\n", fp);
-			put_lines(fp, str(g, "feedback"), "   ");
+			put_lines(fp, json_str(g, "feedback"), "   ");
 		} else
 			fputs("(no feedback given)\n", fp);
 		fputs("Change course according to the feedback, or ask the user; "
@@ -200,7 +192,7 @@ put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
 json_t *
 result_settled(struct store *st, const char *id, json_t *g, int with_structured)
 {
-	const char *state = str(g, "state");
+	const char *state = json_str(g, "state");
 	json_t *ledger = NULL, *structured, *r;
 	char *text = NULL;
 	size_t len = 0;

@@ -19,13 +19,13 @@
 int
 gate_cmd_root(const json_t *c)
 {
-	return strcmp(tui_str(c, "as"), "root") == 0;
+	return strcmp(json_str(c, "as"), "root") == 0;
 }
 
 static int
 pending(const struct tui *t)
 {
-	return strcmp(tui_str(t->gate, "state"), "pending") == 0;
+	return strcmp(json_str(t->gate, "state"), "pending") == 0;
 }
 
 /* Does argv element a read the same to a shell without quotes? */
@@ -55,7 +55,7 @@ command_line(const json_t *c)
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return xstrdup("");
 	json_array_foreach(argv, i, a) {
-		s = i == 0 && *tui_str(c, "path") != '\0' ? tui_str(c, "path") :
+		s = i == 0 && *json_str(c, "path") != '\0' ? json_str(c, "path") :
 		    json_string_value(a);
 		if (s == NULL)
 			s = "";
@@ -144,8 +144,8 @@ expiry(struct tui *t, struct tdoc *d)
 		doc_addf(d, ST_DIM, " (%s)", when);
 		return;
 	}
-	doc_add(d, strcmp(tui_str(g, "state"), "approved") == 0 ? ST_GOOD : ST_BAD,
-	    tui_str(g, "state"));
+	doc_add(d, strcmp(json_str(g, "state"), "approved") == 0 ? ST_GOOD : ST_BAD,
+	    json_str(g, "state"));
 	doc_addf(d, ST_DIM, " (review window to %s)", when);
 }
 
@@ -154,31 +154,31 @@ context(struct tui *t, struct tdoc *d)
 {
 	json_t *g = t->gate;
 
-	context_field(d, "Reason", tui_str(g, "reason"));
-	context_field(d, "Host", tui_str(g, "host"));
-	if (*tui_str(g, "machine") != '\0') {
+	context_field(d, "Reason", json_str(g, "reason"));
+	context_field(d, "Host", json_str(g, "host"));
+	if (*json_str(g, "machine") != '\0') {
 		doc_add(d, ST_NORMAL, ", for machine ");
-		doc_add(d, ST_BOLD, tui_str(g, "machine"));
+		doc_add(d, ST_BOLD, json_str(g, "machine"));
 	}
-	context_field(d, "Run as", tui_str(g, "run_as"));
-	context_field(d, "Cwd", tui_str(g, "cwd"));
+	context_field(d, "Run as", json_str(g, "run_as"));
+	context_field(d, "Cwd", json_str(g, "cwd"));
 	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
 	doc_add(d, ST_LABEL, "Environment");
 	doc_tab(d, LABEL_COL);
 	env_inline(d, json_object_get(g, "env"));
-	context_field(d, "Requester", tui_str(g, "requester"));
-	if (*tui_str(g, "agent") != '\0') {
+	context_field(d, "Requester", json_str(g, "requester"));
+	if (*json_str(g, "agent") != '\0') {
 		doc_add(d, ST_NORMAL, " via agent ");
-		doc_add(d, ST_NORMAL, tui_str(g, "agent"));
+		doc_add(d, ST_NORMAL, json_str(g, "agent"));
 	}
-	context_field(d, "Project", *tui_str(g, "project") ? tui_str(g, "project") : "-");
+	context_field(d, "Project", *json_str(g, "project") ? json_str(g, "project") : "-");
 	expiry(t, d);
 	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
 	doc_add(d, ST_LABEL, "Risk");
 	doc_tab(d, LABEL_COL);
 	badges(d, json_object_get(g, "risk_badges"), 1);
-	if (*tui_str(g, "feedback") != '\0')
-		context_field(d, "Feedback", tui_str(g, "feedback"));
+	if (*json_str(g, "feedback") != '\0')
+		context_field(d, "Feedback", json_str(g, "feedback"));
 }
 
 static void
@@ -201,14 +201,14 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		snprintf(label, sizeof label, "argv[%zu]", i);
 		detail(d, card, label, ST_NORMAL, json_string_value(a));
 	}
-	detail(d, card, "path", ST_NORMAL, tui_str(c, "path"));
-	if (strcmp(tui_str(c, "path"), tui_str(c, "given_path")) != 0) {
+	detail(d, card, "path", ST_NORMAL, json_str(c, "path"));
+	if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 		doc_add(d, ST_DIM, " (given as ");
-		doc_add(d, ST_DIM, tui_str(c, "given_path"));
+		doc_add(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
-	detail(d, card, "sha256", ST_NORMAL, tui_str(c, "executable_sha256"));
-	detail(d, card, "cwd", ST_NORMAL, tui_str(c, "cwd"));
+	detail(d, card, "sha256", ST_NORMAL, json_str(c, "executable_sha256"));
+	detail(d, card, "cwd", ST_NORMAL, json_str(c, "cwd"));
 	to = json_object_get(c, "timeout_seconds");
 	if (json_is_integer(to))
 		snprintf(buf, sizeof buf, "%lld s", (long long)json_integer_value(to));
@@ -235,13 +235,13 @@ checkbox(struct tui *t, struct tdoc *d, int i, const json_t *c)
 		return;
 	}
 	json_array_foreach(json_object_get(t->ledger, "entries"), k, e)
-		if (strcmp(tui_str(e, "id"), tui_str(c, "id")) == 0) {
-			doc_add(d, strcmp(tui_str(e, "status"), "ran") == 0 ? ST_GOOD : ST_BAD,
-			    tui_str(e, "status"));
+		if (strcmp(json_str(e, "id"), json_str(c, "id")) == 0) {
+			doc_add(d, strcmp(json_str(e, "status"), "ran") == 0 ? ST_GOOD : ST_BAD,
+			    json_str(e, "status"));
 			return;
 		}
-	doc_add(d, ST_DIM, strcmp(tui_str(t->gate, "state"), "approved") == 0 ?
-	    "not run" : tui_str(t->gate, "state"));
+	doc_add(d, ST_DIM, strcmp(json_str(t->gate, "state"), "approved") == 0 ?
+	    "not run" : json_str(t->gate, "state"));
 }
 
 /* One command's card; rootno is its number among the ROOT commands. */
@@ -261,7 +261,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 	else
 		doc_add(d, ST_YOU_BADGE, " YOU ");
 	doc_add(d, ST_NORMAL, " ");
-	doc_add(d, ST_BOLD, tui_str(c, "id"));
+	doc_add(d, ST_BOLD, json_str(c, "id"));
 	if (json_array_size(json_object_get(c, "badges")) > 0) {
 		doc_add(d, ST_NORMAL, "  ");
 		badges(d, json_object_get(c, "badges"), 0);
@@ -272,20 +272,20 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 		doc_add(d, ST_NORMAL, "as ");
 		doc_add(d, ST_BOLD, t->user);
 		doc_add(d, ST_NORMAL, ", in ");
-		doc_add(d, ST_BOLD, tui_str(c, "cwd"));
+		doc_add(d, ST_BOLD, json_str(c, "cwd"));
 	} else {
 		doc_line(d, i, LINE_MID, CARD_INDENT);
 		doc_tab(d, CARD_INDENT);
 		doc_add(d, ST_NORMAL, "as ");
-		doc_add(d, ST_ROOT_BORDER, tui_str(t->gate, "run_as"));
+		doc_add(d, ST_ROOT_BORDER, json_str(t->gate, "run_as"));
 		doc_add(d, ST_NORMAL, ", in ");
-		doc_add(d, ST_BOLD, tui_str(c, "cwd"));
+		doc_add(d, ST_BOLD, json_str(c, "cwd"));
 	}
 	doc_line(d, i, LINE_MID, CARD_INDENT + 2);
 	doc_tab(d, CARD_INDENT);
 	if (json_is_string(json_object_get(c, "command"))) {
 		doc_add(d, ST_DIM, "$ ");
-		doc_add(d, ST_BOLD, tui_str(c, "command"));
+		doc_add(d, ST_BOLD, json_str(c, "command"));
 	} else {
 		line = command_line(c);
 		doc_add(d, ST_BOLD, line);
@@ -294,7 +294,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 	doc_line(d, i, LINE_MID, CARD_INDENT + 5);
 	doc_tab(d, CARD_INDENT);
 	doc_add(d, ST_LABEL, "why  ");
-	doc_add(d, ST_NORMAL, tui_str(c, "why"));
+	doc_add(d, ST_NORMAL, json_str(c, "why"));
 	if (t->details)
 		card_details(t, d, i, c);
 	doc_line(d, i, LINE_BOTTOM, 0);
@@ -313,9 +313,9 @@ policies(struct tui *t, struct tdoc *d)
 	context_field(d, "Stop", json_is_true(json_object_get(g, "stop_on_failure")) ?
 	    "on the first failure of either kind (stop_on_failure)" :
 	    "never: every ticked command runs (stop_on_failure false)");
-	context_field(d, "Output", tui_str(g, "output_to_agent"));
-	doc_add(d, ST_DIM, strcmp(tui_str(g, "output_to_agent"), "none") == 0 ?
-	    " (the agent gets no output)" : strcmp(tui_str(g, "output_to_agent"), "full") == 0 ?
+	context_field(d, "Output", json_str(g, "output_to_agent"));
+	doc_add(d, ST_DIM, strcmp(json_str(g, "output_to_agent"), "none") == 0 ?
+	    " (the agent gets no output)" : strcmp(json_str(g, "output_to_agent"), "full") == 0 ?
 	    " (the agent gets up to 64 KiB per command)" :
 	    " (the agent gets the last 8 KiB per command)");
 	context_field(d, "Environment", json_object_size(json_object_get(g, "env")) ?
@@ -328,9 +328,9 @@ policies(struct tui *t, struct tdoc *d)
 		doc_add(d, ST_BOLD, "=");
 		doc_add(d, ST_BOLD, json_string_value(v));
 	}
-	if (*tui_str(g, "next_prompt") != '\0')
-		context_field(d, "Next", tui_str(g, "next_prompt"));
-	context_field(d, "Manifest", tui_str(g, "manifest_sha256"));
+	if (*json_str(g, "next_prompt") != '\0')
+		context_field(d, "Next", json_str(g, "next_prompt"));
+	context_field(d, "Manifest", json_str(g, "manifest_sha256"));
 }
 
 static void
@@ -343,26 +343,26 @@ ledger(struct tui *t, struct tdoc *d)
 	doc_blank(d, -1);
 	doc_line(d, -1, LINE_PLAIN, 0);
 	doc_add(d, ST_BOLD, "Ledger");
-	doc_addf(d, ST_DIM, " (%s)", tui_str(t->ledger, "outcome"));
+	doc_addf(d, ST_DIM, " (%s)", json_str(t->ledger, "outcome"));
 	json_array_foreach(json_object_get(t->ledger, "entries"), i, e) {
-		s = tui_str(e, "status");
+		s = json_str(e, "status");
 		doc_line(d, -1, LINE_PLAIN, 4);
 		doc_tab(d, 2);
 		doc_add(d, strcmp(s, "ran") == 0 ? ST_GOOD : ST_BAD, s);
 		doc_tab(d, 11);
-		doc_add(d, ST_BOLD, tui_str(e, "id"));
-		doc_addf(d, ST_DIM, " as %s", tui_str(e, "as"));
+		doc_add(d, ST_BOLD, json_str(e, "id"));
+		doc_addf(d, ST_DIM, " as %s", json_str(e, "as"));
 		code = json_object_get(e, "exit_code");
 		if (json_is_integer(code))
 			doc_addf(d, ST_NORMAL, ", exit %lld", (long long)json_integer_value(code));
-		if (*tui_str(e, "error") != '\0') {
+		if (*json_str(e, "error") != '\0') {
 			doc_add(d, ST_NORMAL, ", ");
-			doc_add(d, ST_NORMAL, tui_str(e, "error"));
+			doc_add(d, ST_NORMAL, json_str(e, "error"));
 		}
 		if (!t->details)
 			continue;
 		/* command output, line by line, each neutralised */
-		for (out = tui_str(e, "output_tail"); *out != '\0'; out = nl + 1) {
+		for (out = json_str(e, "output_tail"); *out != '\0'; out = nl + 1) {
 			char *line;
 
 			nl = strchr(out, '\n');
@@ -380,8 +380,8 @@ ledger(struct tui *t, struct tdoc *d)
 	}
 	if (!t->details)
 		return;
-	if (*tui_str(t->ledger, "diagnostic") != '\0')
-		context_field(d, "Diagnostic", tui_str(t->ledger, "diagnostic"));
+	if (*json_str(t->ledger, "diagnostic") != '\0')
+		context_field(d, "Diagnostic", json_str(t->ledger, "diagnostic"));
 }
 
 /* Lay the whole review out again for the current size and state. */
@@ -487,7 +487,7 @@ gate_open(struct tui *t, const char *id)
 	t->focus = t->top = 0;
 	t->details = 0;
 	*t->outcome = '\0';
-	t->ledger = strcmp(tui_str(g, "state"), "approved") == 0 ? gate_ledger(t->st, id) : NULL;
+	t->ledger = strcmp(json_str(g, "state"), "approved") == 0 ? gate_ledger(t->st, id) : NULL;
 	t->view = VIEW_GATE;
 	*t->status = '\0';
 	gate_layout(t);
@@ -525,8 +525,8 @@ gate_reload(struct tui *t)
 		json_decref(g);
 		return;
 	}
-	was = tui_str(t->gate, "state");
-	now = tui_str(g, "state");
+	was = json_str(t->gate, "state");
+	now = json_str(g, "state");
 	if (strcmp(was, now) != 0) {
 		tui_status(t, strcmp(now, "approved") == 0 ? ST_GOOD : ST_BAD,
 		    "%s is now %s", t->gate_id, now);
@@ -570,7 +570,7 @@ top_bar(struct tui *t)
 		tui_duration(at - now_seconds(), left, sizeof left);
 		snprintf(buf, sizeof buf, "expires in %s ", left);
 	} else
-		snprintf(buf, sizeof buf, "%s ", tui_str(t->gate, "state"));
+		snprintf(buf, sizeof buf, "%s ", json_str(t->gate, "state"));
 	if ((int)strlen(buf) < COLS - 1 - x)
 		tui_puts(0, COLS - (int)strlen(buf), (int)strlen(buf), ST_BAR, buf);
 }
@@ -642,7 +642,7 @@ toggle(struct tui *t)
 {
 	if (!pending(t)) {
 		tui_status(t, ST_BAD, "%s is %s: nothing to tick", t->gate_id,
-		    tui_str(t->gate, "state"));
+		    json_str(t->gate, "state"));
 		return;
 	}
 	if (t->ncmds == 0)

@@ -47,7 +47,7 @@ static const struct outcome_text outcomes[] = {
 static void
 outcome_of(const json_t *r, char *buf, size_t size, enum style *style)
 {
-	const char *outcome = tui_str(r, "outcome"), *msg = tui_str(r, "message");
+	const char *outcome = json_str(r, "outcome"), *msg = json_str(r, "message");
 	const struct outcome_text *o;
 
 	for (o = outcomes; o->key != NULL; o++)
@@ -58,8 +58,8 @@ outcome_of(const json_t *r, char *buf, size_t size, enum style *style)
 		snprintf(buf, size, "%s", o->text);
 	else if (o->key != NULL)
 		snprintf(buf, size, "%s%s%s", o->text, *msg ? ": " : "", msg);
-	else if (*tui_str(r, "status") != '\0')
-		snprintf(buf, size, "%s%s%s", tui_str(r, "status"), *msg ? ": " : "", msg);
+	else if (*json_str(r, "status") != '\0')
+		snprintf(buf, size, "%s%s%s", json_str(r, "status"), *msg ? ": " : "", msg);
 	else
 		snprintf(buf, size, "the approval could not be carried out");
 }
@@ -78,7 +78,7 @@ ticked_ids(struct tui *t, size_t *n, int *root)
 	json_array_foreach(cmds, i, c) {
 		if (i >= t->ncmds || !t->ticked[i])
 			continue;
-		ids[(*n)++] = tui_str(c, "id");
+		ids[(*n)++] = json_str(c, "id");
 		if (gate_cmd_root(c))
 			*root = 1;
 	}
@@ -130,18 +130,18 @@ print_result(const json_t *r, const char *line)
 	putchar('\n');
 	json_array_foreach(json_object_get(json_object_get(r, "ledger"), "entries"), i, e) {
 		fputs("  ", stdout);
-		print_visible(tui_str(e, "status"));
+		print_visible(json_str(e, "status"));
 		fputs(" ", stdout);
-		print_visible(tui_str(e, "id"));
+		print_visible(json_str(e, "id"));
 		fputs(" (as ", stdout);
-		print_visible(tui_str(e, "as"));
+		print_visible(json_str(e, "as"));
 		fputs(")", stdout);
 		code = json_object_get(e, "exit_code");
 		if (json_is_integer(code))
 			printf(", exit %lld", (long long)json_integer_value(code));
-		if (*tui_str(e, "error") != '\0') {
+		if (*json_str(e, "error") != '\0') {
 			fputs(", ", stdout);
-			print_visible(tui_str(e, "error"));
+			print_visible(json_str(e, "error"));
 		}
 		putchar('\n');
 	}
@@ -166,7 +166,7 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 		printf("%s", i ? ", " : "");
 		print_visible(ids[i]);
 	}
-	printf("\nmanifest %s\n", tui_str(t->gate, "manifest_sha256"));
+	printf("\nmanifest %s\n", json_str(t->gate, "manifest_sha256"));
 	printf("any password prompt below is sudo's own; warrant never reads it\n\n");
 	fflush(stdout);
 	r = approve_run(t->st, t->gate_id, ids, n, NULL, code);
@@ -193,9 +193,9 @@ handoff_approve(struct tui *t)
 	int root, code = EXIT_INTERNAL;
 	json_t *r;
 
-	if (strcmp(tui_str(t->gate, "state"), "pending") != 0) {
+	if (strcmp(json_str(t->gate, "state"), "pending") != 0) {
 		tui_status(t, ST_BAD, "%s is %s: nothing to approve", t->gate_id,
-		    tui_str(t->gate, "state"));
+		    json_str(t->gate, "state"));
 		return;
 	}
 	ids = ticked_ids(t, &n, &root);
@@ -227,9 +227,9 @@ handoff_approve(struct tui *t)
 void
 deny_begin(struct tui *t)
 {
-	if (strcmp(tui_str(t->gate, "state"), "pending") != 0) {
+	if (strcmp(json_str(t->gate, "state"), "pending") != 0) {
 		tui_status(t, ST_BAD, "%s is %s: nothing to deny", t->gate_id,
-		    tui_str(t->gate, "state"));
+		    json_str(t->gate, "state"));
 		return;
 	}
 	t->mode = MODE_DENY;

@@ -35,7 +35,7 @@ remember_sel(struct tui *t)
 {
 	json_t *g = json_array_get(t->list, t->sel);
 
-	snprintf(t->sel_id, sizeof t->sel_id, "%s", g != NULL ? tui_str(g, "request_id") : "");
+	snprintf(t->sel_id, sizeof t->sel_id, "%s", g != NULL ? json_str(g, "request_id") : "");
 }
 
 /* A fresh list from the store: keep the selection on the same gate. */
@@ -48,7 +48,7 @@ list_refresh(struct tui *t, json_t *list)
 	json_decref(t->list);
 	t->list = list;
 	json_array_foreach(list, i, g)
-		if (strcmp(tui_str(g, "request_id"), t->sel_id) == 0) {
+		if (strcmp(json_str(g, "request_id"), t->sel_id) == 0) {
 			t->sel = i;
 			break;
 		}
@@ -66,7 +66,7 @@ count_pending(const json_t *list)
 	int n = 0;
 
 	json_array_foreach(list, i, g)
-		n += strcmp(tui_str(g, "state"), "pending") == 0;
+		n += strcmp(json_str(g, "state"), "pending") == 0;
 	return n;
 }
 
@@ -74,7 +74,7 @@ static void
 gate_rows(int y, const json_t *g, int selected)
 {
 	int64_t now = now_seconds(), created, at;
-	int x, pend = strcmp(tui_str(g, "state"), "pending") == 0;
+	int x, pend = strcmp(json_str(g, "state"), "pending") == 0;
 	long long nroot = json_integer_value(json_object_get(g, "root_count"));
 	long long nyou = json_integer_value(json_object_get(g, "user_count"));
 	char buf[64], d[32];
@@ -83,7 +83,7 @@ gate_rows(int y, const json_t *g, int selected)
 
 	if (selected)
 		tui_puts(y, 0, 1, ST_FOCUS, ">");
-	x = 2 + tui_puts(y, 2, 12, selected ? ST_SELECT : ST_BOLD, tui_str(g, "request_id"));
+	x = 2 + tui_puts(y, 2, 12, selected ? ST_SELECT : ST_BOLD, json_str(g, "request_id"));
 	x += 2;
 	if (nroot > 0) {
 		snprintf(buf, sizeof buf, " ROOT %lld ", nroot);
@@ -105,14 +105,14 @@ gate_rows(int y, const json_t *g, int selected)
 		snprintf(buf, sizeof buf, "%s left", d);
 		x += tui_puts(y, x, COLS - 1 - x, at - now < 60 ? ST_BAD : ST_NORMAL, buf) + 2;
 	} else
-		x += tui_puts(y, x, COLS - 1 - x, strcmp(tui_str(g, "state"), "approved") == 0 ?
-		    ST_GOOD : ST_BAD, tui_str(g, "state")) + 2;
+		x += tui_puts(y, x, COLS - 1 - x, strcmp(json_str(g, "state"), "approved") == 0 ?
+		    ST_GOOD : ST_BAD, json_str(g, "state")) + 2;
 	if (x < COLS - 1)
 		x += tui_cut(y, x, COLS - 1 - x < 16 ? COLS - 1 - x : 16, ST_NORMAL,
-		    tui_str(g, "requester"));
-	if (*tui_str(g, "project") != '\0' && x + 4 < COLS - 1) {
+		    json_str(g, "requester"));
+	if (*json_str(g, "project") != '\0' && x + 4 < COLS - 1) {
 		x += tui_puts(y, x, 3, ST_DIM, " / ");
-		tui_cut(y, x, COLS - 1 - x, ST_BOLD, tui_str(g, "project"));
+		tui_cut(y, x, COLS - 1 - x, ST_BOLD, json_str(g, "project"));
 	}
 	x = 4;
 	json_array_foreach(json_object_get(g, "risk_badges"), i, b) {
@@ -122,7 +122,7 @@ gate_rows(int y, const json_t *g, int selected)
 		x += tui_cut(y + 1, x, COLS / 2 - x, ST_RISK, json_string_value(b));
 		x += tui_puts(y + 1, x, COLS / 2 - x, ST_RISK, "] ");
 	}
-	tui_cut(y + 1, x, COLS - 1 - x, ST_NORMAL, tui_str(g, "reason"));
+	tui_cut(y + 1, x, COLS - 1 - x, ST_NORMAL, json_str(g, "reason"));
 }
 
 void
@@ -170,7 +170,7 @@ open_sel(struct tui *t)
 	json_t *g = json_array_get(t->list, t->sel);
 
 	if (g != NULL)
-		gate_open(t, tui_str(g, "request_id"));
+		gate_open(t, json_str(g, "request_id"));
 }
 
 void

@@ -39,14 +39,6 @@ tui_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *
-tui_str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
 /* A duration for humans: 42s, 4m08s, 3h05m, 2d04h; "0s" when past. */
 void
 tui_duration(int64_t s, char *buf, size_t size)
@@ -93,9 +85,9 @@ announce(struct tui *t, const json_t *list)
 	int fresh = 0;
 
 	json_array_foreach(list, i, g) {
-		const char *id = tui_str(g, "request_id");
+		const char *id = json_str(g, "request_id");
 
-		if (strcmp(tui_str(g, "state"), "pending") != 0 ||
+		if (strcmp(json_str(g, "state"), "pending") != 0 ||
 		    json_object_get(t->seen, id) != NULL)
 			continue;
 		json_object_set_new(t->seen, id, json_true());

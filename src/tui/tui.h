@@ -117,7 +117,6 @@ void	 tui_poll(struct tui *);
 void	 tui_draw(struct tui *);
 void	 tui_forget_interrupt(void);
 int	 tui_body_height(void);
-const char *tui_str(const json_t *, const char *);
 void	 tui_duration(int64_t, char *, size_t);
 int	 tui_run(struct store *, int, const char *, const char *);
 
