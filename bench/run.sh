@@ -50,7 +50,7 @@ else
 fi
 # shellcheck disable=SC2086
 cc $cflags -I"$build" -I"$top/src" $pc_cflags -o "$work/hashfile" \
-    "$top/bench/hashfile.c" "$top/src/sha256.c" "$top/src/util.c" $pc_libs
+    "$top/bench/hashfile.c" "$top/src/shared/sha256.c" "$top/src/shared/util.c" -I"$top/src/shared" $pc_libs
 timeit=$work/timeit
 
 # field FILE LABEL KEY: one figure from timeit's output.

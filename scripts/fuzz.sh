@@ -10,10 +10,10 @@ work=${FUZZ_DIR:-$(mktemp -d /tmp/warrant-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "fuzz: clang is needed (apt-get install clang)" >&2; exit 1; }
 [ -f "$top/build/config.h" ] || { echo "fuzz: run make first (build/config.h)" >&2; exit 1; }
 srcs=""
-for f in util text sha256 canon policy capture ledger exe denylist validate risk request manifest; do
+for f in util shared/util shared/text shared/sha256 shared/canon shared/policy shared/capture shared/ledger shared/manifest intake/exe intake/denylist intake/validate intake/risk intake/request; do
 	srcs="$srcs $top/src/$f.c"
 done
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I$top/build -I$top/src"
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I$top/build -I$top/src -I$top/src/shared"
 libs="$(pkg-config --libs jansson libcrypto)"
 status=0
 for t in "$top"/tests/fuzz/fuzz-*.c; do

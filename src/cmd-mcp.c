@@ -4,6 +4,7 @@
  * request_commands turns a request into a gate and returns its outcome;
  * only a human with `warrant answer` approves anything.
  */
+#include <err.h>
 #include <unistd.h>
 
 #include "warrant.h"
@@ -33,7 +34,7 @@ cmd_mcp_exec(int argc, char **argv)
 	if (argc != 1)
 		return usage_error(&cmd_mcp_entry, "unexpected argument '%s'", argv[1]);
 	if (isatty(STDIN_FILENO))
-		warnx_("mcp: reading JSON-RPC messages from the terminal; an agent "
+		warnx("mcp: reading JSON-RPC messages from the terminal; an agent "
 		    "normally starts this (see docs/agents.md)");
 	return mcp_serve();
 }

@@ -3,6 +3,7 @@
  * seal its manifest and store it as a pending gate; print the gate
  * descriptor. A refusal stores nothing and exits 2.
  */
+#include <err.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ cmd_request_exec(int argc, char **argv)
 
 	rc = read_bounded(STDIN_FILENO, &buf, &len, REQUEST_MAX);
 	if (rc < 0) {
-		warnx_("reading the request: %m");
+		warnx("reading the request: %m");
 		return EXIT_INTERNAL;
 	}
 	if (rc > 0) {
@@ -115,7 +116,7 @@ cmd_request_exec(int argc, char **argv)
 		return refused(&r, json);
 	}
 	if (principal_self(&me) != 0) {
-		warnx_("cannot read your groups: %m");
+		warnx("cannot read your groups: %m");
 		free(buf);
 		return EXIT_INTERNAL;
 	}

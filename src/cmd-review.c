@@ -2,6 +2,7 @@
  * warrant review: the reviewer's terminal console (src/tui/). It needs a
  * terminal on stdin and stdout; everything else is in tui_run.
  */
+#include <err.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ cmd_review_exec(int argc, char **argv)
 	if (optind < argc - 1)
 		return usage_error(&cmd_review_entry, "give at most one ID");
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		warnx_("review needs a terminal on stdin and stdout (try warrant list or "
+		warnx("review needs a terminal on stdin and stdout (try warrant list or "
 		    "warrant show)");
 		return EXIT_REFUSED;
 	}
@@ -75,7 +76,7 @@ cmd_review_exec(int argc, char **argv)
 				free(shown);
 				return EXIT_INTERNAL;
 			}
-			warnx_(rc == 1 ? "no gate matches '%s'" :
+			warnx(rc == 1 ? "no gate matches '%s'" :
 			    "'%s' does not name exactly one gate", shown);
 			free(shown);
 			return EXIT_REFUSED;

@@ -1,4 +1,5 @@
 /* warrant: the command table and dispatch. */
+#include <err.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ gate_arg(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 	if (rc < 0)
 		return EXIT_INTERNAL;
 	shown = text_visible(arg);
-	warnx_(rc == 1 ? "no gate matches '%s'" :
+	warnx(rc == 1 ? "no gate matches '%s'" :
 	    "'%s' does not name exactly one gate (give 4 or more characters of a unique id)",
 	    shown);
 	free(shown);
@@ -126,7 +127,7 @@ main(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if ((c = find_cmd(argv[2])) == NULL) {
-			warnx_("no such command: %s", argv[2]);
+			warnx("no such command: %s", argv[2]);
 			return EXIT_REFUSED;
 		}
 		help_cmd(stdout, c);
@@ -135,7 +136,7 @@ main(int argc, char **argv)
 	if ((c = find_cmd(argv[1])) == NULL) {
 		char *v = text_visible(argv[1]);
 
-		warnx_("unknown command '%s' (see warrant --help)", v);
+		warnx("unknown command '%s' (see warrant --help)", v);
 		free(v);
 		return EXIT_REFUSED;
 	}

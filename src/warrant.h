@@ -11,44 +11,19 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#define SHA256_HEX_LEN	64
+#include "shared/shared.h"
+
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
-#define TRUSTED_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* Exit codes shared by every command (DESIGN §6). */
 #define EXIT_OK		0
 #define EXIT_INTERNAL	1
 #define EXIT_REFUSED	2
 
-/* util.c */
-void	*xmalloc(size_t);
-void	*xcalloc(size_t, size_t);
-char	*xstrdup(const char *);
-void	 warnx_(const char *, ...) __attribute__((format(printf, 1, 2)));
-int	 read_bounded(int, char **, size_t *, size_t);
-int64_t	 now_seconds(void);
+/* util.c: CLI helpers */
 void	 format_time(int64_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
-int	 write_all(int, const void *, size_t);
-const char *base_name(const char *);
 const char *json_str(const json_t *, const char *);
-long long proc_start_time(pid_t);
-int	 proc_alive(pid_t, long long);
-
-/* sha256.c: digests, always lowercase hex. */
-int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
-void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
-int	 digest_equal(const char *, const char *);
-
-/* text.c: agent text made safe for a terminal. */
-size_t	 utf8_decode(const unsigned char *, size_t, unsigned *);
-char	*text_visible(const char *);
-char	*text_json_safe(const char *, size_t);
-void	 text_print(FILE *, const char *);
-void	 text_print_lines(FILE *, const char *, const char *);
-
-/* canon.c: canonical JSON bytes (DESIGN §4). */
-char	*canon_dump(const json_t *, size_t *);
 
 /* A refusal: stable code, JSON path of the offending field, one sentence. */
 struct refusal {
@@ -139,72 +114,13 @@ void	 request_free(struct wrequest *);
 /* validate.c */
 int	 validate_request(struct wrequest *, const struct principal *, struct refusal *);
 
-/* policy.c */
-int	 contains_credential(const char *);
-const char *credential_word(const char *);
-int	 env_forbidden(const char *);
-size_t	 redact_credentials(const char *, size_t, char *, size_t);
-
-/* capture.c: run a prepared command, capture a bounded, redacted tail. */
-#define CAPTURE_TAIL	(64 * 1024)
-#define CAPTURE_LINE	4096
-struct capture {
-	char		ring[CAPTURE_TAIL];
-	size_t		head, len;
-	uint64_t	total;		/* bytes the command printed */
-	int		logfd;
-	uint64_t	logged, logmax;
-	char		line[CAPTURE_LINE];
-	size_t		linelen;
-	char		logbuf[64 * 1024];
-	size_t		logbuflen;
-};
-struct exec_spec {
-	int		 exefd;		/* the hashed descriptor */
-	char *const	*argv;
-	char *const	*envp;
-	const char	*cwd;
-	const char	*user;		/* initgroups/setgid/setuid; NULL: stay */
-	uid_t		 uid;
-	gid_t		 gid;
-	int		 new_session;
-	long		 timeout;	/* seconds */
-};
-struct exec_result {
-	int		exit_code;	/* -1 when killed by a signal */
-	int		signal;
-	int		timed_out;
-	int		exec_errno;	/* nonzero: it never started */
-	int64_t		duration_ms;
-};
-void	 capture_init(struct capture *, int, uint64_t);
-void	 capture_feed(struct capture *, const char *, size_t);
-void	 capture_finish(struct capture *);
-char	*capture_tail(struct capture *, size_t);
-int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
+/* submit.c */
+json_t	*manifest_build(const struct wrequest *, const char *, const char *);
 
 /* risk.c */
 unsigned risk_command(const struct wcommand *, const struct wrequest *,
 	    const struct principal *);
 json_t	*badges_json(unsigned);
-
-/* manifest.c */
-json_t	*manifest_build(const struct wrequest *, const char *, const char *);
-char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
-
-/* ledger.c */
-#define LEDGER_TAIL_BYTES	(8 * 1024)
-#define LEDGER_FULL_BYTES	(64 * 1024)
-size_t	 ledger_tail_bytes(const char *);
-json_t	*ledger_entry_ran(const char *, const char *, const struct exec_result *,
-	    struct capture *, const char *);
-json_t	*ledger_entry_not_run(const char *, const char *, const char *, const char *);
-json_t	*ledger_new(const char *, const char *, const char *, json_t *, const char *);
-int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
-	    size_t, char *, size_t);
-int	 ledger_all_ran(const json_t *);
-void	 ledger_filter(json_t *, const char *);
-int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, int);
 
 /* gateid.c */
 #define GATE_ID_LEN	12	/* "w-" + 10 base32 */

@@ -6,6 +6,7 @@
  * /var/lib/warrant/box, or $WARRANT_BOX_DIR when running as root (tests).
  * Plaintext lives only in caller buffers that are wiped after use.
  */
+#include <err.h>
 #include <sys/file.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,7 @@ box_dir_path(char *out, size_t size)
 	if (env == NULL || *env == '\0' || getuid() != 0 || geteuid() != 0)
 		env = BOX_DIR_DEFAULT;
 	if (env[0] != '/' || (size_t)snprintf(out, size, "%s", env) >= size) {
-		warnx_("box directory '%s' must be a short absolute path", env);
+		warnx("box directory '%s' must be a short absolute path", env);
 		return -1;
 	}
 	return 0;
@@ -52,11 +53,11 @@ dir_open(int create)
 	if (create) {
 		if (strcmp(path, BOX_DIR_DEFAULT) == 0 &&
 		    mkdir("/var/lib/warrant", 0755) != 0 && errno != EEXIST) {
-			warnx_("cannot create /var/lib/warrant: %s", strerror(errno));
+			warnx("cannot create /var/lib/warrant: %s", strerror(errno));
 			return -1;
 		}
 		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-			warnx_("cannot create %s: %s", path, strerror(errno));
+			warnx("cannot create %s: %s", path, strerror(errno));
 			return -1;
 		}
 	}
@@ -64,11 +65,11 @@ dir_open(int create)
 	if (fd < 0) {
 		if (errno == ENOENT && !create)
 			return -2;
-		warnx_("box directory %s: %s", path, strerror(errno));
+		warnx("box directory %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 077) != 0) {
-		warnx_("box directory %s must be owned by root with mode 0700", path);
+		warnx("box directory %s must be owned by root with mode 0700", path);
 		close(fd);
 		return -1;
 	}
@@ -86,7 +87,7 @@ box_lock(void)
 	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	close(dfd);
 	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-		warnx_("cannot lock the box directory: %s", strerror(errno));
+		warnx("cannot lock the box directory: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -223,7 +224,7 @@ box_secret_exists(const char *name)
 	file_name(name, file);
 	rc = fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!rc && errno != ENOENT) {
-		warnx_("box password of %s: %s", name, strerror(errno));
+		warnx("box password of %s: %s", name, strerror(errno));
 		rc = -1;
 	}
 	close(dfd);

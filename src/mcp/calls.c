@@ -8,6 +8,7 @@
  * feedback), so nobody approves work for an agent that is no longer
  * waiting for it. Nothing here ever approves anything.
  */
+#include <err.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,7 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 		return rpc_result(s, id, result_refusal(&r, s->structured));
 	if (principal_self(&me) != 0) {
 		request_free(&q);
-		warnx_("mcp: cannot read your groups: %m");
+		warnx("mcp: cannot read your groups: %m");
 		return fail(s, id, "warrant cannot read the groups of its own user; nothing was stored");
 	}
 	if (validate_request(&q, &me, &r) != 0) {
@@ -214,7 +215,7 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 	int rc;
 
 	if (store_ready(s) != 0) {
-		warnx_("mcp: cannot withdraw %s: the store cannot be opened", gate);
+		warnx("mcp: cannot withdraw %s: the store cannot be opened", gate);
 		return;
 	}
 	/* gate_deny leaves alone a gate that settled or is being run; an
@@ -226,7 +227,7 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 	else if (rc > 0)
 		fprintf(stderr, "warrant mcp: %s is settled or being run; not withdrawn\n", gate);
 	else
-		warnx_("mcp: cannot withdraw %s", gate);
+		warnx("mcp: cannot withdraw %s", gate);
 }
 
 /* notifications/cancelled: withdraw the gate; the call gets no answer. */

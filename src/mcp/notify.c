@@ -5,6 +5,7 @@
  * descriptor of ours, and failing to notify changes nothing (the review
  * console rings its own bell when a new gate appears).
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ notify_reviewer(const char *id, const struct wrequest *q)
 	argv[n++] = body;
 	argv[n] = NULL;
 	if ((pid = fork()) < 0)
-		warnx_("mcp: cannot notify the reviewer: %m");
+		warnx("mcp: cannot notify the reviewer: %m");
 	else if (pid == 0)
 		run_notify(argv);
 	else

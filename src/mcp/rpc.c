@@ -3,6 +3,7 @@
  * line of compact JSON written whole to the protocol stream. Nothing else
  * is ever written there; diagnostics go to standard error.
  */
+#include <err.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,13 @@ rpc_send(struct mcp_session *s, json_t *msg)
 	int rc;
 
 	if (msg == NULL) {
-		warnx_("mcp: cannot encode a message");
+		warnx("mcp: cannot encode a message");
 		return -1;
 	}
 	line = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
 	if (line == NULL) {
-		warnx_("mcp: cannot encode a message");
+		warnx("mcp: cannot encode a message");
 		return -1;
 	}
 	len = strlen(line);
@@ -49,7 +50,7 @@ rpc_send(struct mcp_session *s, json_t *msg)
 	rc = write_all(s->out, line, len + 1);
 	free(line);
 	if (rc != 0)
-		warnx_("mcp: writing to the client: %m");
+		warnx("mcp: writing to the client: %m");
 	return rc;
 }
 

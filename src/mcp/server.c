@@ -7,6 +7,7 @@
  * session ends at end of input or on SIGTERM, SIGINT or SIGHUP, and
  * withdraws whatever is still pending.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -242,11 +243,11 @@ static int
 private_output(struct mcp_session *s)
 {
 	if ((s->out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0) {
-		warnx_("mcp: standard output: %m");
+		warnx("mcp: standard output: %m");
 		return -1;
 	}
 	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-		warnx_("mcp: standard error: %m");
+		warnx("mcp: standard error: %m");
 		return -1;
 	}
 	return 0;
@@ -322,7 +323,7 @@ mcp_serve(void)
 	while (!eof && !quit) {
 		rc = wait_input(&s, next_tick, &mask);
 		if (rc < 0 && errno != EINTR) {
-			warnx_("mcp: poll: %m");
+			warnx("mcp: poll: %m");
 			break;
 		}
 		if (quit)

@@ -4,6 +4,7 @@
  * that is DESIGN §3's request. request_root_commands is the same tool
  * under its old name, listed so that existing setups keep working.
  */
+#include <err.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +150,7 @@ tool_list(void)
 	json_t *schema = json_loads(input_schema, JSON_REJECT_DUPLICATES, NULL), *list;
 
 	if (schema == NULL) {
-		warnx_("mcp: the built-in input schema does not parse");
+		warnx("mcp: the built-in input schema does not parse");
 		return NULL;
 	}
 	list = json_pack("{s:[o,o]}", "tools",

@@ -22,8 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "warrant.h"
+#include "shared.h"
 
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)

@@ -6,6 +6,7 @@
  * YOU-only approvals need no prompt and run without leaving the screen.
  * d asks for an optional feedback note on one line, then denies.
  */
+#include <err.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -109,7 +110,7 @@ wait_enter(void)
 	while ((r = read(STDIN_FILENO, &c, 1)) == 1 && c != '\n' && c != '\r')
 		;
 	if (r < 0 && errno != EINTR)
-		warnx_("cannot read the terminal: %s", strerror(errno));
+		warnx("cannot read the terminal: %s", strerror(errno));
 	sigaction(SIGINT, &old, NULL);
 }
 

@@ -5,6 +5,7 @@
  * dispatched to the list or the gate under review, and the screen redrawn
  * from scratch on every turn (curses sends only what changed).
  */
+#include <err.h>
 #include <errno.h>
 #include <locale.h>
 #include <pwd.h>
@@ -196,7 +197,7 @@ screen_start(void)
 	sigaction(SIGHUP, &sa, NULL);
 	set_escdelay(25);
 	if (newterm(NULL, stdout, stdin) == NULL) {
-		warnx_("review: cannot drive this terminal (TERM=%s)",
+		warnx("review: cannot drive this terminal (TERM=%s)",
 		    getenv("TERM") ? getenv("TERM") : "unset");
 		return -1;
 	}

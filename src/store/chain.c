@@ -6,9 +6,10 @@
  * write the database can also rebuild the whole chain; the chain shows
  * tampering by anything less (SECURITY.md).
  */
+#include <err.h>
 #include <string.h>
 
-#include "warrant.h"
+#include "store-int.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
@@ -68,7 +69,7 @@ audit_append(struct store *st, const char *gate_id, const char *kind,
 	d = detail != NULL ? canon_dump(detail, NULL) : xstrdup("{}");
 	if (d == NULL || row_hash(seq, at, gate_id, kind, d, prev, sha) != 0) {
 		free(d);
-		warnx_("audit: cannot encode the event");
+		warnx("audit: cannot encode the event");
 		return -1;
 	}
 	if (sqlite3_prepare_v2(st->db, ins, -1, &s, NULL) != SQLITE_OK) {

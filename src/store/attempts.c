@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "store-int.h"
 
-static int
+int
 step_done(struct store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
@@ -19,7 +19,7 @@ step_done(struct store *st, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : store_fail(st, what);
 }
 
-static int
+int
 gate_state(struct store *st, const char *gate, char *state, size_t size)
 {
 	sqlite3_stmt *s;
@@ -130,7 +130,7 @@ attempt_set_pid(struct store *st, int64_t id, const char *state, pid_t pid)
 	return step_done(st, s, "updating the attempt");
 }
 
-static int
+int
 attempt_close(struct store *st, int64_t id, const char *outcome)
 {
 	static const char sql[] = "UPDATE attempts SET state = 'settled', outcome = ?,"
@@ -164,149 +164,6 @@ attempt_abandon(struct store *st, int64_t id, const char *gate, const char *outc
 		return -1;
 	}
 	return store_commit(st);
-}
-
-/* Settle a pending gate as approved with its ledger; 1 if it was not pending. */
-int
-gate_settle(struct store *st, const char *gate, int64_t attempt, const json_t *ledger)
-{
-	static const char ins[] = "INSERT INTO ledgers (gate_id, attempt_id, ledger, created_at)"
-	    " VALUES (?, ?, ?, ?)";
-	static const char upd[] = "UPDATE gates SET state = 'approved', settled_at = ?"
-	    " WHERE id = ? AND state = 'pending'";
-	char state[16], sha[SHA256_HEX_LEN + 1], *text = canon_dump(ledger, NULL);
-	int64_t now = now_seconds();
-	sqlite3_stmt *s;
-	json_t *d;
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	sha256_bytes(text, strlen(text), sha);
-	if (store_begin(st) != 0) {
-		free(text);
-		return -1;
-	}
-	if (gate_state(st, gate, state, sizeof state) != 0)
-		goto fail;
-	if (strcmp(state, "pending") != 0) {
-		attempt_close(st, attempt, "not_pending");
-		store_commit(st);
-		free(text);
-		return 1;
-	}
-	if (sqlite3_prepare_v2(st->db, ins, -1, &s, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, attempt);
-	sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, now);
-	if (step_done(st, s, "storing the ledger") != 0)
-		goto fail;
-	if (sqlite3_prepare_v2(st->db, upd, -1, &s, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_text(s, 2, gate, -1, SQLITE_STATIC);
-	if (step_done(st, s, "settling the gate") != 0 ||
-	    attempt_close(st, attempt, json_string_value(json_object_get(ledger, "outcome"))) != 0)
-		goto fail;
-	d = json_pack("{s:I,s:s,s:O}", "attempt", (json_int_t)attempt, "ledger_sha256", sha,
-	    "outcome", json_object_get(ledger, "outcome"));
-	rc = audit_append(st, gate, "approved", d, now);
-	json_decref(d);
-	if (rc != 0)
-		goto fail;
-	free(text);
-	return store_commit(st);
-fail:
-	free(text);
-	store_rollback(st);
-	return -1;
-}
-
-/* Deny a pending gate; 1 if it was not pending or its approval is being
- * executed (recovery settles a dead one first). */
-int
-gate_deny(struct store *st, const char *gate, const char *feedback)
-{
-	static const char sql[] = "UPDATE gates SET state = 'denied', feedback = ?, settled_at = ?"
-	    " WHERE id = ? AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM attempts"
-	    " WHERE gate_id = gates.id AND state <> 'settled')";
-	int64_t now = now_seconds();
-	sqlite3_stmt *s;
-	json_t *d;
-	int rc;
-
-	if (store_begin(st) != 0)
-		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		store_rollback(st);
-		return store_fail(st, "denying the gate");
-	}
-	if (feedback != NULL)
-		sqlite3_bind_text(s, 1, feedback, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, now);
-	sqlite3_bind_text(s, 3, gate, -1, SQLITE_STATIC);
-	if (step_done(st, s, "denying the gate") != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	if (sqlite3_changes(st->db) == 0) {
-		store_rollback(st);
-		return 1;
-	}
-	d = json_pack("{s:s?}", "feedback", feedback);
-	rc = audit_append(st, gate, "denied", d, now);
-	json_decref(d);
-	if (rc != 0 || store_commit(st) != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	/* after the commit: requests.jsonl is the user's copy, not the truth */
-	d = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at", (json_int_t)now,
-	    "request_id", gate, "feedback", feedback);
-	state_append_jsonl(st->dir, d);
-	json_decref(d);
-	return 0;
-}
-
-json_t *
-gate_ledger(struct store *st, const char *gate)
-{
-	sqlite3_stmt *s;
-	json_t *l = NULL;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT ledger FROM ledgers WHERE gate_id = ?",
-	    -1, &s, NULL) != SQLITE_OK) {
-		store_fail(st, "reading the ledger");
-		return NULL;
-	}
-	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		l = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
-	sqlite3_finalize(s);
-	return l;
-}
-
-/*
- * What the agent is told about gate g (a store_gate object): its state,
- * the ledger filtered by output_to_agent, the denial feedback, and
- * next.prompt once approved.
- */
-json_t *
-gate_outcome(struct store *st, const json_t *g)
-{
-	const char *id = json_string_value(json_object_get(g, "request_id"));
-	int approved = strcmp(json_string_value(json_object_get(g, "state")), "approved") == 0;
-	json_t *ledger = approved ? gate_ledger(st, id) : NULL;
-
-	if (ledger != NULL)
-		ledger_filter(ledger, json_string_value(json_object_get(g, "output_to_agent")));
-	return json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
-	    "state", json_object_get(g, "state"),
-	    "ledger", ledger != NULL ? ledger : json_null(),
-	    "feedback", json_object_get(g, "feedback"),
-	    "next_prompt", approved ? json_object_get(g, "next_prompt") : json_null());
 }
 
 /* Unsettled attempts whose executor is gone: what recovery looks at. */

@@ -6,7 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 #define HASH_CHUNK	(256 * 1024)
 

@@ -4,6 +4,7 @@
  * (SIGHUP, SIGTERM, interrupt keys) are only noted while a batch is in
  * hand, so that it always ends with `sudo -k`.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -128,6 +129,6 @@ sudo_forget(struct approval *a)
 	static const char *const argv[] = { SUDO, "-k", NULL };
 
 	if (a->authenticated && !sudo_ok(run_sudo(-1, argv)))
-		warnx_("sudo -k failed; run it yourself to drop the sudo ticket");
+		warnx("sudo -k failed; run it yourself to drop the sudo ticket");
 	a->authenticated = 0;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 static const char *const credential_words[] = {
 	"password", "passwd", "passphrase", "secret", "token", NULL

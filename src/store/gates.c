@@ -1,250 +1,12 @@
 /*
- * The store (DESIGN §5): one SQLite database in the state directory, the
- * only source of truth for gates, commands, attempts, ledgers and the
- * audit chain. WAL with synchronous=FULL, so a returned commit survives a
- * crash; every transition in BEGIN IMMEDIATE with a busy timeout, so
- * concurrent requesters queue instead of seeing SQLITE_BUSY.
+ * Gates in the store: a new pending gate with its commands, expiry,
+ * lookup by id prefix, the reviewer's and the agent's views, and the
+ * settling transitions (approved with a ledger, denied).
  */
-#include <errno.h>
-#include <fcntl.h>
+#include <err.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "warrant.h"
-
-#define BUSY_TIMEOUT_MS	60000
-
-static const char *const migrations[] = {
-	/* 1: the first schema */
-	"CREATE TABLE gates ("
-	" id TEXT PRIMARY KEY,"
-	" state TEXT NOT NULL CHECK (state IN ('pending','approved','denied','expired')),"
-	" created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, settled_at INTEGER,"
-	" requester TEXT NOT NULL, requester_uid INTEGER NOT NULL, agent TEXT, project TEXT,"
-	" host TEXT NOT NULL, machine TEXT, reason TEXT NOT NULL, run_as TEXT NOT NULL,"
-	" cwd TEXT NOT NULL, env TEXT NOT NULL, stop_on_failure INTEGER NOT NULL,"
-	" output_to_agent TEXT NOT NULL, next_prompt TEXT, risk_badges TEXT NOT NULL,"
-	" root_count INTEGER NOT NULL, user_count INTEGER NOT NULL,"
-	" manifest TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, feedback TEXT);"
-	"CREATE INDEX gates_by_state ON gates (state, created_at);"
-	"CREATE INDEX gates_by_expiry ON gates (state, expires_at);"
-	"CREATE TABLE commands ("
-	" gate_id TEXT NOT NULL REFERENCES gates (id), idx INTEGER NOT NULL,"
-	" id TEXT NOT NULL, as_user INTEGER NOT NULL, argv TEXT NOT NULL, command TEXT,"
-	" given_path TEXT NOT NULL, path TEXT NOT NULL, executable_sha256 TEXT NOT NULL,"
-	" why TEXT NOT NULL, cwd TEXT NOT NULL, timeout_seconds INTEGER,"
-	" badges TEXT NOT NULL, PRIMARY KEY (gate_id, idx)) WITHOUT ROWID;"
-	"CREATE TABLE attempts ("
-	" id INTEGER PRIMARY KEY, gate_id TEXT NOT NULL REFERENCES gates (id),"
-	" state TEXT NOT NULL CHECK (state IN ('reserved','authenticating','running','settled')),"
-	" pid INTEGER, pid_start INTEGER, selected TEXT, manifest_sha256 TEXT,"
-	" started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);"
-	"CREATE TABLE ledgers ("
-	" gate_id TEXT PRIMARY KEY REFERENCES gates (id), attempt_id INTEGER,"
-	" ledger TEXT NOT NULL, created_at INTEGER NOT NULL);"
-	"CREATE TABLE events ("
-	" seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, gate_id TEXT, kind TEXT NOT NULL,"
-	" detail TEXT NOT NULL, prev_sha256 TEXT NOT NULL, sha256 TEXT NOT NULL);",
-	/* 2: attempts remember where they run and how they ended */
-	"ALTER TABLE attempts ADD COLUMN run_dir TEXT;"
-	"ALTER TABLE attempts ADD COLUMN outcome TEXT;"
-	"CREATE INDEX attempts_open ON attempts (state) WHERE state <> 'settled';",
-	/* 3: verifying the chain looks up each gate's events */
-	"CREATE INDEX events_by_gate ON events (gate_id, seq);",
-};
-#define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
-
-/* Say which store failed and why; always returns -1. */
-int
-store_fail(struct store *st, const char *what)
-{
-	int code = st->db != NULL ? sqlite3_errcode(st->db) & 0xff : 0;
-	int oserr = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
-
-	/*
-	 * SQLite words a full disk met while growing the -shm file as a bare
-	 * "disk I/O error"; for I/O-shaped failures the OS error names the
-	 * real cause (e.g. "No space left on device"). Other errors leave
-	 * the system errno stale, so it is not shown for them.
-	 */
-	if (oserr != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL ||
-	    code == SQLITE_CANTOPEN || code == SQLITE_READONLY))
-		warnx_("store %s: %s: %s (%s)", st->path, what,
-		    sqlite3_errmsg(st->db), strerror(oserr));
-	else
-		warnx_("store %s: %s: %s", st->path, what,
-		    st->db != NULL ? sqlite3_errmsg(st->db) : "cannot open");
-	return -1;
-}
-
-static int
-exec_sql(struct store *st, const char *sql)
-{
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return store_fail(st, sql);
-	return 0;
-}
-
-/*
- * Switching a new database to WAL takes a lock that SQLite's busy handler
- * does not wait for; processes creating the store at the same moment
- * retry for a while instead of failing.
- */
-static int
-set_wal(struct store *st)
-{
-	struct timespec pause = { 0, 10 * 1000 * 1000 };
-	int i, rc;
-
-	for (i = 0; i < 500; i++) {
-		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) & 0xff;
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			break;
-		nanosleep(&pause, NULL);
-	}
-	return rc == SQLITE_OK ? 0 : store_fail(st, "switching to WAL");
-}
-
-int
-store_begin(struct store *st)
-{
-	return exec_sql(st, "BEGIN IMMEDIATE");
-}
-
-int
-store_commit(struct store *st)
-{
-	return exec_sql(st, "COMMIT");
-}
-
-void
-store_rollback(struct store *st)
-{
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-static int
-user_version(struct store *st, int *v)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
-		return store_fail(st, "reading the schema version");
-	rc = sqlite3_step(s);
-	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_fail(st, "reading the schema version");
-}
-
-static int
-migrate(struct store *st)
-{
-	char sql[64];
-	int v, i;
-
-	if (user_version(st, &v) != 0)
-		return -1;
-	if (v == SCHEMA_VERSION)
-		return 0;
-	if (store_begin(st) != 0)
-		return -1;
-	if (user_version(st, &v) != 0)
-		goto fail;
-	if (v > SCHEMA_VERSION) {
-		warnx_("store %s: schema version %d is newer than this warrant (%d)",
-		    st->path, v, SCHEMA_VERSION);
-		goto fail;
-	}
-	for (i = v; i < SCHEMA_VERSION; i++)
-		if (exec_sql(st, migrations[i]) != 0)
-			goto fail;
-	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
-	if (exec_sql(st, sql) != 0)
-		goto fail;
-	return store_commit(st);
-fail:
-	store_rollback(st);
-	return -1;
-}
-
-/* The database file must be ours, a regular file, and closed to others. */
-static int
-check_file(struct store *st)
-{
-	struct stat sb;
-
-	if (lstat(st->path, &sb) != 0) {
-		warnx_("store %s: %s", st->path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 077) != 0) {
-		warnx_("store %s: must be a regular file owned by uid %u with mode 0600 "
-		    "(found uid %u, mode %04o)", st->path, (unsigned)geteuid(),
-		    (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777));
-		return -1;
-	}
-	return 0;
-}
-
-int
-store_open_at(struct store *st, const char *dir)
-{
-	int dfd, fd;
-
-	memset(st, 0, sizeof *st);
-	if ((size_t)snprintf(st->dir, sizeof st->dir, "%s", dir) >= sizeof st->dir ||
-	    (size_t)snprintf(st->path, sizeof st->path, "%s/warrant.db", dir) >= sizeof st->path) {
-		warnx_("state directory path is too long");
-		return -1;
-	}
-	if ((dfd = state_dir_open(dir)) < 0)
-		return -1;
-	close(dfd);
-	/* Create the file 0600 ourselves, whatever the umask: SQLite gives
-	 * its -wal and -shm files the database file's mode. */
-	if ((fd = open(st->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
-		warnx_("store %s: %s", st->path, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
-		store_fail(st, "open");
-		store_close(st);
-		return -1;
-	}
-	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	if (check_file(st) != 0 ||
-	    set_wal(st) != 0 ||
-	    exec_sql(st, "PRAGMA synchronous = FULL") != 0 ||
-	    exec_sql(st, "PRAGMA foreign_keys = ON") != 0 ||
-	    migrate(st) != 0) {
-		store_close(st);
-		return -1;
-	}
-	return 0;
-}
-
-int
-store_open(struct store *st)
-{
-	char dir[PATH_MAX];
-
-	if (state_dir(dir, sizeof dir) != 0)
-		return -1;
-	return store_open_at(st, dir);
-}
-
-void
-store_close(struct store *st)
-{
-	if (st->db != NULL)
-		sqlite3_close(st->db);
-	st->db = NULL;
-}
+#include "store-int.h"
 
 static int
 bind_json(sqlite3_stmt *s, int i, const json_t *j)
@@ -542,7 +304,7 @@ gate_commands(struct store *st, const char *id, const json_t *manifest)
 
 	if (!json_is_array(cmds)) {
 		json_decref(cmds);
-		warnx_("store %s: gate %s has no sealed commands", st->path, id);
+		warnx("store %s: gate %s has no sealed commands", st->path, id);
 		return NULL;
 	}
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
@@ -628,3 +390,147 @@ store_list(struct store *st, int all, long limit, const char *project)
 	}
 	return list;
 }
+
+/* Settle a pending gate as approved with its ledger; 1 if it was not pending. */
+int
+gate_settle(struct store *st, const char *gate, int64_t attempt, const json_t *ledger)
+{
+	static const char ins[] = "INSERT INTO ledgers (gate_id, attempt_id, ledger, created_at)"
+	    " VALUES (?, ?, ?, ?)";
+	static const char upd[] = "UPDATE gates SET state = 'approved', settled_at = ?"
+	    " WHERE id = ? AND state = 'pending'";
+	char state[16], sha[SHA256_HEX_LEN + 1], *text = canon_dump(ledger, NULL);
+	int64_t now = now_seconds();
+	sqlite3_stmt *s;
+	json_t *d;
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	sha256_bytes(text, strlen(text), sha);
+	if (store_begin(st) != 0) {
+		free(text);
+		return -1;
+	}
+	if (gate_state(st, gate, state, sizeof state) != 0)
+		goto fail;
+	if (strcmp(state, "pending") != 0) {
+		attempt_close(st, attempt, "not_pending");
+		store_commit(st);
+		free(text);
+		return 1;
+	}
+	if (sqlite3_prepare_v2(st->db, ins, -1, &s, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, attempt);
+	sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, now);
+	if (step_done(st, s, "storing the ledger") != 0)
+		goto fail;
+	if (sqlite3_prepare_v2(st->db, upd, -1, &s, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(s, 1, now);
+	sqlite3_bind_text(s, 2, gate, -1, SQLITE_STATIC);
+	if (step_done(st, s, "settling the gate") != 0 ||
+	    attempt_close(st, attempt, json_string_value(json_object_get(ledger, "outcome"))) != 0)
+		goto fail;
+	d = json_pack("{s:I,s:s,s:O}", "attempt", (json_int_t)attempt, "ledger_sha256", sha,
+	    "outcome", json_object_get(ledger, "outcome"));
+	rc = audit_append(st, gate, "approved", d, now);
+	json_decref(d);
+	if (rc != 0)
+		goto fail;
+	free(text);
+	return store_commit(st);
+fail:
+	free(text);
+	store_rollback(st);
+	return -1;
+}
+
+/* Deny a pending gate; 1 if it was not pending or its approval is being
+ * executed (recovery settles a dead one first). */
+int
+gate_deny(struct store *st, const char *gate, const char *feedback)
+{
+	static const char sql[] = "UPDATE gates SET state = 'denied', feedback = ?, settled_at = ?"
+	    " WHERE id = ? AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM attempts"
+	    " WHERE gate_id = gates.id AND state <> 'settled')";
+	int64_t now = now_seconds();
+	sqlite3_stmt *s;
+	json_t *d;
+	int rc;
+
+	if (store_begin(st) != 0)
+		return -1;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		store_rollback(st);
+		return store_fail(st, "denying the gate");
+	}
+	if (feedback != NULL)
+		sqlite3_bind_text(s, 1, feedback, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, now);
+	sqlite3_bind_text(s, 3, gate, -1, SQLITE_STATIC);
+	if (step_done(st, s, "denying the gate") != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	if (sqlite3_changes(st->db) == 0) {
+		store_rollback(st);
+		return 1;
+	}
+	d = json_pack("{s:s?}", "feedback", feedback);
+	rc = audit_append(st, gate, "denied", d, now);
+	json_decref(d);
+	if (rc != 0 || store_commit(st) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	/* after the commit: requests.jsonl is the user's copy, not the truth */
+	d = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at", (json_int_t)now,
+	    "request_id", gate, "feedback", feedback);
+	state_append_jsonl(st->dir, d);
+	json_decref(d);
+	return 0;
+}
+
+json_t *
+gate_ledger(struct store *st, const char *gate)
+{
+	sqlite3_stmt *s;
+	json_t *l = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT ledger FROM ledgers WHERE gate_id = ?",
+	    -1, &s, NULL) != SQLITE_OK) {
+		store_fail(st, "reading the ledger");
+		return NULL;
+	}
+	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		l = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
+	sqlite3_finalize(s);
+	return l;
+}
+
+/*
+ * What the agent is told about gate g (a store_gate object): its state,
+ * the ledger filtered by output_to_agent, the denial feedback, and
+ * next.prompt once approved.
+ */
+json_t *
+gate_outcome(struct store *st, const json_t *g)
+{
+	const char *id = json_string_value(json_object_get(g, "request_id"));
+	int approved = strcmp(json_string_value(json_object_get(g, "state")), "approved") == 0;
+	json_t *ledger = approved ? gate_ledger(st, id) : NULL;
+
+	if (ledger != NULL)
+		ledger_filter(ledger, json_string_value(json_object_get(g, "output_to_agent")));
+	return json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
+	    "state", json_object_get(g, "state"),
+	    "ledger", ledger != NULL ? ledger : json_null(),
+	    "feedback", json_object_get(g, "feedback"),
+	    "next_prompt", approved ? json_object_get(g, "next_prompt") : json_null());
+}
+

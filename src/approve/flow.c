@@ -6,6 +6,7 @@
  * through sudo and warrant-runner with a sealed subset manifest), check
  * every ledger, settle the gate, and always end with `sudo -k`.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -363,7 +364,7 @@ execute(struct approval *a, int detach, int *code)
 			/* the finalizer owns the attempt before anyone can see us gone */
 			attempt_set_pid(a->st, a->attempt, "running", pid);
 			if (write(pipefd[1], "g", 1) != 1)
-				warnx_("cannot start the finalizer");
+				warnx("cannot start the finalizer");
 			close(pipefd[1]);
 			*code = EXIT_OK;
 			return json_pack("{s:s,s:s,s:s,s:i}", "request_id", a->gate_id,

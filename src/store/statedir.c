@@ -4,6 +4,7 @@
  * and closed to everyone else (0700); warrant refuses to use one that is
  * not, rather than "fixing" a directory someone else may control.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -28,7 +29,7 @@ state_dir(char *out, size_t size)
 		home = getenv("HOME");
 		if (home == NULL || home[0] != '/') {
 			if ((pw = getpwuid(getuid())) == NULL) {
-				warnx_("cannot find the home directory of uid %u", (unsigned)getuid());
+				warnx("cannot find the home directory of uid %u", (unsigned)getuid());
 				return -1;
 			}
 			home = pw->pw_dir;
@@ -36,7 +37,7 @@ state_dir(char *out, size_t size)
 		n = snprintf(out, size, "%s/.local/state/warrant", home);
 	}
 	if (n < 0 || (size_t)n >= size || out[0] != '/') {
-		warnx_("state directory '%s' must be an absolute path", out);
+		warnx("state directory '%s' must be an absolute path", out);
 		return -1;
 	}
 	return 0;
@@ -76,29 +77,29 @@ state_dir_open(const char *dir)
 	int fd;
 
 	if (make_dirs(dir) != 0) {
-		warnx_("state directory %s: cannot create: %s", dir, strerror(errno));
+		warnx("state directory %s: cannot create: %s", dir, strerror(errno));
 		return -1;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		warnx_("state directory %s: %s", dir,
+		warnx("state directory %s: %s", dir,
 		    errno == ELOOP || errno == ENOTDIR ? "is a symlink or not a directory" :
 		    strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0) {
-		warnx_("state directory %s: %s", dir, strerror(errno));
+		warnx("state directory %s: %s", dir, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
-		warnx_("state directory %s is owned by uid %u, not by you (uid %u); refusing to use it",
+		warnx("state directory %s is owned by uid %u, not by you (uid %u); refusing to use it",
 		    dir, (unsigned)st.st_uid, (unsigned)geteuid());
 		close(fd);
 		return -1;
 	}
 	if ((st.st_mode & 077) != 0) {
-		warnx_("state directory %s is open to others (mode %04o); it must be 0700",
+		warnx("state directory %s is open to others (mode %04o); it must be 0700",
 		    dir, (unsigned)(st.st_mode & 07777));
 		close(fd);
 		return -1;
@@ -126,6 +127,6 @@ state_append_jsonl(const char *dir, const json_t *j)
 		rc = -1;
 	free(line);
 	if (rc != 0)
-		warnx_("%s: %s", path, strerror(errno));
+		warnx("%s: %s", path, strerror(errno));
 	return rc;
 }

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 static int
 has_real(const json_t *j)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 #define KILL_GRACE_MS	5000
 #define DRAIN_AFTER_EXIT_MS 1000

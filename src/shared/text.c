@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 struct sbuf {
 	char	*p;

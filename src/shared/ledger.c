@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 static const char *const statuses[] = { "ran", "failed", "skipped", "refused", NULL };
 

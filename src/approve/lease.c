@@ -3,6 +3,7 @@
  * on auth.lease in the state directory; the holder writes who it is, so a
  * second attempt can fail at once and name the request, user and pid.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -27,7 +28,7 @@ lease_take(const char *dir, const char *request_id, char *holder, size_t size)
 		return -1;
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		warnx_("%s: %s", path, strerror(errno));
+		warnx("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -41,7 +42,7 @@ lease_take(const char *dir, const char *request_id, char *holder, size_t size)
 	n = snprintf(who, sizeof who, "request %s, user %s, pid %d\n", request_id,
 	    pw != NULL ? pw->pw_name : "?", (int)getpid());
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, who, (size_t)n, 0) != n) {
-		warnx_("%s: %s", path, strerror(errno));
+		warnx("%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -54,6 +55,6 @@ lease_release(int fd)
 	if (fd < 0)
 		return;
 	if (ftruncate(fd, 0) != 0)
-		warnx_("clearing the authentication lease: %s", strerror(errno));
+		warnx("clearing the authentication lease: %s", strerror(errno));
 	close(fd);
 }

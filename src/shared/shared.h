@@ -1,0 +1,111 @@
+/*
+ * What the root runner shares with the CLI, and nothing else: hashing,
+ * canonical JSON and the manifest seal, the credential and environment
+ * policy, output capture, the ledger, terminal-safe text and a few small
+ * helpers. This is the only project header warrant-runner includes, so
+ * whatever the runner links is listed here.
+ */
+#ifndef WARRANT_SHARED_H
+#define WARRANT_SHARED_H
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "config.h"
+
+#define SHA256_HEX_LEN	64
+#define TRUSTED_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* util.c */
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+char	*xstrdup(const char *);
+int	 read_bounded(int, char **, size_t *, size_t);
+int64_t	 now_seconds(void);
+int	 write_all(int, const void *, size_t);
+const char *base_name(const char *);
+long long proc_start_time(pid_t);
+int	 proc_alive(pid_t, long long);
+
+/* sha256.c: digests, always lowercase hex. */
+int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
+void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
+int	 digest_equal(const char *, const char *);
+
+/* text.c: agent text made safe for a terminal. */
+size_t	 utf8_decode(const unsigned char *, size_t, unsigned *);
+char	*text_visible(const char *);
+char	*text_json_safe(const char *, size_t);
+void	 text_print(FILE *, const char *);
+void	 text_print_lines(FILE *, const char *, const char *);
+
+/* canon.c: canonical JSON bytes. */
+char	*canon_dump(const json_t *, size_t *);
+
+/* manifest.c: the seal of a manifest, the SHA-256 of its canonical bytes. */
+char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
+
+/* policy.c: credential shapes and environment names that steer loading. */
+int	 contains_credential(const char *);
+const char *credential_word(const char *);
+int	 env_forbidden(const char *);
+size_t	 redact_credentials(const char *, size_t, char *, size_t);
+
+/* capture.c: run a prepared command, capture a bounded, redacted tail. */
+#define CAPTURE_TAIL	(64 * 1024)
+#define CAPTURE_LINE	4096
+struct capture {
+	char		ring[CAPTURE_TAIL];
+	size_t		head, len;
+	uint64_t	total;		/* bytes the command printed */
+	int		logfd;
+	uint64_t	logged, logmax;
+	char		line[CAPTURE_LINE];
+	size_t		linelen;
+	char		logbuf[64 * 1024];
+	size_t		logbuflen;
+};
+struct exec_spec {
+	int		 exefd;		/* the hashed descriptor */
+	char *const	*argv;
+	char *const	*envp;
+	const char	*cwd;
+	const char	*user;		/* initgroups/setgid/setuid; NULL: stay */
+	uid_t		 uid;
+	gid_t		 gid;
+	int		 new_session;
+	long		 timeout;	/* seconds */
+};
+struct exec_result {
+	int		exit_code;	/* -1 when killed by a signal */
+	int		signal;
+	int		timed_out;
+	int		exec_errno;	/* nonzero: it never started */
+	int64_t		duration_ms;
+};
+void	 capture_init(struct capture *, int, uint64_t);
+void	 capture_feed(struct capture *, const char *, size_t);
+void	 capture_finish(struct capture *);
+char	*capture_tail(struct capture *, size_t);
+int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
+
+/* ledger.c */
+#define LEDGER_TAIL_BYTES	(8 * 1024)
+#define LEDGER_FULL_BYTES	(64 * 1024)
+size_t	 ledger_tail_bytes(const char *);
+json_t	*ledger_entry_ran(const char *, const char *, const struct exec_result *,
+	    struct capture *, const char *);
+json_t	*ledger_entry_not_run(const char *, const char *, const char *, const char *);
+json_t	*ledger_new(const char *, const char *, const char *, json_t *, const char *);
+int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
+	    size_t, char *, size_t);
+int	 ledger_all_ran(const json_t *);
+void	 ledger_filter(json_t *, const char *);
+int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, int);
+
+#endif

@@ -1,0 +1,147 @@
+/* Small helpers every part uses: allocation that never returns NULL,
+ * bounded reads, time formatting, messages. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL) {
+		fputs("warrant: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL) {
+		fputs("warrant: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+/*
+ * Read all of fd, but never more than max bytes: returns 0 with the data
+ * (NUL-terminated), 1 when the input is longer than max (reading stops
+ * there), -1 on a read error.
+ */
+int
+read_bounded(int fd, char **out, size_t *outlen, size_t max)
+{
+	char *buf = xmalloc(max + 2);
+	size_t len = 0;
+	ssize_t n;
+
+	while (len <= max) {
+		n = read(fd, buf + len, max + 1 - len);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(buf);
+		return 1;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int64_t
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The start time of pid in clock ticks since boot (procfs field 22), or
+ * -1: with the pid it identifies a process even after pid reuse. */
+long long
+proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long long start = -1;
+	char state = 'Z';
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+	    " %*d %*d %*d %*d %*d %*d %lld", &state, &start) != 2)
+		return -1;
+	/* a zombie has finished: it executes nothing any more */
+	return state == 'Z' || state == 'X' ? -1 : start;
+}
+
+/* Is the process that had this start time still there (and not a zombie)? */
+int
+proc_alive(pid_t pid, long long start)
+{
+	return pid > 0 && start >= 0 && proc_start_time(pid) == start;
+}

@@ -1,0 +1,249 @@
+/*
+ * The store (DESIGN §5): one SQLite database in the state directory, the
+ * only source of truth for gates, commands, attempts, ledgers and the
+ * audit chain. WAL with synchronous=FULL, so a returned commit survives a
+ * crash; every transition in BEGIN IMMEDIATE with a busy timeout, so
+ * concurrent requesters queue instead of seeing SQLITE_BUSY.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store-int.h"
+
+#define BUSY_TIMEOUT_MS	60000
+
+static const char *const migrations[] = {
+	/* 1: the first schema */
+	"CREATE TABLE gates ("
+	" id TEXT PRIMARY KEY,"
+	" state TEXT NOT NULL CHECK (state IN ('pending','approved','denied','expired')),"
+	" created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, settled_at INTEGER,"
+	" requester TEXT NOT NULL, requester_uid INTEGER NOT NULL, agent TEXT, project TEXT,"
+	" host TEXT NOT NULL, machine TEXT, reason TEXT NOT NULL, run_as TEXT NOT NULL,"
+	" cwd TEXT NOT NULL, env TEXT NOT NULL, stop_on_failure INTEGER NOT NULL,"
+	" output_to_agent TEXT NOT NULL, next_prompt TEXT, risk_badges TEXT NOT NULL,"
+	" root_count INTEGER NOT NULL, user_count INTEGER NOT NULL,"
+	" manifest TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, feedback TEXT);"
+	"CREATE INDEX gates_by_state ON gates (state, created_at);"
+	"CREATE INDEX gates_by_expiry ON gates (state, expires_at);"
+	"CREATE TABLE commands ("
+	" gate_id TEXT NOT NULL REFERENCES gates (id), idx INTEGER NOT NULL,"
+	" id TEXT NOT NULL, as_user INTEGER NOT NULL, argv TEXT NOT NULL, command TEXT,"
+	" given_path TEXT NOT NULL, path TEXT NOT NULL, executable_sha256 TEXT NOT NULL,"
+	" why TEXT NOT NULL, cwd TEXT NOT NULL, timeout_seconds INTEGER,"
+	" badges TEXT NOT NULL, PRIMARY KEY (gate_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE attempts ("
+	" id INTEGER PRIMARY KEY, gate_id TEXT NOT NULL REFERENCES gates (id),"
+	" state TEXT NOT NULL CHECK (state IN ('reserved','authenticating','running','settled')),"
+	" pid INTEGER, pid_start INTEGER, selected TEXT, manifest_sha256 TEXT,"
+	" started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);"
+	"CREATE TABLE ledgers ("
+	" gate_id TEXT PRIMARY KEY REFERENCES gates (id), attempt_id INTEGER,"
+	" ledger TEXT NOT NULL, created_at INTEGER NOT NULL);"
+	"CREATE TABLE events ("
+	" seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, gate_id TEXT, kind TEXT NOT NULL,"
+	" detail TEXT NOT NULL, prev_sha256 TEXT NOT NULL, sha256 TEXT NOT NULL);",
+	/* 2: attempts remember where they run and how they ended */
+	"ALTER TABLE attempts ADD COLUMN run_dir TEXT;"
+	"ALTER TABLE attempts ADD COLUMN outcome TEXT;"
+	"CREATE INDEX attempts_open ON attempts (state) WHERE state <> 'settled';",
+	/* 3: verifying the chain looks up each gate's events */
+	"CREATE INDEX events_by_gate ON events (gate_id, seq);",
+};
+#define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
+
+/* Say which store failed and why; always returns -1. */
+int
+store_fail(struct store *st, const char *what)
+{
+	int code = st->db != NULL ? sqlite3_errcode(st->db) & 0xff : 0;
+	int oserr = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
+
+	/*
+	 * SQLite words a full disk met while growing the -shm file as a bare
+	 * "disk I/O error"; for I/O-shaped failures the OS error names the
+	 * real cause (e.g. "No space left on device"). Other errors leave
+	 * the system errno stale, so it is not shown for them.
+	 */
+	if (oserr != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL ||
+	    code == SQLITE_CANTOPEN || code == SQLITE_READONLY))
+		warnx("store %s: %s: %s (%s)", st->path, what,
+		    sqlite3_errmsg(st->db), strerror(oserr));
+	else
+		warnx("store %s: %s: %s", st->path, what,
+		    st->db != NULL ? sqlite3_errmsg(st->db) : "cannot open");
+	return -1;
+}
+
+static int
+exec_sql(struct store *st, const char *sql)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, sql);
+	return 0;
+}
+
+/*
+ * Switching a new database to WAL takes a lock that SQLite's busy handler
+ * does not wait for; processes creating the store at the same moment
+ * retry for a while instead of failing.
+ */
+static int
+set_wal(struct store *st)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int i, rc;
+
+	for (i = 0; i < 500; i++) {
+		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) & 0xff;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return rc == SQLITE_OK ? 0 : store_fail(st, "switching to WAL");
+}
+
+int
+store_begin(struct store *st)
+{
+	return exec_sql(st, "BEGIN IMMEDIATE");
+}
+
+int
+store_commit(struct store *st)
+{
+	return exec_sql(st, "COMMIT");
+}
+
+void
+store_rollback(struct store *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int
+user_version(struct store *st, int *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "reading the schema version");
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : store_fail(st, "reading the schema version");
+}
+
+static int
+migrate(struct store *st)
+{
+	char sql[64];
+	int v, i;
+
+	if (user_version(st, &v) != 0)
+		return -1;
+	if (v == SCHEMA_VERSION)
+		return 0;
+	if (store_begin(st) != 0)
+		return -1;
+	if (user_version(st, &v) != 0)
+		goto fail;
+	if (v > SCHEMA_VERSION) {
+		warnx("store %s: schema version %d is newer than this warrant (%d)",
+		    st->path, v, SCHEMA_VERSION);
+		goto fail;
+	}
+	for (i = v; i < SCHEMA_VERSION; i++)
+		if (exec_sql(st, migrations[i]) != 0)
+			goto fail;
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
+	if (exec_sql(st, sql) != 0)
+		goto fail;
+	return store_commit(st);
+fail:
+	store_rollback(st);
+	return -1;
+}
+
+/* The database file must be ours, a regular file, and closed to others. */
+static int
+check_file(struct store *st)
+{
+	struct stat sb;
+
+	if (lstat(st->path, &sb) != 0) {
+		warnx("store %s: %s", st->path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 077) != 0) {
+		warnx("store %s: must be a regular file owned by uid %u with mode 0600 "
+		    "(found uid %u, mode %04o)", st->path, (unsigned)geteuid(),
+		    (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_open_at(struct store *st, const char *dir)
+{
+	int dfd, fd;
+
+	memset(st, 0, sizeof *st);
+	if ((size_t)snprintf(st->dir, sizeof st->dir, "%s", dir) >= sizeof st->dir ||
+	    (size_t)snprintf(st->path, sizeof st->path, "%s/warrant.db", dir) >= sizeof st->path) {
+		warnx("state directory path is too long");
+		return -1;
+	}
+	if ((dfd = state_dir_open(dir)) < 0)
+		return -1;
+	close(dfd);
+	/* Create the file 0600 ourselves, whatever the umask: SQLite gives
+	 * its -wal and -shm files the database file's mode. */
+	if ((fd = open(st->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		warnx("store %s: %s", st->path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		store_fail(st, "open");
+		store_close(st);
+		return -1;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	if (check_file(st) != 0 ||
+	    set_wal(st) != 0 ||
+	    exec_sql(st, "PRAGMA synchronous = FULL") != 0 ||
+	    exec_sql(st, "PRAGMA foreign_keys = ON") != 0 ||
+	    migrate(st) != 0) {
+		store_close(st);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_open(struct store *st)
+{
+	char dir[PATH_MAX];
+
+	if (state_dir(dir, sizeof dir) != 0)
+		return -1;
+	return store_open_at(st, dir);
+}
+
+void
+store_close(struct store *st)
+{
+	if (st->db != NULL)
+		sqlite3_close(st->db);
+	st->db = NULL;
+}
+
