@@ -15,7 +15,7 @@ static int cmd_answer_exec(int, char **);
 const struct cmd_entry cmd_answer_entry = {
 	.name = "answer",
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[-f TEXT] [-j]",
+	"[--expect SHA256] [-f TEXT] [-j]",
 	.help =
 	"Answer a pending gate. --run authenticates through the host's sudo on this\n"
 	"terminal (when anything runs as root), then runs the selected commands in\n"
@@ -32,6 +32,8 @@ const struct cmd_entry cmd_answer_entry = {
 	"                      allows the commands but not the runner; each executable\n"
 	"                      is re-hashed just before (a weaker binding; said so in\n"
 	"                      the ledger); never detached\n"
+	"  -e, --expect SHA256 approve only if the sealed manifest is still the one\n"
+	"                      reviewed (its hash, or a prefix of 12 or more)\n"
 	"  -f, --feedback TEXT a note for the agent with --deny\n"
 	"  -j, --json          print the result as JSON\n",
 	.exec = cmd_answer_exec,
@@ -127,17 +129,21 @@ cmd_answer_exec(int argc, char **argv)
 		{ "feedback", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "via", required_argument, NULL, 'V' },
+		{ "expect", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *select[MAX_SELECT], *feedback = NULL;
 	char id[GATE_ID_LEN + 1];
-	struct approve_opts opts = { .detach = -1, .via_sudo = 0 };
+	struct approve_opts opts = { .detach = -1 };
 	int ch, run = 0, no = 0, json = 0, rc, code;
 	size_t nselect = 0;
 	struct store st;
 	json_t *r;
 
-	while ((ch = getopt_long(argc, argv, "rdc:DNf:j", longopts, NULL)) != -1) {
+	/* before anything else: no process of our uid may attach to us */
+	if (approve_guard() != 0)
+		warnx("this process is being traced: it will refuse to approve");
+	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:j", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': run = 1; break;
 		case 'd': no = 1; break;
@@ -148,6 +154,7 @@ cmd_answer_exec(int argc, char **argv)
 			break;
 		case 'D': opts.detach = 1; break;
 		case 'N': opts.detach = 0; break;
+		case 'e': opts.expect = optarg; break;
 		case 'f': feedback = optarg; break;
 		case 'j': json = 1; break;
 		case 'V':
@@ -163,6 +170,8 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "give exactly one ID");
 	if (run && no)
 		return usage_error(&cmd_answer_entry, "--run and --deny exclude each other");
+	if (no && nselect > 0)
+		return usage_error(&cmd_answer_entry, "a denial is of the whole gate: no -c");
 	if (feedback != NULL && (!no || strlen(feedback) > 4096))
 		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
 	if (store_open_current(&st) != 0)

@@ -19,6 +19,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_box_entry,
 	&cmd_mcp_entry,
 	&cmd_review_entry,
+	&cmd_finalize_entry,
 	NULL
 };
 
@@ -29,7 +30,8 @@ usage_all(FILE *fp)
 
 	fputs("usage: warrant COMMAND [ARGS]\n\ncommands:\n", fp);
 	for (c = cmd_table; *c != NULL; c++)
-		fprintf(fp, "  warrant %s %s\n", (*c)->name, (*c)->usage);
+		if (!(*c)->internal)
+			fprintf(fp, "  warrant %s %s\n", (*c)->name, (*c)->usage);
 	fputs("  warrant help COMMAND\n\nSee warrant(1) and warrant-request(5).\n", fp);
 }
 

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "shared/shared.h"
+#include "approve/approve.h"
 
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
 
@@ -181,26 +182,6 @@ int	 audit_append(struct store *, const char *, const char *, const json_t *, in
 json_t	*audit_events(struct store *);
 int	 audit_verify(struct store *, char *, size_t, long *);
 
-/* approve.c */
-struct approve_opts {
-	int	detach;		/* 1 detach, 0 stay, -1 the default rule */
-	int	via_sudo;	/* ROOT commands through sudo, not the runner */
-};
-json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
-	    const struct approve_opts *, int *);
-int	 approve_recover(struct store *);
-int	 store_refresh(struct store *);
-int	 store_open_current(struct store *);
-
-/* userenv.c */
-struct passwd;
-char	**userenv_build(const struct passwd *);
-void	 userenv_free(char **);
-
-/* lease.c */
-int	 lease_take(const char *, const char *, char *, size_t);
-void	 lease_release(int);
-
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
 void	 gate_print_full(FILE *, const json_t *);
@@ -211,6 +192,7 @@ struct cmd_entry {
 	const char	*usage;
 	const char	*help;
 	int		(*exec)(int, char **);
+	int		internal;	/* started by warrant itself: not in the help */
 };
 extern const struct cmd_entry cmd_request_entry;
 extern const struct cmd_entry cmd_list_entry;
@@ -222,6 +204,7 @@ int	 wait_gate(struct store *, const char *, long, int);
 extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_review_entry;
+extern const struct cmd_entry cmd_finalize_entry;
 int	 usage_error(const struct cmd_entry *, const char *, ...);
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);

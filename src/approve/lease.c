@@ -11,7 +11,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "batch.h"
 
 /* Returns the lease descriptor, or -1 with the holder described in
  * holder (empty when the lease file itself failed). */

@@ -1,8 +1,10 @@
 /*
  * The sudo handoff: sudo runs on the reviewer's terminal with a fixed,
- * small environment; warrant never sees the password. The stop signals
- * (SIGHUP, SIGTERM, interrupt keys) are only noted while a batch is in
- * hand, so that it always ends with `sudo -k`.
+ * small environment; warrant never sees the password, and every call is
+ * `sudo -k …` with a command, which authenticates that one command and
+ * caches no ticket. The stop signals (SIGHUP, SIGTERM, interrupt keys)
+ * are only noted while a batch is in hand, and job control is held off:
+ * a stopped batch would enforce no timeout.
  */
 #include <err.h>
 #include <errno.h>
@@ -12,9 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "approve.h"
+#include "batch.h"
 
-volatile sig_atomic_t stop_interrupted, stop_requested;
+volatile sig_atomic_t stop_requested;
+
+static const int stop_signals[STOP_SIGNALS] = {
+	SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU
+};
 
 /* What sudo is started with: a fixed PATH and the terminal's settings
  * (sudo resets the rest itself). */
@@ -42,41 +48,56 @@ sudo_env_free(char *envp[SUDO_ENV_MAX])
 		free(envp[i]);
 }
 
-/* SIGHUP, SIGTERM or an interrupt key once the handoff began: finish the
- * current command, run nothing more, and still end with sudo -k. */
-void
-on_hangup(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void
-on_interrupt(int sig)
+on_stop(int sig)
 {
-	(void)sig;
-	stop_interrupted = 1;
+	/* job control keys are held off, not taken as a stop */
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		stop_requested = 1;
 }
 
-/* Run sudo with argv on the terminal (or /dev/null when tty < 0). An
- * interrupt key reaches sudo and us alike: we only note it (sudo reports
- * a cancelled prompt as an ordinary failure). Returns the wait status. */
+/* From here until stop_signals_restore: SIGHUP, SIGTERM and interrupt
+ * keys finish the command in hand and run nothing more; Ctrl-Z does
+ * nothing. The caller's dispositions go to saved[STOP_SIGNALS]. */
+void
+stop_signals_catch(struct sigaction *saved)
+{
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	stop_requested = 0;
+	for (i = 0; i < STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, &saved[i]);
+}
+
+void
+stop_signals_restore(const struct sigaction *saved)
+{
+	int i;
+
+	for (i = 0; i < STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &saved[i], NULL);
+}
+
+/* Run sudo with argv on the terminal (or /dev/null when tty < 0).
+ * Returns the wait status, or -1 when it could not be started. */
 int
 run_sudo(int tty, const char *const *argv)
 {
 	char *envp[SUDO_ENV_MAX];
-	struct sigaction note, oldint, oldquit;
 	int status = -1, fd;
 	pid_t pid;
 
 	sudo_env(envp);
-	memset(&note, 0, sizeof note);
-	note.sa_handler = on_interrupt;
-	sigaction(SIGINT, &note, &oldint);
-	sigaction(SIGQUIT, &note, &oldquit);
 	if ((pid = fork()) == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
+		int i;
+
+		/* ignored job control survives exec: Ctrl-Z cannot stop sudo's
+		 * prompt, or the runner, behind our back */
+		for (i = 0; i < STOP_SIGNALS; i++)
+			signal(stop_signals[i], i < 4 ? SIG_DFL : SIG_IGN);
 		fd = tty >= 0 ? tty : open("/dev/null", O_RDWR);
 		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
@@ -86,35 +107,8 @@ run_sudo(int tty, const char *const *argv)
 	if (pid > 0)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-	sigaction(SIGINT, &oldint, NULL);
-	sigaction(SIGQUIT, &oldquit, NULL);
 	sudo_env_free(envp);
 	return status;
-}
-
-static const int stop_signals[STOP_SIGNALS] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
-
-/* Handle the stop signals with handler; the previous dispositions go to
- * saved (when given), for whoever called approve_run (the console). */
-void
-set_stop_handlers(void (*handler)(int), struct sigaction saved[STOP_SIGNALS])
-{
-	struct sigaction sa;
-	int i;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	for (i = 0; i < STOP_SIGNALS; i++)
-		sigaction(stop_signals[i], &sa, saved != NULL ? &saved[i] : NULL);
-}
-
-void
-restore_stop_handlers(const struct sigaction saved[STOP_SIGNALS])
-{
-	int i;
-
-	for (i = 0; i < STOP_SIGNALS; i++)
-		sigaction(stop_signals[i], &saved[i], NULL);
 }
 
 int
@@ -123,12 +117,12 @@ sudo_ok(int status)
 	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* `sudo -k`: belt and braces, since no call of ours leaves a ticket. */
 void
-sudo_forget(struct approval *a)
+sudo_forget(void)
 {
 	static const char *const argv[] = { SUDO, "-k", NULL };
 
-	if (a->authenticated && !sudo_ok(run_sudo(-1, argv)))
-		warnx("sudo -k failed; run it yourself to drop the sudo ticket");
-	a->authenticated = 0;
+	if (!sudo_ok(run_sudo(-1, argv)))
+		warnx("sudo -k failed; run it yourself to drop any sudo ticket");
 }

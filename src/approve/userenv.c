@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "batch.h"
 
 #define SHOWENV_MAX	(64 * 1024)
 #define USERENV_MAX	64

@@ -1,24 +1,35 @@
 /*
  * warrant-runner: the only part of warrant that runs as root, and only
- * when started by sudo. It trusts nothing it is handed that it cannot
- * verify: the manifest must sit in a 0700 directory owned by the sudo
- * user, hash to the value on its argv (compared in constant time) and be
- * canonical; sudoers must allow the sudo user every command as run_as;
- * every executable is re-hashed through the descriptor it is then
- * executed from. Anything refused runs nothing. It writes the ledger
- * atomically into the run directory and one line per command to the root
- * log.
+ * when sudo started it. sudo authenticates this very invocation (`sudo -k
+ * -- warrant-runner …`) and caches nothing, so there is never a ticket to
+ * ride; the runner then runs the whole approved batch in request order:
+ * ROOT commands as run_as, YOU commands dropped back to the sudo user with
+ * the environment `warrant answer` built.
+ *
+ * It trusts nothing it is handed that it cannot verify: the run manifest
+ * must sit in a 0700 directory owned by the sudo user, hash to the value
+ * on its argv (compared in constant time), be canonical and well formed;
+ * sudoers must allow the sudo user every ROOT command as run_as; every
+ * executable is re-hashed through the descriptor it is then executed
+ * from. Anything refused runs nothing.
+ *
+ * Its records in the run directory are root-owned, so nobody else can
+ * forge them: runner.lock (held while the runner lives), started.json,
+ * progress.json (made durable before each command starts) and
+ * ledger.json. Every command runs in its own session with no terminal.
  *
  * usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +38,8 @@
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
 #define DEFAULT_TIMEOUT	300
-#define EXIT_REFUSE	3	/* the manifest or the caller was refused */
 #define POLICY_BATCH	16	/* sudoers questions asked at once */
+#define USAGE		"usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]"
 
 struct runner {
 	uid_t		 sudo_uid;
@@ -38,25 +49,43 @@ struct runner {
 	json_t		*manifest;
 	const char	*sha;
 	const char	*request_id;
-	struct passwd	 target;		/* run_as */
+	uid_t		 target_uid;		/* run_as */
+	gid_t		 target_gid;
 	char		 target_name[64], target_home[PATH_MAX];
 	size_t		 n;
 	int		*exefd;
+	char		**root_env, **user_env;
 	const char	*refused_why;
 	size_t		 refused_at;
 };
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
+/* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
+ * other, still write the ledger. */
+static volatile sig_atomic_t stop_requested;
 
-	fputs("warrant-runner: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void
+signals(void)
+{
+	static const int stop[] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	for (i = 0; i < sizeof stop / sizeof stop[0]; i++)
+		sigaction(stop[i], &sa, NULL);
+	/* a stopped runner would enforce no timeout */
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static unsigned long
@@ -67,11 +96,11 @@ env_number(const char *name)
 	unsigned long v;
 
 	if (s == NULL || *s < '0' || *s > '9')
-		die(EXIT_REFUSE, "refusing: not started by sudo (%s is missing)", name);
+		errx(RUNNER_REFUSED, "refusing: not started by sudo (%s is missing)", name);
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno != 0 || *end != '\0')
-		die(EXIT_REFUSE, "refusing: %s is not a number", name);
+		errx(RUNNER_REFUSED, "refusing: %s is not a number", name);
 	return v;
 }
 
@@ -86,24 +115,24 @@ read_manifest(struct runner *r, const char *path, size_t *len)
 	int fd;
 
 	if (path[0] != '/' || strlen(path) >= sizeof dir)
-		die(EXIT_REFUSE, "the manifest path must be absolute");
+		errx(RUNNER_REFUSED, "the manifest path must be absolute");
 	strcpy(dir, path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
 	if ((r->dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		die(EXIT_REFUSE, "run directory %s: %s", dir, strerror(errno));
+		errx(RUNNER_REFUSED, "run directory %s: %s", dir, strerror(errno));
 	if (fstat(r->dfd, &st) != 0 || st.st_uid != r->sudo_uid || (st.st_mode & 07777) != 0700)
-		die(EXIT_REFUSE, "run directory %s must be owned by uid %u with mode 0700",
+		errx(RUNNER_REFUSED, "run directory %s must be owned by uid %u with mode 0700",
 		    dir, (unsigned)r->sudo_uid);
 	fd = openat(r->dfd, slash + 1, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0)
-		die(EXIT_REFUSE, "manifest %s: %s", path, strerror(errno));
+		errx(RUNNER_REFUSED, "manifest %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode) || st.st_uid != r->sudo_uid || st.st_size > MANIFEST_MAX)
-		die(EXIT_REFUSE, "manifest %s must be a regular file of the sudo user", path);
+		errx(RUNNER_REFUSED, "manifest %s must be a regular file of the sudo user", path);
 	buf = xmalloc((size_t)st.st_size + 1);
 	got = read(fd, buf, (size_t)st.st_size + 1);
 	if (got != st.st_size)
-		die(EXIT_REFUSE, "manifest %s: short read", path);
+		errx(RUNNER_REFUSED, "manifest %s: short read", path);
 	buf[got] = '\0';
 	close(fd);
 	*len = (size_t)got;
@@ -116,43 +145,10 @@ str(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* The manifest's shape: everything the runner relies on, checked. */
-static void
-check_manifest(struct runner *r)
+static int
+is_root(const json_t *c)
 {
-	json_t *m = r->manifest, *cmds = json_object_get(m, "commands"), *c, *v, *env;
-	const char *key;
-	size_t i, j;
-
-	if (json_integer_value(json_object_get(m, "schema_version")) != 1 ||
-	    (r->request_id = str(m, "request_id")) == NULL || str(m, "run_as") == NULL ||
-	    str(m, "cwd") == NULL || str(m, "cwd")[0] != '/' ||
-	    str(m, "output_to_agent") == NULL ||
-	    !json_is_boolean(json_object_get(m, "stop_on_failure")) ||
-	    !json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)
-		die(EXIT_REFUSE, "the manifest is malformed");
-	env = json_object_get(m, "env");
-	if (!json_is_object(env))
-		die(EXIT_REFUSE, "the manifest's env is malformed");
-	json_object_foreach(env, key, v)
-		if (!json_is_string(v) || env_forbidden(key) || strchr(key, '=') != NULL)
-			die(EXIT_REFUSE, "the manifest's env sets '%s'", key);
-	json_array_foreach(cmds, i, c) {
-		v = json_object_get(c, "argv");
-		if (str(c, "id") == NULL || str(c, "as") == NULL || strcmp(str(c, "as"), "root") != 0 ||
-		    str(c, "path") == NULL || str(c, "path")[0] != '/' ||
-		    str(c, "executable_sha256") == NULL || !json_is_array(v) ||
-		    json_array_size(v) == 0 || json_array_size(v) > 64)
-			die(EXIT_REFUSE, "command %zu of the manifest is malformed", i);
-		for (j = 0; j < json_array_size(v); j++)
-			if (!json_is_string(json_array_get(v, j)))
-				die(EXIT_REFUSE, "command %zu has a non-string argument", i);
-		v = json_object_get(c, "timeout_seconds");
-		if (!json_is_null(v) && !(json_is_integer(v) && json_integer_value(v) > 0 &&
-		    json_integer_value(v) <= 86400))
-			die(EXIT_REFUSE, "command %zu has a bad timeout", i);
-	}
-	r->n = json_array_size(cmds);
+	return strcmp(str(c, "as"), "root") == 0;
 }
 
 /* Ask sudoers whether the sudo user may run this command as run_as:
@@ -179,7 +175,7 @@ policy_start(const struct runner *r, const json_t *c)
 	for (i = 1; i < n; i++)
 		av[k++] = json_string_value(json_array_get(argv, i));
 	if ((pid = fork()) < 0)
-		die(1, "fork: %s", strerror(errno));
+		err(RUNNER_REFUSED, "fork");
 	if (pid == 0) {
 		if ((devnull = open("/dev/null", O_RDWR)) < 0 || dup2(devnull, 0) < 0 ||
 		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
@@ -202,28 +198,30 @@ policy_allows(pid_t pid)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* The policy answers for every command, asked a batch at a time. Returns
- * the index of the first command sudoers does not allow, or r->n. */
+/* The policy's answer for every ROOT command, asked a batch at a time.
+ * Returns the index of the first command sudoers does not allow, or n. */
 static size_t
 policy_check(const struct runner *r)
 {
 	json_t *cmds = json_object_get(r->manifest, "commands");
+	size_t idx[POLICY_BATCH], i = 0, j, k, refused = r->n;
 	pid_t pids[POLICY_BATCH];
-	size_t i, j, n, refused = r->n;
 
-	for (i = 0; i < r->n && refused == r->n; i += n) {
-		n = r->n - i < POLICY_BATCH ? r->n - i : POLICY_BATCH;
-		for (j = 0; j < n; j++)
-			pids[j] = policy_start(r, json_array_get(cmds, i + j));
-		for (j = 0; j < n; j++)
-			if (!policy_allows(pids[j]) && refused == r->n)
-				refused = i + j;
+	while (i < r->n && refused == r->n) {
+		for (k = 0; i < r->n && k < POLICY_BATCH; i++)
+			if (is_root(json_array_get(cmds, i))) {
+				idx[k] = i;
+				pids[k++] = policy_start(r, json_array_get(cmds, i));
+			}
+		for (j = 0; j < k; j++)
+			if (!policy_allows(pids[j]) && idx[j] < refused)
+				refused = idx[j];
 	}
 	return refused;
 }
 
-/* Before anything runs: policy for every command, then every executable
- * opened and hashed. The first refusal stops it all. */
+/* Before anything runs: policy for every ROOT command, then every
+ * executable opened and hashed. The first refusal stops it all. */
 static void
 verify_commands(struct runner *r)
 {
@@ -251,38 +249,85 @@ verify_commands(struct runner *r)
 	}
 }
 
+/* "NAME=VALUE" replacing any entry of the same name. */
+static void
+env_set(char **envp, size_t *k, const char *name, size_t len, const char *value)
+{
+	size_t i;
+	char *s;
+
+	if (asprintf(&s, "%.*s=%s", (int)len, name, value) < 0)
+		errx(RUNNER_REFUSED, "out of memory");
+	for (i = 0; i < *k; i++)
+		if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
+			break;
+	if (i < *k)
+		free(envp[i]);
+	else
+		(*k)++;
+	envp[i] = s;
+}
+
+/* ROOT commands: a clean base, then the reviewed env. HOME is always
+ * run_as's own: root never reads a home the agent picked. */
 static char **
-build_env(const struct runner *r)
+root_env(const struct runner *r)
 {
 	json_t *env = json_object_get(r->manifest, "env"), *v;
-	size_t n = json_object_size(env) + 8, k = 0;
-	char **envp = xcalloc(n, sizeof *envp);
+	char **envp = xcalloc(json_object_size(env) + 8, sizeof *envp);
 	const char *term = getenv("TERM"), *key;
-	char *s;
+	size_t k = 0;
 
 	if (term == NULL || strlen(term) > 64 || strpbrk(term, "/ ") != NULL)
 		term = "dumb";
-	if (asprintf(&envp[k++], "PATH=%s", TRUSTED_PATH) < 0 ||
-	    asprintf(&envp[k++], "LC_ALL=C") < 0 || asprintf(&envp[k++], "LANG=C") < 0 ||
-	    asprintf(&envp[k++], "TERM=%s", term) < 0 ||
-	    asprintf(&envp[k++], "HOME=%s", r->target_home) < 0 ||
-	    asprintf(&envp[k++], "USER=%s", r->target_name) < 0 ||
-	    asprintf(&envp[k++], "LOGNAME=%s", r->target_name) < 0)
-		die(1, "out of memory");
-	json_object_foreach(env, key, v) {
-		size_t i, klen = strlen(key);
+	json_object_foreach(env, key, v)
+		env_set(envp, &k, key, strlen(key), json_string_value(v));
+	env_set(envp, &k, "PATH", 4, TRUSTED_PATH);
+	env_set(envp, &k, "LC_ALL", 6, "C");
+	env_set(envp, &k, "LANG", 4, "C");
+	env_set(envp, &k, "TERM", 4, term);
+	env_set(envp, &k, "HOME", 4, r->target_home);
+	env_set(envp, &k, "USER", 4, r->target_name);
+	env_set(envp, &k, "LOGNAME", 7, r->target_name);
+	return envp;
+}
 
-		if (asprintf(&s, "%s=%s", key, json_string_value(v)) < 0)
-			die(1, "out of memory");
-		/* a reviewed value replaces a base one of the same name */
-		for (i = 0; i < k; i++)
-			if (strncmp(envp[i], key, klen) == 0 && envp[i][klen] == '=')
-				break;
-		if (i < k)
-			free(envp[i]);
-		else
-			k++;
-		envp[i] = s;
+/* Every directory of a YOU command's PATH: absolute, not world-writable. */
+static int
+safe_path(const char *value)
+{
+	char *copy = xstrdup(value), *dir, *save = NULL;
+	struct stat st;
+	int ok = 1;
+
+	for (dir = strtok_r(copy, ":", &save); dir != NULL && ok; dir = strtok_r(NULL, ":", &save))
+		ok = dir[0] == '/' && (stat(dir, &st) != 0 || (st.st_mode & S_IWOTH) == 0);
+	free(copy);
+	return ok;
+}
+
+/* YOU commands: the environment `answer` built, re-checked here. */
+static char **
+user_env(const struct runner *r)
+{
+	json_t *ue = json_object_get(r->manifest, "user_env"), *v;
+	char **envp = xcalloc(json_array_size(ue) + 1, sizeof *envp);
+	const char *s, *eq;
+	size_t i, k = 0;
+	json_t *c;
+
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
+		if (!is_root(c) && !json_is_array(ue))
+			errx(RUNNER_REFUSED, "refusing: YOU commands without their environment");
+
+	json_array_foreach(ue, i, v) {
+		s = json_string_value(v);
+		eq = strchr(s, '=');
+		if (eq == s || (eq - s == 4 && strncmp(s, "PATH", 4) == 0 ? !safe_path(eq + 1) :
+		    env_forbidden(strndupa(s, (size_t)(eq - s)))))
+			errx(RUNNER_REFUSED, "refusing: the YOU environment sets %.*s",
+			    (int)(eq - s), s);
+		env_set(envp, &k, s, (size_t)(eq - s), eq + 1);
 	}
 	return envp;
 }
@@ -290,10 +335,10 @@ build_env(const struct runner *r)
 static void
 root_log(const struct runner *r, const json_t *c, const json_t *entry)
 {
-	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
 	    "at", (json_int_t)now_seconds(), "request_id", r->request_id,
 	    "manifest_sha256", r->sha, "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
-	    "run_as", r->target_name,
+	    "run_as", is_root(c) ? r->target_name : r->sudo_user, "as", json_object_get(c, "as"),
 	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
 	    "executable_sha256", json_object_get(c, "executable_sha256"),
 	    "argv", json_object_get(c, "argv"), "status", json_object_get(entry, "status"),
@@ -310,23 +355,33 @@ root_log(const struct runner *r, const json_t *c, const json_t *entry)
 		if ((st.st_mode & 077) != 0)
 			fchmod(fd, 0600);
 		if (s != NULL && (write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0))
-			fprintf(stderr, "warrant-runner: %s: %s\n", WARRANT_ROOT_LOG, strerror(errno));
+			warn("%s", WARRANT_ROOT_LOG);
 	} else
-		fprintf(stderr, "warrant-runner: cannot append to %s\n", WARRANT_ROOT_LOG);
+		warnx("cannot append to %s", WARRANT_ROOT_LOG);
 	if (fd >= 0)
 		close(fd);
 	free(s);
 }
 
-static void
-write_ledger(const struct runner *r, const char *name, json_t *entries, const char *outcome,
-    int durable)
+/* One of the runner's records: root-owned, readable by the reviewer,
+ * atomic, and durable when the next step depends on it. */
+static int
+record(const struct runner *r, const char *name, const json_t *j, int durable)
 {
-	json_t *l = ledger_new(r->request_id, r->sha, outcome, json_incref(entries), NULL);
+	if (json_write_atomic(r->dfd, name, j, (uid_t)-1, (gid_t)-1, 0644, durable) == 0)
+		return 0;
+	warn("cannot write %s", name);
+	return -1;
+}
 
-	if (json_write_atomic(r->dfd, name, l, r->sudo_uid, r->sudo_gid, durable) != 0)
-		fprintf(stderr, "warrant-runner: cannot write %s: %s\n", name, strerror(errno));
+static int
+record_entries(const struct runner *r, const char *name, json_t *entries, int durable)
+{
+	json_t *l = ledger_new(r->request_id, r->sha, "completed", json_incref(entries), NULL);
+	int rc = record(r, name, l, durable);
+
 	json_decref(l);
+	return rc;
 }
 
 static int
@@ -335,7 +390,7 @@ open_log(const struct runner *r, size_t i)
 	char name[64];
 	int fd;
 
-	snprintf(name, sizeof name, "output-%zu.log", i);
+	snprintf(name, sizeof name, RUN_OUTPUT, i);
 	fd = openat(r->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fchown(fd, r->sudo_uid, r->sudo_gid) != 0) {
 		close(fd);
@@ -344,96 +399,179 @@ open_log(const struct runner *r, size_t i)
 	return fd;
 }
 
-static void
-run_all(struct runner *r)
+static json_t *
+run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
-	json_t *cmds = json_object_get(r->manifest, "commands"), *c, *entries = json_array();
-	const char *policy = str(r->manifest, "output_to_agent");
-	int stop = json_is_true(json_object_get(r->manifest, "stop_on_failure")), failed = 0;
-	char **envp = build_env(r), **argv;
-	static struct capture cap;
+	json_t *av = json_object_get(c, "argv"), *t = json_object_get(c, "timeout_seconds"), *e;
+	char **argv = xcalloc(json_array_size(av) + 1, sizeof *argv);
 	struct exec_result res;
 	struct exec_spec x;
-	json_t *e;
-	size_t i, j;
+	size_t j;
 
-	json_array_foreach(cmds, i, c) {
-		if (r->refused_why != NULL) {
-			e = i == r->refused_at ?
-			    ledger_entry_not_run(str(c, "id"), "root", "refused", r->refused_why) :
-			    ledger_entry_not_run(str(c, "id"), "root", "skipped",
-			    "not run: another command of the batch was refused");
-		} else if (failed && stop) {
-			e = ledger_entry_not_run(str(c, "id"), "root", "skipped",
-			    "not run: an earlier command failed (stop_on_failure)");
-		} else {
-			json_t *av = json_object_get(c, "argv"), *t = json_object_get(c, "timeout_seconds");
-
-			argv = xcalloc(json_array_size(av) + 1, sizeof *argv);
-			for (j = 0; j < json_array_size(av); j++)
-				argv[j] = (char *)json_string_value(json_array_get(av, j));
-			memset(&x, 0, sizeof x);
-			x.exefd = r->exefd[i];
-			x.argv = argv;
-			x.envp = envp;
-			x.cwd = str(r->manifest, "cwd");
-			x.user = r->target_name;
-			x.uid = r->target.pw_uid;
-			x.gid = r->target.pw_gid;
-			x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
-			capture_init(&cap, open_log(r, i), OUTPUT_LOG_MAX);
-			if (exec_capture(&x, &cap, &res) != 0) {
-				res.exec_errno = errno ? errno : EAGAIN;
-				res.exit_code = -1;
-			}
-			if (cap.logfd >= 0)
-				close(cap.logfd);
-			free(argv);
-			e = ledger_entry_ran(str(c, "id"), "root", &res, &cap, policy);
-			failed = strcmp(str(e, "status"), "ran") != 0;
-			root_log(r, c, e);
-		}
-		json_array_append_new(entries, e);
-		write_ledger(r, "progress.json", entries, "completed", 0);
+	for (j = 0; j < json_array_size(av); j++)
+		argv[j] = (char *)json_string_value(json_array_get(av, j));
+	memset(&x, 0, sizeof x);
+	x.exefd = r->exefd[i];
+	x.argv = argv;
+	x.new_session = 1;	/* no terminal: nothing reaches the reviewer's */
+	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
+	if (is_root(c)) {
+		x.envp = r->root_env;
+		x.cwd = str(r->manifest, "cwd");
+		x.user = r->target_name;
+		x.uid = r->target_uid;
+		x.gid = r->target_gid;
+	} else {
+		x.envp = r->user_env;
+		x.cwd = str(c, "cwd");
+		x.user = r->sudo_user;
+		x.uid = r->sudo_uid;
+		x.gid = r->sudo_gid;
 	}
-	write_ledger(r, "ledger.json", entries, "completed", 1);
-	json_decref(entries);
+	capture_init(cap, open_log(r, i), OUTPUT_LOG_MAX);
+	if (exec_capture(&x, cap, &res) != 0) {
+		memset(&res, 0, sizeof res);
+		res.exec_errno = errno ? errno : EAGAIN;
+		res.exit_code = -1;
+	}
+	if (cap->logfd >= 0)
+		close(cap->logfd);
+	free(argv);
+	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
+	    str(r->manifest, "output_to_agent"));
+	root_log(r, c, e);
+	return e;
 }
 
-/* Hand the terminal back: the child runs on in its own session, the
- * parent records who it is in started.json and exits. */
-static void write_started(const struct runner *, pid_t);
+/*
+ * The batch in request order. A command starts only once the record that
+ * it is about to start is durable; when a record cannot be written the
+ * batch stops there. Returns 0, or -1 when the ledger could not be
+ * written (what ran is then only in progress.json and the root log).
+ */
+static int
+run_all(struct runner *r)
+{
+	json_t *cmds = json_object_get(r->manifest, "commands"), *c, *e, *entries = json_array();
+	int stop = json_is_true(json_object_get(r->manifest, "stop_on_failure")), failed = 0;
+	const char *halt = NULL;
+	struct capture *cap = xmalloc(sizeof *cap);
+	size_t i;
+	int rc;
 
+	json_array_foreach(cmds, i, c) {
+		const char *id = str(c, "id"), *as = str(c, "as");
+
+		if (r->refused_why != NULL)
+			e = ledger_entry_not_run(id, as, i == r->refused_at ? "refused" : "skipped",
+			    i == r->refused_at ? r->refused_why :
+			    "not run: another command of the batch was refused");
+		else if (halt != NULL)
+			e = ledger_entry_not_run(id, as, "skipped", halt);
+		else if (failed && stop)
+			e = ledger_entry_not_run(id, as, "skipped",
+			    "not run: an earlier command failed (stop_on_failure)");
+		else if (stop_requested)
+			e = ledger_entry_not_run(id, as, "skipped",
+			    halt = "not run: the runner was told to stop");
+		else {
+			json_array_append_new(entries, ledger_entry_not_run(id, as, "interrupted",
+			    "started; the runner stopped before it finished"));
+			rc = record_entries(r, RUN_PROGRESS, entries, 1);
+			json_array_remove(entries, json_array_size(entries) - 1);
+			if (rc != 0)
+				e = ledger_entry_not_run(id, as, "skipped",
+				    halt = "not run: the runner could not record that it starts");
+			else {
+				e = run_one(r, c, i, cap);
+				failed = strcmp(str(e, "status"), "ran") != 0;
+			}
+		}
+		json_array_append_new(entries, e);
+	}
+	free(cap);
+	rc = record_entries(r, RUN_LEDGER, entries, 1);
+	json_decref(entries);
+	return rc;
+}
+
+/* started.json: the runner passed its checks and holds the lock; from
+ * here on something may run. */
+static int
+write_started(const struct runner *r, pid_t pid)
+{
+	json_t *j = json_pack("{s:s,s:s,s:i,s:I}", "request_id", r->request_id,
+	    "manifest_sha256", r->sha, "pid", (int)pid,
+	    "start_time", (json_int_t)proc_start_time(pid));
+	int rc = record(r, RUN_STARTED, j, 1);
+
+	json_decref(j);
+	return rc;
+}
+
+/*
+ * Hand the terminal back: the child runs the batch in its own session,
+ * but only once the parent has made started.json durable and said so
+ * through the pipe. If the parent cannot, the child runs nothing.
+ */
 static void
 detach(struct runner *r)
 {
-	int devnull;
+	int go[2], devnull;
+	char c;
 	pid_t pid;
 
-	if ((pid = fork()) < 0)
-		die(1, "fork: %s", strerror(errno));
+	if (pipe2(go, O_CLOEXEC) != 0 || (pid = fork()) < 0)
+		err(RUNNER_REFUSED, "cannot detach");
 	if (pid == 0) {
-		if (setsid() < 0 || (devnull = open("/dev/null", O_RDWR)) < 0 ||
-		    dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
-			_exit(1);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1 || c != 'g' || setsid() < 0 ||
+		    (devnull = open("/dev/null", O_RDWR)) < 0 || dup2(devnull, 0) < 0 ||
+		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+			_exit(RUNNER_REFUSED);
+		close(go[0]);
 		return;
 	}
-	write_started(r, pid);
+	close(go[0]);
+	if (write_started(r, pid) != 0)
+		exit(RUNNER_REFUSED);	/* the child sees the pipe close: nothing runs */
+	if (write(go[1], "g", 1) != 1)
+		err(RUNNER_BROKEN, "cannot release the batch");
 	exit(0);
 }
 
-/* started.json: who is running the batch, so a reader can tell a live
- * run from a dead one. */
+/* runner.lock, created fresh and held for as long as this process (or its
+ * detached child) lives: the reviewer's tools tell a live run by it. */
 static void
-write_started(const struct runner *r, pid_t pid)
+take_lock(const struct runner *r)
 {
-	json_t *j;
+	int fd = openat(r->dfd, RUN_LOCK, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 
-	j = json_pack("{s:s,s:i,s:I}", "request_id", r->request_id, "pid", (int)pid,
-	    "start_time", (json_int_t)proc_start_time(pid));
-	if (json_write_atomic(r->dfd, "started.json", j, r->sudo_uid, r->sudo_gid, 1) != 0)
-		die(1, "cannot write started.json");
-	json_decref(j);
+	if (fd < 0 || fchmod(fd, 0644) != 0 || flock(fd, LOCK_EX | LOCK_NB) != 0)
+		err(RUNNER_REFUSED, "refusing: cannot take %s", RUN_LOCK);
+	/* the descriptor stays open (close-on-exec: commands never hold it) */
+}
+
+static void
+load_users(struct runner *r)
+{
+	struct passwd pw, *p;
+	char buf[4096];
+	const char *user = getenv("SUDO_USER");
+
+	r->sudo_gid = (gid_t)env_number("SUDO_GID");
+	if (user == NULL || getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || p == NULL ||
+	    p->pw_uid != r->sudo_uid || r->sudo_uid == 0 || strlen(user) >= sizeof r->sudo_user)
+		errx(RUNNER_REFUSED, "refusing: SUDO_USER does not match SUDO_UID");
+	strcpy(r->sudo_user, user);
+	if (getpwnam_r(str(r->manifest, "run_as"), &pw, buf, sizeof buf, &p) != 0 || p == NULL ||
+	    strlen(p->pw_name) >= sizeof r->target_name ||
+	    strlen(p->pw_dir) >= sizeof r->target_home)
+		errx(RUNNER_REFUSED, "refusing: no such user '%s'", str(r->manifest, "run_as"));
+	r->target_uid = p->pw_uid;
+	r->target_gid = p->pw_gid;
+	strcpy(r->target_name, p->pw_name);
+	strcpy(r->target_home, p->pw_dir);
 }
 
 int
@@ -445,15 +583,14 @@ main(int argc, char **argv)
 		{ "detach", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *path = NULL, *user;
-	char sha[SHA256_HEX_LEN + 1], *bytes, *canon;
-	struct passwd *pw;
+	const char *path = NULL;
+	char sha[SHA256_HEX_LEN + 1], why[256], *bytes, *canon;
 	struct runner r;
 	int ch, detached = 0;
 	size_t len;
 
 	umask(077);
-	signal(SIGPIPE, SIG_IGN);
+	signals();
 	memset(&r, 0, sizeof r);
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -467,43 +604,37 @@ main(int argc, char **argv)
 			detached = 1;
 			break;
 		default:
-			die(2, "usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]");
+			errx(RUNNER_REFUSED, USAGE);
 		}
 	}
 	if (path == NULL || r.sha == NULL || optind != argc)
-		die(2, "usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]");
+		errx(RUNNER_REFUSED, USAGE);
 	if (geteuid() != 0 || getuid() != 0)
-		die(EXIT_REFUSE, "refusing: must be started as root by sudo");
+		errx(RUNNER_REFUSED, "refusing: must be started as root by sudo");
 	r.sudo_uid = (uid_t)env_number("SUDO_UID");
-	r.sudo_gid = (gid_t)env_number("SUDO_GID");
-	user = getenv("SUDO_USER");
-	if (user == NULL || (pw = getpwnam(user)) == NULL || pw->pw_uid != r.sudo_uid ||
-	    strlen(user) >= sizeof r.sudo_user)
-		die(EXIT_REFUSE, "refusing: SUDO_USER does not match SUDO_UID");
-	strcpy(r.sudo_user, user);
 
 	bytes = read_manifest(&r, path, &len);
 	sha256_bytes(bytes, len, sha);
 	if (!digest_equal(sha, r.sha))
-		die(EXIT_REFUSE, "refusing: the manifest's SHA-256 is not the approved one");
+		errx(RUNNER_REFUSED, "refusing: the manifest's SHA-256 is not the approved one");
 	r.manifest = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, NULL);
-	canon = canon_dump(r.manifest, NULL);
-	if (r.manifest == NULL || canon == NULL || strcmp(canon, bytes) != 0)
-		die(EXIT_REFUSE, "refusing: the manifest is not canonical JSON");
+	canon = r.manifest != NULL ? canon_dump(r.manifest, NULL) : NULL;
+	if (canon == NULL || strcmp(canon, bytes) != 0)
+		errx(RUNNER_REFUSED, "refusing: the manifest is not canonical JSON");
 	free(canon);
 	free(bytes);
-	check_manifest(&r);
-	if ((pw = getpwnam(str(r.manifest, "run_as"))) == NULL ||
-	    strlen(pw->pw_name) >= sizeof r.target_name || strlen(pw->pw_dir) >= sizeof r.target_home)
-		die(EXIT_REFUSE, "refusing: no such user '%s'", str(r.manifest, "run_as"));
-	r.target = *pw;
-	strcpy(r.target_name, pw->pw_name);
-	strcpy(r.target_home, pw->pw_dir);
+	if (manifest_check(r.manifest, why, sizeof why) != 0)
+		errx(RUNNER_REFUSED, "refusing: %s", why);
+	r.request_id = str(r.manifest, "request_id");
+	r.n = json_array_size(json_object_get(r.manifest, "commands"));
+	load_users(&r);
+	r.root_env = root_env(&r);
+	r.user_env = user_env(&r);
 	verify_commands(&r);
+	take_lock(&r);
 	if (detached)
 		detach(&r);
-	else
-		write_started(&r, getpid());
-	run_all(&r);
-	return 0;
+	else if (write_started(&r, getpid()) != 0)
+		return RUNNER_REFUSED;
+	return run_all(&r) == 0 ? 0 : RUNNER_BROKEN;
 }

@@ -213,7 +213,10 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		close(out[1]);
 		return -1;
 	}
-	if ((pid = fork()) < 0) {
+	/* only our end is non-blocking: the command's output stays blocking;
+	 * without it the loop would stall and timeouts would not be enforced */
+	if ((e = fcntl(out[0], F_GETFL)) < 0 || fcntl(out[0], F_SETFL, e | O_NONBLOCK) < 0 ||
+	    (pid = fork()) < 0) {
 		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
 		return -1;
 	}
@@ -223,7 +226,6 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	deadline = start + (int64_t)x->timeout * 1000;
 	/* the pidfd wakes the loop when the child exits; without one (old
 	 * kernels) the loop looks every few milliseconds */

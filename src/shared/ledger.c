@@ -11,7 +11,9 @@
 
 #include "shared.h"
 
-static const char *const statuses[] = { "ran", "failed", "skipped", "refused", NULL };
+/* interrupted: it may have run (or partly run); nobody can tell */
+static const char *const statuses[] = { "ran", "failed", "skipped", "refused", "interrupted",
+	"not_approved", NULL };
 
 /* How much output an entry keeps under each output_to_agent policy. */
 size_t
@@ -201,7 +203,7 @@ ledger_all_ran(const json_t *l)
  */
 int
 json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t gid,
-    int durable)
+    mode_t mode, int durable)
 {
 	char tmp[128], *s;
 	int fd, rc = -1;
@@ -211,11 +213,12 @@ json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t g
 	if ((s = json_dumps(j, JSON_COMPACT)) == NULL)
 		return -1;
 	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto out;
 	if (write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0 ||
-	    (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) || (durable && fsync(fd) != 0)) {
+	    (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) || fchmod(fd, mode) != 0 ||
+	    (durable && fsync(fd) != 0)) {
 		close(fd);
 		unlinkat(dfd, tmp, 0);
 		goto out;
@@ -224,6 +227,9 @@ json_write_atomic(int dfd, const char *name, const json_t *j, uid_t uid, gid_t g
 		unlinkat(dfd, tmp, 0);
 		goto out;
 	}
+	/* the rename is durable only once the directory is */
+	if (durable && fsync(dfd) != 0)
+		goto out;
 	rc = 0;
 out:
 	free(s);

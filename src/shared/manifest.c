@@ -3,6 +3,7 @@
  * every field present (absent optional values are null), and its seal,
  * the SHA-256 of its canonical bytes.
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "shared.h"
@@ -17,4 +18,113 @@ manifest_seal(const json_t *m, char hex[SHA256_HEX_LEN + 1])
 	if (bytes != NULL)
 		sha256_bytes(bytes, len, hex);
 	return bytes;
+}
+
+static int
+is_hex64(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || strlen(s) != SHA256_HEX_LEN)
+		return 0;
+	for (i = 0; i < SHA256_HEX_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int
+is_absolute(const json_t *v)
+{
+	return json_is_string(v) && json_string_value(v)[0] == '/';
+}
+
+static int
+is_timeout(const json_t *v)
+{
+	return json_is_null(v) || (json_is_integer(v) && json_integer_value(v) > 0 &&
+	    json_integer_value(v) <= 86400);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+bad(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * The shape of a manifest (or a run manifest: one more member, user_env):
+ * everything a reader of it relies on, checked before any of it is used.
+ * 0, or -1 with the first problem in why.
+ */
+int
+manifest_check(const json_t *m, char *why, size_t size)
+{
+	static const char *const known[] = { "schema_version", "request_id", "host", "run_as",
+		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", NULL };
+	json_t *cmds = json_object_get(m, "commands"), *c, *v, *ue;
+	const char *key, *s;
+	size_t i, j;
+
+	if (!json_is_object(m))
+		return bad(why, size, "the manifest is not an object");
+	json_object_foreach((json_t *)m, key, v) {
+		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
+			;
+		if (known[i] == NULL)
+			return bad(why, size, "the manifest has an unknown member");
+	}
+	v = json_object_get(m, "schema_version");
+	if (!json_is_integer(v) || json_integer_value(v) != 1 ||
+	    !json_is_string(json_object_get(m, "request_id")) ||
+	    !json_is_string(json_object_get(m, "host")) ||
+	    !json_is_string(json_object_get(m, "run_as")) ||
+	    !is_absolute(json_object_get(m, "cwd")) ||
+	    !json_is_boolean(json_object_get(m, "stop_on_failure")))
+		return bad(why, size, "the manifest's header is malformed");
+	s = json_string_value(json_object_get(m, "output_to_agent"));
+	if (s == NULL || (strcmp(s, "none") != 0 && strcmp(s, "tail") != 0 &&
+	    strcmp(s, "full") != 0))
+		return bad(why, size, "the manifest's output_to_agent is malformed");
+	if (!json_is_object(json_object_get(m, "env")))
+		return bad(why, size, "the manifest's env is malformed");
+	json_object_foreach(json_object_get(m, "env"), key, v)
+		if (!json_is_string(v) || env_forbidden(key) || *key == '\0' ||
+		    strchr(key, '=') != NULL)
+			return bad(why, size, "the manifest's env is refused");
+	ue = json_object_get(m, "user_env");
+	if (ue != NULL && !json_is_null(ue)) {
+		if (!json_is_array(ue))
+			return bad(why, size, "the manifest's user_env is malformed");
+		json_array_foreach(ue, i, v)
+			if (!json_is_string(v) || strchr(json_string_value(v), '=') == NULL)
+				return bad(why, size, "user_env entry %zu is malformed", i);
+	}
+	if (!json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)
+		return bad(why, size, "the manifest's commands are malformed");
+	json_array_foreach(cmds, i, c) {
+		s = json_string_value(json_object_get(c, "as"));
+		v = json_object_get(c, "argv");
+		if (!json_is_string(json_object_get(c, "id")) || s == NULL ||
+		    (strcmp(s, "root") != 0 && strcmp(s, "user") != 0) ||
+		    !is_absolute(json_object_get(c, "path")) ||
+		    !is_hex64(json_string_value(json_object_get(c, "executable_sha256"))) ||
+		    !json_is_string(json_object_get(c, "why")) ||
+		    !(json_is_null(json_object_get(c, "cwd")) || is_absolute(json_object_get(c, "cwd"))) ||
+		    !is_timeout(json_object_get(c, "timeout_seconds")) ||
+		    !json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > 64)
+			return bad(why, size, "command %zu of the manifest is malformed", i);
+		for (j = 0; j < json_array_size(v); j++)
+			if (!json_is_string(json_array_get(v, j)))
+				return bad(why, size, "command %zu has a non-string argument", i);
+		/* a YOU command runs in its own directory: the runner needs it */
+		if (strcmp(s, "user") == 0 && !is_absolute(json_object_get(c, "cwd")))
+			return bad(why, size, "command %zu has no working directory", i);
+	}
+	return 0;
 }

@@ -49,6 +49,21 @@ char	*canon_dump(const json_t *, size_t *);
 
 /* manifest.c: the seal of a manifest, the SHA-256 of its canonical bytes. */
 char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
+int	 manifest_check(const json_t *, char *, size_t);
+
+/*
+ * The run directory: a fresh 0700 directory of the reviewer per approval.
+ * `answer` writes the run manifest; the runner (root) writes its records,
+ * root-owned, which readers believe only when they are owned by root.
+ */
+#define RUN_MANIFEST	"manifest.json"
+#define RUN_LOCK	"runner.lock"	/* flock held while the runner lives */
+#define RUN_STARTED	"started.json"	/* the runner passed its checks */
+#define RUN_PROGRESS	"progress.json"	/* durable before each command starts */
+#define RUN_LEDGER	"ledger.json"	/* the batch is over */
+#define RUN_OUTPUT	"output-%zu.log"
+#define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
+#define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
 /* policy.c: credential shapes and environment names that steer loading. */
 int	 contains_credential(const char *);
@@ -106,6 +121,6 @@ int	 ledger_check(const json_t *, const char *, const char *, const char *const 
 	    size_t, char *, size_t);
 int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
-int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, int);
+int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
 
 #endif

@@ -1,0 +1,285 @@
+/*
+ * The batch: the state of one approval, from the sealed manifest in the
+ * store to the ledger that settles the gate. The run manifest (what the
+ * runner gets) is the approved subset of the sealed manifest plus the
+ * environment of YOU commands; its hash binds every record of the run.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+void
+say(struct batch *b, const char *outcome, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (outcome != NULL)
+		snprintf(b->outcome, sizeof b->outcome, "%s", outcome);
+	va_start(ap, fmt);
+	vsnprintf(b->message, sizeof b->message, fmt, ap);
+	va_end(ap);
+}
+
+int
+is_root(const json_t *cmd)
+{
+	return strcmp(json_str(cmd, "as"), "root") == 0;
+}
+
+/* The gate and its sealed manifest, checked: well formed, and its bytes
+ * still hash to the seal the reviewer was shown. */
+int
+batch_load(struct batch *b, struct store *st, const char *gate_id)
+{
+	char sha[SHA256_HEX_LEN + 1], why[256], *bytes;
+
+	memset(b, 0, sizeof *b);
+	b->st = st;
+	b->gate_id = gate_id;
+	b->tty = b->run_fd = -1;
+	b->attempt = -1;
+	b->entries = json_array();
+	if ((b->gate = store_gate(st, gate_id, 1)) == NULL) {
+		say(b, "runner_error", "cannot read the gate");
+		return -1;
+	}
+	b->manifest = json_object_get(b->gate, "manifest");
+	if (manifest_check(b->manifest, why, sizeof why) != 0) {
+		say(b, "runner_error", "the stored manifest is refused: %s", why);
+		return -1;
+	}
+	if ((bytes = manifest_seal(b->manifest, sha)) == NULL ||
+	    !digest_equal(sha, json_str(b->gate, "manifest_sha256"))) {
+		free(bytes);
+		say(b, "runner_error", "the stored manifest no longer matches its seal");
+		return -1;
+	}
+	free(bytes);
+	return 0;
+}
+
+void
+batch_free(struct batch *b)
+{
+	if (b->run_fd >= 0)
+		close(b->run_fd);
+	if (b->tty >= 0)
+		close(b->tty);
+	json_decref(b->run);
+	json_decref(b->entries);
+	json_decref(b->gate);
+	b->run = b->entries = b->gate = NULL;
+	b->run_fd = b->tty = -1;
+}
+
+/* The run manifest: the sealed one with only the selected commands, and
+ * the YOU environment (null when no YOU command runs); sealed. */
+int
+batch_seal_run(struct batch *b, json_t *selected)
+{
+	char *bytes;
+	json_t *c;
+	size_t i;
+	int you = 0;
+
+	json_array_foreach(selected, i, c)
+		if (!is_root(c))
+			you = 1;
+	b->run = json_deep_copy(b->manifest);
+	json_object_set(b->run, "commands", selected);
+	json_object_set_new(b->run, "user_env", you ? user_env_json() : json_null());
+	b->selected = json_object_get(b->run, "commands");
+	if (json_is_null(json_object_get(b->run, "user_env")) && you) {
+		say(b, "runner_error", "cannot find your passwd entry");
+		return -1;
+	}
+	if ((bytes = manifest_seal(b->run, b->sha)) == NULL) {
+		say(b, "runner_error", "cannot seal the run manifest");
+		return -1;
+	}
+	free(bytes);
+	return 0;
+}
+
+/* The YOU environment as a JSON array of "NAME=VALUE", or JSON null. */
+json_t *
+user_env_json(void)
+{
+	struct passwd pw, *p;
+	char buf[4096], **env;
+	json_t *a;
+	size_t i;
+
+	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &p) != 0 || p == NULL ||
+	    (env = userenv_build(p)) == NULL)
+		return json_null();
+	a = json_array();
+	for (i = 0; env[i] != NULL; i++)
+		json_array_append_new(a, json_string(env[i]));
+	userenv_free(env);
+	return a;
+}
+
+/* Every selected command from the first without an entry on: not run
+ * (status "skipped", known not to have started) or "interrupted" (it may
+ * have run), with why. The one way the rest of a batch is marked. */
+void
+batch_mark_rest(struct batch *b, const char *status, const char *why)
+{
+	json_t *c;
+	size_t i;
+
+	for (i = json_array_size(b->entries); i < json_array_size(b->selected); i++) {
+		c = json_array_get(b->selected, i);
+		json_array_append_new(b->entries, ledger_entry_not_run(json_str(c, "id"),
+		    json_str(c, "as"), status, why));
+	}
+}
+
+/* stop_on_failure and an entry that did not run cleanly. */
+int
+batch_stop_now(const struct batch *b)
+{
+	json_t *e;
+	size_t i;
+
+	if (!json_is_true(json_object_get(b->run, "stop_on_failure")))
+		return 0;
+	json_array_foreach(b->entries, i, e)
+		if (strcmp(json_str(e, "status"), "ran") != 0)
+			return 1;
+	return 0;
+}
+
+/* The entries so far as progress.json, durable: before a command of this
+ * process starts, this must have succeeded. */
+int
+batch_record(struct batch *b)
+{
+	json_t *l = ledger_new(b->gate_id, b->sha, "completed", json_incref(b->entries), NULL);
+	int rc = json_write_atomic(b->run_fd, RUN_PROGRESS, l, (uid_t)-1, (gid_t)-1, 0600, 1);
+
+	json_decref(l);
+	if (rc != 0)
+		say(b, "runner_error", "cannot record progress in %s: %s", b->run_dir,
+		    strerror(errno));
+	return rc;
+}
+
+/* A record in a run directory: a bounded regular file owned by root (the
+ * runner) or by us, never through a symlink. */
+json_t *
+read_record(int dfd, const char *name)
+{
+	struct stat st;
+	json_t *j = NULL;
+	char *buf;
+	size_t len;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= RECORD_MAX &&
+	    (st.st_uid == 0 || st.st_uid == getuid()) &&
+	    read_bounded(fd, &buf, &len, RECORD_MAX) == 0) {
+		j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+		free(buf);
+	}
+	close(fd);
+	return j;
+}
+
+/* Does a runner still hold the lock of this run directory? A lock taken
+ * by the runner's process survives pid reuse and cannot be faked as
+ * released: only its holder's end (or death) releases it. */
+int
+runner_live(int dfd)
+{
+	int fd = openat(dfd, RUN_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int live;
+
+	if (fd < 0)
+		return 0;
+	live = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return live;
+}
+
+/* The records are for this batch: same request, same run manifest. */
+static int
+ours(const struct batch *b, const json_t *l)
+{
+	return l != NULL && strcmp(json_str(l, "request_id"), b->gate_id) == 0 &&
+	    digest_equal(json_str(l, "manifest_sha256"), b->sha);
+}
+
+/*
+ * Bring the entries up to date from the run directory once nobody runs
+ * the batch any more. Returns 2 with the whole batch from a ledger that
+ * checks out; 1 with the entries of the progress record (its last entry
+ * may say "interrupted"): the commands after them never started, since
+ * none starts before its record is durable; 0 when there is no record.
+ */
+int
+batch_from_disk(struct batch *b)
+{
+	size_t n = json_array_size(b->selected), i;
+	const char **ids = xcalloc(n + 1, sizeof *ids);
+	char why[256];
+	json_t *l, *e;
+	int found = 2;
+
+	for (i = 0; i < n; i++)
+		ids[i] = json_str(json_array_get(b->selected, i), "id");
+	l = read_record(b->run_fd, RUN_LEDGER);
+	if (l == NULL || ledger_check(l, b->gate_id, b->sha, ids, n, why, sizeof why) != 0) {
+		json_decref(l);
+		l = read_record(b->run_fd, RUN_PROGRESS);
+		found = ours(b, l) ? 1 : 0;
+	}
+	if (found) {
+		json_array_clear(b->entries);
+		json_array_foreach(json_object_get(l, "entries"), i, e) {
+			if (i >= n || strcmp(json_str(e, "id"), ids[i]) != 0 ||
+			    contains_credential(json_str(e, "output_tail")))
+				break;
+			json_array_append(b->entries, e);
+		}
+	}
+	free(ids);
+	json_decref(l);
+	return found;
+}
+
+/*
+ * Settle the gate approved with the ledger of the whole request: every
+ * command in request order, the unselected ones "not_approved". Returns
+ * what gate_settle returns; the ledger in *ledger either way.
+ */
+int
+batch_settle(struct batch *b, const char *outcome, const char *diagnostic, json_t **ledger)
+{
+	json_t *all = json_array(), *c, *e;
+	size_t i, k = 0;
+
+	json_array_foreach(json_object_get(b->manifest, "commands"), i, c) {
+		e = json_array_get(b->entries, k);
+		if (e != NULL && strcmp(json_str(e, "id"), json_str(c, "id")) == 0) {
+			json_array_append(all, e);
+			k++;
+		} else
+			json_array_append_new(all, ledger_entry_not_run(json_str(c, "id"),
+			    json_str(c, "as"), "not_approved", "not approved by the reviewer"));
+	}
+	*ledger = ledger_new(b->gate_id, b->sha, outcome, all, diagnostic);
+	return gate_settle(b->st, b->gate_id, b->attempt, *ledger);
+}

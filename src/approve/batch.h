@@ -1,0 +1,85 @@
+/*
+ * Inside an approval: the batch (the state of one approval and its run
+ * directory), the executors that run it, and the sudo handoff. Only
+ * src/approve/ includes this.
+ */
+#ifndef BATCH_H
+#define BATCH_H
+
+#include <signal.h>
+
+#include "warrant.h"
+
+#define SUDO		"/usr/bin/sudo"
+#define RECORD_MAX	(8 * 1024 * 1024)
+#define DEFAULT_TIMEOUT	300
+#define SUDO_ENV_MAX	8
+
+/* The state of one approval. */
+struct batch {
+	struct store	*st;
+	const char	*gate_id;
+	json_t		*gate;		/* from the store; owns manifest */
+	json_t		*manifest;	/* the sealed manifest of the whole request */
+	json_t		*run;		/* the run manifest: the approved subset + user_env */
+	json_t		*selected;	/* run's commands */
+	char		 sha[SHA256_HEX_LEN + 1];	/* of the run manifest */
+	int64_t		 attempt;
+	char		 run_dir[PATH_MAX];
+	int		 run_fd;
+	int		 tty;
+	json_t		*entries;	/* one per selected command, in order */
+	char		 outcome[32];	/* why it failed, for the answer's JSON */
+	char		 message[512];
+};
+
+/* How an executor left the batch. */
+enum exec_end {
+	EXEC_DONE,		/* entries complete: settle */
+	EXEC_STARTED,		/* detached: the runner goes on, a finalizer settles */
+	EXEC_NOTHING_RAN,	/* refused or not authenticated: the gate stays pending */
+	EXEC_BROKEN,		/* stopped part way: what is not known is "may have run" */
+};
+
+/* An executor runs the selected commands of a prepared batch. */
+typedef enum exec_end executor(struct batch *, const struct approve_opts *);
+executor exec_local;		/* exec-local.c: YOU commands (and --via sudo) from answer */
+executor exec_runner;		/* exec-runner.c: the whole batch in warrant-runner */
+
+/* batch.c */
+void	 say(struct batch *, const char *, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+int	 is_root(const json_t *);
+int	 batch_load(struct batch *, struct store *, const char *);
+void	 batch_free(struct batch *);
+int	 batch_seal_run(struct batch *, json_t *);
+void	 batch_mark_rest(struct batch *, const char *, const char *);
+int	 batch_stop_now(const struct batch *);
+int	 batch_record(struct batch *);
+json_t	*read_record(int, const char *);
+int	 runner_live(int);
+int	 batch_from_disk(struct batch *);
+int	 batch_settle(struct batch *, const char *, const char *, json_t **);
+json_t	*user_env_json(void);
+
+/* sudo.c: sudo on the reviewer's terminal, and the stop signals */
+extern volatile sig_atomic_t stop_requested;
+int	 run_sudo(int, const char *const *);
+int	 sudo_ok(int);
+void	 sudo_forget(void);
+void	 sudo_env(char *[SUDO_ENV_MAX]);
+void	 sudo_env_free(char *[SUDO_ENV_MAX]);
+void	 stop_signals_catch(struct sigaction *);
+void	 stop_signals_restore(const struct sigaction *);
+#define STOP_SIGNALS	7
+
+/* userenv.c */
+struct passwd;
+char	**userenv_build(const struct passwd *);
+void	 userenv_free(char **);
+
+/* lease.c */
+int	 lease_take(const char *, const char *, char *, size_t);
+void	 lease_release(int);
+
+#endif

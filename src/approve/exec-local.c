@@ -1,0 +1,151 @@
+/*
+ * The local executor: the selected commands run from `warrant answer`
+ * itself, one after the other. YOU commands (no password: they run as the
+ * reviewer anyway) in their own session with no terminal and no stdin, in
+ * the YOU environment, from the descriptor whose hash was just checked.
+ * With --via sudo, ROOT commands as `sudo -k -u RUN_AS -- PATH ARGS` on
+ * the terminal: a prompt per command, no ticket, the executable re-hashed
+ * just before sudo runs it by path (a weaker binding, said in the ledger).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+#define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
+
+/* The executable still hashes to its seal; its descriptor, or -1. */
+static int
+open_sealed(const json_t *cmd)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct stat st;
+	int fd = open(json_str(cmd, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || sha256_fd(fd, hex) != 0 ||
+	    !digest_equal(hex, json_str(cmd, "executable_sha256")))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static json_t *
+run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct capture *cap)
+{
+	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds"), *e;
+	int root = is_root(cmd), fd, sudofd = -1, k = 0;
+	char name[64], *senv[SUDO_ENV_MAX], **argv;
+	size_t i, n = json_array_size(av);
+	struct exec_result res;
+	struct exec_spec x;
+
+	if ((fd = open_sealed(cmd)) < 0)
+		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
+		    "the executable changed since it was reviewed");
+	if (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0) {
+		close(fd);
+		return ledger_entry_not_run(json_str(cmd, "id"), "root", "refused",
+		    SUDO " cannot be opened");
+	}
+	argv = xcalloc(n + 8, sizeof *argv);
+	if (root) {
+		argv[k++] = SUDO;
+		argv[k++] = "-k";
+		argv[k++] = "-u";
+		argv[k++] = (char *)json_str(b->run, "run_as");
+		argv[k++] = "--";
+		argv[k++] = (char *)json_str(cmd, "path");
+		i = 1;
+	} else
+		i = 0;
+	for (; i < n; i++)
+		argv[k++] = (char *)json_string_value(json_array_get(av, i));
+	memset(&x, 0, sizeof x);
+	x.exefd = root ? sudofd : fd;
+	x.argv = argv;
+	if (root)
+		sudo_env(senv);
+	x.envp = root ? senv : env;
+	x.cwd = root ? json_str(b->run, "cwd") : json_str(cmd, "cwd");
+	/* sudo prompts on our terminal; a YOU command gets none */
+	x.new_session = !root;
+	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
+	snprintf(name, sizeof name, RUN_OUTPUT, idx);
+	capture_init(cap, openat(b->run_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600), OUTPUT_LOG_MAX);
+	if (exec_capture(&x, cap, &res) != 0) {
+		memset(&res, 0, sizeof res);
+		res.exit_code = -1;
+		res.exec_errno = errno ? errno : EAGAIN;
+	}
+	e = ledger_entry_ran(json_str(cmd, "id"), json_str(cmd, "as"), &res, cap,
+	    json_str(b->run, "output_to_agent"));
+	if (cap->logfd >= 0)
+		close(cap->logfd);
+	if (root)
+		sudo_env_free(senv);
+	if (sudofd >= 0)
+		close(sudofd);
+	close(fd);
+	free(argv);
+	return e;
+}
+
+/* user_env back into an environment block (it was built by this process). */
+static char **
+env_block(const json_t *ue)
+{
+	char **env = xcalloc(json_array_size(ue) + 1, sizeof *env);
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(ue, i, v)
+		env[i] = (char *)json_string_value(v);
+	return env;
+}
+
+enum exec_end
+exec_local(struct batch *b, const struct approve_opts *opts)
+{
+	struct capture *cap = xmalloc(sizeof *cap);
+	char **env = env_block(json_object_get(b->run, "user_env"));
+	enum exec_end end = EXEC_DONE;
+	json_t *c;
+	size_t i;
+
+	(void)opts;
+	json_array_foreach(b->selected, i, c) {
+		if (stop_requested) {
+			say(b, "runner_error", "warrant answer was told to stop "
+			    "(interrupt, SIGHUP or SIGTERM)");
+			batch_mark_rest(b, "skipped", "not run: warrant answer was told to stop");
+			end = EXEC_BROKEN;
+			break;
+		}
+		if (batch_stop_now(b)) {
+			batch_mark_rest(b, "skipped",
+			    "not run: an earlier command failed (stop_on_failure)");
+			break;
+		}
+		/* no command starts before the record that it starts is durable */
+		json_array_append_new(b->entries, ledger_entry_not_run(json_str(c, "id"),
+		    json_str(c, "as"), "interrupted", "started; warrant answer stopped before it finished"));
+		if (batch_record(b) != 0) {
+			json_array_remove(b->entries, i);
+			batch_mark_rest(b, "skipped", "not run: its start could not be recorded");
+			end = EXEC_BROKEN;
+			break;
+		}
+		json_array_set_new(b->entries, i, run_command(b, c, i, env, cap));
+	}
+	if (batch_record(b) != 0)
+		end = EXEC_BROKEN;
+	free(env);
+	free(cap);
+	return end;
+}

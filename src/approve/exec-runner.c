@@ -1,0 +1,112 @@
+/*
+ * The runner executor: the whole approved batch runs in warrant-runner,
+ * started as `sudo -k -- RUNNER --manifest F --expected-sha256 H` on the
+ * reviewer's terminal. sudo authenticates that one invocation and caches
+ * nothing, so no ticket exists at any moment for anyone to ride. What
+ * sudo's status says decides what is known: only sudo failing by itself
+ * or the runner's explicit refusal mean that nothing ran; anything else
+ * unclear is "may have run".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+static int
+write_run_manifest(struct batch *b)
+{
+	char *bytes = canon_dump(b->run, NULL);
+	int fd, rc = -1;
+
+	fd = openat(b->run_fd, RUN_MANIFEST, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (bytes != NULL && fd >= 0 && write_all(fd, bytes, strlen(bytes)) == 0 && fsync(fd) == 0)
+		rc = 0;
+	if (fd >= 0 && close(fd) != 0)
+		rc = -1;
+	free(bytes);
+	if (rc != 0)
+		say(b, "runner_error", "cannot write the run manifest in %s: %s", b->run_dir,
+		    strerror(errno));
+	return rc;
+}
+
+/* The runner may have started: settle from its records. */
+static enum exec_end
+from_records(struct batch *b, const char *why)
+{
+	switch (batch_from_disk(b)) {
+	case 2:
+		return EXEC_DONE;
+	case 1:
+		batch_mark_rest(b, "skipped", "not run: the runner stopped before it");
+		break;
+	default:
+		batch_mark_rest(b, "interrupted", "may have run: the runner left no record of it");
+	}
+	say(b, "runner_error", "%s", why);
+	return EXEC_BROKEN;
+}
+
+enum exec_end
+exec_runner(struct batch *b, const struct approve_opts *opts)
+{
+	char path[PATH_MAX];
+	const char *argv[10];
+	int status, k = 0;
+
+	if (write_run_manifest(b) != 0)
+		return EXEC_NOTHING_RAN;
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", b->run_dir, RUN_MANIFEST) >= sizeof path) {
+		say(b, "runner_error", "the run directory's path is too long");
+		return EXEC_NOTHING_RAN;
+	}
+	argv[k++] = SUDO;
+	argv[k++] = "-k";
+	argv[k++] = "--";
+	argv[k++] = WARRANT_RUNNER_PATH;
+	argv[k++] = "--manifest";
+	argv[k++] = path;
+	argv[k++] = "--expected-sha256";
+	argv[k++] = b->sha;
+	if (opts->detach)
+		argv[k++] = "--detach";
+	argv[k] = NULL;
+	status = run_sudo(b->tty, argv);
+	if (sudo_ok(status)) {
+		if (opts->detach)
+			return EXEC_STARTED;
+		return from_records(b, "the runner's ledger is missing or does not check out");
+	}
+	if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
+		say(b, "runner_error", "cannot start " SUDO "; nothing ran");
+		return EXEC_NOTHING_RAN;
+	}
+	/* the runner handles these signals and never dies of them: sudo did,
+	 * at its prompt */
+	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGQUIT ||
+	    WTERMSIG(status) == SIGHUP || WTERMSIG(status) == SIGTERM)) {
+		say(b, "cancellation", "authentication was cancelled; nothing ran");
+		return EXEC_NOTHING_RAN;
+	}
+	/* the runner never exits 1: that is sudo's own failure */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+		if (stop_requested)
+			say(b, "cancellation", "authentication was cancelled; nothing ran");
+		else
+			say(b, "authentication_failed", "sudo authentication failed (or sudoers "
+			    "does not allow the runner); nothing ran");
+		return EXEC_NOTHING_RAN;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REFUSED) {
+		say(b, "runner_error", "the runner refused the batch before running anything "
+		    "(its message is above)");
+		return EXEC_NOTHING_RAN;
+	}
+	return from_records(b, WIFSIGNALED(status) ? "the runner was killed" :
+	    "the runner stopped part way");
+}
