@@ -33,17 +33,9 @@ int
 settle(struct approval *a, const char *outcome, const char *diagnostic, json_t **ledger)
 {
 	json_t *l = ledger_new(a->gate_id, a->sha, outcome, json_incref(a->entries), diagnostic);
-	int rc = gate_settle(a->st, a->gate_id, a->attempt, l);
 
-	if (rc == 0) {
-		json_t *line = json_pack("{s:s,s:I,s:s,s:O}", "event", "approved",
-		    "at", (json_int_t)now_seconds(), "request_id", a->gate_id, "ledger", l);
-
-		state_append_jsonl(a->st->dir, line);
-		json_decref(line);
-	}
 	*ledger = l;
-	return rc;
+	return gate_settle(a->st, a->gate_id, a->attempt, l);
 }
 
 /* Sum of the selected commands' timeouts plus 30 s: the overall bound. */
@@ -230,18 +222,21 @@ store_open_current(struct store *st)
 int
 approve_recover(struct store *st)
 {
-	json_t *orphans = attempts_orphaned(st), *o, *ledger;
+	json_t *orphans = attempts_unsettled(st), *o, *ledger;
 	struct approval a;
 	size_t i;
 
 	if (orphans == NULL)
 		return -1;
 	json_array_foreach(orphans, i, o) {
+		if (proc_alive((pid_t)json_integer_value(json_object_get(o, "pid")),
+		    json_integer_value(json_object_get(o, "pid_start"))))
+			continue;
 		memset(&a, 0, sizeof a);
 		a.st = st;
 		a.gate_id = json_str(o, "gate_id");
 		a.attempt = json_integer_value(json_object_get(o, "id"));
-		if (strcmp(json_str(o, "state"), "running") != 0) {
+		if (strcmp(json_str(o, "state"), attempt_state_name(ATTEMPT_RUNNING)) != 0) {
 			attempt_abandon(st, a.attempt, a.gate_id, "interrupted");
 			continue;
 		}

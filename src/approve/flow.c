@@ -362,7 +362,7 @@ execute(struct approval *a, int detach, int *code)
 			}
 			close(pipefd[0]);
 			/* the finalizer owns the attempt before anyone can see us gone */
-			attempt_set_pid(a->st, a->attempt, "running", pid);
+			attempt_set(a->st, a->attempt, ATTEMPT_RUNNING, pid);
 			if (write(pipefd[1], "g", 1) != 1)
 				warnx("cannot start the finalizer");
 			close(pipefd[1]);
@@ -548,7 +548,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		set_stop_handlers(on_hangup, saved);
 		stop_requested = stop_interrupted = 0;
 		if (root) {
-			attempt_set(st, a.attempt, "authenticating");
+			attempt_set(st, a.attempt, ATTEMPT_AUTHENTICATING, getpid());
 			a.authenticated = 1;	/* from here on, always sudo -k */
 			sudo_forget(&a);
 			a.authenticated = 1;
@@ -583,7 +583,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			restore_stop_handlers(saved);
 			goto out;
 		}
-		attempt_set(st, a.attempt, "running");
+		attempt_set(st, a.attempt, ATTEMPT_RUNNING, getpid());
 		result = execute(&a, detach, code);
 		restore_stop_handlers(saved);
 		sudo_forget(&a);
