@@ -3,6 +3,7 @@
  * then run) or deny one pending gate. Without --run or --deny it asks
  * "Approve? [y/N]" on the terminal, and refuses when there is none.
  */
+#include <err.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <string.h>

@@ -42,6 +42,9 @@ cmd_review_exec(int argc, char **argv)
 	int ch, all = 0, rc;
 	struct store st;
 
+	/* before anything else: no process of our uid may attach to us */
+	if (approve_guard() != 0)
+		warnx("this process is being traced: it will refuse to approve");
 	while ((ch = getopt_long(argc, argv, "ap:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':

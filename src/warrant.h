@@ -1,4 +1,5 @@
-/* warrant: shared declarations for the CLI, the store and the request pipeline. */
+/* warrant: shared declarations for the CLI and the request pipeline; the
+ * store's are in store/store.h. */
 #ifndef WARRANT_H
 #define WARRANT_H
 
@@ -9,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "shared/shared.h"
+#include "store/store.h"
 #include "approve/approve.h"
 
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
@@ -123,64 +124,9 @@ unsigned risk_command(const struct wcommand *, const struct wrequest *,
 	    const struct principal *);
 json_t	*badges_json(unsigned);
 
-/* gateid.c */
-#define GATE_ID_LEN	12	/* "w-" + 10 base32 */
-int	 gate_id_new(char [GATE_ID_LEN + 1]);
-int	 gate_id_prefix(const char *, char *, size_t);
-
-/* statedir.c */
-int	 state_dir(char *, size_t);
-int	 state_dir_open(const char *);
-int	 state_append_jsonl(const char *, const json_t *);
-
-/* store.c */
-struct store {
-	sqlite3	*db;
-	char	 dir[PATH_MAX];
-	char	 path[PATH_MAX];
-};
-struct gate_meta {
-	const char	*agent;
-	const char	*project;
-	const char	*requester;
-	uid_t		 requester_uid;
-	const char	*host;
-};
-int	 store_open(struct store *);
-int	 store_open_at(struct store *, const char *);
-void	 store_close(struct store *);
-int	 store_begin(struct store *);
-int	 store_commit(struct store *);
-void	 store_rollback(struct store *);
-int	 store_insert_request(struct store *, const char *, const struct wrequest *,
-	    const struct gate_meta *, const json_t *, const char *, const char *,
-	    int64_t, int64_t);
-int	 store_expire(struct store *);
-int	 store_resolve(struct store *, const char *, char [GATE_ID_LEN + 1]);
-json_t	*store_gate(struct store *, const char *, int);
-json_t	*store_list(struct store *, int, long, const char *);
-int	 store_fail(struct store *, const char *);
-
 /* gate.c */
 int	 gate_create(const struct wrequest *, const char *, const char *, json_t **);
 
-/* attempt.c */
-#define ATTEMPT_NOT_PENDING	(-2)
-#define ATTEMPT_BUSY		(-3)
-int64_t	 attempt_begin(struct store *, const char *, const json_t *, const char *, const char *);
-int	 attempt_set(struct store *, int64_t, const char *);
-int	 attempt_set_pid(struct store *, int64_t, const char *, pid_t);
-int	 attempt_abandon(struct store *, int64_t, const char *, const char *);
-int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
-int	 gate_deny(struct store *, const char *, const char *);
-json_t	*gate_ledger(struct store *, const char *);
-json_t	*gate_outcome(struct store *, const json_t *);
-json_t	*attempts_orphaned(struct store *);
-
-/* audit.c: the append-only, hash-chained events table. */
-int	 audit_append(struct store *, const char *, const char *, const json_t *, int64_t);
-json_t	*audit_events(struct store *);
-int	 audit_verify(struct store *, char *, size_t, long *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);

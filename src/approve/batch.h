@@ -7,6 +7,7 @@
 #define BATCH_H
 
 #include <signal.h>
+#include <sys/types.h>
 
 #include "warrant.h"
 

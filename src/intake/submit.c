@@ -1,8 +1,8 @@
 /*
  * Creating a gate from a validated request: a fresh id, the sealed
- * manifest, one transaction in the store, a line in requests.jsonl, and
- * the descriptor the agent gets back. Shared by `warrant request` and the
- * MCP server.
+ * manifest, the gate stored (the store also writes its line in
+ * requests.jsonl), and the descriptor the agent gets back. Shared by
+ * `warrant request` and the MCP server.
  */
 #include <err.h>
 #include <pwd.h>
@@ -79,17 +79,58 @@ descriptor(const char *id, const struct wrequest *q, const char *sha, int64_t ex
 	    "reviewer_command", answer);
 }
 
-/* requests.jsonl: the user's own record of every request and decision. */
+/* The store's record of q (validated) as gate id; free with record_free. */
 static void
-log_request(const char *dir, const char *id, const struct gate_meta *m,
-    json_t *manifest, const char *sha, int64_t now)
+record_fill(struct gate_record *g, const struct wrequest *q, const char *id)
 {
-	json_t *line = json_pack("{s:s,s:I,s:s,s:s,s:s?,s:s?,s:O}", "event", "request",
-	    "at", (json_int_t)now, "request_id", id, "manifest_sha256", sha,
-	    "agent", m->agent, "project", m->project, "manifest", manifest);
+	size_t i, k;
 
-	state_append_jsonl(dir, line);
-	json_decref(line);
+	g->id = id;
+	g->machine = q->machine;
+	g->reason = q->reason;
+	g->run_as = q->run_as;
+	g->cwd = q->cwd;
+	g->env = json_object_get(g->manifest, "env");	/* as sealed */
+	g->stop_on_failure = q->stop_on_failure;
+	g->output_to_agent = q->output_to_agent;
+	g->next_prompt = q->next_prompt;
+	g->risk_badges = badges_json(q->badges);
+	g->root_count = q->nroot;
+	g->user_count = q->nuser;
+	g->commands = xcalloc(q->ncmds, sizeof *g->commands);
+	g->ncommands = q->ncmds;
+	for (i = 0; i < q->ncmds; i++) {
+		const struct wcommand *c = &q->cmds[i];
+		struct command_record *r = &g->commands[i];
+		json_t *argv = json_array();
+
+		for (k = 0; k < c->argc; k++)
+			json_array_append_new(argv, json_string(c->argv[k]));
+		r->id = c->id;
+		r->as_user = c->as_user;
+		r->argv = argv;
+		r->command = c->command;
+		r->given_path = c->exe.given;
+		r->path = c->exe.path;
+		r->executable_sha256 = c->exe.sha256;
+		r->why = c->why;
+		r->cwd = c->cwd;
+		r->timeout = c->timeout;
+		r->badges = badges_json(c->badges);
+	}
+}
+
+static void
+record_free(struct gate_record *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->ncommands; i++) {
+		json_decref(g->commands[i].argv);
+		json_decref(g->commands[i].badges);
+	}
+	free(g->commands);
+	json_decref(g->risk_badges);
 }
 
 /*
@@ -101,7 +142,7 @@ gate_create(const struct wrequest *q, const char *agent, const char *project, js
 {
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
 	struct passwd *pw = getpwuid(getuid());
-	struct gate_meta meta;
+	struct gate_record g = { 0 };
 	json_t *manifest = NULL;
 	struct store st;
 	int64_t now;
@@ -120,22 +161,27 @@ gate_create(const struct wrequest *q, const char *agent, const char *project, js
 		warnx("cannot encode the manifest");
 		goto out;
 	}
-	meta.agent = agent;
-	meta.project = project;
-	meta.requester = pw != NULL ? pw->pw_name : "unknown";
-	meta.requester_uid = getuid();
-	meta.host = host;
 	now = now_seconds();
+	g.host = host;
+	g.requester = pw != NULL ? pw->pw_name : "unknown";
+	g.requester_uid = getuid();
+	g.agent = agent;
+	g.project = project;
+	g.manifest = manifest;
+	g.manifest_bytes = bytes;
+	g.manifest_sha256 = sha;
+	g.created = now;
+	g.expires = now + q->gate_timeout;
+	record_fill(&g, q, id);
 	if (store_open(&st) != 0)
 		goto out;
-	if (store_insert_request(&st, id, q, &meta, manifest, bytes, sha, now,
-	    now + q->gate_timeout) == 0) {
-		*desc = descriptor(id, q, sha, now + q->gate_timeout);
-		log_request(st.dir, id, &meta, manifest, sha, now);
+	if (gate_insert(&st, &g) == 0) {
+		*desc = descriptor(id, q, sha, g.expires);
 		rc = 0;
 	}
 	store_close(&st);
 out:
+	record_free(&g);
 	json_decref(manifest);
 	free(bytes);
 	return rc;

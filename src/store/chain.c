@@ -62,10 +62,11 @@ audit_append(struct store *st, const char *gate_id, const char *kind,
 	if (rc == SQLITE_ROW) {
 		seq = sqlite3_column_int64(s, 0) + 1;
 		snprintf(prev, sizeof prev, "%s", (const char *)sqlite3_column_text(s, 1));
-	}
+	} else if (rc != SQLITE_DONE)
+		store_fail(st, "reading the audit chain");
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(st, "reading the audit chain");
+		return -1;
 	d = detail != NULL ? canon_dump(detail, NULL) : xstrdup("{}");
 	if (d == NULL || row_hash(seq, at, gate_id, kind, d, prev, sha) != 0) {
 		free(d);
@@ -76,17 +77,18 @@ audit_append(struct store *st, const char *gate_id, const char *kind,
 		free(d);
 		return store_fail(st, "appending to the audit chain");
 	}
-	sqlite3_bind_int64(s, 1, seq);
-	sqlite3_bind_int64(s, 2, at);
-	if (gate_id != NULL)
-		sqlite3_bind_text(s, 3, gate_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, d, -1, free);
-	sqlite3_bind_text(s, 6, prev, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 7, sha, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_fail(st, "appending to the audit chain");
+	if ((sqlite3_bind_int64(s, 1, seq) |
+	    sqlite3_bind_int64(s, 2, at) |
+	    sqlite3_bind_text(s, 3, gate_id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 5, d, -1, free) |
+	    sqlite3_bind_text(s, 6, prev, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 7, sha, -1, SQLITE_STATIC)) != SQLITE_OK) {
+		store_fail(st, "appending to the audit chain");
+		sqlite3_finalize(s);
+		return -1;
+	}
+	return step_done(st, s, "appending to the audit chain");
 }
 
 json_t *
@@ -115,12 +117,12 @@ audit_events(struct store *st)
 		    "detail", d != NULL ? d : json_null(),
 		    "sha256", (const char *)sqlite3_column_text(s, 5)));
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, "reading the audit chain");
 		json_decref(list);
-		return NULL;
+		list = NULL;
 	}
+	sqlite3_finalize(s);
 	return list;
 }
 
@@ -177,10 +179,10 @@ cross_check(struct store *st, char *why, size_t size)
 			}
 		}
 	}
-	sqlite3_finalize(s);
 	if (!bad && rc != SQLITE_DONE)
-		return store_fail(st, "checking gates against the chain");
-	return bad;
+		store_fail(st, "checking gates against the chain");
+	sqlite3_finalize(s);
+	return !bad && rc != SQLITE_DONE ? -1 : bad;
 }
 
 /*
@@ -222,10 +224,12 @@ audit_verify(struct store *st, char *why, size_t size, long *count)
 			(*count)++;
 		}
 	}
+	if (!bad && rc != SQLITE_DONE)
+		store_fail(st, "reading the audit chain");
 	sqlite3_finalize(s);
 	if (bad)
 		return 1;
 	if (rc != SQLITE_DONE)
-		return store_fail(st, "reading the audit chain");
+		return -1;
 	return cross_check(st, why, size);
 }

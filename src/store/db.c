@@ -36,6 +36,7 @@ static const char *const migrations[] = {
 	" given_path TEXT NOT NULL, path TEXT NOT NULL, executable_sha256 TEXT NOT NULL,"
 	" why TEXT NOT NULL, cwd TEXT NOT NULL, timeout_seconds INTEGER,"
 	" badges TEXT NOT NULL, PRIMARY KEY (gate_id, idx)) WITHOUT ROWID;"
+	/* attempts.state: enum attempt_state in store.h, in this order */
 	"CREATE TABLE attempts ("
 	" id INTEGER PRIMARY KEY, gate_id TEXT NOT NULL REFERENCES gates (id),"
 	" state TEXT NOT NULL CHECK (state IN ('reserved','authenticating','running','settled')),"
@@ -107,6 +108,11 @@ set_wal(struct store *st)
 	return rc == SQLITE_OK ? 0 : store_fail(st, "switching to WAL");
 }
 
+/*
+ * The transaction of one exported function: BEGIN IMMEDIATE takes the
+ * write lock up front, so two writers never deadlock on an upgrade.
+ * Callers outside src/store/ never hold one.
+ */
 int
 store_begin(struct store *st)
 {
@@ -119,10 +125,27 @@ store_commit(struct store *st)
 	return exec_sql(st, "COMMIT");
 }
 
+/* After the message: a successful ROLLBACK clears sqlite3_errmsg. */
 void
 store_rollback(struct store *st)
 {
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_get_autocommit(st->db) == 0)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Step a statement that returns no rows, and finalize it. */
+int
+step_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE) {
+		store_fail(st, what);
+		sqlite3_finalize(s);
+		return -1;
+	}
+	sqlite3_finalize(s);
+	return 0;
 }
 
 static int
@@ -135,8 +158,10 @@ user_version(struct store *st, int *v)
 		return store_fail(st, "reading the schema version");
 	rc = sqlite3_step(s);
 	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	if (rc != SQLITE_ROW)
+		store_fail(st, "reading the schema version");
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_fail(st, "reading the schema version");
+	return rc == SQLITE_ROW ? 0 : -1;
 }
 
 static int
@@ -162,9 +187,9 @@ migrate(struct store *st)
 		if (exec_sql(st, migrations[i]) != 0)
 			goto fail;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
-	if (exec_sql(st, sql) != 0)
+	if (exec_sql(st, sql) != 0 || store_commit(st) != 0)
 		goto fail;
-	return store_commit(st);
+	return 0;
 fail:
 	store_rollback(st);
 	return -1;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "warrant.h"
+#include "store.h"
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 

@@ -1,7 +1,8 @@
 /*
  * Gates in the store: a new pending gate with its commands, expiry,
  * lookup by id prefix, the reviewer's and the agent's views, and the
- * settling transitions (approved with a ledger, denied).
+ * settling transitions (approved with a ledger, denied). Each transition
+ * is one transaction; its requests.jsonl line is written after COMMIT.
  */
 #include <err.h>
 #include <string.h>
@@ -12,128 +13,126 @@ static int
 bind_json(sqlite3_stmt *s, int i, const json_t *j)
 {
 	char *txt = canon_dump(j, NULL);
-	int rc;
 
 	if (txt == NULL)
 		return SQLITE_ERROR;
-	rc = sqlite3_bind_text(s, i, txt, -1, free);
-	return rc;
+	return sqlite3_bind_text(s, i, txt, -1, free);
 }
 
 static int
-insert_command(struct store *st, const char *id, size_t idx, const struct wcommand *c)
+insert_command(struct store *st, const char *id, size_t idx, const struct command_record *c)
 {
 	static const char sql[] = "INSERT INTO commands (gate_id, idx, id, as_user, argv,"
 	    " command, given_path, path, executable_sha256, why, cwd, timeout_seconds, badges)"
 	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	json_t *argv = json_array(), *badges = badges_json(c->badges);
-	sqlite3_stmt *s = NULL;
-	size_t i;
-	int rc = -1;
+	sqlite3_stmt *s;
 
-	for (i = 0; i < c->argc; i++)
-		json_array_append_new(argv, json_string(c->argv[i]));
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
-	sqlite3_bind_text(s, 3, c->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 4, c->as_user);
-	bind_json(s, 5, argv);
-	if (c->command != NULL)
-		sqlite3_bind_text(s, 6, c->command, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 7, c->exe.given, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, c->exe.path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 9, c->exe.sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 10, c->why, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 11, c->cwd, -1, SQLITE_STATIC);
-	if (c->timeout > 0)
-		sqlite3_bind_int64(s, 12, c->timeout);
-	bind_json(s, 13, badges);
-	if (sqlite3_step(s) == SQLITE_DONE)
-		rc = 0;
-out:
-	if (rc != 0)
+		return store_fail(st, "storing a command");
+	if ((sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, (sqlite3_int64)idx) |
+	    sqlite3_bind_text(s, 3, c->id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int(s, 4, c->as_user) |
+	    bind_json(s, 5, c->argv) |
+	    sqlite3_bind_text(s, 6, c->command, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 7, c->given_path, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 8, c->path, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 9, c->executable_sha256, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 10, c->why, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 11, c->cwd, -1, SQLITE_STATIC) |
+	    (c->timeout > 0 ? sqlite3_bind_int64(s, 12, c->timeout) : SQLITE_OK) |
+	    bind_json(s, 13, c->badges)) != SQLITE_OK) {
 		store_fail(st, "storing a command");
-	sqlite3_finalize(s);
-	json_decref(argv);
-	json_decref(badges);
-	return rc;
+		sqlite3_finalize(s);
+		return -1;
+	}
+	return step_done(st, s, "storing a command");
 }
 
-/* Store a new pending gate with its commands and its audit event, in one
- * transaction: after this returns 0 the gate is durable. */
-int
-store_insert_request(struct store *st, const char *id, const struct wrequest *q,
-    const struct gate_meta *m, const json_t *manifest, const char *manifest_bytes,
-    const char *sha, int64_t created, int64_t expires)
+static int
+insert_gate(struct store *st, const struct gate_record *g)
 {
 	static const char sql[] = "INSERT INTO gates (id, state, created_at, expires_at,"
 	    " requester, requester_uid, agent, project, host, machine, reason, run_as, cwd,"
 	    " env, stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count,"
 	    " user_count, manifest, manifest_sha256)"
 	    " VALUES (?,'pending',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	json_t *env = json_object_get(manifest, "env"), *badges = badges_json(q->badges);
-	json_t *detail;
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s;
+	json_t *d;
 	size_t i;
-	int rc = -1;
+	int rc;
 
-	if (store_begin(st) != 0) {
-		json_decref(badges);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "storing the gate");
+	if ((sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, g->created) |
+	    sqlite3_bind_int64(s, 3, g->expires) |
+	    sqlite3_bind_text(s, 4, g->requester, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 5, g->requester_uid) |
+	    sqlite3_bind_text(s, 6, g->agent, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 7, g->project, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 8, g->host, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 9, g->machine, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 10, g->reason, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 11, g->run_as, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 12, g->cwd, -1, SQLITE_STATIC) |
+	    bind_json(s, 13, g->env) |
+	    sqlite3_bind_int(s, 14, g->stop_on_failure != 0) |
+	    sqlite3_bind_text(s, 15, g->output_to_agent, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 16, g->next_prompt, -1, SQLITE_STATIC) |
+	    bind_json(s, 17, g->risk_badges) |
+	    sqlite3_bind_int(s, 18, g->root_count) |
+	    sqlite3_bind_int(s, 19, g->user_count) |
+	    sqlite3_bind_text(s, 20, g->manifest_bytes, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 21, g->manifest_sha256, -1, SQLITE_STATIC)) != SQLITE_OK) {
+		store_fail(st, "storing the gate");
+		sqlite3_finalize(s);
 		return -1;
 	}
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, created);
-	sqlite3_bind_int64(s, 3, expires);
-	sqlite3_bind_text(s, 4, m->requester, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 5, m->requester_uid);
-	if (m->agent != NULL)
-		sqlite3_bind_text(s, 6, m->agent, -1, SQLITE_STATIC);
-	if (m->project != NULL)
-		sqlite3_bind_text(s, 7, m->project, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, m->host, -1, SQLITE_STATIC);
-	if (q->machine != NULL)
-		sqlite3_bind_text(s, 9, q->machine, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 10, q->reason, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 11, q->run_as, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 12, q->cwd, -1, SQLITE_STATIC);
-	bind_json(s, 13, env);
-	sqlite3_bind_int(s, 14, q->stop_on_failure);
-	sqlite3_bind_text(s, 15, q->output_to_agent, -1, SQLITE_STATIC);
-	if (q->next_prompt != NULL)
-		sqlite3_bind_text(s, 16, q->next_prompt, -1, SQLITE_STATIC);
-	bind_json(s, 17, badges);
-	sqlite3_bind_int(s, 18, q->nroot);
-	sqlite3_bind_int(s, 19, q->nuser);
-	sqlite3_bind_text(s, 20, manifest_bytes, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 21, sha, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		goto out;
-	for (i = 0; i < q->ncmds; i++)
-		if (insert_command(st, id, i, &q->cmds[i]) != 0)
-			goto rollback;
-	detail = json_pack("{s:s,s:s,s:I}", "manifest_sha256", sha,
-	    "requester", m->requester, "commands", (json_int_t)q->ncmds);
-	rc = audit_append(st, id, "request", detail, created);
-	json_decref(detail);
-	if (rc != 0)
-		goto rollback;
-	rc = store_commit(st);
-	if (rc != 0)
-		goto rollback;
-	goto done;
-out:
-	store_fail(st, "storing the gate");
-rollback:
-	rc = -1;
-	store_rollback(st);
-done:
-	sqlite3_finalize(s);
-	json_decref(badges);
+	if (step_done(st, s, "storing the gate") != 0)
+		return -1;
+	for (i = 0; i < g->ncommands; i++)
+		if (insert_command(st, g->id, i, &g->commands[i]) != 0)
+			return -1;
+	d = json_pack("{s:s,s:s,s:I}", "manifest_sha256", g->manifest_sha256,
+	    "requester", g->requester, "commands", (json_int_t)g->ncommands);
+	rc = d != NULL ? audit_append(st, g->id, "request", d, g->created) : -1;
+	json_decref(d);
 	return rc;
+}
+
+/*
+ * Store a new pending gate with its commands and its `request` event in
+ * one transaction (after this returns 0 the gate is durable), then add
+ * the request to requests.jsonl. The manifest bytes must hash to the
+ * seal given with them. Returns 0, or -1 after saying why.
+ */
+int
+gate_insert(struct store *st, const struct gate_record *g)
+{
+	char sha[SHA256_HEX_LEN + 1];
+	json_t *line;
+
+	sha256_bytes(g->manifest_bytes, strlen(g->manifest_bytes), sha);
+	if (!digest_equal(sha, g->manifest_sha256)) {
+		warnx("store %s: gate %s: the manifest does not match its seal", st->path, g->id);
+		return -1;
+	}
+	if (store_begin(st) != 0)
+		return -1;
+	if (insert_gate(st, g) != 0 || store_commit(st) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	/* after the commit: requests.jsonl is the user's copy, not the truth */
+	line = json_pack("{s:s,s:I,s:s,s:s,s:s?,s:s?,s:O}", "event", "request",
+	    "at", (json_int_t)g->created, "request_id", g->id,
+	    "manifest_sha256", g->manifest_sha256, "agent", g->agent,
+	    "project", g->project, "manifest", g->manifest);
+	if (line != NULL)
+		state_append_jsonl(st->dir, line);
+	json_decref(line);
+	return 0;
 }
 
 /*
@@ -147,49 +146,54 @@ store_expire(struct store *st)
 	/* a gate whose approval is being executed is not expired under it */
 	static const char probe[] = "SELECT 1 FROM gates WHERE state = 'pending'"
 	    " AND expires_at <= ?1 AND NOT EXISTS (SELECT 1 FROM attempts"
-	    " WHERE gate_id = gates.id AND state <> 'settled') LIMIT 1";
+	    " WHERE gate_id = gates.id AND " ATTEMPT_OPEN_SQL ") LIMIT 1";
 	static const char pick[] = "SELECT id FROM gates WHERE state = 'pending'"
 	    " AND expires_at <= ?1 AND NOT EXISTS (SELECT 1 FROM attempts"
-	    " WHERE gate_id = gates.id AND state <> 'settled')";
+	    " WHERE gate_id = gates.id AND " ATTEMPT_OPEN_SQL ")";
 	static const char upd[] = "UPDATE gates SET state = 'expired', settled_at = ?"
 	    " WHERE id = ? AND state = 'pending'";
 	sqlite3_stmt *s = NULL, *u = NULL;
 	int64_t now = now_seconds();
-	int rc, found;
+	int rc;
 
 	if (sqlite3_prepare_v2(st->db, probe, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "checking expiry");
-	sqlite3_bind_int64(s, 1, now);
-	rc = sqlite3_step(s);
-	found = rc == SQLITE_ROW;
-	sqlite3_finalize(s);
+	rc = sqlite3_bind_int64(s, 1, now) == SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(st, "checking expiry");
-	if (!found)
-		return 0;
+		store_fail(st, "checking expiry");
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : -1;
 	if (store_begin(st) != 0)
 		return -1;
 	if (sqlite3_prepare_v2(st->db, pick, -1, &s, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(st->db, upd, -1, &u, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(s, 1, now);
+	    sqlite3_prepare_v2(st->db, upd, -1, &u, NULL) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 1, now) != SQLITE_OK)
+		goto sqlfail;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(s, 0);
 
-		sqlite3_reset(u);
-		sqlite3_bind_int64(u, 1, now);
-		sqlite3_bind_text(u, 2, id, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(u) != SQLITE_DONE ||
-		    audit_append(st, id, "expired", NULL, now) != 0)
+		if (sqlite3_reset(u) != SQLITE_OK ||
+		    (sqlite3_bind_int64(u, 1, now) |
+		    sqlite3_bind_text(u, 2, id, -1, SQLITE_TRANSIENT)) != SQLITE_OK ||
+		    sqlite3_step(u) != SQLITE_DONE)
+			goto sqlfail;
+		/* audit_append says why itself */
+		if (audit_append(st, id, "expired", NULL, now) != 0)
 			goto fail;
 	}
 	if (rc != SQLITE_DONE)
-		goto fail;
+		goto sqlfail;
 	sqlite3_finalize(s);
 	sqlite3_finalize(u);
-	return store_commit(st);
-fail:
+	if (store_commit(st) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+sqlfail:
 	store_fail(st, "expiring gates");
+fail:
 	sqlite3_finalize(s);
 	sqlite3_finalize(u);
 	store_rollback(st);
@@ -214,15 +218,39 @@ store_resolve(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 		return 2;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "finding the gate");
-	sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	rc = sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n++ == 0)
 			snprintf(id, GATE_ID_LEN + 1, "%s", (const char *)sqlite3_column_text(s, 0));
+		rc = SQLITE_OK;
 	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "finding the gate");
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return store_fail(st, "finding the gate");
+		return -1;
 	return n == 0 ? 1 : n == 1 ? 0 : 2;
+}
+
+/* A gate's state: 0 with it in state, 1 when there is no such gate, -1
+ * on errors. */
+int
+gate_state(struct store *st, const char *gate, char *state, size_t size)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT state FROM gates WHERE id = ?", -1, &s,
+	    NULL) != SQLITE_OK)
+		return store_fail(st, "reading the gate");
+	rc = sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC) == SQLITE_OK ?
+	    sqlite3_step(s) : SQLITE_ERROR;
+	if (rc == SQLITE_ROW)
+		snprintf(state, size, "%s", (const char *)sqlite3_column_text(s, 0));
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "reading the gate");
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
 static json_t *
@@ -312,22 +340,25 @@ gate_commands(struct store *st, const char *id, const json_t *manifest)
 		json_decref(cmds);
 		return NULL;
 	}
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW && (c = json_array_get(cmds, i++)) != NULL) {
+	rc = sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC) == SQLITE_OK ?
+	    sqlite3_step(s) : SQLITE_ERROR;
+	for (; rc == SQLITE_ROW && (c = json_array_get(cmds, i++)) != NULL;
+	    rc = sqlite3_step(s)) {
 		json_object_set_new(c, "given_path", column_string(s, 0));
 		json_object_set_new(c, "command", column_string(s, 1));
 		json_object_set_new(c, "badges", column_json(s, 2));
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		store_fail(st, "reading commands");
 		json_decref(cmds);
-		return NULL;
+		cmds = NULL;
 	}
+	sqlite3_finalize(s);
 	return cmds;
 }
 
-/* One gate with its commands (and its sealed manifest when asked). */
+/* One gate with its commands (and its sealed manifest when asked), or
+ * NULL: after a message on errors, silently when there is no such gate. */
 json_t *
 store_gate(struct store *st, const char *id, int with_manifest)
 {
@@ -340,8 +371,8 @@ store_gate(struct store *st, const char *id, int with_manifest)
 		store_fail(st, "reading the gate");
 		return NULL;
 	}
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
+	rc = sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC) == SQLITE_OK ?
+	    sqlite3_step(s) : SQLITE_ERROR;
 	if (rc == SQLITE_ROW) {
 		g = gate_row(s, 1);
 		cmds = gate_commands(st, id, json_object_get(g, "manifest"));
@@ -350,7 +381,7 @@ store_gate(struct store *st, const char *id, int with_manifest)
 			g = NULL;
 		} else
 			json_object_set_new(g, "commands", cmds);
-	} else
+	} else if (rc != SQLITE_DONE)
 		store_fail(st, "reading the gate");
 	sqlite3_finalize(s);
 	if (g != NULL && !with_manifest)
@@ -377,86 +408,112 @@ store_list(struct store *st, int all, long limit, const char *project)
 		json_decref(list);
 		return NULL;
 	}
-	if (project != NULL)
-		sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, limit);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	rc = (sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, limit)) == SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
+	for (; rc == SQLITE_ROW; rc = sqlite3_step(s))
 		json_array_append_new(list, gate_row(s, 0));
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, "listing gates");
 		json_decref(list);
-		return NULL;
+		list = NULL;
 	}
+	sqlite3_finalize(s);
 	return list;
 }
 
-/* Settle a pending gate as approved with its ledger; 1 if it was not pending. */
+/*
+ * Settle gate as approved with its ledger, produced by attempt: the gate
+ * must still be pending and the attempt one of its unsettled ones, both
+ * checked in the same transaction that stores the ledger, settles the
+ * attempt with the ledger's outcome and appends the `approved` event.
+ * Then the decision goes to requests.jsonl. Returns 0, 1 when someone
+ * else settled the gate or the attempt first (nothing is changed), -1 on
+ * errors.
+ */
 int
 gate_settle(struct store *st, const char *gate, int64_t attempt, const json_t *ledger)
 {
+	static const char upd[] = "UPDATE gates SET state = 'approved', settled_at = ?1"
+	    " WHERE id = ?2 AND state = 'pending' AND EXISTS (SELECT 1 FROM attempts"
+	    " WHERE id = ?3 AND gate_id = gates.id AND " ATTEMPT_OPEN_SQL ")";
 	static const char ins[] = "INSERT INTO ledgers (gate_id, attempt_id, ledger, created_at)"
 	    " VALUES (?, ?, ?, ?)";
-	static const char upd[] = "UPDATE gates SET state = 'approved', settled_at = ?"
-	    " WHERE id = ? AND state = 'pending'";
-	char state[16], sha[SHA256_HEX_LEN + 1], *text = canon_dump(ledger, NULL);
+	static const char done[] = "UPDATE attempts SET state = ?, outcome = ?,"
+	    " updated_at = ? WHERE id = ?";
+	const char *outcome = json_string_value(json_object_get(ledger, "outcome"));
+	char sha[SHA256_HEX_LEN + 1], *text;
 	int64_t now = now_seconds();
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = NULL;
 	json_t *d;
 	int rc;
 
-	if (text == NULL)
+	if ((text = canon_dump(ledger, NULL)) == NULL) {
+		warnx("store %s: gate %s: cannot encode the ledger", st->path, gate);
 		return -1;
+	}
 	sha256_bytes(text, strlen(text), sha);
 	if (store_begin(st) != 0) {
 		free(text);
 		return -1;
 	}
-	if (gate_state(st, gate, state, sizeof state) != 0)
+	if (sqlite3_prepare_v2(st->db, upd, -1, &s, NULL) != SQLITE_OK ||
+	    (sqlite3_bind_int64(s, 1, now) |
+	    sqlite3_bind_text(s, 2, gate, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 3, attempt)) != SQLITE_OK)
+		goto sqlfail;
+	if (step_done(st, s, "settling the gate") != 0)
 		goto fail;
-	if (strcmp(state, "pending") != 0) {
-		attempt_close(st, attempt, "not_pending");
-		store_commit(st);
+	if (sqlite3_changes(st->db) == 0) {
+		store_rollback(st);
 		free(text);
 		return 1;
 	}
-	if (sqlite3_prepare_v2(st->db, ins, -1, &s, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, attempt);
-	sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, now);
+	if (sqlite3_prepare_v2(st->db, ins, -1, &s, NULL) != SQLITE_OK ||
+	    (sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, attempt) |
+	    sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 4, now)) != SQLITE_OK)
+		goto sqlfail;
 	if (step_done(st, s, "storing the ledger") != 0)
 		goto fail;
-	if (sqlite3_prepare_v2(st->db, upd, -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, done, -1, &s, NULL) != SQLITE_OK ||
+	    (sqlite3_bind_text(s, 1, attempt_state_name(ATTEMPT_SETTLED), -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 2, outcome, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 3, now) |
+	    sqlite3_bind_int64(s, 4, attempt)) != SQLITE_OK)
+		goto sqlfail;
+	if (step_done(st, s, "closing the attempt") != 0)
 		goto fail;
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_text(s, 2, gate, -1, SQLITE_STATIC);
-	if (step_done(st, s, "settling the gate") != 0 ||
-	    attempt_close(st, attempt, json_string_value(json_object_get(ledger, "outcome"))) != 0)
-		goto fail;
-	d = json_pack("{s:I,s:s,s:O}", "attempt", (json_int_t)attempt, "ledger_sha256", sha,
-	    "outcome", json_object_get(ledger, "outcome"));
-	rc = audit_append(st, gate, "approved", d, now);
+	d = json_pack("{s:I,s:s,s:s?}", "attempt", (json_int_t)attempt,
+	    "ledger_sha256", sha, "outcome", outcome);
+	rc = d != NULL ? audit_append(st, gate, "approved", d, now) : -1;
 	json_decref(d);
-	if (rc != 0)
+	if (rc != 0 || store_commit(st) != 0)
 		goto fail;
 	free(text);
-	return store_commit(st);
+	/* after the commit: requests.jsonl is the user's copy, not the truth */
+	d = json_pack("{s:s,s:I,s:s,s:O}", "event", "approved", "at", (json_int_t)now,
+	    "request_id", gate, "ledger", ledger);
+	state_append_jsonl(st->dir, d);
+	json_decref(d);
+	return 0;
+sqlfail:
+	store_fail(st, "settling the gate");
+	sqlite3_finalize(s);
 fail:
-	free(text);
 	store_rollback(st);
+	free(text);
 	return -1;
 }
 
-/* Deny a pending gate; 1 if it was not pending or its approval is being
- * executed (recovery settles a dead one first). */
+/* Deny a pending gate; 1 if there is no such gate, it is not pending or
+ * its approval is being executed (recovery settles a dead one first). */
 int
 gate_deny(struct store *st, const char *gate, const char *feedback)
 {
 	static const char sql[] = "UPDATE gates SET state = 'denied', feedback = ?, settled_at = ?"
 	    " WHERE id = ? AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM attempts"
-	    " WHERE gate_id = gates.id AND state <> 'settled')";
+	    " WHERE gate_id = gates.id AND " ATTEMPT_OPEN_SQL ")";
 	int64_t now = now_seconds();
 	sqlite3_stmt *s;
 	json_t *d;
@@ -465,13 +522,18 @@ gate_deny(struct store *st, const char *gate, const char *feedback)
 	if (store_begin(st) != 0)
 		return -1;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		store_fail(st, "denying the gate");
 		store_rollback(st);
-		return store_fail(st, "denying the gate");
+		return -1;
 	}
-	if (feedback != NULL)
-		sqlite3_bind_text(s, 1, feedback, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, now);
-	sqlite3_bind_text(s, 3, gate, -1, SQLITE_STATIC);
+	if ((sqlite3_bind_text(s, 1, feedback, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, now) |
+	    sqlite3_bind_text(s, 3, gate, -1, SQLITE_STATIC)) != SQLITE_OK) {
+		store_fail(st, "denying the gate");
+		sqlite3_finalize(s);
+		store_rollback(st);
+		return -1;
+	}
 	if (step_done(st, s, "denying the gate") != 0) {
 		store_rollback(st);
 		return -1;
@@ -481,7 +543,7 @@ gate_deny(struct store *st, const char *gate, const char *feedback)
 		return 1;
 	}
 	d = json_pack("{s:s?}", "feedback", feedback);
-	rc = audit_append(st, gate, "denied", d, now);
+	rc = d != NULL ? audit_append(st, gate, "denied", d, now) : -1;
 	json_decref(d);
 	if (rc != 0 || store_commit(st) != 0) {
 		store_rollback(st);
@@ -495,20 +557,29 @@ gate_deny(struct store *st, const char *gate, const char *feedback)
 	return 0;
 }
 
+/* The ledger of an approved gate, or NULL: after a message on errors,
+ * silently when the gate has none. */
 json_t *
 gate_ledger(struct store *st, const char *gate)
 {
 	sqlite3_stmt *s;
 	json_t *l = NULL;
+	int rc;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT ledger FROM ledgers WHERE gate_id = ?",
 	    -1, &s, NULL) != SQLITE_OK) {
 		store_fail(st, "reading the ledger");
 		return NULL;
 	}
-	sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		l = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
+	rc = sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC) == SQLITE_OK ?
+	    sqlite3_step(s) : SQLITE_ERROR;
+	if (rc == SQLITE_ROW) {
+		const char *txt = (const char *)sqlite3_column_text(s, 0);
+
+		if (txt == NULL || (l = json_loads(txt, 0, NULL)) == NULL)
+			warnx("store %s: gate %s: the stored ledger is not JSON", st->path, gate);
+	} else if (rc != SQLITE_DONE)
+		store_fail(st, "reading the ledger");
 	sqlite3_finalize(s);
 	return l;
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "store-int.h"
 
 int
 state_dir(char *out, size_t size)
@@ -117,8 +117,10 @@ state_append_jsonl(const char *dir, const json_t *j)
 
 	if ((size_t)snprintf(path, sizeof path, "%s/requests.jsonl", dir) >= sizeof path)
 		return -1;
-	if ((line = json_dumps(j, JSON_COMPACT)) == NULL)
+	if (j == NULL || (line = json_dumps(j, JSON_COMPACT)) == NULL) {
+		warnx("%s: cannot encode the line", path);
 		return -1;
+	}
 	len = strlen(line);
 	line[len] = '\n';
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -5,10 +5,27 @@
 
 #include <sqlite3.h>
 
-#include "warrant.h"
+#include "shared/shared.h"
+#include "store/store.h"
 
+/* SQL for "this attempt is not settled": the partial index attempts_open
+ * (migration 2) is used only for this literal form. */
+#define ATTEMPT_OPEN_SQL	"state <> 'settled'"
+
+/* db.c: the transaction of one exported function, and its messages */
+int	 store_begin(struct store *);
+int	 store_commit(struct store *);
+void	 store_rollback(struct store *);
+int	 store_fail(struct store *, const char *);
 int	 step_done(struct store *, sqlite3_stmt *, const char *);
+
+/* gates.c */
 int	 gate_state(struct store *, const char *, char *, size_t);
-int	 attempt_close(struct store *, int64_t, const char *);
+
+/* chain.c: the caller holds the write transaction */
+int	 audit_append(struct store *, const char *, const char *, const json_t *, int64_t);
+
+/* statedir.c: requests.jsonl, written after a COMMIT */
+int	 state_append_jsonl(const char *, const json_t *);
 
 #endif

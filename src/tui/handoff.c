@@ -152,6 +152,9 @@ print_result(const json_t *r, const char *line)
 static json_t *
 run_outside(struct tui *t, const char **ids, size_t n, int *code)
 {
+	/* the approval binds to the seal this console showed */
+	const struct approve_opts opts = { .detach = -1,
+	    .expect = json_str(t->gate, "manifest_sha256") };
 	char line[1024];
 	const char *clear;
 	enum style s;
@@ -170,7 +173,7 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	printf("\nmanifest %s\n", json_str(t->gate, "manifest_sha256"));
 	printf("any password prompt below is sudo's own; warrant never reads it\n\n");
 	fflush(stdout);
-	r = approve_run(t->st, t->gate_id, ids, n, NULL, code);
+	r = approve_run(t->st, t->gate_id, ids, n, &opts, code);
 	if (r != NULL) {
 		outcome_of(r, line, sizeof line, &s);
 		print_result(r, line);
@@ -189,6 +192,8 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 void
 handoff_approve(struct tui *t)
 {
+	const struct approve_opts opts = { .detach = -1,
+	    .expect = json_str(t->gate, "manifest_sha256") };
 	const char **ids;
 	size_t n;
 	int root, code = EXIT_INTERNAL;
@@ -211,7 +216,7 @@ handoff_approve(struct tui *t)
 		tui_status(t, ST_NORMAL, "running %zu command%s as %s...", n, n == 1 ? "" : "s",
 		    t->user);
 		tui_draw(t);
-		r = approve_run(t->st, t->gate_id, ids, n, NULL, &code);
+		r = approve_run(t->st, t->gate_id, ids, n, &opts, &code);
 		clearok(curscr, TRUE);
 	}
 	free(ids);

@@ -1,70 +1,9 @@
 /* The store on a real SQLite file: insert, resolve by prefix, list,
- * expiry on read, and the audit chain catching a tampered row. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <cmocka.h>
+ * expiry on read, requests.jsonl, and the audit chain catching a tampered
+ * row. */
+#include <sqlite3.h>
 
-#include "warrant.h"
-
-static char dir[PATH_MAX];
-
-static int
-setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/warrant-unit.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	char path[PATH_MAX + 32];
-	const char *const files[] = { "warrant.db", "warrant.db-wal", "warrant.db-shm" };
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-		unlink(path);
-	}
-	rmdir(dir);
-	return 0;
-}
-
-/* Store one request; returns its id in id. */
-static void
-add(struct store *st, const char *json, int64_t created, int64_t window, char id[GATE_ID_LEN + 1])
-{
-	char sha[SHA256_HEX_LEN + 1], *bytes;
-	struct gate_meta m = { "agent", "proj", "tester", 1000, "host" };
-	struct principal me;
-	struct refusal r;
-	struct wrequest q;
-	json_t *man;
-
-	assert_int_equal(principal_self(&me), 0);
-	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
-	assert_int_equal(validate_request(&q, &me, &r), 0);
-	assert_int_equal(gate_id_new(id), 0);
-	man = manifest_build(&q, id, "host");
-	bytes = manifest_seal(man, sha);
-	assert_non_null(bytes);
-	assert_int_equal(store_insert_request(st, id, &q, &m, man, bytes, sha, created,
-	    created + window), 0);
-	free(bytes);
-	json_decref(man);
-	request_free(&q);
-}
-
-static const char req[] = "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\","
-    "\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}]}";
+#include "store-fixture.h"
 
 static void
 test_roundtrip(void **state)
@@ -76,7 +15,7 @@ test_roundtrip(void **state)
 
 	(void)state;
 	assert_int_equal(store_open_at(&st, dir), 0);
-	add(&st, req, now_seconds(), 300, id);
+	gate_add(&st, now_seconds(), 300, id);
 	assert_int_equal(store_resolve(&st, id + 2, got), 0);
 	assert_string_equal(got, id);
 	assert_int_equal(store_resolve(&st, "w-zzzzzzzzzz", got), 1);
@@ -109,7 +48,7 @@ test_expiry_on_read(void **state)
 
 	(void)state;
 	assert_int_equal(store_open_at(&st, dir), 0);
-	add(&st, req, now_seconds() - 100, 10, id);
+	gate_add(&st, now_seconds() - 100, 10, id);
 	assert_int_equal(store_expire(&st), 0);
 	g = store_gate(&st, id, 0);
 	assert_string_equal(json_string_value(json_object_get(g, "state")), "expired");
@@ -144,8 +83,12 @@ test_tamper(void **state)
 
 	(void)state;
 	assert_int_equal(store_open_at(&st, dir), 0);
-	add(&st, req, now_seconds(), 300, id);
-	add(&st, req, now_seconds(), 300, id);
+	/* five events: a request, an expired one, two more requests */
+	gate_add(&st, now_seconds(), 300, id);
+	gate_add(&st, now_seconds() - 100, 10, id);
+	assert_int_equal(store_expire(&st), 0);
+	gate_add(&st, now_seconds(), 300, id);
+	gate_add(&st, now_seconds(), 300, id);
 	store_close(&st);
 	tamper("UPDATE events SET detail = '{\"x\":1}' WHERE seq = 2", "edited");
 	tamper("UPDATE events SET at = at + 1 WHERE seq = 1", "edited");
@@ -162,14 +105,162 @@ test_tamper(void **state)
 	    "manifest hash");
 }
 
+/* Count the rows of a table, straight from SQLite. */
+static int
+rows(struct store *st, const char *table)
+{
+	char sql[128];
+	sqlite3_stmt *s;
+	int n;
+
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+	assert_int_equal(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* The record's every field lands where the views read it; requests.jsonl
+ * gets exactly the one request line, after the commit. */
+static void
+test_insert_record(void **state)
+{
+	char id[GATE_ID_LEN + 1];
+	struct store st;
+	json_t *g, *c, *lines, *l;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	gate_add(&st, 1000, 300, id);
+	g = store_gate(&st, id, 1);
+	assert_non_null(g);
+	assert_string_equal(json_str(g, "requester"), "tester");
+	assert_int_equal(json_integer_value(json_object_get(g, "requester_uid")), 1000);
+	assert_string_equal(json_str(g, "agent"), "agent");
+	assert_string_equal(json_str(g, "host"), "host");
+	assert_true(json_is_null(json_object_get(g, "machine")));
+	assert_true(json_is_null(json_object_get(g, "next_prompt")));
+	assert_string_equal(json_str(json_object_get(g, "env"), "LANG"), "C");
+	assert_true(json_is_true(json_object_get(g, "stop_on_failure")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(g, "risk_badges"), 0)),
+	    "network");
+	assert_int_equal(json_integer_value(json_object_get(g, "root_count")), 1);
+	assert_int_equal(json_integer_value(json_object_get(g, "expires_at")), 1300);
+	c = json_array_get(json_object_get(g, "commands"), 0);
+	assert_string_equal(json_str(c, "given_path"), "true");
+	assert_string_equal(json_str(c, "executable_sha256"), TRUE_SHA);
+	assert_true(json_is_null(json_object_get(c, "command")));
+	json_decref(g);
+	lines = jsonl_read();
+	assert_int_equal(json_array_size(lines), 1);
+	l = json_array_get(lines, 0);
+	assert_string_equal(json_str(l, "event"), "request");
+	assert_string_equal(json_str(l, "request_id"), id);
+	assert_string_equal(json_str(l, "project"), "proj");
+	assert_int_equal(json_integer_value(json_object_get(l, "at")), 1000);
+	assert_string_equal(json_str(json_object_get(l, "manifest"), "request_id"), id);
+	json_decref(lines);
+	store_close(&st);
+}
+
+/* A manifest that does not match its seal, and a second gate with the
+ * same id, are refused whole: no row, no event, no requests.jsonl line. */
+static void
+test_insert_refused(void **state)
+{
+	char first[GATE_ID_LEN + 1], id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], why[256];
+	struct command_record c;
+	char *bytes;
+	struct gate_record g;
+	struct store st;
+	json_t *m;
+	long n;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	gate_add(&st, now_seconds(), 300, first);
+	memcpy(id, first, sizeof id);
+	m = fixture_manifest(id);
+	bytes = manifest_seal(m, sha);
+	assert_non_null(bytes);
+	/* the same id again: the gate's primary key refuses it */
+	fixture_record(&g, &c, id, m, bytes, sha, now_seconds(), 300);
+	assert_int_equal(gate_insert(&st, &g), -1);
+	/* bytes that are not what was sealed */
+	assert_int_equal(gate_id_new(id), 0);
+	g.manifest_sha256 = TRUE_SHA;
+	assert_int_equal(gate_insert(&st, &g), -1);
+	fixture_record_free(&g);
+	free(bytes);
+	json_decref(m);
+	assert_int_equal(rows(&st, "gates"), 1);
+	assert_int_equal(rows(&st, "commands"), 1);
+	assert_int_equal(rows(&st, "events"), 1);
+	assert_int_equal(audit_verify(&st, why, sizeof why, &n), 0);
+	assert_jsonl(1, 0, "request", first);
+	store_close(&st);
+}
+
+/* What is not there is not an error: NULL, and the store still works. */
+static void
+test_not_found(void **state)
+{
+	char id[GATE_ID_LEN + 1];
+	struct store st;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	assert_null(store_gate(&st, "w-aaaaaaaaaa", 0));
+	assert_null(gate_ledger(&st, "w-aaaaaaaaaa"));
+	assert_int_equal(gate_deny(&st, "w-aaaaaaaaaa", NULL), 1);
+	gate_add(&st, now_seconds(), 300, id);
+	assert_null(gate_ledger(&st, id));
+	assert_jsonl(1, 0, "request", id);
+	store_close(&st);
+}
+
+/* A denial: one transaction, its line in requests.jsonl once; a second
+ * denial changes nothing and writes nothing. */
+static void
+test_deny(void **state)
+{
+	char id[GATE_ID_LEN + 1], why[256];
+	struct store st;
+	json_t *g, *lines;
+	long n;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	gate_add(&st, now_seconds(), 300, id);
+	assert_int_equal(gate_deny(&st, id, "no thanks"), 0);
+	assert_int_equal(gate_deny(&st, id, "again"), 1);
+	g = store_gate(&st, id, 0);
+	assert_string_equal(json_str(g, "state"), "denied");
+	assert_string_equal(json_str(g, "feedback"), "no thanks");
+	json_decref(g);
+	lines = jsonl_read();
+	assert_int_equal(json_array_size(lines), 2);
+	assert_string_equal(json_str(json_array_get(lines, 1), "feedback"), "no thanks");
+	json_decref(lines);
+	assert_jsonl(2, 1, "denied", id);
+	assert_int_equal(audit_verify(&st, why, sizeof why, &n), 0);
+	assert_int_equal(n, 2);
+	store_close(&st);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_expiry_on_read),
-		cmocka_unit_test(test_tamper),
+		cmocka_unit_test_setup_teardown(test_roundtrip, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_on_read, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_tamper, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_record, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_refused, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_not_found, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_deny, fixture_setup, fixture_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

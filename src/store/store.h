@@ -1,0 +1,119 @@
+/*
+ * The store (docs/store.md): the state directory and the SQLite database
+ * in it, the only source of truth for gates, their commands, approval
+ * attempts, ledgers and the audit chain. Every exported function that
+ * changes state is one BEGIN IMMEDIATE ... COMMIT of its own; callers
+ * never hold a transaction. Only files under src/store/ include
+ * <sqlite3.h>.
+ */
+#ifndef WARRANT_STORE_H
+#define WARRANT_STORE_H
+
+#include <sys/types.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+/* gateid.c: "w-" + 10 lowercase base32 characters */
+#define GATE_ID_LEN	12
+int	 gate_id_new(char [GATE_ID_LEN + 1]);
+int	 gate_id_prefix(const char *, char *, size_t);
+
+/* statedir.c */
+int	 state_dir(char *, size_t);
+int	 state_dir_open(const char *);
+
+/* db.c */
+struct sqlite3;
+struct store {
+	struct sqlite3	*db;
+	char		 dir[PATH_MAX];
+	char		 path[PATH_MAX];
+};
+int	 store_open(struct store *);
+int	 store_open_at(struct store *, const char *);
+void	 store_close(struct store *);
+
+/*
+ * gates.c: a new gate as the store takes it, a plain record. The JSON
+ * members are stored in canonical form; a NULL string is stored as NULL.
+ */
+struct command_record {
+	const char	*id;
+	int		 as_user;		/* 0 ROOT, 1 YOU */
+	json_t		*argv;			/* array of strings */
+	const char	*command;		/* YOU shell string, or NULL */
+	const char	*given_path;
+	const char	*path;			/* resolved */
+	const char	*executable_sha256;
+	const char	*why;
+	const char	*cwd;
+	long long	 timeout;		/* seconds; 0: none */
+	json_t		*badges;		/* array of badge names */
+};
+
+struct gate_record {
+	const char	*id;
+	const char	*host;
+	const char	*requester;
+	uid_t		 requester_uid;
+	const char	*agent;			/* or NULL */
+	const char	*project;		/* or NULL */
+	const char	*machine;		/* or NULL: this host */
+	const char	*reason;
+	const char	*run_as;
+	const char	*cwd;
+	json_t		*env;			/* object of strings */
+	int		 stop_on_failure;
+	const char	*output_to_agent;
+	const char	*next_prompt;		/* or NULL */
+	json_t		*risk_badges;		/* array of badge names */
+	int		 root_count;
+	int		 user_count;
+	json_t		*manifest;		/* the sealed manifest ... */
+	const char	*manifest_bytes;	/* ... its canonical bytes ... */
+	const char	*manifest_sha256;	/* ... and their SHA-256 */
+	int64_t		 created;
+	int64_t		 expires;
+	struct command_record *commands;
+	size_t		 ncommands;
+};
+
+int	 gate_insert(struct store *, const struct gate_record *);
+int	 store_expire(struct store *);
+int	 store_resolve(struct store *, const char *, char [GATE_ID_LEN + 1]);
+json_t	*store_gate(struct store *, const char *, int);
+json_t	*store_list(struct store *, int, long, const char *);
+int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
+int	 gate_deny(struct store *, const char *, const char *);
+json_t	*gate_ledger(struct store *, const char *);
+json_t	*gate_outcome(struct store *, const json_t *);
+
+/*
+ * attempts.c: an approval attempt goes reserved -> authenticating ->
+ * running -> settled. The order and the names are those of the CHECK
+ * constraint on attempts.state in migration 1 (db.c); attempts.c holds
+ * the one table of names.
+ */
+enum attempt_state {
+	ATTEMPT_RESERVED,
+	ATTEMPT_AUTHENTICATING,
+	ATTEMPT_RUNNING,
+	ATTEMPT_SETTLED,
+};
+#define ATTEMPT_NOT_PENDING	(-2)	/* attempt_begin: the gate is not pending */
+#define ATTEMPT_BUSY		(-3)	/* attempt_begin: an attempt is unsettled */
+const char *attempt_state_name(enum attempt_state);
+int64_t	 attempt_begin(struct store *, const char *, const json_t *, const char *,
+	    const char *);
+int	 attempt_set(struct store *, int64_t, enum attempt_state, pid_t);
+int	 attempt_abandon(struct store *, int64_t, const char *, const char *);
+json_t	*attempt_get(struct store *, int64_t);
+json_t	*attempts_unsettled(struct store *);
+
+/* chain.c: the append-only, hash-chained events table. */
+json_t	*audit_events(struct store *);
+int	 audit_verify(struct store *, char *, size_t, long *);
+
+#endif
