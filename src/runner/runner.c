@@ -324,7 +324,7 @@ user_env(const struct runner *r)
 		s = json_string_value(v);
 		eq = strchr(s, '=');
 		if (eq == s || (eq - s == 4 && strncmp(s, "PATH", 4) == 0 ? !safe_path(eq + 1) :
-		    env_forbidden(strndupa(s, (size_t)(eq - s)))))
+		    user_env_forbidden(strndupa(s, (size_t)(eq - s)))))
 			errx(RUNNER_REFUSED, "refusing: the YOU environment sets %.*s",
 			    (int)(eq - s), s);
 		env_set(envp, &k, s, (size_t)(eq - s), eq + 1);

@@ -133,3 +133,22 @@ redact_credentials(const char *in, size_t n, char *out, size_t size)
 	}
 	return o;
 }
+
+/* Names that never pass into the environment of a YOU command (it runs
+ * as the reviewer, whose own variables it otherwise keeps). */
+int
+user_env_forbidden(const char *key)
+{
+	static const char *const names[] = { "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "IFS",
+		NULL };
+	static const char *const prefixes[] = { "LD_", "DYLD_", "BASH_FUNC_", NULL };
+	const char *const *f;
+
+	for (f = names; *f != NULL; f++)
+		if (strcmp(key, *f) == 0)
+			return 1;
+	for (f = prefixes; *f != NULL; f++)
+		if (strncmp(key, *f, strlen(*f)) == 0)
+			return 1;
+	return 0;
+}

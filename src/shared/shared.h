@@ -69,6 +69,7 @@ int	 manifest_check(const json_t *, char *, size_t);
 int	 contains_credential(const char *);
 const char *credential_word(const char *);
 int	 env_forbidden(const char *);
+int	 user_env_forbidden(const char *);
 size_t	 redact_credentials(const char *, size_t, char *, size_t);
 
 /* capture.c: run a prepared command, capture a bounded, redacted tail. */
