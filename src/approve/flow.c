@@ -523,6 +523,16 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		char runs[PATH_MAX];
 
 		a.run_fd = -1;
+		/* the store refuses a gate with any unsettled attempt: settle the
+		 * dead ones first (under the lease, only a detached finalizer's
+		 * can be alive) */
+		if (approve_recover(st) != 0) {
+			lease_release(lease);
+			say(&a, "cannot recover earlier attempts");
+			*code = EXIT_INTERNAL;
+			result = failure(&a, "runner_error");
+			goto out;
+		}
 		if ((size_t)snprintf(runs, sizeof runs, "%s/runs", st->dir) >= sizeof runs ||
 		    (mkdir(runs, 0700) != 0 && errno != EEXIST) ||
 		    (size_t)snprintf(a.run_dir, sizeof a.run_dir, "%s/%s.XXXXXX", runs, gate_id) >=
