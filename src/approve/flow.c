@@ -254,9 +254,19 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		result = failure(&b);
 		goto out;
 	}
+	/* under the lease: an attempt whose process died is settled first,
+	 * so that only a live one makes this request busy */
+	if (approve_recover(st) != 0) {
+		say(&b, "runner_error", "cannot recover earlier attempts");
+		result = failure(&b);
+		goto out;
+	}
 	b.attempt = attempt_begin(st, gate_id, b.selected, b.sha, b.run_dir);
 	if (b.attempt < 0) {
-		if (b.attempt == ATTEMPT_BUSY) {
+		if (b.attempt == ATTEMPT_NOT_PENDING) {
+			say(&b, "not_pending", "the gate was settled meanwhile; nothing ran");
+			*code = EXIT_REFUSED;
+		} else if (b.attempt == ATTEMPT_BUSY) {
 			say(&b, "execution_in_progress", "this request is already being executed");
 			*code = EXIT_REFUSED;
 		} else
