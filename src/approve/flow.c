@@ -298,7 +298,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		/* the runner holds its lock: the gate is running until the
 		 * finalizer (or any later reader) settles it from its records */
 		fin = start_finalizer(&b);
-		if (fin > 0 && attempt_set(st, b.attempt, ATTEMPT_RUNNING, fin) != 0)
+		if (fin > 0 && attempt_set(st, b.attempt, ATTEMPT_RUNNING, fin) < 0)
 			warnx("%s: cannot record the finalizer; the next reader settles it", gate_id);
 		*code = EXIT_OK;
 		result = json_pack("{s:s,s:s,s:s,s:i}", "request_id", gate_id, "status", "started",
