@@ -95,13 +95,20 @@ batch_seal_run(struct batch *b, json_t *selected)
 			you = 1;
 	b->run = json_deep_copy(b->manifest);
 	json_object_set(b->run, "commands", selected);
-	json_object_set_new(b->run, "user_env", you ? user_env_json() : json_null());
 	b->selected = json_object_get(b->run, "commands");
+	/* the ledger binds to the approved subset as sealed; the runner gets
+	 * the hash of the file it reads, the subset with user_env */
+	if ((bytes = manifest_seal(b->run, b->sha)) == NULL) {
+		say(b, "runner_error", "cannot seal the approved commands");
+		return -1;
+	}
+	free(bytes);
+	json_object_set_new(b->run, "user_env", you ? user_env_json() : json_null());
 	if (json_is_null(json_object_get(b->run, "user_env")) && you) {
 		say(b, "runner_error", "cannot find your passwd entry");
 		return -1;
 	}
-	if ((bytes = manifest_seal(b->run, b->sha)) == NULL) {
+	if ((bytes = manifest_seal(b->run, b->run_sha)) == NULL) {
 		say(b, "runner_error", "cannot seal the run manifest");
 		return -1;
 	}

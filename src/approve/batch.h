@@ -24,7 +24,8 @@ struct batch {
 	json_t		*manifest;	/* the sealed manifest of the whole request */
 	json_t		*run;		/* the run manifest: the approved subset + user_env */
 	json_t		*selected;	/* run's commands */
-	char		 sha[SHA256_HEX_LEN + 1];	/* of the run manifest */
+	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
+	char		 run_sha[SHA256_HEX_LEN + 1];	/* of the run manifest's bytes */
 	int64_t		 attempt;
 	char		 run_dir[PATH_MAX];
 	int		 run_fd;

@@ -72,7 +72,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 	argv[k++] = "--manifest";
 	argv[k++] = path;
 	argv[k++] = "--expected-sha256";
-	argv[k++] = b->sha;
+	argv[k++] = b->run_sha;
 	if (opts->detach)
 		argv[k++] = "--detach";
 	argv[k] = NULL;

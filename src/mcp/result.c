@@ -102,7 +102,7 @@ put_entry(FILE *fp, const json_t *e, const char *policy)
 static void
 put_summary(FILE *fp, const char *id, const json_t *ledger)
 {
-	size_t i, ran = 0, failed = 0, skipped = 0, n;
+	size_t i, ran = 0, failed = 0, skipped = 0, left_out = 0, n;
 	const json_t *e, *first = NULL;
 	const char *st;
 
@@ -113,14 +113,21 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 			ran++;
 		else if (strcmp(st, "skipped") == 0)
 			skipped++;
+		else if (strcmp(st, "not_approved") == 0)
+			left_out++;
 		else {
 			failed++;
 			if (first == NULL)
 				first = e;
 		}
 	}
-	fprintf(fp, "%s was approved: %zu of %zu command%s ran successfully", id, ran, n,
-	    n == 1 ? "" : "s");
+	if (left_out > 0)
+		fprintf(fp, "%s was approved in part: approved %zu of %zu commands; ", id,
+		    n - left_out, n);
+	else
+		fprintf(fp, "%s was approved: ", id);
+	fprintf(fp, "%zu of %zu command%s ran successfully", ran, n - left_out,
+	    n - left_out == 1 ? "" : "s");
 	if (first != NULL) {
 		fputs("; ", fp);
 		text_print(fp, json_str(first, "id"));
@@ -133,6 +140,8 @@ put_summary(FILE *fp, const char *id, const json_t *ledger)
 	}
 	if (skipped > 0)
 		fprintf(fp, "; %zu skipped", skipped);
+	if (left_out > 0)
+		fprintf(fp, "; %zu not approved (not run)", left_out);
 	fputs(".\n", fp);
 	if (strcmp(json_str(ledger, "outcome"), "completed") != 0) {
 		fputs("outcome: ", fp);

@@ -47,7 +47,8 @@ struct runner {
 	char		 sudo_user[64];
 	int		 dfd;			/* the run directory */
 	json_t		*manifest;
-	const char	*sha;
+	const char	*run_sha;		/* of the run manifest, from argv */
+	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
 	const char	*request_id;
 	uid_t		 target_uid;		/* run_as */
 	gid_t		 target_gid;
@@ -335,9 +336,10 @@ user_env(const struct runner *r)
 static void
 root_log(const struct runner *r, const json_t *c, const json_t *entry)
 {
-	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
 	    "at", (json_int_t)now_seconds(), "request_id", r->request_id,
-	    "manifest_sha256", r->sha, "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
+	    "manifest_sha256", r->sha, "run_manifest_sha256", r->run_sha,
+	    "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
 	    "run_as", is_root(c) ? r->target_name : r->sudo_user, "as", json_object_get(c, "as"),
 	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
 	    "executable_sha256", json_object_get(c, "executable_sha256"),
@@ -552,6 +554,21 @@ take_lock(const struct runner *r)
 	/* the descriptor stays open (close-on-exec: commands never hold it) */
 }
 
+/* The records bind to the approved subset as the reviewer's seal names
+ * it: the run manifest without the YOU environment. */
+static void
+seal_subset(struct runner *r)
+{
+	json_t *m = json_deep_copy(r->manifest);
+	char *bytes;
+
+	json_object_del(m, "user_env");
+	if ((bytes = manifest_seal(m, r->sha)) == NULL)
+		errx(RUNNER_REFUSED, "cannot seal the approved commands");
+	free(bytes);
+	json_decref(m);
+}
+
 static void
 load_users(struct runner *r)
 {
@@ -598,7 +615,7 @@ main(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'e':
-			r.sha = optarg;
+			r.run_sha = optarg;
 			break;
 		case 'd':
 			detached = 1;
@@ -607,7 +624,7 @@ main(int argc, char **argv)
 			errx(RUNNER_REFUSED, USAGE);
 		}
 	}
-	if (path == NULL || r.sha == NULL || optind != argc)
+	if (path == NULL || r.run_sha == NULL || optind != argc)
 		errx(RUNNER_REFUSED, USAGE);
 	if (geteuid() != 0 || getuid() != 0)
 		errx(RUNNER_REFUSED, "refusing: must be started as root by sudo");
@@ -615,7 +632,7 @@ main(int argc, char **argv)
 
 	bytes = read_manifest(&r, path, &len);
 	sha256_bytes(bytes, len, sha);
-	if (!digest_equal(sha, r.sha))
+	if (!digest_equal(sha, r.run_sha))
 		errx(RUNNER_REFUSED, "refusing: the manifest's SHA-256 is not the approved one");
 	r.manifest = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, NULL);
 	canon = r.manifest != NULL ? canon_dump(r.manifest, NULL) : NULL;
@@ -626,6 +643,7 @@ main(int argc, char **argv)
 	if (manifest_check(r.manifest, why, sizeof why) != 0)
 		errx(RUNNER_REFUSED, "refusing: %s", why);
 	r.request_id = str(r.manifest, "request_id");
+	seal_subset(&r);
 	r.n = json_array_size(json_object_get(r.manifest, "commands"));
 	load_users(&r);
 	r.root_env = root_env(&r);
