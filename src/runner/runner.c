@@ -336,11 +336,11 @@ user_env(const struct runner *r)
 static void
 root_log(const struct runner *r, const json_t *c, const json_t *entry)
 {
-	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
 	    "at", (json_int_t)now_seconds(), "request_id", r->request_id,
 	    "manifest_sha256", r->sha, "run_manifest_sha256", r->run_sha,
 	    "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
-	    "run_as", is_root(c) ? r->target_name : r->sudo_user, "as", json_object_get(c, "as"),
+	    "run_as", r->target_name,
 	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
 	    "executable_sha256", json_object_get(c, "executable_sha256"),
 	    "argv", json_object_get(c, "argv"), "status", json_object_get(entry, "status"),
@@ -441,7 +441,8 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	free(argv);
 	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
 	    str(r->manifest, "output_to_agent"));
-	root_log(r, c, e);
+	if (is_root(c))
+		root_log(r, c, e);
 	return e;
 }
 
