@@ -83,12 +83,12 @@ log_put(struct capture *c, const char *p, size_t n)
 static void
 flush_line(struct capture *c)
 {
-	char out[CAPTURE_LINE * 2];
+	char out[CAPTURE_LINE * 2 + 16];
 	size_t n;
 
 	if (c->linelen == 0)
 		return;
-	n = redact_credentials(c->line, c->linelen, out, sizeof out);
+	n = redact_credentials(c->line, c->linelen, out, sizeof out, &c->inkey);
 	ring_put(c, out, n);
 	log_put(c, out, n);
 	c->linelen = 0;
@@ -130,6 +130,7 @@ capture_tail(struct capture *c, size_t max)
 {
 	char *raw, *clean, *s;
 	size_t n, i;
+	int inkey = 0;
 
 	capture_finish(c);
 	n = c->len < max ? c->len : max;
@@ -139,7 +140,7 @@ capture_tail(struct capture *c, size_t max)
 	/* lines were redacted one by one; a shape split where a long line
 	 * was cut, or where the tail begins, is caught on the whole tail */
 	clean = xmalloc(2 * n + 16);
-	n = redact_credentials(raw, n, clean, 2 * n + 16);
+	n = redact_credentials(raw, n, clean, 2 * n + 16, &inkey);
 	s = text_json_safe(clean, n);
 	free(clean);
 	free(raw);

@@ -51,10 +51,12 @@ char	*canon_dump(const json_t *, size_t *);
 char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
 
 /* policy.c: credential shapes and environment names that steer loading. */
+const char *credential_shape(const char *);
 int	 contains_credential(const char *);
+int	 credential_flag(const char *);
 const char *credential_word(const char *);
 int	 env_forbidden(const char *);
-size_t	 redact_credentials(const char *, size_t, char *, size_t);
+size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
 
 /* capture.c: run a prepared command, capture a bounded, redacted tail. */
 #define CAPTURE_TAIL	(64 * 1024)
@@ -67,6 +69,7 @@ struct capture {
 	uint64_t	logged, logmax;
 	char		line[CAPTURE_LINE];
 	size_t		linelen;
+	int		inkey;		/* inside a private key block */
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
 };
