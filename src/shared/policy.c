@@ -25,53 +25,116 @@ enum shape_kind {
 	SHAPE_PEM,	/* -----BEGIN ... PRIVATE KEY----- to its END line */
 };
 
+#define S(kind, text, min, label)	{ kind, text, sizeof text - 1, min, label }
+
 static const struct shape {
 	enum shape_kind	 kind;
-	const char	*text;
+	const char	*text;		/* lower case; SHAPE_UPPER: exact */
+	size_t		 len;
 	size_t		 min;		/* body length of a token */
 	const char	*label;
 } shapes[] = {
-	{ SHAPE_NAME, "password", 0, "password" },
-	{ SHAPE_NAME, "passwd", 0, "passwd" },
-	{ SHAPE_NAME, "passphrase", 0, "passphrase" },
-	{ SHAPE_NAME, "secret", 0, "secret" },
-	{ SHAPE_NAME, "secret_id", 0, "secret_id" },
-	{ SHAPE_NAME, "secret-id", 0, "secret-id" },
-	{ SHAPE_NAME, "token", 0, "token" },
-	{ SHAPE_NAME, "api_key", 0, "api_key" },
-	{ SHAPE_NAME, "api-key", 0, "api-key" },
-	{ SHAPE_NAME, "apikey", 0, "apikey" },
-	{ SHAPE_NAME, "access_key", 0, "access_key" },
-	{ SHAPE_NAME, "access-key", 0, "access-key" },
-	{ SHAPE_NAME, "secret_key", 0, "secret_key" },
-	{ SHAPE_NAME, "secret-key", 0, "secret-key" },
-	{ SHAPE_NAME, "private_key", 0, "private_key" },
-	{ SHAPE_NAME, "private-key", 0, "private-key" },
-	{ SHAPE_NAME, "authorization", 0, "authorization" },
-	{ SHAPE_NAME, "_pwd", 0, "_pwd" },
-	{ SHAPE_TOKEN, "ghp_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "gho_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "ghu_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "ghs_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "ghr_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "github_pat_", 20, "a GitHub token" },
-	{ SHAPE_TOKEN, "glpat-", 20, "a GitLab token" },
-	{ SHAPE_TOKEN, "xoxa-", 10, "a Slack token" },
-	{ SHAPE_TOKEN, "xoxb-", 10, "a Slack token" },
-	{ SHAPE_TOKEN, "xoxp-", 10, "a Slack token" },
-	{ SHAPE_TOKEN, "xoxr-", 10, "a Slack token" },
-	{ SHAPE_TOKEN, "xoxs-", 10, "a Slack token" },
-	{ SHAPE_TOKEN, "sk-", 20, "an API secret key (sk-)" },
-	{ SHAPE_TOKEN, "sk_live_", 16, "a Stripe secret key" },
-	{ SHAPE_TOKEN, "rk_live_", 16, "a Stripe secret key" },
-	{ SHAPE_UPPER, "akia", 16, "an AWS access key id" },
-	{ SHAPE_UPPER, "asia", 16, "an AWS access key id" },
-	{ SHAPE_ARG, "pass:", 1, "an OpenSSL pass: argument" },
-	{ SHAPE_BEARER, "bearer", 20, "a bearer token" },
-	{ SHAPE_URL, "://", 0, "a password in a URL" },
-	{ SHAPE_PEM, "-----begin ", 0, "a private key block" },
+	S(SHAPE_NAME, "password", 0, "password"),
+	S(SHAPE_NAME, "passwd", 0, "passwd"),
+	S(SHAPE_NAME, "passphrase", 0, "passphrase"),
+	S(SHAPE_NAME, "secret", 0, "secret"),
+	S(SHAPE_NAME, "secret_id", 0, "secret_id"),
+	S(SHAPE_NAME, "secret-id", 0, "secret-id"),
+	S(SHAPE_NAME, "token", 0, "token"),
+	S(SHAPE_NAME, "api_key", 0, "api_key"),
+	S(SHAPE_NAME, "api-key", 0, "api-key"),
+	S(SHAPE_NAME, "apikey", 0, "apikey"),
+	S(SHAPE_NAME, "access_key", 0, "access_key"),
+	S(SHAPE_NAME, "access-key", 0, "access-key"),
+	S(SHAPE_NAME, "secret_key", 0, "secret_key"),
+	S(SHAPE_NAME, "secret-key", 0, "secret-key"),
+	S(SHAPE_NAME, "private_key", 0, "private_key"),
+	S(SHAPE_NAME, "private-key", 0, "private-key"),
+	S(SHAPE_NAME, "authorization", 0, "authorization"),
+	S(SHAPE_NAME, "_pwd", 0, "_pwd"),
+	S(SHAPE_TOKEN, "ghp_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "gho_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "ghu_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "ghs_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "ghr_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "github_pat_", 20, "a GitHub token"),
+	S(SHAPE_TOKEN, "glpat-", 20, "a GitLab token"),
+	S(SHAPE_TOKEN, "xoxa-", 10, "a Slack token"),
+	S(SHAPE_TOKEN, "xoxb-", 10, "a Slack token"),
+	S(SHAPE_TOKEN, "xoxp-", 10, "a Slack token"),
+	S(SHAPE_TOKEN, "xoxr-", 10, "a Slack token"),
+	S(SHAPE_TOKEN, "xoxs-", 10, "a Slack token"),
+	S(SHAPE_TOKEN, "sk-", 20, "an API secret key (sk-)"),
+	S(SHAPE_TOKEN, "sk_live_", 16, "a Stripe secret key"),
+	S(SHAPE_TOKEN, "rk_live_", 16, "a Stripe secret key"),
+	S(SHAPE_UPPER, "AKIA", 16, "an AWS access key id"),
+	S(SHAPE_UPPER, "ASIA", 16, "an AWS access key id"),
+	S(SHAPE_ARG, "pass:", 1, "an OpenSSL pass: argument"),
+	S(SHAPE_BEARER, "bearer", 20, "a bearer token"),
+	S(SHAPE_URL, "://", 0, "a password in a URL"),
+	S(SHAPE_PEM, "-----begin ", 0, "a private key block"),
 };
+#undef S
 #define NSHAPES	(sizeof shapes / sizeof shapes[0])
+_Static_assert(NSHAPES <= 64, "shapes are indexed by 64-bit masks");
+
+/*
+ * The scan stops only at bytes that may anchor a shape: '=' and ':' of a
+ * NAME, '-' of a flag, and for a prefix its first punctuation ("ghp_",
+ * "sk-", "pass:") or, without any, its first letter ("AKIA", "Bearer",
+ * read back to where the word starts). Plain words cost one table look-up
+ * a byte. Masks over shapes[]: what an anchor byte selects (at: where it
+ * sits in the prefix), and for NAMEs their last letter.
+ */
+static unsigned char	anchor[256], at[NSHAPES], indexed;
+static uint64_t		by_anchor[256], by_last[256];
+
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 0x20 : c;
+}
+
+static int
+upper(int c)
+{
+	return c >= 'a' && c <= 'z' ? c - 0x20 : c;
+}
+
+static void
+index_shapes(void)
+{
+	const struct shape *sh;
+	uint64_t bit;
+	size_t q;
+	int c, k;
+
+	if (indexed)
+		return;
+	for (sh = shapes, k = 0; sh < shapes + NSHAPES; sh++, k++) {
+		bit = 1ULL << k;
+		if (sh->kind == SHAPE_NAME) {
+			c = (unsigned char)sh->text[sh->len - 1];
+			by_last[c] |= bit;
+			by_last[upper(c)] |= bit;
+			continue;
+		}
+		if (sh->kind == SHAPE_URL)
+			continue;
+		q = strcspn(sh->text, "-_:");
+		if (sh->text[q] == '\0')
+			q = 0;
+		at[k] = (unsigned char)q;
+		c = (unsigned char)sh->text[q];
+		by_anchor[c] |= bit;
+		if (sh->kind != SHAPE_UPPER)
+			by_anchor[upper(c)] |= bit;
+	}
+	for (k = 0; k < 256; k++)
+		anchor[k] = by_anchor[k] != 0;
+	anchor['-'] = anchor[':'] = anchor['='] = 1;
+	indexed = 1;
+}
 
 static const char mark[] = "[redacted]";
 #define MARKLEN	(sizeof mark - 1)
@@ -115,12 +178,18 @@ letter(int c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* Does s[0..n) start with the lower-case p[0..k), in any case? */
 static int
-prefix_nocase(const char *s, size_t n, const char *p)
+prefix_nocase(const char *s, size_t n, const char *p, size_t k)
 {
-	size_t k = strlen(p);
+	size_t i;
 
-	return n >= k && strncasecmp(s, p, k) == 0;
+	if (n < k)
+		return 0;
+	for (i = 0; i < k; i++)
+		if (lower((unsigned char)s[i]) != p[i])
+			return 0;
+	return 1;
 }
 
 /*
@@ -133,13 +202,13 @@ static const struct shape *
 name_ends_in_word(const char *s, size_t n, int boundary)
 {
 	const struct shape *sh;
+	uint64_t m;
 	size_t k;
 
-	for (sh = shapes; sh < shapes + NSHAPES; sh++) {
-		if (sh->kind != SHAPE_NAME)
-			continue;
-		k = strlen(sh->text);
-		if (n < k || strncasecmp(s + n - k, sh->text, k) != 0)
+	for (m = n > 0 ? by_last[(unsigned char)s[n - 1]] : 0; m != 0; m &= m - 1) {
+		sh = &shapes[__builtin_ctzll(m)];
+		k = sh->len;
+		if (n < k || !prefix_nocase(s + n - k, k, sh->text, k))
 			continue;
 		if (!boundary || n == k || !letter(s[n - k - 1]) || !letter(sh->text[0]))
 			return sh;
@@ -197,15 +266,16 @@ struct hit {
 	const struct shape	*shape;
 };
 
-/* NAME=VALUE or NAME: VALUE with its separator at s[e]. */
+/* NAME=VALUE or NAME: VALUE with its separator at s[e], its NAME not
+ * reaching back before s[from]. */
 static int
-match_field(const char *s, size_t n, size_t e, struct hit *h)
+match_field(const char *s, size_t n, size_t from, size_t e, struct hit *h)
 {
 	size_t j = e, ns, v;
 
-	if (j > 0 && (s[j - 1] == '"' || s[j - 1] == '\''))
+	if (j > from && (s[j - 1] == '"' || s[j - 1] == '\''))
 		j--;			/* "password": "x" */
-	for (ns = j; ns > 0 && j - ns < 128 && name_char(s[ns - 1]); ns--)
+	for (ns = j; ns > from && j - ns < 128 && name_char(s[ns - 1]); ns--)
 		;
 	if ((h->shape = name_ends_in_word(s + ns, j - ns, s[e] == ':')) == NULL)
 		return 0;
@@ -218,7 +288,7 @@ match_field(const char *s, size_t n, size_t e, struct hit *h)
 	}
 	if (is_mark(s, n, v))
 		return 0;
-	h->a = j - strlen(h->shape->text);
+	h->a = j - h->shape->len;
 	h->b = value_with_scheme(s, n, v);
 	return 1;		/* an empty NAME= still counts */
 }
@@ -236,7 +306,7 @@ flag_at(const char *s, size_t n, size_t i, size_t *end)
 		return NULL;
 	for (f = d; f < n && token_char(s[f]); f++)
 		;
-	if (prefix_nocase(s + d, f - d, "no-") || prefix_nocase(s + d, f - d, "no_"))
+	if (prefix_nocase(s + d, f - d, "no-", 3) || prefix_nocase(s + d, f - d, "no_", 3))
 		return NULL;
 	*end = f;
 	return name_ends_in_word(s + d, f - d, 1);
@@ -254,7 +324,7 @@ match_flag(const char *s, size_t n, size_t i, struct hit *h)
 		;
 	if (v == f || v == n || s[v] == '-' || is_mark(s, n, v) || value_end(s, n, v) == v)
 		return 0;
-	h->a = f - strlen(h->shape->text);
+	h->a = f - h->shape->len;
 	h->b = value_end(s, n, v);
 	return 1;
 }
@@ -265,7 +335,7 @@ static int
 match_token(const char *s, size_t n, size_t i, const struct shape *sh,
     struct hit *h)
 {
-	size_t k = strlen(sh->text), e;
+	size_t k = sh->len, e;
 	int digit = 0, lower = 0, upper = 0;
 
 	for (e = i + k; e < n && token_char(s[e]); e++) {
@@ -287,7 +357,7 @@ static int
 match_bearer(const char *s, size_t n, size_t i, const struct shape *sh,
     struct hit *h)
 {
-	size_t v = i + strlen(sh->text), e;
+	size_t v = i + sh->len, e;
 
 	if (v == n || (s[v] != ' ' && s[v] != '\t'))
 		return 0;
@@ -352,7 +422,7 @@ match_pem(const char *s, size_t n, size_t i, const struct shape *sh,
 
 	for (eol = i; eol < n && eol - i < 80 && s[eol] != '\n'; eol++)
 		;
-	k = find_nocase(s, eol, i + strlen(sh->text), "private key-----");
+	k = find_nocase(s, eol, i + sh->len, "private key-----");
 	if (k == eol)
 		return 0;
 	h->a = i;
@@ -368,22 +438,42 @@ word_start(const char *s, size_t i)
 	return i == 0 || !token_char(s[i - 1]);
 }
 
-/* What may anchor a shape: '=', ':', '-' and the first letters of the
- * prefixes, in either case. */
-static unsigned char anchors[256];
-
-static void
-anchors_init(void)
+/* The next byte at or after s[i] that may anchor a shape, or n: the hot
+ * loop of redaction, kept apart so that it stays in registers. */
+static size_t
+skip_plain(const char *s, size_t n, size_t i)
 {
-	const struct shape *sh;
+	while (i < n && !anchor[(unsigned char)s[i]])
+		i++;
+	return i;
+}
 
-	if (anchors['='])
-		return;
-	for (sh = shapes; sh < shapes + NSHAPES; sh++)
-		if (sh->kind != SHAPE_NAME && sh->kind != SHAPE_URL)
-			anchors[(unsigned char)sh->text[0]] =
-			    anchors[(unsigned char)sh->text[0] & ~0x20] = 1;
-	anchors['-'] = anchors[':'] = anchors['='] = 1;
+/* Does a prefix shape start at s[i]? */
+static int
+match_prefix(const char *s, size_t n, size_t i, const struct shape *sh,
+    struct hit *h)
+{
+	if (!word_start(s, i))
+		return 0;
+	if (sh->kind == SHAPE_UPPER ? n - i < sh->len || memcmp(s + i, sh->text, sh->len) != 0 :
+	    !prefix_nocase(s + i, n - i, sh->text, sh->len))
+		return 0;
+	h->shape = sh;
+	switch (sh->kind) {
+	case SHAPE_TOKEN:
+	case SHAPE_UPPER:
+		return match_token(s, n, i, sh, h);
+	case SHAPE_ARG:
+		h->a = i + sh->len;
+		h->b = value_end(s, n, h->a);
+		return h->b - h->a >= sh->min && !is_mark(s, n, h->a);
+	case SHAPE_BEARER:
+		return match_bearer(s, n, i, sh, h);
+	case SHAPE_PEM:
+		return match_pem(s, n, i, sh, h);
+	default:
+		return 0;
+	}
 }
 
 /* The first credential shape in s[from..n), by where it is anchored. */
@@ -391,15 +481,14 @@ static int
 find_shape(const char *s, size_t n, size_t from, struct hit *h)
 {
 	const struct shape *sh;
+	uint64_t m;
 	size_t i;
-	int c;
+	int c, k;
 
-	anchors_init();
-	for (i = from; i < n; i++) {
+	index_shapes();
+	h->open = 0;
+	for (i = from; (i = skip_plain(s, n, i)) < n; i++) {
 		c = (unsigned char)s[i];
-		if (!anchors[c])
-			continue;
-		h->open = 0;
 		if (c == ':' && n - i >= 3 && s[i + 1] == '/' && s[i + 2] == '/') {
 			for (sh = shapes; sh->kind != SHAPE_URL; sh++)
 				;
@@ -408,43 +497,14 @@ find_shape(const char *s, size_t n, size_t from, struct hit *h)
 				return 1;
 			continue;
 		}
-		if (c == '=' || c == ':') {
-			if (match_field(s, n, i, h))
-				return 1;
-			continue;
-		}
-		if (!word_start(s, i))
-			continue;
-		if (c == '-' && match_flag(s, n, i, h))
+		if ((c == '=' || c == ':') && match_field(s, n, from, i, h))
 			return 1;
-		for (sh = shapes; sh < shapes + NSHAPES; sh++) {
-			if (sh->kind == SHAPE_NAME || sh->kind == SHAPE_URL ||
-			    sh->text[0] != (c | 0x20) || !prefix_nocase(s + i, n - i, sh->text))
-				continue;
-			h->shape = sh;
-			switch (sh->kind) {
-			case SHAPE_TOKEN:
-			case SHAPE_UPPER:
-				if (match_token(s, n, i, sh, h))
-					return 1;
-				break;
-			case SHAPE_ARG:
-				h->a = i + strlen(sh->text);
-				h->b = value_end(s, n, h->a);
-				if (h->b - h->a >= sh->min && !is_mark(s, n, h->a))
-					return 1;
-				break;
-			case SHAPE_BEARER:
-				if (match_bearer(s, n, i, sh, h))
-					return 1;
-				break;
-			case SHAPE_PEM:
-				if (match_pem(s, n, i, sh, h))
-					return 1;
-				break;
-			default:
-				break;
-			}
+		if (c == '-' && word_start(s, i) && match_flag(s, n, i, h))
+			return 1;
+		for (m = by_anchor[c]; m != 0; m &= m - 1) {
+			k = __builtin_ctzll(m);
+			if (i - from >= at[k] && match_prefix(s, n, i - at[k], &shapes[k], h))
+				return 1;
 		}
 	}
 	return 0;
@@ -517,6 +577,7 @@ credential_flag(const char *word)
 	char *t = xmalloc(n + 1);
 	int yes;
 
+	index_shapes();
 	n = strip_zero_width(word, n, t, NULL);
 	yes = n > 0 && t[0] == '-' && flag_at(t, n, 0, &end) != NULL && end == n;
 	free(t);
@@ -557,6 +618,21 @@ env_forbidden(const char *key)
 	return 0;
 }
 
+static int
+ascii(const char *s, size_t n)
+{
+	uint64_t w, any = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= (unsigned char)s[i];
+	return (any & 0x8080808080808080ULL) == 0;
+}
+
 /*
  * Copy in to out with every credential shape replaced by "[redacted]":
  * from its credential word to the end of its value (db_password=x,
@@ -575,9 +651,7 @@ redact_credentials(const char *in, size_t n, char *out, size_t size, int *block)
 	char *norm = NULL;
 	struct hit h;
 
-	for (a = 0; a < n && !(in[a] & 0x80); a++)
-		;
-	if (a < n) {
+	if (!ascii(in, n)) {
 		norm = xmalloc(n);
 		map = xmalloc((n + 1) * sizeof *map);
 		sn = strip_zero_width(in, n, norm, map);
