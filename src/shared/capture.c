@@ -128,7 +128,7 @@ capture_finish(struct capture *c)
 char *
 capture_tail(struct capture *c, size_t max)
 {
-	char *raw, *clean, *s;
+	char *raw, *safe, *clean;
 	size_t n, i;
 	int inkey = 0;
 
@@ -138,13 +138,17 @@ capture_tail(struct capture *c, size_t max)
 	for (i = 0; i < n; i++)
 		raw[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
 	/* lines were redacted one by one; a shape split where a long line
-	 * was cut, or where the tail begins, is caught on the whole tail */
+	 * was cut, or where the tail begins, or one that only the \xNN
+	 * spelling of a stray byte completes ("\x9a" before "uthorization:"),
+	 * is caught on the whole tail as the ledger will hold it */
+	safe = text_json_safe(raw, n);
+	n = strlen(safe);
 	clean = xmalloc(2 * n + 16);
-	n = redact_credentials(raw, n, clean, 2 * n + 16, &inkey);
-	s = text_json_safe(clean, n);
-	free(clean);
+	n = redact_credentials(safe, n, clean, 2 * n + 16, &inkey);
+	clean[n] = '\0';
+	free(safe);
 	free(raw);
-	return s;
+	return clean;
 }
 
 /* In the child: never returns. Reports exec failure as errno on errfd. */

@@ -217,7 +217,8 @@ name_ends_in_word(const char *s, size_t n, int boundary)
 }
 
 /* The end of a value starting at v: a quoted string, or up to white
- * space, a quote or shell and list punctuation. */
+ * space, a quote or shell and list punctuation (a NUL is part of it, as
+ * the ledger's \x00 would be). */
 static size_t
 value_end(const char *s, size_t n, size_t v)
 {
@@ -227,7 +228,7 @@ value_end(const char *s, size_t n, size_t v)
 		q = memchr(s + v + 1, s[v], n - v - 1);
 		return q != NULL ? (size_t)(q - s) + 1 : n;
 	}
-	while (v < n && strchr(" \t\r\n\"'`,;&|<>)}]", s[v]) == NULL && s[v] != '\0')
+	while (v < n && (s[v] == '\0' || strchr(" \t\r\n\"'`,;&|<>)}]", s[v]) == NULL))
 		v++;
 	return v;
 }
@@ -363,7 +364,8 @@ match_bearer(const char *s, size_t n, size_t i, const struct shape *sh,
 		return 0;
 	while (v < n && (s[v] == ' ' || s[v] == '\t'))
 		v++;
-	for (e = v; e < n && (token_char(s[e]) || strchr(".~+/=", s[e]) != NULL); e++)
+	for (e = v; e < n && (token_char(s[e]) ||
+	    (s[e] != '\0' && strchr(".~+/=", s[e]) != NULL)); e++)
 		;
 	if (e - v < sh->min)
 		return 0;
@@ -378,7 +380,9 @@ match_url(const char *s, size_t n, size_t i, struct hit *h)
 {
 	size_t u = i + 3, k, colon = 0;
 
-	for (k = u; k < n && strchr("/?#@ \t\r\n\"'<>`", s[k]) == NULL; k++)
+	/* a NUL is part of the user information: the ledger writes it as
+	 * \x00, which must not turn into a password nobody redacted */
+	for (k = u; k < n && (s[k] == '\0' || strchr("/?#@ \t\r\n\"'<>`", s[k]) == NULL); k++)
 		if (s[k] == ':' && colon == 0)
 			colon = k;
 	if (k == n || s[k] != '@' || colon == 0 || colon + 1 == k ||

@@ -221,6 +221,32 @@ test_capture_password_colon(void **state)
 	free(tail);
 }
 
+/* Found by tests/fuzz/fuzz-text: the ledger spells NUL and stray bytes as
+ * \xNN, which must not complete a shape redaction did not see. */
+static void
+test_tail_as_the_ledger_spells_it(void **state)
+{
+	static struct capture cap;
+	static const char nul[] = "https://t\0\0a:b@c ok\npassword: \0hunter\n";
+	static const char stray[] = "x \x9authorization: x1 \xfapi_key=x2\n";
+	char *tail;
+
+	(void)state;
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, nul, sizeof nul - 1);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_string_equal(tail, "https://t\\x00\\x00a:[redacted]@c ok\n[redacted]\n");
+	assert_false(contains_credential(tail));
+	free(tail);
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, stray, sizeof stray - 1);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_null(strstr(tail, "x1"));
+	assert_null(strstr(tail, "x2"));
+	assert_false(contains_credential(tail));
+	free(tail);
+}
+
 /* Redaction never writes past what it was given, even when the mark is
  * longer than what it replaces. */
 static void
@@ -249,6 +275,7 @@ main(void)
 		cmocka_unit_test(test_redaction),
 		cmocka_unit_test(test_key_block_across_lines),
 		cmocka_unit_test(test_capture_password_colon),
+		cmocka_unit_test(test_tail_as_the_ledger_spells_it),
 		cmocka_unit_test(test_redaction_bounds),
 	};
 
