@@ -4,7 +4,7 @@
 set -eu
 need=""
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
-         libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev sudo expect util-linux passwd openssl \
+         libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
          python3 procps acl tmux strace valgrind; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done

@@ -14,7 +14,7 @@ for f in util shared/util shared/text shared/sha256 shared/canon shared/policy s
 	srcs="$srcs $top/src/$f.c"
 done
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I$top/build -I$top/src -I$top/src/shared"
-libs="$(pkg-config --libs jansson libcrypto)"
+libs="$(pkg-config --libs jansson libcrypto) -lunistring"
 status=0
 for t in "$top"/tests/fuzz/fuzz-*.c; do
 	name=$(basename "$t" .c)

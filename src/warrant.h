@@ -77,6 +77,7 @@ int	 is_indirect_runner(const char *);
 #define BADGE_WRITABLE_CWD	0x080
 #define BADGE_REMOTE		0x100
 #define BADGE_LONG_TIMEOUT	0x200
+#define BADGE_MIXED_SCRIPT	0x400
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed and normalised. */

@@ -4,13 +4,14 @@
  * warrant-request(5) lists the exact rules.
  */
 #include <string.h>
+#include <unictype.h>
 
 #include "warrant.h"
 
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
 	"service-restart", "lockout-prone", "indirect-exec", "writable-cwd",
-	"remote", "long-timeout",
+	"remote", "long-timeout", "mixed-script",
 };
 
 static const char *const interpreters[] = {
@@ -101,6 +102,32 @@ unit_matches(const char *arg, const char *const *units)
 	return listed(units, name);
 }
 
+/* Does one argument mix Latin letters with Cyrillic or Greek ones, as a
+ * look-alike ("раypal", "/etc/pаsswd") would? */
+static int
+mixed_script(const char *a)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	const uc_script_t *sc;
+	int latin = 0, other = 0;
+	unsigned cp;
+	size_t n;
+
+	for (; *p != '\0'; p += n) {
+		if ((n = utf8_decode(p, 4, &cp)) == 0) {	/* NUL-terminated */
+			n = 1;
+			continue;
+		}
+		if (!uc_is_alpha(cp) || (sc = uc_script(cp)) == NULL)
+			continue;
+		if (strcmp(sc->name, "Latin") == 0)
+			latin = 1;
+		else if (strcmp(sc->name, "Cyrillic") == 0 || strcmp(sc->name, "Greek") == 0)
+			other = 1;
+	}
+	return latin && other;
+}
+
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q,
     const struct principal *p)
@@ -120,6 +147,9 @@ risk_command(const struct wcommand *c, const struct wrequest *q,
 		b |= BADGE_PACKAGE_MANAGER;
 	if (listed_versioned(network_tools, prog) || listed_versioned(network_tools, given))
 		b |= BADGE_NETWORK;
+	for (i = 0; i < c->argc; i++)
+		if (mixed_script(c->argv[i]))
+			b |= BADGE_MIXED_SCRIPT;
 	for (i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 

@@ -41,12 +41,40 @@ check_env(const struct wrequest *q, struct refusal *r)
 			return refuse(r, "credential_field_rejected", sub,
 			    "environment names mentioning '%s' are refused; never pass credentials",
 			    word);
-		if (contains_credential(json_string_value(v)))
+		if ((word = credential_shape(json_string_value(v))) != NULL)
 			return refuse(r, "credential_field_rejected", sub,
-			    "the value has a credential shape (e.g. password=...)");
+			    "the value has a credential shape (%s); never pass credentials", word);
 		if (!valid_env_key(key))
 			return refuse(r, "invalid_field", sub,
 			    "environment names are letters, digits and '_', not starting with a digit");
+	}
+	return 0;
+}
+
+/* The reviewer reads reason, why and ids, and the store keeps them: no
+ * credential shape in them either. */
+static int
+check_text(const struct wrequest *q, struct refusal *r)
+{
+	const char *shape;
+	char sub[64];
+	size_t i;
+
+	if ((shape = credential_shape(q->reason)) != NULL)
+		return refuse(r, "credential_field_rejected", "$.reason",
+		    "the reason has a credential shape (%s); never pass credentials", shape);
+	if (q->next_prompt != NULL && (shape = credential_shape(q->next_prompt)) != NULL)
+		return refuse(r, "credential_field_rejected", "$.next.prompt",
+		    "the prompt has a credential shape (%s); never pass credentials", shape);
+	for (i = 0; i < q->ncmds; i++) {
+		snprintf(sub, sizeof sub, "$.commands[%zu].id", i);
+		if ((shape = credential_shape(q->cmds[i].id)) != NULL)
+			return refuse(r, "credential_field_rejected", sub,
+			    "the id has a credential shape (%s)", shape);
+		snprintf(sub, sizeof sub, "$.commands[%zu].why", i);
+		if ((shape = credential_shape(q->cmds[i].why)) != NULL)
+			return refuse(r, "credential_field_rejected", sub,
+			    "why has a credential shape (%s); never pass credentials", shape);
 	}
 	return 0;
 }
@@ -180,6 +208,7 @@ check_command(struct wrequest *q, size_t idx, const struct principal *p,
 {
 	struct wcommand *c = &q->cmds[idx];
 	char path[64], sub[96], why[PATH_MAX + 128];
+	const char *shape;
 	enum deny_kind k;
 	size_t i;
 	int rc;
@@ -187,9 +216,12 @@ check_command(struct wrequest *q, size_t idx, const struct principal *p,
 	snprintf(path, sizeof path, "$.commands[%zu]", idx);
 	for (i = 0; i < c->argc; i++) {
 		snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[%zu]", path, i);
-		if (contains_credential(c->argv[i]))
+		if ((shape = credential_shape(c->argv[i])) != NULL)
 			return refuse(r, "credential_field_rejected", sub,
-			    "argument has a credential shape (e.g. password=...); never pass credentials");
+			    "argument has a credential shape (%s); never pass credentials", shape);
+		if (i > 0 && credential_flag(c->argv[i - 1]) && c->argv[i][0] != '-')
+			return refuse(r, "credential_field_rejected", sub,
+			    "argument is the value of '%s'; never pass credentials", c->argv[i - 1]);
 		if (!c->as_user && strcmp(c->argv[i], "-c") == 0)
 			return refuse(r, "shell_request", sub,
 			    "'-c' hands a string to a shell; ROOT commands must be exact argv");
@@ -242,7 +274,7 @@ validate_request(struct wrequest *q, const struct principal *p, struct refusal *
 		return refuse(r, "unknown_machine", "$.machine",
 		    "machine '%s' is not enrolled; remote targets are not available yet",
 		    q->machine);
-	if (check_env(q, r) != 0)
+	if (check_env(q, r) != 0 || check_text(q, r) != 0)
 		return -1;
 	q->badges = 0;
 	for (i = 0; i < q->ncmds; i++) {

@@ -83,12 +83,12 @@ log_put(struct capture *c, const char *p, size_t n)
 static void
 flush_line(struct capture *c)
 {
-	char out[CAPTURE_LINE * 2];
+	char out[CAPTURE_LINE * 2 + 16];
 	size_t n;
 
 	if (c->linelen == 0)
 		return;
-	n = redact_credentials(c->line, c->linelen, out, sizeof out);
+	n = redact_credentials(c->line, c->linelen, out, sizeof out, &c->inkey);
 	ring_put(c, out, n);
 	log_put(c, out, n);
 	c->linelen = 0;
@@ -128,8 +128,9 @@ capture_finish(struct capture *c)
 char *
 capture_tail(struct capture *c, size_t max)
 {
-	char *raw, *clean, *s;
+	char *raw, *safe, *clean;
 	size_t n, i;
+	int inkey = 0;
 
 	capture_finish(c);
 	n = c->len < max ? c->len : max;
@@ -137,13 +138,17 @@ capture_tail(struct capture *c, size_t max)
 	for (i = 0; i < n; i++)
 		raw[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
 	/* lines were redacted one by one; a shape split where a long line
-	 * was cut, or where the tail begins, is caught on the whole tail */
+	 * was cut, or where the tail begins, or one that only the \xNN
+	 * spelling of a stray byte completes ("\x9a" before "uthorization:"),
+	 * is caught on the whole tail as the ledger will hold it */
+	safe = text_json_safe(raw, n);
+	n = strlen(safe);
 	clean = xmalloc(2 * n + 16);
-	n = redact_credentials(raw, n, clean, 2 * n + 16);
-	s = text_json_safe(clean, n);
-	free(clean);
+	n = redact_credentials(safe, n, clean, 2 * n + 16, &inkey);
+	clean[n] = '\0';
+	free(safe);
 	free(raw);
-	return s;
+	return clean;
 }
 
 /* In the child: never returns. Reports exec failure as errno on errfd. */

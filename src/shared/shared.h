@@ -66,11 +66,13 @@ int	 manifest_check(const json_t *, char *, size_t);
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
 /* policy.c: credential shapes and environment names that steer loading. */
+const char *credential_shape(const char *);
 int	 contains_credential(const char *);
+int	 credential_flag(const char *);
 const char *credential_word(const char *);
 int	 env_forbidden(const char *);
 int	 user_env_forbidden(const char *);
-size_t	 redact_credentials(const char *, size_t, char *, size_t);
+size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
 
 /* capture.c: run a prepared command, capture a bounded, redacted tail. */
 #define CAPTURE_TAIL	(64 * 1024)
@@ -83,6 +85,7 @@ struct capture {
 	uint64_t	logged, logmax;
 	char		line[CAPTURE_LINE];
 	size_t		linelen;
+	int		inkey;		/* inside a private key block */
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
 };

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unictype.h>
 
 #include "shared.h"
 
@@ -70,17 +71,24 @@ utf8_decode(const unsigned char *s, size_t avail, unsigned *cp)
 	return n;
 }
 
-/* Code points that are shown as <U+XXXX> instead of being rendered. */
+/*
+ * Non-ASCII code points shown as <U+XXXX> instead of being rendered,
+ * classified by libunistring rather than by hand-kept ranges: controls,
+ * format characters (bidi, zero width, soft hyphen, tags), unassigned and
+ * private use code points, spaces other than U+0020, line and paragraph
+ * separators, and whatever Unicode says to draw as nothing
+ * (Default_Ignorable_Code_Point: Hangul fillers, variation selectors,
+ * Mongolian and Khmer invisibles, U+034F). U+2800 is a graphic character
+ * whose glyph is blank.
+ */
 static int
 invisible(unsigned cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) ||		/* C1 controls, CSI */
-	    cp == 0xad || cp == 0x061c || cp == 0x180e ||
-	    (cp >= 0x200b && cp <= 0x200f) ||		/* zero width, LRM, RLM */
-	    (cp >= 0x2028 && cp <= 0x202e) ||		/* separators, bidi embeds */
-	    (cp >= 0x2060 && cp <= 0x206f) ||		/* isolates, invisibles */
-	    cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
-	    (cp >= 0xe0000 && cp <= 0xe007f);		/* tag characters */
+	return cp >= 0x80 && (uc_is_general_category_withtable(cp,
+	    UC_CATEGORY_MASK_Cc |
+	    UC_CATEGORY_MASK_Cf | UC_CATEGORY_MASK_Cn | UC_CATEGORY_MASK_Co |
+	    UC_CATEGORY_MASK_Zs | UC_CATEGORY_MASK_Zl | UC_CATEGORY_MASK_Zp) ||
+	    uc_is_property_default_ignorable_code_point(cp) || cp == 0x2800);
 }
 
 /* A newly allocated copy of s that is safe to print on a terminal. */

@@ -114,8 +114,9 @@ break_at(const wchar_t *w, size_t start, size_t i)
 	return i;
 }
 
-/* Append safe wide text, wrapping onto continuation lines as needed. */
-static void
+/* Append safe wide text (made by tui_wide), wrapping onto continuation
+ * lines as needed. */
+void
 doc_addw(struct tdoc *d, enum style s, const wchar_t *w)
 {
 	struct tline *l = cur(d);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "tui/tui.h"
 
@@ -41,42 +42,48 @@ plain_word(const char *a)
 	return 1;
 }
 
-/* The command line as a shell would read it: the resolved path, then the
- * arguments, quoted where needed so element boundaries stay visible. */
-static char *
+/*
+ * The command line as a shell would read it: the resolved path, then the
+ * arguments, quoted where needed so element boundaries stay visible. Each
+ * word is made safe first and the quoting added after, so a quote inside
+ * a word shows as '\'' and not with the backslash escaped again.
+ */
+static wchar_t *
 command_line(const json_t *c)
 {
 	json_t *argv = json_object_get(c, "argv"), *a;
-	char *buf = NULL;
+	wchar_t *buf = NULL, *w, *p;
 	size_t len = 0, i;
-	const char *s, *p;
+	const char *s;
 	FILE *fp;
 
-	if ((fp = open_memstream(&buf, &len)) == NULL)
-		return xstrdup("");
+	if ((fp = open_wmemstream(&buf, &len)) == NULL)
+		return tui_wide("");
 	json_array_foreach(argv, i, a) {
 		s = i == 0 && *json_str(c, "path") != '\0' ? json_str(c, "path") :
 		    json_string_value(a);
 		if (s == NULL)
 			s = "";
 		if (i > 0)
-			fputc(' ', fp);
-		if (plain_word(s)) {
-			fputs(s, fp);
-			continue;
+			fputwc(L' ', fp);
+		w = tui_wide(s);
+		if (plain_word(s))
+			fputws(w, fp);
+		else {
+			fputwc(L'\'', fp);
+			for (p = w; *p != L'\0'; p++) {
+				if (*p == L'\'')
+					fputws(L"'\\''", fp);
+				else
+					fputwc(*p, fp);
+			}
+			fputwc(L'\'', fp);
 		}
-		fputc('\'', fp);
-		for (p = s; *p != '\0'; p++) {
-			if (*p == '\'')
-				fputs("'\\''", fp);
-			else
-				fputc(*p, fp);
-		}
-		fputc('\'', fp);
+		free(w);
 	}
 	if (fclose(fp) != 0 || buf == NULL) {
 		free(buf);
-		return xstrdup("");
+		return tui_wide("");
 	}
 	return buf;
 }
@@ -249,7 +256,7 @@ static void
 card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 {
 	int root = gate_cmd_root(c);
-	char *line;
+	wchar_t *line;
 
 	t->card_first[i] = d->n;
 	doc_line(d, i, LINE_TOP, 0);
@@ -288,7 +295,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 		doc_add(d, ST_BOLD, json_str(c, "command"));
 	} else {
 		line = command_line(c);
-		doc_add(d, ST_BOLD, line);
+		doc_addw(d, ST_BOLD, line);
 		free(line);
 	}
 	doc_line(d, i, LINE_MID, CARD_INDENT + 5);

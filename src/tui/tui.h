@@ -56,6 +56,7 @@ void	 doc_reset(struct tdoc *, int, int);
 void	 doc_free(struct tdoc *);
 void	 doc_line(struct tdoc *, int, enum line_kind, int);
 void	 doc_add(struct tdoc *, enum style, const char *);
+void	 doc_addw(struct tdoc *, enum style, const wchar_t *);
 void	 doc_addf(struct tdoc *, enum style, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 doc_tab(struct tdoc *, int);

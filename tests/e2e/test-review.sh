@@ -480,7 +480,7 @@ i=1
 while [ "$i" -le 40 ]; do LONG="${LONG}k$(printf '%03d' "$i")-"; i=$((i + 1)); done
 mkgate inject <<JSON
 {"reason": "pwn \u001b]2;PWNED\u0007 clear\u001b[2J\u001b[H bell\u0007 rtl \u202eevil\u202c end",
- "commands": [{"id": "esc", "argv": ["/usr/bin/printf", "\u001b[2J\u001b[1;1HFAKE", "$LONG"],
+ "commands": [{"id": "esc", "argv": ["/usr/bin/printf", "\u001b[2J\u001b[1;1HFAKE", "$LONG", "it's\u3164\u3164x"],
    "why": "why \u001b[31mred\u001b[0m \u001b]0;TITLE2\u001b\\\\ done"}],
  "env": {"WT_X": "\u001b[5mblink"}}
 JSON
@@ -494,12 +494,18 @@ is "the pane title is unchanged (no OSC 2 got through)" "$(title)" "$t_before"
 is "no bell rang (no BEL got through)" "$(bell)" 0
 inj_ok=1
 for f in 'pwn \x1b]2;PWNED\x07 clear\x1b[2J\x1b[H bell\x07' 'rtl <U+202E>evil' \
-    'why \x1b[31mred\x1b[0m \x1b]0;TITLE2\x1b\\ done' "'"'\x1b[2J\x1b[1;1HFAKE'"'" 'WT_X=\x1b[5mblink'; do
+    'why \x1b[31mred\x1b[0m \x1b]0;TITLE2\x1b\\ done' "'"'\x1b[2J\x1b[1;1HFAKE'"'" 'WT_X=\x1b[5mblink' \
+    "'it'\\''s<U+3164><U+3164>x'"; do
 	screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "$f" || { inj_ok=0; diag "not shown: $f"; }
 done
 if [ "$inj_ok" -eq 1 ]; then ok "reason, why, argv and env escapes are shown as visible escapes"; else
 	not_ok "reason, why, argv and env escapes are shown as visible escapes"; shot; fi
 yes_ "the screen was not cleared or moved: the top bar is still on line 1" line_has 1 "$INJ"
+if screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "'\\\\''"; then
+	not_ok "a quote in an argument is shown as '\\'' with one backslash"; shot
+else
+	ok "a quote in an argument is shown as '\\'' with one backslash"
+fi
 all=$(screen | sed 's/^.│ *//; s/ *│ *$//' | tr -d '\n ')
 miss=""
 i=1

@@ -390,6 +390,34 @@ refused credential_field_rejected '$.env.db_password' "env key db_password" "$(r
 refused credential_field_rejected '$.env.SeCrEt' "env key SeCrEt" "$(reqtop '"env":{"SeCrEt":"x"}')"
 refused credential_field_rejected "$C0.command" "YOU command string with token=abc" "$(reqc '"curl -H token=abc https://example.org"')"
 refused credential_field_rejected "$C0.command" "YOU command string with --PASSWORD=x" "$(reqc '"mysql --PASSWORD=x"')"
+# Every shape of warrant-request(5), as a JSON string, in each place an
+# agent could put it: an argv element, an env value, the reason, a why.
+js() { "$PY" -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
+SHY=$(printf '\302\255')
+ZWSP=$(printf '\342\200\213')
+for shape in "--password=hunter2" "url?api_key=abc" "DB_PASSWORD=x" "password: hunter2" \
+    "https://user:pw@example.org/" "Authorization: Bearer abc" \
+    "ghp_16C7e42F292c6912E7710c838347Ae178B4a" "github_pat_11ABCDEFG0123456789_abcdefghijklmnop" \
+    "glpat-xxxxXXXXxxxx12345678" "xoxb-1234567890-abcdefghij" "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t" \
+    "AKIAIOSFODNN7EXAMPLE" "-----BEGIN OPENSSH PRIVATE KEY-----" "pass:hunter2" \
+    "mysql --password hunter2" "pass${SHY}word=x" "to${ZWSP}ken: abc"; do
+	j=$(js "$shape")
+	refused credential_field_rejected "$C0.argv[1]" "argv $shape" "$(req1 "[\"true\",$j]")"
+	refused credential_field_rejected '$.env.X' "env value $shape" "$(reqtop "\"env\":{\"X\":$j}")"
+	refused credential_field_rejected '$.reason' "reason $shape" \
+	    "$(printf '{"reason":%s,"commands":[{"id":"a","why":"w","argv":["true"]}]}' "$j")"
+	refused credential_field_rejected '$.reason' "reason (as why) $shape" \
+	    "$(printf '{"why":%s,"commands":[{"id":"a","why":"w","argv":["true"]}]}' "$j")"
+	refused credential_field_rejected "$C0.why" "why $shape" \
+	    "$(printf '{"reason":"r","commands":[{"id":"a","why":%s,"argv":["true"]}]}' "$j")"
+done
+refused credential_field_rejected "$C0.argv[2]" "argv --password VALUE (two words)" "$(req1 '["true","--password","hunter2"]')"
+refused credential_field_rejected "$C0.argv[3]" "argv --API-KEY VALUE (two words)" "$(req1 '["true","-v","--API-KEY","abc"]')"
+refused credential_field_rejected "$C0.argv[2]" "YOU argv --token VALUE" "$(requ '["true","--token","abc"]')"
+refused credential_field_rejected '$.env.MYSQL_PWD' "env key MYSQL_PWD" "$(reqtop '"env":{"MYSQL_PWD":"x"}')"
+refused credential_field_rejected '$.env.OPENAI_API_KEY' "env key OPENAI_API_KEY" "$(reqtop '"env":{"OPENAI_API_KEY":"x"}')"
+refused credential_field_rejected '$.env.GITHUB_TOKEN' "env key GITHUB_TOKEN" "$(reqtop '"env":{"GITHUB_TOKEN":"x"}')"
+refused credential_field_rejected '$.next.prompt' "next.prompt with a token" "$(reqtop '"next":{"prompt":"use xoxb-1234567890-abcdefghij"}')"
 
 diag "forbidden_env"
 for k in LD_PRELOAD ld_preload LD_LIBRARY_PATH DYLD_x DYLD_INSERT_LIBRARIES PYTHONPATH \
@@ -417,6 +445,14 @@ accepted "root-owned file in a group-writable dir of a group the requester is no
 accepted "root-owned copy of true in a root-owned dir" "$(req1 "[\"$B/truecopy\"]")"
 accepted "watch -x date" "$(req1 '["watch","-x","date"]')"
 accepted "--token-file (no credential shape)" "$(req1 '["true","--token-file","/x"]')"
+accepted "--token-file=/x (a file, not a credential)" "$(req1 '["true","--token-file=/x"]')"
+accepted "--password-file /x" "$(req1 '["true","--password-file","/x"]')"
+accepted "--password as the last word (the tool prompts)" "$(req1 '["true","--password"]')"
+accepted "--password followed by an option" "$(req1 '["true","--password","--host","db"]')"
+accepted "a package named libpassword-perl" "$(req1 '["true","install","libpassword-perl"]')"
+accepted "-f key (as ssh-keygen takes it)" "$(req1 '["true","-f","key"]')"
+accepted "a URL with a user and no password" "$(req1 '["true","https://user@example.org/"]')"
+accepted "reason mentioning a password without a value" "$(printf '{"reason":"reset the password of bob","commands":[{"id":"a","why":"the token expired","argv":["true"]}]}')"
 accepted "harmless env" "$(reqtop '"env":{"FOO":"bar","LANGUAGE":"C"}')"
 accepted "machine \"\"" "$(reqtop '"machine":""')"
 accepted "machine \"local\"" "$(reqtop '"machine":"local"')"
@@ -509,6 +545,16 @@ s = json.load(open(sys.argv[1]))
 sys.exit(0 if s["manifest"]["commands"][0]["timeout_seconds"] == 60
          and s["expires_at"] - s["created_at"] == 60 else 1)' "$WT_T/show"
 
+diag "invisible text is shown, not drawn"
+FILL=$("$PY" -c 'print("\u3164" * 150, end="")')
+accepted "a reason hiding a path behind 150 Hangul fillers" \
+    "$(printf '{"reason":"ok%s/etc/passwd","commands":[{"id":"a","why":"w%s","argv":["true","x%sy"]}]}' "$FILL" "$FILL" "$FILL")"
+as_req "$W" show "$GATE" >"$WT_T/show" 2>&1
+check "warrant show writes each filler as <U+3164>" \
+    [ "$(grep -o '<U+3164>' "$WT_T/show" | wc -l)" -eq 450 ]
+check "warrant show puts no raw U+3164 on the terminal" sh -c '! grep -q "$(printf "\343\205\244")" "$1"' sh "$WT_T/show"
+check "the reason reads ok<U+3164>...<U+3164>/etc/passwd" grep -q 'ok\(<U+3164>\)\{150\}/etc/passwd' "$WT_T/show"
+
 diag "risk badges"
 # badge DESC BADGE: the last descriptor's risk_badges and its first
 # command's badges hold BADGE; nobadge DESC: risk_badges is empty.
@@ -552,6 +598,12 @@ accepted "python3 script" "$(req1 '["python3","/usr/lib/x.py"]')"
 badge "python3: shell" shell
 accepted "a URL argument" "$(req1 '["true","https://example.org/x"]')"
 badge "a URL argument: network" network
+accepted "an argument mixing Latin and Cyrillic" "$(req1 '["true","/etc/p\u0430sswd"]')"
+badge "/etc/p(Cyrillic a)sswd: mixed-script" mixed-script
+accepted "an argument mixing Latin and Greek" "$(req1 '["true","\u03bfpenssl"]')"
+badge "(Greek omicron)penssl: mixed-script" mixed-script
+accepted "Latin and Cyrillic in separate arguments" "$(req1 '["true","abc","\u0430\u0431\u0432"]')"
+nobadge "separate arguments: no mixed-script"
 
 diag "the store is intact after all of this"
 as_req "$W" log --verify >"$WT_T/out" 2>&1

@@ -80,7 +80,8 @@ static void
 redacts(const char *in, const char *want)
 {
 	char out[256];
-	size_t n = redact_credentials(in, strlen(in), out, sizeof out);
+	int inkey = 0;
+	size_t n = redact_credentials(in, strlen(in), out, sizeof out, &inkey);
 
 	out[n] = '\0';
 	assert_string_equal(out, want);

@@ -48,6 +48,52 @@ test_c1_and_invisible(void **s)
 	expect("\xef\xbb\xbf", "<U+FEFF>");
 }
 
+/* Code points that draw as blank or as nothing, one of each class. */
+static void
+test_blank_and_ignorable(void **s)
+{
+	char in[1024], want[2048];
+	size_t i;
+
+	(void)s;
+	/* Hangul fillers (Lo, Default_Ignorable) */
+	expect("\xe3\x85\xa4", "<U+3164>");
+	expect("\xe1\x85\x9f\xe1\x85\xa0", "<U+115F><U+1160>");
+	expect("\xef\xbe\xa0", "<U+FFA0>");
+	expect("\xe2\xa0\x80", "<U+2800>");			/* Braille blank */
+	expect("a\xcd\x8f" "b", "a<U+034F>b");		/* combining grapheme joiner */
+	expect("x\xef\xb8\x8f", "x<U+FE0F>");		/* variation selector 16 */
+	expect("x\xf3\xa0\x84\x80", "x<U+E0100>");		/* variation selector 17 */
+	expect("\xe1\xa0\x8b\xe1\xa0\x8e", "<U+180B><U+180E>");	/* Mongolian */
+	expect("\xe1\x9e\xb4\xe1\x9e\xb5", "<U+17B4><U+17B5>");	/* Khmer */
+	expect("a\xc2\xad" "b", "a<U+00AD>b");		/* soft hyphen (Cf) */
+	expect("\xf3\xa0\x80\x81", "<U+E0001>");		/* language tag (Cf) */
+	/* spaces other than U+0020 (Zs), separators (Zl, Zp) */
+	expect("a\xc2\xa0" "b", "a<U+00A0>b");
+	expect("\xe2\x80\x83\xe2\x80\xaf\xe3\x80\x80", "<U+2003><U+202F><U+3000>");
+	expect("\xe2\x80\xa8\xe2\x80\xa9", "<U+2028><U+2029>");
+	/* private use (Co), unassigned (Cn), noncharacter */
+	expect("\xee\x80\x80", "<U+E000>");
+	expect("\xf4\x8f\xbf\xbd", "<U+10FFFD>");
+	expect("\xcd\xb8", "<U+0378>");
+	expect("\xef\xb7\x90", "<U+FDD0>");
+	/* the example from the issue: nothing hides between ok and the path */
+	strcpy(in, "ok");
+	strcpy(want, "ok");
+	for (i = 0; i < 150; i++) {
+		strcat(in, "\xe3\x85\xa4");
+		strcat(want, "<U+3164>");
+	}
+	strcat(in, "/etc/passwd");
+	strcat(want, "/etc/passwd");
+	expect(in, want);
+	/* visible text, letters of every script and ordinary marks, stays */
+	expect("na\xc3\xafve \xd0\xbf\xd1\x80\xd0\xb8 \xce\xb1\xce\xb2", "na\xc3\xafve \xd0\xbf\xd1\x80\xd0\xb8 \xce\xb1\xce\xb2");
+	expect("e\xcc\x81", "e\xcc\x81");			/* e + combining acute */
+	expect("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");		/* emoji */
+	expect("\xe2\xa0\x81", "\xe2\xa0\x81");			/* Braille dot 1 */
+}
+
 static void
 test_invalid_utf8(void **s)
 {
@@ -105,6 +151,7 @@ main(void)
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_c1_and_invisible),
+		cmocka_unit_test(test_blank_and_ignorable),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_no_raw_escape_survives),
 		cmocka_unit_test(test_json_safe_cut_sequence),

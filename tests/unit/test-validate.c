@@ -105,6 +105,26 @@ static const struct refusal_case cases[] = {
 	  "credential_field_rejected", "$.env.X" },
 	{ "{\"reason\":\"r\",\"env\":{\"MY_TOKEN\":\"1\"},\"commands\":[" TRUE_CMD "]}",
 	  "credential_field_rejected", "$.env.MY_TOKEN" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",\"--password\",\"hunter2\"],\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].argv[2]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",\"--pass\u00adword\",\"x\"],\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].argv[2]" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\",\"https://u:p@h/\"],\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].argv[1]" },
+	{ "{\"reason\":\"password: hunter2\",\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.reason" },
+	{ "{\"why\":\"use ghp_16C7e42F292c6912E7710c838347Ae178B4a\",\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.reason" },
+	{ CMD("{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"with pa\u200bssword=x\"}"),
+	  "credential_field_rejected", "$.commands[0].why" },
+	{ CMD("{\"id\":\"sk-Ab3dEf6hIj9kLm2nOp5qRs8t\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"),
+	  "credential_field_rejected", "$.commands[0].id" },
+	{ "{\"reason\":\"r\",\"next\":{\"prompt\":\"then use AKIAIOSFODNN7EXAMPLE\"},\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.next.prompt" },
+	{ "{\"reason\":\"r\",\"env\":{\"MYSQL_PWD\":\"1\"},\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.env.MYSQL_PWD" },
+	{ "{\"reason\":\"r\",\"env\":{\"X\":\"Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\"},\"commands\":[" TRUE_CMD "]}",
+	  "credential_field_rejected", "$.env.X" },
 	{ "{\"reason\":\"r\",\"env\":{\"LD_PRELOAD\":\"/x.so\"},\"commands\":[" TRUE_CMD "]}",
 	  "forbidden_env", "$.env.LD_PRELOAD" },
 	{ "{\"reason\":\"r\",\"env\":{\"ld_library_path\":\"/x\"},\"commands\":[" TRUE_CMD "]}",
@@ -244,6 +264,43 @@ test_credential_shapes(void **state)
 	assert_false(contains_credential("--token-file /x"));
 }
 
+/* One argument mixing Latin with Cyrillic or Greek letters is badged;
+ * each script alone, or in separate arguments, is not. */
+static void
+test_mixed_script_badge(void **state)
+{
+	static const struct {
+		const char	*argv;
+		int		 mixed;
+	} args[] = {
+		{ "[\"true\",\"/etc/p\u0430sswd\"]", 1 },		/* Cyrillic a */
+		{ "[\"true\",\"\u03bfpenssl\"]", 1 },			/* Greek omicron */
+		{ "[\"true\",\"/etc/passwd\"]", 0 },
+		{ "[\"true\",\"\u043f\u0440\u0438\u0432\u0435\u0442\"]", 0 },	/* all Cyrillic */
+		{ "[\"true\",\"abc\",\"\u0430\u0431\"]", 0 },	/* apart */
+		{ "[\"true\",\"caf\u00e9 \u65e5\u672c\"]", 0 },	/* Latin and Han */
+	};
+	char json[256];
+	struct principal me;
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(principal_self(&me), 0);
+	for (i = 0; i < sizeof args / sizeof args[0]; i++) {
+		snprintf(json, sizeof json, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\","
+		    "\"argv\":%s,\"why\":\"w\"}]}", args[i].argv);
+		assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+		if (validate_request(&q, &me, &r) != 0)
+			fail_msg("refused: %s %s %s", r.code, r.path, r.message);
+		if (!(q.badges & BADGE_MIXED_SCRIPT) != !args[i].mixed)
+			fail_msg("case %zu (%s): mixed-script %s", i, args[i].argv,
+			    args[i].mixed ? "missing" : "given");
+		request_free(&q);
+	}
+}
+
 int
 main(void)
 {
@@ -252,6 +309,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_accepts_and_normalises),
 		cmocka_unit_test(test_credential_shapes),
+		cmocka_unit_test(test_mixed_script_badge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
