@@ -72,8 +72,9 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 		sudo_env(senv);
 	x.envp = root ? senv : env;
 	x.cwd = root ? json_str(b->run, "cwd") : json_str(cmd, "cwd");
-	/* sudo prompts on our terminal; a YOU command gets none */
-	x.new_session = !root;
+	/* sudo prompts on our terminal, in its foreground; a YOU command
+	 * gets no terminal at all */
+	x.group = root ? EXEC_FOREGROUND : EXEC_SESSION;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	snprintf(name, sizeof name, RUN_OUTPUT, idx);
 	capture_init(cap, openat(b->run_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |

@@ -415,7 +415,7 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	memset(&x, 0, sizeof x);
 	x.exefd = r->exefd[i];
 	x.argv = argv;
-	x.new_session = 1;	/* no terminal: nothing reaches the reviewer's */
+	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	if (is_root(c)) {
 		x.envp = r->root_env;

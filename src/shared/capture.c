@@ -158,7 +158,8 @@ child(const struct exec_spec *x, int outfd, int errfd)
 	int devnull, e;
 	int flags;
 
-	if (x->new_session ? setsid() < 0 : setpgid(0, 0) != 0)
+	if ((x->group == EXEC_SESSION && setsid() < 0) ||
+	    (x->group == EXEC_GROUP && setpgid(0, 0) != 0))
 		goto fail;
 	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
 	    dup2(devnull, STDIN_FILENO) < 0 || dup2(outfd, STDOUT_FILENO) < 0 ||
@@ -227,7 +228,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	}
 	if (pid == 0)
 		child(x, out[1], err[1]);
-	if (!x->new_session)
+	if (x->group == EXEC_GROUP)
 		setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);

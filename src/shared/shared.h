@@ -89,6 +89,11 @@ struct capture {
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
 };
+/* Where a command runs: its own session with no terminal, its own
+ * process group, or the caller's (foreground) group, to prompt there. */
+#define EXEC_SESSION	1
+#define EXEC_GROUP	0
+#define EXEC_FOREGROUND	(-1)
 struct exec_spec {
 	int		 exefd;		/* the hashed descriptor */
 	char *const	*argv;
@@ -97,7 +102,7 @@ struct exec_spec {
 	const char	*user;		/* initgroups/setgid/setuid; NULL: stay */
 	uid_t		 uid;
 	gid_t		 gid;
-	int		 new_session;
+	int		 group;		/* EXEC_SESSION, EXEC_GROUP or EXEC_FOREGROUND */
 	long		 timeout;	/* seconds */
 };
 struct exec_result {
