@@ -1,5 +1,7 @@
-/* Small helpers of the CLI that the root runner does not need. */
+/* Helpers of the CLI and its commands that the root runner does not need. */
+#include <err.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -41,4 +43,55 @@ json_str(const json_t *o, const char *key)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s != NULL ? s : "";
+}
+
+/* Print a usage error for c and return the usage exit code. */
+int
+usage_error(const struct cmd_entry *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt != NULL) {
+		fprintf(stderr, "warrant %s: ", c->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "usage: warrant %s %s\n", c->name, c->usage);
+	return EXIT_REFUSED;
+}
+
+/* JSON for the caller; ASCII only, so that agent text in it cannot
+ * reach a terminal as control or bidi characters either. */
+int
+print_json(const json_t *j)
+{
+	if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) != 0)
+		return -1;
+	fputc('\n', stdout);
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+/*
+ * Resolve a gate named on the command line (id or unique prefix). Returns
+ * EXIT_OK with the full id, or the exit code after saying why; the
+ * argument may have been pasted from agent text, so it is echoed inert.
+ */
+int
+gate_arg(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
+{
+	int rc = store_resolve(st, arg, id);
+	char *shown;
+
+	if (rc == 0)
+		return EXIT_OK;
+	if (rc < 0)
+		return EXIT_INTERNAL;
+	shown = text_visible(arg);
+	warnx(rc == 1 ? "no gate matches '%s'" :
+	    "'%s' does not name exactly one gate (give 4 or more characters of a unique id)",
+	    shown);
+	free(shown);
+	return EXIT_REFUSED;
 }

@@ -272,3 +272,23 @@ store_close(struct store *st)
 	st->db = NULL;
 }
 
+/* A gate's state: 0 with it in state, 1 when there is no such gate, -1
+ * on errors. */
+int
+gate_state(struct store *st, const char *gate, char *state, size_t size)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT state FROM gates WHERE id = ?", -1, &s,
+	    NULL) != SQLITE_OK)
+		return store_fail(st, "reading the gate");
+	rc = sqlite3_bind_text(s, 1, gate, -1, SQLITE_STATIC) == SQLITE_OK ?
+	    sqlite3_step(s) : SQLITE_ERROR;
+	if (rc == SQLITE_ROW)
+		snprintf(state, size, "%s", (const char *)sqlite3_column_text(s, 0));
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "reading the gate");
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
