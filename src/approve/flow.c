@@ -264,8 +264,14 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	b.attempt = attempt_begin(st, gate_id, b.selected, b.sha, b.run_dir);
 	if (b.attempt < 0) {
 		if (b.attempt == ATTEMPT_NOT_PENDING) {
+			json_t *g = store_gate(st, gate_id, 0);
+
 			say(&b, "not_pending", "the gate was settled meanwhile; nothing ran");
 			*code = EXIT_REFUSED;
+			result = json_pack("{s:s,s:s,s:s}", "request_id", gate_id, "status",
+			    g != NULL ? json_str(g, "state") : "unknown", "message", b.message);
+			json_decref(g);
+			goto out;
 		} else if (b.attempt == ATTEMPT_BUSY) {
 			say(&b, "execution_in_progress", "this request is already being executed");
 			*code = EXIT_REFUSED;
