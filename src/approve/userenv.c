@@ -6,6 +6,7 @@
  * world-writable. Loader, shell-startup and exported-function variables
  * can never pass: they are not on the allowlist.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -131,7 +132,7 @@ put(char **env, size_t *n, const char *key, const char *value)
 		(*n)++;
 	}
 	if (asprintf(&env[i], "%s=%s", key, value) < 0) {
-		fputs("warrant: out of memory\n", stderr);
+		warnx("out of memory");
 		abort();
 	}
 }

@@ -128,7 +128,7 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	c->window = q.gate_timeout;
 	c->started_ms = c->next_progress_ms = mcp_now_ms();
 	c->last_progress = -1;
-	fprintf(stderr, "warrant mcp: %s waits for review: warrant answer %s\n", c->gate, c->gate);
+	warnx("mcp: %s waits for review: warrant answer %s\n", c->gate, c->gate);
 	notify_reviewer(c->gate, &q);
 	request_free(&q);
 	json_decref(desc);
@@ -185,7 +185,7 @@ calls_tick(struct mcp_session *s)
 			i++;
 			continue;
 		}
-		fprintf(stderr, "warrant mcp: %s %s\n", c->gate, state != NULL ? state : "settled");
+		warnx("mcp: %s %s\n", c->gate, state != NULL ? state : "settled");
 		rpc_result(s, c->id, result_settled(&s->st, c->gate, g, s->structured));
 		json_decref(g);
 		call_free(s, i);
@@ -223,9 +223,9 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 	(void)approve_recover(&s->st);
 	rc = gate_deny(&s->st, gate, why);
 	if (rc == 0)
-		fprintf(stderr, "warrant mcp: %s %s\n", gate, why);
+		warnx("mcp: %s %s\n", gate, why);
 	else if (rc > 0)
-		fprintf(stderr, "warrant mcp: %s is settled or being run; not withdrawn\n", gate);
+		warnx("mcp: %s is settled or being run; not withdrawn\n", gate);
 	else
 		warnx("mcp: cannot withdraw %s", gate);
 }

@@ -1,5 +1,6 @@
 /* SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
  * bytes for manifests, and a constant-time comparison of hex digests. */
+#include <err.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,7 +66,7 @@ sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
 
 	if (EVP_Digest(p, n, md, NULL, EVP_sha256(), NULL) != 1) {
 		/* libcrypto cannot fail here short of memory exhaustion. */
-		fputs("warrant: SHA-256 failed\n", stderr);
+		warnx("SHA-256 failed");
 		abort();
 	}
 	to_hex(md, hex);

@@ -1,5 +1,6 @@
 /* Small helpers every part uses: allocation that never returns NULL,
  * bounded reads, time formatting, messages. */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -16,7 +17,7 @@ xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (p == NULL) {
-		fputs("warrant: out of memory\n", stderr);
+		warnx("out of memory");
 		abort();
 	}
 	return p;
@@ -28,7 +29,7 @@ xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (p == NULL) {
-		fputs("warrant: out of memory\n", stderr);
+		warnx("out of memory");
 		abort();
 	}
 	return p;

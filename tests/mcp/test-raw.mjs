@@ -166,7 +166,7 @@ async function protocol() {
 	check(isError(m, -32600), 'a second call with a pending call\'s id is an invalid request', m);
 
 	check(s.bad.length === 0, 'every line on stdout is a JSON-RPC message', s.bad.slice(0, 3));
-	check(/warrant mcp:/.test(s.stderr), 'diagnostics go to stderr');
+	check(/warrant: mcp:/.test(s.stderr), 'diagnostics go to stderr');
 
 	s.proc.stdin.end();
 	const ex = await s.exited;
