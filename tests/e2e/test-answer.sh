@@ -756,10 +756,17 @@ if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
 	wait_for_file "$SR_DIR/r1.log" 30
 	sleep 1
 	check "(r1) killed at the prompt: nothing ran" absent "$RM-r1"
-	check "(r1) ... the gate reads as pending" state_is "$GR1" pending
-	answer right r1-again "$GR1" --run --no-detach -j
-	is "(r1) ... the lease was released and the gate is answerable again" "$ANS_RC" 0
-	check "(r1) ... and now it ran" present "$RM-r1"
+	# once authentication began nobody can prove that nothing ran (sudo
+	# may start the runner without answer): the gate settles as "may have
+	# run", never pending, so it cannot be run a second time
+	check "[P7] (r1) ... the gate is settled, not pending" state_is "$GR1" approved
+	wait_gate "$GR1"
+	jcheck "[P7] (r1) ... its command reads 'interrupted' (may have run), outcome runner_error" \
+	    "entry(j, 'k')['status'] == 'interrupted' and ledger(j)['outcome'] == 'runner_error'" "$WJ"
+	answer none r1-again "$GR1" --run --no-detach -j
+	is "[P7] (r1) ... the lease was released: a second answer is refused as not pending (exit 2)" \
+	    "$ANS_RC" 2
+	check "[P7] (r1) ... and nothing ran" absent "$RM-r1"
 else
 	not_ok "(r1) the answer reached the sudo prompt"
 	touch "$SR_DIR/r1.abort"
