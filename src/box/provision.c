@@ -210,6 +210,28 @@ check_home(const char *home, long a, long b, struct refusal *r)
 	return 0;
 }
 
+/* No other account's home is home or lies below it, even one not made
+ * yet: the box user would own it, or the directory holding it. */
+static int
+home_in_use(const char *name, const char *home, struct refusal *r)
+{
+	struct passwd *pw;
+	size_t n = strlen(home);
+	int rc = 0;
+
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		if (strcmp(pw->pw_name, name) != 0 && strncmp(pw->pw_dir, home, n) == 0 &&
+		    (pw->pw_dir[n] == '\0' || pw->pw_dir[n] == '/')) {
+			rc = refuse(r, "home_in_use", "--home", "home %s refused: it is, "
+			    "or holds, the home of '%s' (%s)", home, pw->pw_name, pw->pw_dir);
+			break;
+		}
+	}
+	endpwent();
+	return rc;
+}
+
 /* Whether box init created (or adopted) name, which exists with uid:
  * 1 yes, 0 no, or -1 with a refusal. */
 static int
@@ -293,7 +315,8 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 		snprintf(home, sizeof home, "/home/%s", s->name);
 	if ((why = box_home_check(home)) != NULL)
 		return refuse(r, "bad_home", "--home", "home '%s' refused: %s", home, why);
-	if (check_home(home, exists ? (long)a.uid : -1, s->uid, r) != 0)
+	if (home_in_use(s->name, home, r) != 0 ||
+	    check_home(home, exists ? (long)a.uid : -1, s->uid, r) != 0)
 		return -1;
 	if (box_admin_group() == NULL)
 		return refuse(r, "no_admin_group", "--user", "neither group wheel nor "

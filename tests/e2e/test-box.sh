@@ -446,6 +446,19 @@ expect_rc "status -j: box_user true" 0 '"box_user":true'
 # checks in init and in the script agree, and refuse before any change.
 groupadd -g 61007 wtbox7
 useradd -M -d / -u 61007 -g 61007 -s /bin/sh wtbox7
+# Another account's home, made or not yet, or a directory holding one.
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox6
+expect_rc "init refuses another account's home" 2 'refused (home_in_use)'
+usermod -d /home/wtbox-e2e-real/future wtbox7
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real
+expect_rc "... or a directory that holds one" 2 'refused (home_in_use)'
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future
+expect_rc "... even one not made yet" 2 'refused (home_in_use)'
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future --script
+sh_script "$OUT"
+expect_rc "... in the script too" 2 'refused (home_in_use)'
+check "... and nothing was made" sh -c "[ ! -e /home/wtbox-e2e-real/future ] && [ ! -e '$BOX/wtbox5.user' ] && ! getent passwd wtbox5 >/dev/null && ! getent group wtbox5 >/dev/null"
+usermod -d / wtbox7
 wb init --user wtbox7 --adopt --script
 cp "$OUT" "$T/script7.sh"
 mkdir -m 0755 /home/wtbox7
