@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <shadow.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -548,6 +549,21 @@ ensure_sudo(const char *name, int *pwset)
 	return rc;
 }
 
+/* One line of the --adopt warning; values from /etc/passwd neutralised. */
+static void __attribute__((format(printf, 1, 2)))
+say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fputs("  - ", stderr);
+	text_print(stderr, line);
+	fputc('\n', stderr);
+}
+
 /* --adopt: say exactly what init is about to change in an account it
  * did not create, before it changes anything. */
 static void
@@ -562,37 +578,33 @@ adopt_warning(const struct box_spec *s, const struct account *a)
 	fprintf(stderr, "warrant box: warning: adopting '%s' (uid %u), an account "
 	    "warrant box did not create; this changes:\n", a->name, (unsigned)a->uid);
 	if (s->uid >= 0 && (uid_t)s->uid != a->uid)
-		fprintf(stderr, "  - its uid: %u -> %ld (usermod -u)\n",
-		    (unsigned)a->uid, s->uid);
+		say("its uid: %u -> %ld (usermod -u)", (unsigned)a->uid, s->uid);
 	if (s->gid >= 0 && (gid_t)s->gid != a->gid)
-		fprintf(stderr, "  - its group: gid %u -> %ld (usermod -g)\n",
-		    (unsigned)a->gid, s->gid);
+		say("its group: gid %u -> %ld (usermod -g)", (unsigned)a->gid, s->gid);
 	if (strcmp(home, a->home) != 0)
-		fprintf(stderr, "  - its home: %s -> %s (usermod -d; nothing is moved)\n",
-		    a->home, home);
+		say("its home: %s -> %s (usermod -d; nothing is moved)", a->home, home);
 	if (s->shell != NULL && strcmp(s->shell, a->shell) != 0)
-		fprintf(stderr, "  - its shell: %s -> %s\n", a->shell, s->shell);
+		say("its shell: %s -> %s", a->shell, s->shell);
 	if (group != NULL && !box_in_group(a->name, group))
-		fprintf(stderr, "  - it joins the admin group %s\n", group);
+		say("it joins the admin group %s", group);
 	if (lstat(home, &st) != 0)
-		fprintf(stderr, "  - its home %s is created, mode 0700\n", home);
+		say("its home %s is created, mode 0700", home);
 	else if (!marker_present(home))
-		fprintf(stderr, "  - every file in %s becomes its own, once: chown -R "
-		    "-P -h %ld:%ld\n", home, s->uid >= 0 ? s->uid : (long)a->uid,
+		say("every file in %s becomes its own, once: chown -R -P -h %ld:%ld",
+		    home, s->uid >= 0 ? s->uid : (long)a->uid,
 		    s->gid >= 0 ? s->gid : (long)a->gid);
 	if (box_secret_exists(a->name) == 1)
-		fprintf(stderr, "  - its password becomes the stored box password "
-		    "(chpasswd), and sudo asks for it\n");
+		say("its password becomes the stored box password (chpasswd), and "
+		    "sudo asks for it");
 	else {
 		if (box_dropin_path(a->name, dropin, sizeof dropin) == 0)
-			fprintf(stderr, "  - it gets sudo without any password: %s "
-			    "grants '%s ALL=(ALL:ALL) NOPASSWD: ALL'\n", dropin, a->name);
+			say("it gets sudo without any password: %s grants '%s "
+			    "ALL=(ALL:ALL) NOPASSWD: ALL'", dropin, a->name);
 		if ((sp = getspnam(a->name)) != NULL && sp->sp_pwdp[0] == '\0')
-			fprintf(stderr, "  - its empty password is locked ('!')\n");
+			say("its empty password is locked ('!')");
 	}
 	if (box_dir_path(dir, sizeof dir) == 0)
-		fprintf(stderr, "  - it is recorded as a box user in %s/%s.user\n",
-		    dir, a->name);
+		say("it is recorded as a box user in %s/%s.user", dir, a->name);
 }
 
 /* box init: every step in order; 0, or -1 after naming the failed step. */
