@@ -25,7 +25,7 @@ static int cmd_box_exec(int, char **);
 const struct cmd_entry cmd_box_entry = {
 	.name = "box",
 	.usage = "username NAME | init --user NAME [--uid N] [--gid N] [--home DIR] "
-	    "[--shell PATH] [--script] | passwd --user NAME [--clear] | "
+	    "[--shell PATH] [--adopt] [--script] | passwd --user NAME [--clear] | "
 	    "status --user NAME [-j]",
 	.help =
 	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
@@ -34,7 +34,9 @@ const struct cmd_entry cmd_box_entry = {
 	"                  admin group, sudoers drop-in (NOPASSWD only while no\n"
 	"                  password is stored), stored password, one-time home\n"
 	"                  ownership migration; --script prints the same work as\n"
-	"                  a root shell script for a container, without password\n"
+	"                  a root shell script for a container, without password;\n"
+	"                  the home must lie under /home; an existing account it\n"
+	"                  did not create is refused unless --adopt is given\n"
 	"  passwd          read a new password (8-128 characters) on stdin, store\n"
 	"                  it encrypted and apply it now; --clear removes it and\n"
 	"                  restores passwordless sudo\n"
@@ -104,9 +106,10 @@ box_init_exec(int argc, char **argv)
 		{ "home", required_argument, NULL, 'd' },
 		{ "shell", required_argument, NULL, 's' },
 		{ "script", no_argument, NULL, 'S' },
+		{ "adopt", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct box_spec s = { NULL, -1, -1, NULL, NULL };
+	struct box_spec s = { NULL, -1, -1, NULL, NULL, 0 };
 	struct refusal r;
 	int ch, script = 0;
 
@@ -131,6 +134,9 @@ box_init_exec(int argc, char **argv)
 			break;
 		case 'S':
 			script = 1;
+			break;
+		case 'A':
+			s.adopt = 1;
 			break;
 		default:
 			return usage_error(&cmd_box_entry, NULL);
@@ -363,7 +369,7 @@ user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
 	if (need_root() != 0)
 		return EXIT_REFUSED;
 	if (!box_name_ok(*name)) {
-		struct box_spec s = { *name, -1, -1, NULL, NULL };
+		struct box_spec s = { *name, -1, -1, NULL, NULL, 0 };
 
 		box_check_spec(&s, &r);
 		return refused(&r);
@@ -377,10 +383,13 @@ static int
 box_passwd_exec(int argc, char **argv)
 {
 	const char *name = NULL;
+	struct refusal r;
 	int clear = 0, rc;
 
 	if ((rc = user_opts(argc, argv, "clear", 'c', &name, &clear)) != 0)
 		return rc;
+	if (box_check_owned(name, &r) != 0)
+		return refused(&r);
 	no_dumps();
 	return clear ? passwd_clear(name) : passwd_set(name);
 }
@@ -390,7 +399,7 @@ box_status_exec(int argc, char **argv)
 {
 	const char *name = NULL, *group = box_admin_group();
 	struct passwd *pw;
-	int json = 0, set, dropin, member, rc;
+	int json = 0, set, dropin, member, boxuser, rc;
 	json_t *j;
 
 	if ((rc = user_opts(argc, argv, "json", 'j', &name, &json)) != 0)
@@ -400,10 +409,12 @@ box_status_exec(int argc, char **argv)
 	dropin = box_dropin_present(name);
 	member = group != NULL && box_in_group(name, group);
 	pw = getpwnam(name);
+	boxuser = pw != NULL && box_user_recorded(name, pw->pw_uid) == 1;
 	if (json) {
-		j = json_pack("{s:s,s:b,s:b,s:b,s:s?,s:b}", "user", name,
-		    "exists", pw != NULL, "password_set", set, "nopasswd_dropin", dropin,
-		    "admin_group", group, "admin_member", member);
+		j = json_pack("{s:s,s:b,s:b,s:b,s:b,s:s?,s:b}", "user", name,
+		    "exists", pw != NULL, "box_user", boxuser, "password_set", set,
+		    "nopasswd_dropin", dropin, "admin_group", group, "admin_member",
+		    member);
 		if (j != NULL && pw != NULL)
 			json_object_set_new(j, "uid", json_integer(pw->pw_uid));
 		rc = print_json(j) == 0 ? EXIT_OK : EXIT_INTERNAL;
@@ -415,6 +426,9 @@ box_status_exec(int argc, char **argv)
 		    (unsigned)pw->pw_gid, pw->pw_dir);
 	else
 		printf("user: %s (does not exist on this host)\n", name);
+	if (pw != NULL && !boxuser)
+		printf("note: warrant box did not create %s; box init refuses it "
+		    "without --adopt\n", name);
 	printf("admin group: %s\n", group == NULL ? "none (neither wheel nor sudo)" :
 	    member ? group : "not a member");
 	printf("password: %s\n", set ? "set" : "not set");

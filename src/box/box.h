@@ -14,6 +14,7 @@
 #define BOX_ID_MIN	1000		/* below: system accounts and groups */
 #define BOX_ID_MAX	2147483646L
 
+#define BOX_HOMES	"/home"		/* the only tree box homes live in */
 #define BOX_DIR_DEFAULT	"/var/lib/warrant/box"
 #define BOX_SUDOERS_DIR	"/etc/sudoers.d"
 #define BOX_DROPIN	"warrant-box-"	/* + name; no dot, so sudo reads it */
@@ -51,6 +52,8 @@ int	 box_secret_exists(const char *);
 int	 box_secret_store(const char *, const char *, size_t);
 int	 box_secret_load(const char *, char *, size_t, size_t *);
 int	 box_secret_clear(const char *);
+int	 box_user_recorded(const char *, uid_t);
+int	 box_user_record(const char *, uid_t);
 
 /* sudoers.c: the per-user NOPASSWD drop-in. */
 int	 box_dropin_path(const char *, char *, size_t);
@@ -64,11 +67,13 @@ struct box_spec {
 	long		 uid, gid;	/* -1: not given */
 	const char	*home;		/* NULL: keep, or /home/NAME when new */
 	const char	*shell;		/* NULL: keep, or BOX_SHELL when new */
+	int		 adopt;		/* take over an account init did not create */
 };
 struct refusal;
 int	 box_check_spec(const struct box_spec *, struct refusal *);
 int	 box_check_host(const struct box_spec *, struct refusal *);
 int	 box_check_account(const char *, struct refusal *);
+int	 box_check_owned(const char *, struct refusal *);
 const char *box_admin_group(void);
 int	 box_in_group(const char *, const char *);
 int	 box_init(const struct box_spec *);

@@ -6,11 +6,13 @@
  * locked, so sudo is never both passwordless-by-rule and password-gated by
  * a password nobody stored.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <shadow.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,13 +124,69 @@ marker_present(const char *home)
 	return n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0;
 }
 
-/* The home must be a real directory; before the one-time migration it
- * must be root's or the box user's: init never takes over someone else's. */
+/* 1 when the directory at path holds nothing, 0 when it holds something,
+ * -1 when it cannot be read. */
 static int
-check_home(const char *home, uid_t a, uid_t b, struct refusal *r)
+dir_empty(const char *path)
 {
-	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd, rc = 1;
 
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			rc = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * What is on disk at a home that passed box_home_check. Every directory
+ * above it exists and is a real directory (no symbolic link on the way),
+ * root's and writable by no one else, so nobody but root can swap the
+ * home between this check and the migration. The home itself, when it
+ * exists, is a real directory that is the box user's (uid a, the account's,
+ * or b, the --uid given; -1 for none), or root's and empty: init never
+ * hands over files that were not the box user's.
+ */
+static int
+check_home(const char *home, long a, long b, struct refusal *r)
+{
+	char dir[PATH_MAX];
+	const char *p;
+	struct stat st;
+	size_t n;
+	int empty;
+
+	for (p = home; p != NULL; p = strchr(p + 1, '/')) {
+		n = p == home ? 1 : (size_t)(p - home);
+		memcpy(dir, home, n);
+		dir[n] = '\0';
+		if (lstat(dir, &st) != 0)
+			return refuse(r, "bad_home", "--home", "home %s refused: %s: %s",
+			    home, dir, strerror(errno));
+		if (S_ISLNK(st.st_mode))
+			return refuse(r, "bad_home", "--home", "home %s refused: %s is "
+			    "a symbolic link", home, dir);
+		if (!S_ISDIR(st.st_mode))
+			return refuse(r, "bad_home", "--home", "home %s refused: %s is "
+			    "not a directory", home, dir);
+		if (st.st_uid != 0 || (st.st_mode & 022) != 0)
+			return refuse(r, "home_parent_unsafe", "--home", "home %s "
+			    "refused: %s belongs to uid %u with mode %04o; the "
+			    "directories above a box home must be root's and writable "
+			    "by no one else", home, dir, (unsigned)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+	}
 	if (lstat(home, &st) != 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -138,10 +196,73 @@ check_home(const char *home, uid_t a, uid_t b, struct refusal *r)
 		return refuse(r, "bad_home", "--home", "home %s is a symbolic link", home);
 	if (!S_ISDIR(st.st_mode))
 		return refuse(r, "bad_home", "--home", "home %s is not a directory", home);
-	if (!marker_present(home) && st.st_uid != 0 && st.st_uid != a && st.st_uid != b)
+	if ((a >= 0 && st.st_uid == (uid_t)a) || (b >= 0 && st.st_uid == (uid_t)b))
+		return 0;
+	if (st.st_uid != 0)
 		return refuse(r, "home_owned_by_other", "--home", "home %s belongs to "
 		    "uid %u, neither root nor the box user; box init will not hand it "
 		    "over", home, (unsigned)st.st_uid);
+	if ((empty = dir_empty(home)) < 0)
+		return refuse(r, "bad_home", "--home", "home %s: %s", home, strerror(errno));
+	if (!empty)
+		return refuse(r, "home_not_empty", "--home", "home %s is root's and "
+		    "holds files; box init will not hand them to the box user (give "
+		    "an empty or new directory, or one the box user owns)", home);
+	return 0;
+}
+
+/* No other account's home is home or lies below it, even one not made
+ * yet: the box user would own it, or the directory holding it. */
+static int
+home_in_use(const char *name, const char *home, struct refusal *r)
+{
+	struct passwd *pw;
+	size_t n = strlen(home);
+	int rc = 0;
+
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		if (strcmp(pw->pw_name, name) != 0 && strncmp(pw->pw_dir, home, n) == 0 &&
+		    (pw->pw_dir[n] == '\0' || pw->pw_dir[n] == '/')) {
+			rc = refuse(r, "home_in_use", "--home", "home %s refused: it is, "
+			    "or holds, the home of '%s' (%s)", home, pw->pw_name, pw->pw_dir);
+			break;
+		}
+	}
+	endpwent();
+	return rc;
+}
+
+/* Whether box init created (or adopted) name, which exists with uid:
+ * 1 yes, 0 no, or -1 with a refusal. */
+static int
+recorded(const char *name, uid_t uid, struct refusal *r)
+{
+	int rc = box_user_recorded(name, uid);
+
+	if (rc < 0)
+		refuse(r, "bad_box_dir", "--user", "the box directory cannot be read "
+		    "(see above); nothing changed");
+	return rc;
+}
+
+/* passwd: an existing account must be a box user, created or adopted by
+ * box init; a human's password is not warrant's to set or lock. */
+int
+box_check_owned(const char *name, struct refusal *r)
+{
+	struct passwd *pw = getpwnam(name);
+	int rc;
+
+	if (pw == NULL)
+		return 0;
+	if ((rc = recorded(name, pw->pw_uid, r)) < 0)
+		return -1;
+	if (rc == 0)
+		return refuse(r, "not_box_user", "--user", "'%s' (uid %u) was not "
+		    "created by warrant box; its password is not warrant's to change "
+		    "(to make it a box user: warrant box init --user %s --adopt)",
+		    name, (unsigned)pw->pw_uid, name);
 	return 0;
 }
 
@@ -155,11 +276,18 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 	struct stat st;
 	char home[PATH_MAX];
 	const char *why;
-	int exists;
+	int exists, rec = 1;
 
 	if (box_check_account(s->name, r) != 0)
 		return -1;
 	exists = account_get(s->name, &a) == 0;
+	if (exists && (rec = recorded(s->name, a.uid, r)) < 0)
+		return -1;
+	if (exists && rec == 0 && !s->adopt)
+		return refuse(r, "not_box_user", "--user", "'%s' (uid %u) exists and "
+		    "was not created by warrant box: init would put it in the admin "
+		    "group, give it sudo and make its home its own; give --adopt to "
+		    "make it a box user anyway", s->name, (unsigned)a.uid);
 	if (s->uid >= 0 && (pw = getpwuid((uid_t)s->uid)) != NULL &&
 	    strcmp(pw->pw_name, s->name) != 0)
 		return refuse(r, "uid_in_use", "--uid", "uid %ld belongs to '%s'",
@@ -188,7 +316,8 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 		snprintf(home, sizeof home, "/home/%s", s->name);
 	if ((why = box_home_check(home)) != NULL)
 		return refuse(r, "bad_home", "--home", "home '%s' refused: %s", home, why);
-	if (check_home(home, exists ? a.uid : 0, s->uid >= 0 ? (uid_t)s->uid : 0, r) != 0)
+	if (home_in_use(s->name, home, r) != 0 ||
+	    check_home(home, exists ? (long)a.uid : -1, s->uid, r) != 0)
 		return -1;
 	if (box_admin_group() == NULL)
 		return refuse(r, "no_admin_group", "--user", "neither group wheel nor "
@@ -324,8 +453,10 @@ ensure_home(const struct account *a)
 	}
 	if (marker_present(a->home))
 		return 0;
-	if (lstat(a->home, &st) != 0 || (st.st_uid != 0 && st.st_uid != a->uid)) {
-		box_fail("home-migration", "%s belongs to neither root nor %s",
+	/* As box_check_host found it; checked again right before the walk. */
+	if (lstat(a->home, &st) != 0 || S_ISLNK(st.st_mode) || (st.st_uid != a->uid &&
+	    (st.st_uid != 0 || dir_empty(a->home) != 1))) {
+		box_fail("home-migration", "%s is neither %s's nor root's and empty",
 		    a->home, a->name);
 		return -1;
 	}
@@ -418,23 +549,87 @@ ensure_sudo(const char *name, int *pwset)
 	return rc;
 }
 
+/* One line of the --adopt warning; values from /etc/passwd neutralised. */
+static void __attribute__((format(printf, 1, 2)))
+say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fputs("  - ", stderr);
+	text_print(stderr, line);
+	fputc('\n', stderr);
+}
+
+/* --adopt: say exactly what init is about to change in an account it
+ * did not create, before it changes anything. */
+static void
+adopt_warning(const struct box_spec *s, const struct account *a)
+{
+	const char *group = box_admin_group();
+	const char *home = s->home != NULL ? s->home : a->home;
+	char dir[PATH_MAX], dropin[PATH_MAX];
+	struct spwd *sp;
+	struct stat st;
+
+	fprintf(stderr, "warrant box: warning: adopting '%s' (uid %u), an account "
+	    "warrant box did not create; this changes:\n", a->name, (unsigned)a->uid);
+	if (s->uid >= 0 && (uid_t)s->uid != a->uid)
+		say("its uid: %u -> %ld (usermod -u)", (unsigned)a->uid, s->uid);
+	if (s->gid >= 0 && (gid_t)s->gid != a->gid)
+		say("its group: gid %u -> %ld (usermod -g)", (unsigned)a->gid, s->gid);
+	if (strcmp(home, a->home) != 0)
+		say("its home: %s -> %s (usermod -d; nothing is moved)", a->home, home);
+	if (s->shell != NULL && strcmp(s->shell, a->shell) != 0)
+		say("its shell: %s -> %s", a->shell, s->shell);
+	if (group != NULL && !box_in_group(a->name, group))
+		say("it joins the admin group %s", group);
+	if (lstat(home, &st) != 0)
+		say("its home %s is created, mode 0700", home);
+	else if (!marker_present(home))
+		say("every file in %s becomes its own, once: chown -R -P -h %ld:%ld",
+		    home, s->uid >= 0 ? s->uid : (long)a->uid,
+		    s->gid >= 0 ? s->gid : (long)a->gid);
+	if (box_secret_exists(a->name) == 1)
+		say("its password becomes the stored box password (chpasswd), and "
+		    "sudo asks for it");
+	else {
+		if (box_dropin_path(a->name, dropin, sizeof dropin) == 0)
+			say("it gets sudo without any password: %s grants '%s "
+			    "ALL=(ALL:ALL) NOPASSWD: ALL'", dropin, a->name);
+		if ((sp = getspnam(a->name)) != NULL && sp->sp_pwdp[0] == '\0')
+			say("its empty password is locked ('!')");
+	}
+	if (box_dir_path(dir, sizeof dir) == 0)
+		say("it is recorded as a box user in %s/%s.user", dir, a->name);
+}
+
 /* box init: every step in order; 0, or -1 after naming the failed step. */
 int
 box_init(const struct box_spec *s)
 {
 	struct account a;
-	int lock, pwset = 0, rc = -1;
+	int lock, exists, pwset = 0, rc = -1;
 
 	if ((lock = box_lock()) < 0)
 		return -1;
+	exists = account_get(s->name, &a) == 0;
+	if (exists && box_user_recorded(s->name, a.uid) != 1)
+		adopt_warning(s, &a);	/* box_check_host saw --adopt */
 	if (ensure_group(s) != 0)
 		goto out;
-	if (account_get(s->name, &a) != 0 ? create_user(s) != 0 : update_user(s, &a) != 0)
+	if (!exists ? create_user(s) != 0 : update_user(s, &a) != 0)
 		goto out;
 	if (account_get(s->name, &a) != 0) {
 		box_fail("useradd", "user %s does not exist after it was created", s->name);
 		goto out;
 	}
+	/* Recorded first: whatever fails later, a re-run knows it is ours. */
+	if (box_user_recorded(a.name, a.uid) != 1 && box_user_record(a.name, a.uid) != 0)
+		goto out;
 	if (ensure_admin(a.name) != 0 || ensure_home(&a) != 0 ||
 	    ensure_sudo(a.name, &pwset) != 0)
 		goto out;

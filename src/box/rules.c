@@ -142,28 +142,36 @@ box_path_check(const char *path)
 }
 
 /*
- * A home box init may create and hand to the box user: a clean path with
- * at least two components, outside the trees the system lives in (the
- * one-time migration chowns the whole home).
+ * A home box init may create and hand to the box user: a clean path under
+ * BOX_HOMES ("/home/NAME", or deeper), none of whose components is hidden
+ * (".ecryptfs", ".snapshots") or lost+found. Everything else is refused,
+ * whatever exists there: "/" and the trees the system lives in (/etc, /usr,
+ * /var, /opt, /srv, /tmp, /mnt, /media, ...) are never a home, since the
+ * one-time migration chowns the whole home. What exists on disk is checked
+ * by box_check_host (provision.c) and the script (script.c).
  */
 const char *
 box_home_check(const char *home)
 {
-	static const char *const system_trees[] = {
-		"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32",
-		"proc", "root", "run", "sbin", "sys", "usr", NULL
-	};
-	const char *why, *const *t;
+	const char *why, *c;
 	size_t n;
 
 	if ((why = box_path_check(home)) != NULL)
 		return why;
-	if (strcmp(home, "/") == 0 || strchr(home + 1, '/') == NULL)
-		return "it is '/' or a top-level directory";
-	n = strcspn(home + 1, "/");
-	for (t = system_trees; *t != NULL; t++)
-		if (strlen(*t) == n && strncmp(home + 1, *t, n) == 0)
-			return "it lies in a system directory tree";
+	if (strncmp(home, BOX_HOMES "/", sizeof BOX_HOMES) != 0 ||
+	    home[sizeof BOX_HOMES] == '\0')
+		return "a box home lies under " BOX_HOMES "/ (/, /home itself and "
+		    "the system's trees such as /etc, /usr, /var, /opt, /srv or /tmp "
+		    "never hold one)";
+	for (c = home + sizeof BOX_HOMES; ; c += n + 1) {
+		n = strcspn(c, "/");
+		if (c[0] == '.')
+			return "it holds a hidden component (one starting with '.')";
+		if (n == 10 && strncmp(c, "lost+found", n) == 0)
+			return "it holds a lost+found component";
+		if (c[n] == '\0')
+			break;
+	}
 	return NULL;
 }
 

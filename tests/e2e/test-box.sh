@@ -1,6 +1,6 @@
 #!/bin/sh
 # warrant box, end to end, as root on this machine: throwaway users
-# wtbox1..5 with uids 61001..61005, the real sudo and PAM, the real sudo
+# wtbox1..7 with uids 61001..61007, the real sudo and PAM, the real sudo
 # password prompt driven through a pty with expect. Cleans up after itself
 # (and before, so it can be re-run after an interrupted run).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
@@ -22,7 +22,7 @@ lockdir=/run/lock
 exec 9>"$lockdir/warrant-test-box.lock"
 flock -w 600 9 || { echo "Bail out! another test-box.sh holds the lock"; exit 1; }
 
-USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5"
+USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5 wtbox6 wtbox7"
 CHPASSWD=/usr/sbin/chpasswd
 CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
 # An interrupted run may have left it at 0 (see "live apply fails").
@@ -31,12 +31,15 @@ CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
 cleanup() {
 	chmod "$CHPASSWD_MODE" "$CHPASSWD"
 	for u in $USERS; do
-		userdel -r "$u" >/dev/null 2>&1
+		# Never userdel -r: a test account's home may be / (see below).
+		userdel "$u" >/dev/null 2>&1
 		groupdel "$u" >/dev/null 2>&1
-		rm -rf "/home/$u"
+		rm -rf "/home/$u" "/var/mail/$u"
 		rm -f "/etc/sudoers.d/warrant-box-$u" "/etc/sudoers.d/.warrant-box-$u".*
-		rm -f "/var/lib/warrant/box/$u.pw" "/run/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
+		rm -f "/var/lib/warrant/box/$u.pw" "/var/lib/warrant/box/$u.user" \
+		    "/run/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
 	done
+	rm -rf /home/wtbox-e2e-* /tmp/wtbox-e2e-x
 	[ -n "${T:-}" ] && [ -z "${WT_KEEP:-}" ] && rm -rf "$T"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
@@ -168,6 +171,61 @@ wb init --user wtbox1 --uid 0
 expect_rc "init refuses uid 0" 2 'refused (bad_uid)'
 wb init --user wtbox1 --home /etc/wtbox1
 expect_rc "init refuses a home in a system tree" 2 'refused (bad_home)'
+
+# tree PATH: what a chown, chmod or new entry would change there: owner and
+# mode of PATH, and of each entry directly in it.
+tree() {
+	stat -c '%u %g %a' "$1" 2>&1
+	find "$1" -mindepth 1 -maxdepth 1 -printf '%U %G %m %p\n' 2>&1 | sort
+}
+# nothing_for USER: no account, group, drop-in or box record for USER.
+nothing_for() {
+	! getent passwd "$1" >/dev/null && ! getent group "$1" >/dev/null &&
+	    [ ! -e "$(dropin "$1")" ] && [ ! -e "$BOX/$1.user" ]
+}
+# refused_home CODE DIR [ARGS]: init --home DIR is refused with CODE, and
+# neither DIR (with what it holds) nor its parent's owner and mode changed.
+refused_home() {
+	_code=$1 _dir=$2
+	shift 2
+	_b1=$(tree "$_dir") _b2=$(stat -c '%u %g %a' "${_dir%/*}/" 2>&1)
+	wb init --user wtbox3 --uid 61003 --gid 61003 --home "$_dir" "$@"
+	expect_rc "init --home $_dir is refused ($_code)" 2 "refused ($_code)"
+	check "... $_dir and its parent unchanged" unchanged "$_dir" "$_b1" "$_b2"
+}
+unchanged() {
+	[ "$2" = "$(tree "$1")" ] && [ "$3" = "$(stat -c '%u %g %a' "${1%/*}/" 2>&1)" ]
+}
+mkdir -p /tmp/wtbox-e2e-x
+echo "someone's" >/tmp/wtbox-e2e-x/file
+chown -R 61500:61500 /tmp/wtbox-e2e-x
+for d in /var/log /var/lib /var/spool/cron /var/lib/warrant /opt /srv /mnt \
+    /media /tmp/wtbox-e2e-x /usr/local /root /home / /home/.wtbox3; do
+	refused_home bad_home "$d"
+done
+refused_home bad_home /var/log --adopt
+# A symbolic link as the home, or on the way to it.
+ln -s /var/log /home/wtbox-e2e-link
+mkdir -m 0755 /home/wtbox-e2e-real
+ln -s /home/wtbox-e2e-real /home/wtbox-e2e-lnk
+refused_home bad_home /home/wtbox-e2e-link
+refused_home bad_home /home/wtbox-e2e-lnk/wtbox3
+check "... nothing was created through the link" test ! -e /home/wtbox-e2e-real/wtbox3
+refused_home bad_home /home/wtbox-e2e-none/wtbox3
+# A directory above the home that someone else could swap.
+mkdir -m 1777 /home/wtbox-e2e-open
+mkdir -m 0755 /home/wtbox-e2e-other
+chown 61500:61500 /home/wtbox-e2e-other
+refused_home home_parent_unsafe /home/wtbox-e2e-open/wtbox3
+refused_home home_parent_unsafe /home/wtbox-e2e-other/wtbox3
+# Existing homes: someone else's, or root's with files in it.
+mkdir -m 0755 /home/wtbox3
+echo "not the box user's" >/home/wtbox3/file
+refused_home home_not_empty /home/wtbox3
+chown 61500:61500 /home/wtbox3
+refused_home home_owned_by_other /home/wtbox3
+rm -rf /home/wtbox3
+check "home refusals: no wtbox3 account, group, drop-in or record" nothing_for wtbox3
 step=$((step + 1))
 setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --user wtbox1 \
     >"$LOGS/$step.out" 2>"$LOGS/$step.err"
@@ -211,7 +269,14 @@ mkdir -p /home/wtbox2/sub
 echo "custom rc" >/home/wtbox2/.bashrc
 echo "data" >/home/wtbox2/sub/file
 wb init --user wtbox2 --uid 61002 --gid 61002
-expect_rc "init wtbox2 over an existing root-owned home" 0
+expect_rc "init refuses a root-owned home that holds files" 2 'refused (home_not_empty)'
+check "... and creates nothing, chowns nothing" sh -c \
+    "! getent passwd wtbox2 >/dev/null && [ \"\$(find /home/wtbox2 ! -uid 0 | wc -l)\" = 0 ]"
+# Already the box user's (say a volume mounted for it): kept, and the
+# root files in it become the user's.
+chown 61002:61002 /home/wtbox2
+wb init --user wtbox2 --uid 61002 --gid 61002
+expect_rc "init wtbox2 over an existing home owned by its uid" 0
 check "existing home kept: .bashrc as it was, no skeleton .profile" sh -c \
     "[ \"\$(cat /home/wtbox2/.bashrc)\" = 'custom rc' ] && [ ! -e /home/wtbox2/.profile ]"
 check "one-time migration chowned the whole home" test \
@@ -227,6 +292,10 @@ wb init --user wtbox3 --uid 61003 --gid 61003
 expect_rc "init refuses a home owned by someone else" 2 'home_owned_by_other'
 check "... and creates nothing" sh -c "! getent passwd wtbox3 >/dev/null && ! getent group 61003 >/dev/null"
 rm -rf /home/wtbox3
+mkdir -m 0755 /home/wtbox3
+wb init --user wtbox3 --uid 61003 --gid 61003
+expect_rc "init takes an empty root-owned home" 0
+check "... and makes it wtbox3's" test "$(stat -c %u /home/wtbox3)" = 61003
 
 # --- bad passwords: refused, nothing changed ---------------------------
 snap() {
@@ -306,6 +375,133 @@ step=$((step + 1))
 sh "$OUT" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
 RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
 expect_rc "the script refuses a system account" 2 'refused (system_account)'
+
+# --- accounts box init did not create: refused unless --adopt ----------
+# sh_script FILE: run a generated script as root; $OUT, $ERR, $RC as wb.
+sh_script() {
+	step=$((step + 1))
+	OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+	sh "$1" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# acct USER: everything box init could change for USER: its passwd and
+# shadow lines, groups, home (owner, mode, entries), drop-in, box record;
+# and /var/log, where a symbolic link below points.
+acct() {
+	printf '%s|%s|%s|%s|%s|%s|%s\n' "$(getent passwd "$1")" "$(shadow_pw "$1")" \
+	    "$(id -nG "$1")" "$(tree "$(getent passwd "$1" | cut -d: -f6)")" \
+	    "$(fstat "$(dropin "$1")")" "$(cat "$BOX/$1.user" 2>&1)" "$(tree /var/log)"
+}
+# A human's account: its own password, a root file in its home.
+groupadd -g 61006 wtbox6
+useradd -m -u 61006 -g 61006 -s /bin/sh wtbox6
+printf 'wtbox6:%s\n' 'a-human-password-6' | chpasswd
+touch /home/wtbox6/rootfile
+pw6=$(shadow_pw wtbox6)
+before=$(acct wtbox6)
+wb init --user wtbox6
+expect_rc "init refuses an existing account it did not create" 2 'refused (not_box_user)'
+wb init --user wtbox6 --uid 61006 --gid 61006 --home /home/wtbox6 --shell /bin/sh
+expect_rc "... whatever it is given" 2 'refused (not_box_user)'
+wbin 'abcdefghij\n' passwd --user wtbox6
+expect_rc "passwd refuses an account box init did not create" 2 'refused (not_box_user)'
+wb passwd --user wtbox6 --clear
+expect_rc "passwd --clear refuses it too" 2 'refused (not_box_user)'
+wb init --user wtbox6 --script
+cp "$OUT" "$T/script6.sh"
+sh_script "$T/script6.sh"
+expect_rc "the script refuses it too" 2 'refused (not_box_user)'
+printf '61099\n' >"$BOX/wtbox6.user"
+chmod 600 "$BOX/wtbox6.user"
+wb init --user wtbox6
+expect_rc "a box record for another uid does not count" 2 'refused (not_box_user)'
+sh_script "$T/script6.sh"
+expect_rc "... for the script either" 2 'refused (not_box_user)'
+rm -f "$BOX/wtbox6.user"
+check "the refusals changed nothing (passwd, shadow, groups, home, drop-in, record)" \
+    test "$(acct wtbox6)" = "$before"
+check "... and stored no password" test ! -e "$BOX/wtbox6.pw"
+wb status --user wtbox6 -j
+expect_rc "status -j: box_user false" 0 '"box_user":false'
+wb init --user wtbox6 --adopt
+expect_rc "init --adopt takes it over, with a warning" 0 "warning: adopting 'wtbox6' (uid 61006)"
+for w in "it joins the admin group sudo" \
+    "every file in /home/wtbox6 becomes its own, once: chown -R -P -h 61006:61006" \
+    "$(dropin wtbox6) grants 'wtbox6 ALL=(ALL:ALL) NOPASSWD: ALL'" \
+    "recorded as a box user in $BOX/wtbox6.user"; do
+	check "... the warning says: $w" grep -qF -- "$w" "$ERR"
+done
+check "... and nothing it does not do (uid, group, home, shell, lock)" sh -c \
+    "! grep -qE 'its (uid|group|home|shell)|locked' '$ERR'"
+check "... which it did: admin group, drop-in, chown, record" sh -c \
+    "id -nG wtbox6 | grep -qw sudo && [ -e '$(dropin wtbox6)' ] && [ \"\$(stat -c %u /home/wtbox6/rootfile)\" = 61006 ] && [ \"\$(cat '$BOX/wtbox6.user')\" = 61006 ]"
+check "... keeping the account's own password" test "$(shadow_pw wtbox6)" = "$pw6"
+wb init --user wtbox6
+expect_rc "once adopted, init needs no --adopt" 0 'box user wtbox6'
+check "... and warns no more" sh -c "! grep -q warning '$ERR'"
+wb status --user wtbox6 -j
+expect_rc "status -j: box_user true" 0 '"box_user":true'
+
+# An account whose home is /, and other homes init must not take: the
+# checks in init and in the script agree, and refuse before any change.
+groupadd -g 61007 wtbox7
+useradd -M -d / -u 61007 -g 61007 -s /bin/sh wtbox7
+# Another account's home, made or not yet, or a directory holding one.
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox6
+expect_rc "init refuses another account's home" 2 'refused (home_in_use)'
+usermod -d /home/wtbox-e2e-real/future wtbox7
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real
+expect_rc "... or a directory that holds one" 2 'refused (home_in_use)'
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future
+expect_rc "... even one not made yet" 2 'refused (home_in_use)'
+wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future --script
+sh_script "$OUT"
+expect_rc "... in the script too" 2 'refused (home_in_use)'
+check "... and nothing was made" sh -c "[ ! -e /home/wtbox-e2e-real/future ] && [ ! -e '$BOX/wtbox5.user' ] && ! getent passwd wtbox5 >/dev/null && ! getent group wtbox5 >/dev/null"
+usermod -d / wtbox7
+wb init --user wtbox7 --adopt --script
+cp "$OUT" "$T/script7.sh"
+mkdir -m 0755 /home/wtbox7
+echo "root's" >/home/wtbox7/file
+while read -r code h; do
+	usermod -d "$h" wtbox7
+	before=$(acct wtbox7)
+	wb init --user wtbox7 --adopt
+	expect_rc "init --adopt refuses an account whose home is $h ($code)" 2 "refused ($code)"
+	sh_script "$T/script7.sh"
+	expect_rc "the script refuses it too, before any change ($code)" 2 "refused ($code)"
+	check "... $h and wtbox7 unchanged" test "$(acct wtbox7)" = "$before"
+done <<'EOF'
+bad_home /
+bad_home /var/lib/warrant
+bad_home /var/log
+bad_home /opt
+bad_home /home
+bad_home /home/.wtbox7
+bad_home /home/wtbox-e2e-link
+bad_home /home/wtbox-e2e-lnk/wtbox7
+bad_home /home/wtbox-e2e-none/wtbox7
+home_parent_unsafe /home/wtbox-e2e-open/wtbox7
+home_parent_unsafe /home/wtbox-e2e-other/wtbox7
+home_not_empty /home/wtbox7
+EOF
+chown 61500:61500 /home/wtbox7
+usermod -d /home/wtbox7 wtbox7
+sh_script "$T/script7.sh"
+expect_rc "the script refuses a home someone else owns" 2 'refused (home_owned_by_other)'
+check "... nothing for wtbox7: no drop-in, no record, not in sudo" sh -c \
+    "[ ! -e '$(dropin wtbox7)' ] && [ ! -e '$BOX/wtbox7.user' ] && ! id -nG wtbox7 | grep -qw sudo"
+rm -rf /home/wtbox7
+mkdir -m 0755 /home/wtbox7
+sh_script "$T/script7.sh"
+expect_rc "the script adopts wtbox7 with an empty root home, with a warning" 0 \
+    "warning: adopting 'wtbox7' (uid 61007)"
+check "... the warning names the chown, the drop-in and the record" sh -c \
+    "grep -qF 'chown -R -P -h 61007:61007' '$ERR' && grep -qF 'NOPASSWD: ALL' '$ERR' && grep -qF '$BOX/wtbox7.user' '$ERR'"
+check "... which it did" sh -c \
+    "[ \"\$(stat -c %u /home/wtbox7)\" = 61007 ] && [ -e '$(dropin wtbox7)' ] && [ \"\$(cat '$BOX/wtbox7.user')\" = 61007 ]"
+wb init --user wtbox7
+expect_rc "init then knows wtbox7 as a box user (the script's record)" 0 'box user wtbox7'
 
 # --- live apply fails: stored, consistent, applies at next init --------
 chmod 0 "$CHPASSWD"

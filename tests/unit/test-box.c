@@ -89,8 +89,7 @@ test_paths(void **state)
 {
 	(void)state;
 	assert_null(box_path_check("/bin/bash"));
-	assert_null(box_home_check("/home/wtbox1"));
-	assert_null(box_home_check("/srv/boxes/a b"));
+	assert_null(box_path_check("/"));
 	assert_non_null(box_path_check("bin/bash"));
 	assert_non_null(box_path_check("/home/a:b"));
 	assert_non_null(box_path_check("/home/a\nb"));
@@ -98,11 +97,49 @@ test_paths(void **state)
 	assert_non_null(box_path_check("/home/./x"));
 	assert_non_null(box_path_check("//home"));
 	assert_non_null(box_path_check("/home/x/"));
-	assert_non_null(box_home_check("/"));
-	assert_non_null(box_home_check("/home"));
-	assert_non_null(box_home_check("/etc/x"));
-	assert_non_null(box_home_check("/usr/local/x"));
-	assert_non_null(box_home_check("/root/x"));
+}
+
+/* box_home_check: under /home only, nothing hidden, no lost+found. */
+static void
+test_home_table(void **state)
+{
+	static const char *const good[] = {
+		"/home/wtbox1", "/home/a b", "/home/x.y", "/home/a-b_c",
+		"/home/boxes/gabriel", "/home/u~1", "/home/a/b/c",
+	};
+	static const char *const bad[] = {
+		/* "/" and the system's trees, themselves and below */
+		"/", "/bin", "/bin/x", "/boot/x", "/dev/shm/x", "/etc", "/etc/x",
+		"/lib/x", "/lib64/x", "/libx32/x", "/proc/1", "/root", "/root/x",
+		"/run/user/1000", "/sbin/x", "/srv", "/srv/boxes/a", "/sys/x",
+		"/usr", "/usr/local/x", "/var", "/var/log", "/var/lib",
+		"/var/spool/cron", "/var/lib/warrant", "/var/lib/warrant/box",
+		"/var/home/x", "/opt", "/opt/x", "/mnt", "/mnt/x", "/media/x",
+		"/tmp", "/tmp/x", "/nix/store/x", "/snap/x", "/data/x",
+		"/lost+found",
+		/* /home itself, and look-alikes */
+		"/home", "/homes/x", "/home2/x", "/homex", "/HOME/x",
+		/* hidden and lost+found components */
+		"/home/.ecryptfs", "/home/.ecryptfs/x", "/home/x/.ssh",
+		"/home/.snapshots/1", "/home/lost+found", "/home/lost+found/x",
+		"/home/x/lost+found",
+		/* not clean */
+		"home/x", "", "/home/", "/home//x", "/home/x/", "/home/./x",
+		"/home/../etc", "/home/x/..", "/home/a:b", "/home/a\nb",
+		"/home/a\tb", "/home/\xc3\xbc",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof good / sizeof good[0]; i++)
+		if (box_home_check(good[i]) != NULL)
+			fail_msg("box_home_check(\"%s\") refused: %s", good[i],
+			    box_home_check(good[i]));
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (box_home_check(bad[i]) == NULL)
+			fail_msg("box_home_check(bad case %zu) accepted", i);
+	assert_null(box_home_check("/home/lost+foundx"));
+	assert_null(box_home_check("/home/a.lost+found"));
 }
 
 static void
@@ -151,6 +188,7 @@ main(void)
 		cmocka_unit_test(test_name_ok),
 		cmocka_unit_test(test_password_bounds),
 		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_home_table),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_sudoers_text),
 		cmocka_unit_test(test_shell_quote),
