@@ -60,8 +60,9 @@ _JSON_PY='
 import json, sys
 mode, expr, path = sys.argv[1:4]
 try:
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8", errors="replace").read()
-except OSError as e:
+    errors = "strict" if mode == "strict" else "replace"
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8", errors=errors).read()
+except (OSError, ValueError) as e:
     print("<unreadable>", e)
     sys.exit(1)
 objs = []

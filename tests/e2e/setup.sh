@@ -37,6 +37,16 @@ teardown)
 	left=
 	for u in wt-requester wt-reviewer wt-reviewer2 wt-tuirev wt-tuirev2; do
 		id "$u" >/dev/null 2>&1 || continue
+		# A process a suite left behind keeps the user: name it (and
+		# give it a moment to end on its own).
+		i=0
+		while pgrep -u "$u" >/dev/null && [ "$i" -lt 30 ]; do
+			sleep 1
+			i=$((i + 1))
+		done
+		ps -o pid,etime,args -u "$u" 2>/dev/null | sed 1d | while read -r l; do
+			diag "left running as $u: $l"
+		done
 		userdel -r "$u" >/dev/null 2>&1
 		rm -f "/run/sudo/ts/$u" "/var/lib/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
 		id "$u" >/dev/null 2>&1 && left="$left $u"

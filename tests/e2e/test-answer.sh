@@ -49,7 +49,12 @@ save_perms() {
 cleanup() {
 	sr_sampler_stop
 	restore_perms
-	for p in $BG; do kill "$p" 2>/dev/null; done
+	# The background pty runs: the subshell and the expect under it (a
+	# held run outlives the case by up to its time limit otherwise).
+	for p in $BG; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
 	for p in $(pgrep -f "sleep $SLEEPER" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$OPT"
 	rm -f "$RM"-*
