@@ -4,6 +4,10 @@ DESTDIR ?=
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
+# The end-to-end suites install this build into a private, root-owned
+# prefix (the runner's path is compiled in from it) and remove it after.
+E2E_BUILD ?= build-e2e
+E2E_PREFIX ?= /opt/warrant-test
 
 .PHONY: all deps install check demo bench fuzz clean
 
@@ -19,14 +23,18 @@ $(BUILD)/build.ninja:
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
+$(E2E_BUILD)/build.ninja:
+	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized
+
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
 
-check: all $(ASAN_BUILD)/build.ninja
+check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
-	sh tests/run.sh $(BUILD) $(ASAN_BUILD)
+	ninja -C $(E2E_BUILD) warrant warrant-runner
+	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD)
 
 demo: all
 	sh scripts/demo.sh $(BUILD)
@@ -38,4 +46,4 @@ fuzz: all
 	sh scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(E2E_BUILD)
