@@ -103,7 +103,7 @@ unit_matches(const char *arg, const char *const *units)
 
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q,
-    const struct principal *p)
+    const struct requester *p)
 {
 	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
 	char why[PATH_MAX + 128];

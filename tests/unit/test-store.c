@@ -44,14 +44,15 @@ add(struct store *st, const char *json, int64_t created, int64_t window, char id
 {
 	char sha[SHA256_HEX_LEN + 1], *bytes;
 	struct gate_meta m = { "agent", "proj", "tester", 1000, "host" };
-	struct principal me;
+	struct requester me;
 	struct refusal r;
 	struct wrequest q;
 	json_t *man;
 
-	assert_int_equal(principal_self(&me), 0);
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
 	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
 	assert_int_equal(validate_request(&q, &me, &r), 0);
+	requester_free(&me);
 	assert_int_equal(gate_id_new(id), 0);
 	man = manifest_build(&q, id, "host");
 	bytes = manifest_seal(man, sha);
