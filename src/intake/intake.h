@@ -34,7 +34,8 @@ json_t	*refusal_json(const struct refusal *);
  * gate records uid and name; YOU commands default to home. uid 0 asks
  * "could anyone but root" (requester_anyone). self is set when this
  * process runs as the requester, so access(2) may also answer for it
- * (ACLs).
+ * (ACLs). requester_self refuses (user_namespace) a process in a user
+ * namespace of its own: EXIT_OK, EXIT_REFUSED or EXIT_INTERNAL.
  */
 struct requester {
 	uid_t	 uid;

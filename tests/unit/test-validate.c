@@ -1,5 +1,6 @@
 /* Request parsing and the policy rules that do not depend on who asks;
- * then the requester: built for this process, or given, as a daemon will, in which case
+ * then the requester: built for this process (and refused inside a user
+ * namespace of its own), or given, as a daemon will, in which case
  * writability is judged and the gate recorded for it, not for this
  * process. The end-to-end tests cover the rest as a non-root requester. */
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -284,6 +286,87 @@ test_requester_self(void **state)
 	assert_null(me.groups);
 }
 
+/* A requester for a uid the kernel vouched for (a socket peer's): its
+ * passwd entry when there is one, its given groups and its database's. */
+static void
+test_requester_lookup(void **state)
+{
+	struct requester rq;
+	gid_t extra[2] = { 4242, 0 };
+	int i, has4242 = 0, has0 = 0;
+
+	(void)state;
+	assert_int_equal(requester_lookup(&rq, 0, 0, NULL, 0), 0);
+	assert_string_equal(rq.name, "root");
+	assert_non_null(rq.home);
+	assert_false(rq.self);
+	assert_true(rq.ngroups >= 1);
+	assert_int_equal(rq.groups[0], 0);
+	requester_free(&rq);
+	/* no passwd entry: "unknown", no home, the groups given, once each */
+	assert_int_equal(requester_lookup(&rq, 3999999999u, 4242, extra, 2), 0);
+	assert_string_equal(rq.name, "unknown");
+	assert_null(rq.home);
+	assert_int_equal(rq.ngroups, 2);
+	for (i = 0; i < rq.ngroups; i++) {
+		has4242 |= rq.groups[i] == 4242;
+		has0 |= rq.groups[i] == 0;
+	}
+	assert_true(has4242 && has0);
+	requester_free(&rq);
+}
+
+/* requester_self in a child moved into a new user namespace, with map
+ * (or none) as its uid_map: 0 when refused as user_namespace, 77 when
+ * this machine cannot make one. */
+static int
+in_new_userns(const char *map)
+{
+	struct requester rq;
+	struct refusal r;
+	pid_t pid;
+	int fd, status;
+
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER) != 0)
+			_exit(77);
+		if (map != NULL) {
+			if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0 ||
+			    write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+				_exit(78);
+			close(fd);
+		}
+		if (requester_self(&rq, &r) != EXIT_REFUSED)
+			_exit(1);
+		_exit(strcmp(r.code, "user_namespace") == 0 && strcmp(r.path, "$") == 0 &&
+		    r.message[0] != '\0' ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void
+test_requester_user_namespace(void **state)
+{
+	char map[64];
+	int rc;
+
+	(void)state;
+	rc = in_new_userns(NULL);
+	if (rc == 77)
+		skip();		/* unprivileged user namespaces are disabled */
+	assert_int_equal(rc, 0);
+	/* the caller's own uid mapped, as unshare -U --map-current-user does */
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	assert_int_equal(in_new_userns(map), 0);
+	/* and onto 0, as unshare -Ur does */
+	snprintf(map, sizeof map, "0 %u 1\n", (unsigned)getuid());
+	assert_int_equal(in_new_userns(map), 0);
+}
+
 /* A requester for uid, gid and groups that are not this process's. */
 static void
 other(struct requester *rq, gid_t group)
@@ -417,6 +500,8 @@ main(void)
 		cmocka_unit_test(test_accepts_and_normalises),
 		cmocka_unit_test(test_credential_shapes),
 		cmocka_unit_test(test_requester_self),
+		cmocka_unit_test(test_requester_lookup),
+		cmocka_unit_test(test_requester_user_namespace),
 		cmocka_unit_test(test_path_replaceable_for),
 		cmocka_unit_test(test_gate_submit),
 	};
