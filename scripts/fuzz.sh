@@ -10,7 +10,7 @@ work=${FUZZ_DIR:-$(mktemp -d /tmp/warrant-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "fuzz: clang is needed (apt-get install clang)" >&2; exit 1; }
 [ -f "$top/build/config.h" ] || { echo "fuzz: run make first (build/config.h)" >&2; exit 1; }
 srcs=""
-for f in util shared/util shared/text shared/sha256 shared/canon shared/policy shared/capture shared/ledger shared/manifest intake/exe intake/denylist intake/validate intake/risk intake/request; do
+for f in util shared/util shared/text shared/sha256 shared/canon shared/policy shared/capture shared/ledger shared/manifest intake/exe intake/denylist intake/validate intake/risk intake/request intake/requester intake/normalize; do
 	srcs="$srcs $top/src/$f.c"
 done
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I$top/build -I$top/src -I$top/src/shared"

@@ -5,27 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "warrant.h"
-
-/* The caller as a principal: its real uid and every group it is in. */
-int
-principal_self(struct principal *p)
-{
-	int n;
-
-	p->uid = getuid();
-	n = getgroups(NGROUPS_MAX - 1, p->groups);
-	if (n < 0)
-		return -1;
-	p->groups[n++] = getgid();
-	p->ngroups = n;
-	return 0;
-}
 
 /* Open a regular file for reading without following a final symlink and
  * without blocking on a FIFO; -1 with errno when it is anything else. */
@@ -120,7 +104,7 @@ exe_resolve(const char *name, struct exe *e, struct refusal *r, const char *jpat
 }
 
 static int
-in_groups(const struct principal *p, gid_t gid)
+in_groups(const struct requester *p, gid_t gid)
 {
 	int i;
 
@@ -133,7 +117,7 @@ in_groups(const struct principal *p, gid_t gid)
 /* Could p write to (or chmod) this inode? For uid 0 the question is
  * whether anyone other than root could. */
 static int
-writable_by(const struct principal *p, const struct stat *st)
+writable_by(const struct requester *p, const struct stat *st)
 {
 	if (p->uid == 0)
 		return st->st_uid != 0 || (st->st_mode & S_IWOTH) ||
@@ -143,7 +127,7 @@ writable_by(const struct principal *p, const struct stat *st)
 }
 
 static int
-owned_by(const struct principal *p, const struct stat *st)
+owned_by(const struct requester *p, const struct stat *st)
 {
 	return p->uid == 0 ? st->st_uid != 0 : st->st_uid == p->uid;
 }
@@ -153,16 +137,16 @@ owned_by(const struct principal *p, const struct stat *st)
  * p can write the file itself, or any directory from its parent up to /
  * lets p rename or unlink the entry below it: a writable directory does,
  * unless it is sticky and p owns neither the directory nor the entry.
- * ACLs are also honoured through access(2) when p is the caller.
+ * ACLs are also honoured through access(2) when this process is p.
  * Returns 1 (with a reason in why), 0, or -1 when a component is missing.
  */
 int
-path_replaceable(const struct principal *p, const char *path, char *why, size_t size)
+path_replaceable(const struct requester *p, const char *path, char *why, size_t size)
 {
 	char cur[PATH_MAX], dir[PATH_MAX];
 	struct stat st, dst;
 	char *slash;
-	int self = p->uid != 0 && p->uid == getuid();
+	int self = p->self && p->uid != 0;
 
 	if (strlen(path) >= sizeof cur || path[0] != '/')
 		return -1;

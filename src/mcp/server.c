@@ -68,7 +68,7 @@ do_initialize(struct mcp_session *s, json_t *id, json_t *params)
 	snprintf(s->version, sizeof s->version, "%s", *v != NULL ? *v : MCP_LATEST_VERSION);
 	s->structured = strcmp(s->version, "2025-06-18") >= 0;
 	set_agent(s, json_object_get(params, "clientInfo"));
-	warnx("mcp: session with %s, protocol %s\n", s->agent, s->version);
+	warnx("mcp: session with %s, protocol %s", s->agent, s->version);
 	return rpc_result(s, id, json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:s}",
 	    "protocolVersion", s->version,
 	    "capabilities", "tools", "listChanged", 0,

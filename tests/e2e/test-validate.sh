@@ -123,6 +123,53 @@ check "[P5] endless input from yes: stops reading and exits 2 (code $rc)" [ "$rc
 diag "both took $(($(date +%s) - start)) s"
 check "[P5] oversized input created no state directory" [ ! -e "$S" ]
 
+diag "user_namespace: no request from a user namespace of the agent's own"
+# unshare -Urm, bind mounts and a chroot made the agent's own directory look
+# root-owned, so writability checks passed for a script it could still
+# rewrite. Whatever the namespace shows, the request is refused before it
+# is read as JSON, and nothing is created.
+# ns_refused DESC COMMAND...: `warrant request -j` run as the requester
+# through COMMAND (which ends by running its arguments) is refused so.
+ns_refused() {
+	_d=$1
+	shift
+	req1 '["true"]' >"$WT_T/in"
+	as_req "$@" "$W" request -j <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
+	_rc=$?
+	_got=$(refusal_of "$WT_T/out")
+	if [ "$_rc" -eq 2 ] && [ "$_got" = 'user_namespace $' ] && [ ! -e "$S" ]; then
+		ok "$_d"
+	else
+		not_ok "$_d"
+		diag "exit $_rc; got '$_got'; state directory $([ -e "$S" ] && echo created || echo absent)"
+		diag "$(head -c 400 "$WT_T/err")"
+	fi
+}
+if ! as_req unshare -Ur true 2>"$WT_T/err"; then
+	why="unprivileged user namespaces are disabled here ($(head -c 200 "$WT_T/err"))"
+	for d in "unshare -Ur" "unshare -U" "unshare -Urpf --mount-proc" \
+	    "a tmpfs with a forged uid_map over /proc" "a forged uid_map bound over procfs"; do
+		skip "$d: refused as user_namespace" "$why"
+	done
+else
+	ns_refused "unshare -Ur (the requester mapped to uid 0): refused as user_namespace" \
+	    unshare -Ur
+	ns_refused "unshare -U (no mapping): refused as user_namespace" unshare -U
+	# pid 1 of this /proc is the agent's own process: its namespace matches
+	ns_refused "unshare -Urpf --mount-proc: refused as user_namespace" \
+	    unshare -Urpf --mount-proc
+	# /proc replaced by a tmpfs holding an identity map
+	ns_refused "a tmpfs with a forged uid_map over /proc: refused as user_namespace" \
+	    unshare -Urm sh -c 'mount -t tmpfs none /proc &&
+	    mkdir -p /proc/self && echo "0 0 4294967295" >/proc/self/uid_map &&
+	    exec "$@"' sh
+	# the real procfs, with an identity map bound over the process's own
+	# uid_map (the shell execs warrant, so its pid is warrant's)
+	ns_refused "a forged uid_map bound over procfs: refused as user_namespace" \
+	    unshare -Urm sh -c 'echo "0 0 4294967295" >"$0" &&
+	    mount --bind "$0" /proc/$$/uid_map && exec "$@"' "$WT_RB/uid_map"
+fi
+
 diag "invalid_field"
 refused invalid_field '$.reasn' "unknown top-level field" "$(reqtop '"reasn":"x"')"
 refused invalid_field "$C0.argvv" "unknown command field" "$(req1 '["true"]' '"argvv":["x"]')"

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct principal me;
+	static struct requester me;
 	static int init;
 	struct refusal r;
 	struct wrequest q;
@@ -19,7 +19,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char sha[SHA256_HEX_LEN + 1], *bytes;
 
 	if (!init) {
-		principal_self(&me);
+		if (requester_self(&me, &r) != EXIT_OK)
+			__builtin_trap();
 		init = 1;
 	}
 	if (request_parse((const char *)data, size, &q, &r) != 0) {
