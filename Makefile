@@ -2,8 +2,10 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
-FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 15
 
 .PHONY: all deps install check demo bench fuzz clean
 
@@ -19,14 +21,19 @@ $(BUILD)/build.ninja:
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized -Dfuzz=true \
+	    -Db_sanitize=address,undefined -Db_lundef=false
+
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
 
-check: all $(ASAN_BUILD)/build.ninja
+check: all $(ASAN_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
-	sh tests/run.sh $(BUILD) $(ASAN_BUILD)
+	ninja -C $(FUZZ_BUILD) fuzz
+	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 demo: all
 	sh scripts/demo.sh $(BUILD)
@@ -34,8 +41,9 @@ demo: all
 bench: all
 	sh bench/run.sh $(BUILD)
 
-fuzz: all
-	sh scripts/fuzz.sh $(FUZZ_SECONDS)
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) fuzz
+	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

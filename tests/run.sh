@@ -1,8 +1,9 @@
 #!/bin/sh
 # Run every test: the cmocka unit tests in the normal and the ASan+UBSan
-# builds, then the end-to-end scripts on the built binaries. Every test
+# builds, each libFuzzer target for FUZZ_SECONDS (when FUZZ_BUILD_DIR is
+# given), then the end-to-end scripts on the built binaries. Every test
 # speaks TAP; this sums the results into one "N passed, N failed" line.
-# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR
+# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR [FUZZ_BUILD_DIR [FUZZ_SECONDS]]
 set -u
 build=$(cd "$1" && pwd)
 asan=$(cd "$2" && pwd)
@@ -48,6 +49,9 @@ for t in "$asan"/test-*; do
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
 done
+if [ $# -ge 3 ]; then
+	run fuzz sh "$top/scripts/fuzz.sh" "$3" "${4:-15}"
+fi
 for t in "$top"/tests/e2e/test-*.sh; do
 	[ -f "$t" ] || continue
 	run "e2e/$(basename "$t")" env WARRANT_BUILD="$build" WARRANT_TOP="$top" sh "$t"
