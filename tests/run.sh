@@ -1,11 +1,12 @@
 #!/bin/sh
 # Run every test: the cmocka unit tests in the normal and the ASan+UBSan
-# builds, then the end-to-end scripts on the binaries of E2E_BUILD_DIR, a
+# builds, each libFuzzer target for FUZZ_SECONDS (when FUZZ_BUILD_DIR is
+# given), then the end-to-end scripts on the binaries of E2E_BUILD_DIR, a
 # build configured with a private prefix (make check: /opt/warrant-test)
 # that tests/e2e/setup.sh installs before the suites and removes after,
 # with the users they created. Every test speaks TAP; this sums the
 # results into one "N passed, N failed" line.
-# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR E2E_BUILD_DIR
+# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR E2E_BUILD_DIR [FUZZ_BUILD_DIR [FUZZ_SECONDS]]
 set -u
 build=$(cd "$1" && pwd)
 asan=$(cd "$2" && pwd)
@@ -52,6 +53,9 @@ for t in "$asan"/test-*; do
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
 done
+if [ $# -ge 4 ]; then
+	run fuzz sh "$top/scripts/fuzz.sh" "$4" "${5:-15}"
+fi
 # The teardown runs even when the run is interrupted (quietly then).
 setup() { env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$top/tests/e2e/setup.sh" "$1"; }
 trap 'setup teardown >/dev/null 2>&1' EXIT

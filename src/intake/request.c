@@ -44,11 +44,19 @@ refuse(struct refusal *r, const char *code, const char *path, const char *fmt, .
 	return -1;
 }
 
+/* The refusal for the agent. A path or message cut inside a character is
+ * no JSON string as it is: such bytes become \xNN. */
 json_t *
 refusal_json(const struct refusal *r)
 {
-	return json_pack("{s:{s:s,s:s,s:s}}", "error", "code", r->code,
-	    "message", r->message, "path", r->path);
+	char *path = text_json_safe(r->path, strlen(r->path));
+	char *msg = text_json_safe(r->message, strlen(r->message));
+	json_t *j = json_pack("{s:{s:s,s:s,s:s}}", "error", "code", r->code,
+	    "message", msg, "path", path);
+
+	free(path);
+	free(msg);
+	return j;
 }
 
 static int

@@ -80,5 +80,6 @@ void	 notify_reviewer(const char *, const char *, int, int);
 
 /* server.c */
 int	 mcp_serve(void);
+void	 mcp_handle_line(struct mcp_session *, const char *, size_t);
 
 #endif

@@ -602,7 +602,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = NULL;
-	char sha[SHA256_HEX_LEN + 1], why[256], *bytes, *canon;
+	char sha[SHA256_HEX_LEN + 1], why[256], *bytes;
 	struct runner r;
 	int ch, detached = 0;
 	size_t len;
@@ -635,14 +635,9 @@ main(int argc, char **argv)
 	sha256_bytes(bytes, len, sha);
 	if (!digest_equal(sha, r.run_sha))
 		errx(RUNNER_REFUSED, "refusing: the manifest's SHA-256 is not the approved one");
-	r.manifest = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, NULL);
-	canon = r.manifest != NULL ? canon_dump(r.manifest, NULL) : NULL;
-	if (canon == NULL || strcmp(canon, bytes) != 0)
-		errx(RUNNER_REFUSED, "refusing: the manifest is not canonical JSON");
-	free(canon);
-	free(bytes);
-	if (manifest_check(r.manifest, why, sizeof why) != 0)
+	if ((r.manifest = manifest_parse(bytes, len, why, sizeof why)) == NULL)
 		errx(RUNNER_REFUSED, "refusing: %s", why);
+	free(bytes);
 	r.request_id = str(r.manifest, "request_id");
 	seal_subset(&r);
 	r.n = json_array_size(json_object_get(r.manifest, "commands"));

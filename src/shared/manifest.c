@@ -4,6 +4,7 @@
  * the SHA-256 of its canonical bytes.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared.h"
@@ -127,4 +128,31 @@ manifest_check(const json_t *m, char *why, size_t size)
 			return bad(why, size, "command %zu has no working directory", i);
 	}
 	return 0;
+}
+
+/*
+ * The manifest in bytes (len of them) as the runner reads it: JSON with no
+ * repeated key, byte for byte its own canonical form, and of the shape
+ * manifest_check wants. The tree, or NULL with the problem in why.
+ */
+json_t *
+manifest_parse(const char *bytes, size_t len, char *why, size_t size)
+{
+	json_t *m = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, NULL);
+	char *canon;
+	size_t clen;
+
+	canon = m != NULL ? canon_dump(m, &clen) : NULL;
+	if (canon == NULL || clen != len || memcmp(canon, bytes, len) != 0) {
+		free(canon);
+		json_decref(m);
+		bad(why, size, "the manifest is not canonical JSON");
+		return NULL;
+	}
+	free(canon);
+	if (manifest_check(m, why, size) != 0) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
 }

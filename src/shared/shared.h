@@ -50,6 +50,7 @@ char	*canon_dump(const json_t *, size_t *);
 /* manifest.c: the seal of a manifest, the SHA-256 of its canonical bytes. */
 char	*manifest_seal(const json_t *, char [SHA256_HEX_LEN + 1]);
 int	 manifest_check(const json_t *, char *, size_t);
+json_t	*manifest_parse(const char *, size_t, char *, size_t);
 
 /*
  * The run directory: a fresh 0700 directory of the reviewer per approval.

@@ -8,6 +8,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
+/* A refusal has a code and a message, and can be told to the agent. */
+static void
+refused(const struct refusal *r)
+{
+	json_t *j;
+
+	if (r->code == NULL || strlen(r->message) == 0 || (j = refusal_json(r)) == NULL)
+		__builtin_trap();
+	json_decref(j);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,8 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		init = 1;
 	}
 	if (request_parse((const char *)data, size, &q, &r) != 0) {
-		if (r.code == NULL || strlen(r.message) == 0)
-			__builtin_trap();
+		refused(&r);
 		return 0;
 	}
 	if (validate_request(&q, &me, &r) == 0) {
@@ -35,8 +45,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		free(bytes);
 		json_decref(m);
-	} else if (r.code == NULL)
-		__builtin_trap();
+	} else
+		refused(&r);
 	request_free(&q);
 	return 0;
 }

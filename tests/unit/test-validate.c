@@ -232,6 +232,38 @@ test_limits(void **state)
 	free(buf);
 }
 
+/* A refusal whose path is cut inside a character still reaches the agent
+ * (found when fuzz-request began to check refusal_json: it gave NULL, and
+ * `warrant request -j` printed nothing). */
+static void
+test_refusal_cut_character(void **state)
+{
+	char buf[1024], *key = buf + 200;
+	const char *path;
+	struct refusal r;
+	struct wrequest q;
+	json_t *j;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		memcpy(key + 2 * i, "\xc3\xa9", 2);	/* é */
+	key[600] = '\0';
+	snprintf(buf, 200, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"why\":\"w\",\"");
+	memmove(buf + strlen(buf), key, 601);
+	strcat(buf, "\":1}]}");
+	assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+	assert_string_equal(r.code, "invalid_field");
+	assert_int_equal(strlen(r.path), sizeof r.path - 1);
+	j = refusal_json(&r);
+	assert_non_null(j);
+	path = json_string_value(json_object_get(json_object_get(j, "error"), "path"));
+	assert_non_null(path);
+	assert_int_equal(strncmp(path, "$.commands[0].\xc3\xa9", 16), 0);
+	assert_string_equal(path + strlen(path) - 4, "\\xc3");
+	json_decref(j);
+}
+
 static void
 test_accepts_and_normalises(void **state)
 {
@@ -555,6 +587,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_refusal_cut_character),
 		cmocka_unit_test(test_accepts_and_normalises),
 		cmocka_unit_test(test_credential_shapes),
 		cmocka_unit_test(test_mixed_script_badge),
