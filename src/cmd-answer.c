@@ -175,7 +175,7 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "a denial is of the whole gate: no -c");
 	if (feedback != NULL && (!no || strlen(feedback) > 4096))
 		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
-	if (store_open_current(&st) != 0)
+	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
