@@ -192,7 +192,6 @@ cmd_answer_exec(int argc, char **argv)
 			printf("%s: not approved; the gate stays pending (use --deny to deny it)\n", id);
 			return EXIT_REFUSED;
 		}
-		run = 1;
 	}
 	if (no) {
 		rc = deny(&st, id, feedback, json);
