@@ -27,6 +27,7 @@
 void	 format_time(int64_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 const char *json_str(const json_t *, const char *);
+int	 refusal_print(const char *, const struct refusal *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
