@@ -177,6 +177,7 @@ test_signals_reset(void **state)
 	    .fd = { -1, -1, -1 } };
 	struct sigaction ign, old;
 	sigset_t block, was, keep;
+	unsigned long long blocked, ignored;
 	char out[256];
 	int status;
 
@@ -188,13 +189,17 @@ test_signals_reset(void **state)
 	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, &was);
 	sigemptyset(&keep);
-	sigaddset(&keep, SIGTTOU);	/* 22: bit 21 */
+	sigaddset(&keep, SIGTTOU);
 	s.ignore = &keep;
 	status = run(&s, out, sizeof out, NULL);
 	sigprocmask(SIG_SETMASK, &was, NULL);
 	sigaction(SIGUSR1, &old, NULL);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000200000\n");
+	assert_int_equal(sscanf(out, "SigBlk:\t%llx\nSigIgn:\t%llx\n", &blocked, &ignored), 2);
+	assert_int_equal(blocked, 0);
+	/* 32 and 33 are glibc's own (sigaction refuses them; a glibc
+	 * program sets them up itself): what we inherited stays there */
+	assert_int_equal(ignored & ~(3ULL << 31), 1ULL << (SIGTTOU - 1));
 }
 
 /* The process group and session fields of /proc/$$/stat. */
