@@ -63,7 +63,7 @@ child(const struct spawn *s, int report)
 	for (i = 1; i < NSIG; i++) {
 		sa.sa_handler = s->ignore != NULL && sigismember(s->ignore, i) == 1 ?
 		    SIG_IGN : SIG_DFL;
-		(void)sigaction(i, &sa, NULL);	/* SIGKILL, SIGSTOP: EINVAL */
+		(void)sigaction(i, &sa, NULL);	/* refused: KILL, STOP, glibc's 32, 33 */
 	}
 	sigemptyset(&none);
 	if (pthread_sigmask(SIG_SETMASK, &none, NULL) != 0 ||
