@@ -2,8 +2,14 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
-FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
+# The end-to-end suites install this build into a private, root-owned
+# prefix (the runner's path is compiled in from it) and remove it after.
+E2E_BUILD ?= build-e2e
+E2E_PREFIX ?= /opt/warrant-test
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 15
 
 .PHONY: all deps install check demo bench fuzz clean
 
@@ -19,14 +25,23 @@ $(BUILD)/build.ninja:
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
+$(E2E_BUILD)/build.ninja:
+	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized -Dfuzz=true \
+	    -Db_sanitize=address,undefined -Db_lundef=false
+
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
 
-check: all $(ASAN_BUILD)/build.ninja
+check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
-	sh tests/run.sh $(BUILD) $(ASAN_BUILD)
+	ninja -C $(E2E_BUILD) warrant warrant-runner
+	ninja -C $(FUZZ_BUILD) fuzz
+	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 demo: all
 	sh scripts/demo.sh $(BUILD)
@@ -34,8 +49,9 @@ demo: all
 bench: all
 	sh bench/run.sh $(BUILD)
 
-fuzz: all
-	sh scripts/fuzz.sh $(FUZZ_SECONDS)
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) fuzz
+	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD)

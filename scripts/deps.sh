@@ -2,10 +2,12 @@
 # Install the Debian packages warrant needs to build and test, if missing.
 # Safe to re-run; does nothing when everything is present.
 set -eu
+# clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes, which
+# --no-install-recommends leaves out) build the fuzz targets.
 need=""
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
-         python3 procps acl tmux strace valgrind; do
+         python3 procps acl tmux strace valgrind clang libclang-rt-dev; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

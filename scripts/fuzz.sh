@@ -1,30 +1,42 @@
 #!/bin/sh
-# Build the libFuzzer targets in tests/fuzz with clang (ASan + UBSan) and
-# run each for SECONDS (default 60) on its seed corpus; a crash leaves
-# its input in the work directory. Not part of `make check`.
-# usage: scripts/fuzz.sh [SECONDS]
-set -eu
+# Run each libFuzzer target of tests/fuzz, built in FUZZ_BUILD (meson
+# -Dfuzz=true: clang, ASan + UBSan), for SECONDS on its corpus: the seeds
+# in tests/fuzz/seeds/NAME and what earlier runs added in
+# FUZZ_BUILD/corpus/NAME. Speaks TAP, one test per target; a crash, leak,
+# undefined behaviour or a 10 s input fails it and leaves the input in
+# FUZZ_BUILD. `make check` runs this briefly, `make fuzz` for longer.
+# usage: scripts/fuzz.sh FUZZ_BUILD SECONDS
+set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-secs=${1:-60}
-work=${FUZZ_DIR:-$(mktemp -d /tmp/warrant-fuzz.XXXXXX)}
-command -v clang >/dev/null || { echo "fuzz: clang is needed (apt-get install clang)" >&2; exit 1; }
-[ -f "$top/build/config.h" ] || { echo "fuzz: run make first (build/config.h)" >&2; exit 1; }
-srcs=""
-for f in util shared/util shared/text shared/sha256 shared/canon shared/policy shared/capture shared/ledger shared/manifest intake/exe intake/denylist intake/validate intake/risk intake/request; do
-	srcs="$srcs $top/src/$f.c"
-done
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I$top/build -I$top/src -I$top/src/shared"
-libs="$(pkg-config --libs jansson libcrypto) -lunistring"
-status=0
+build=$(cd "$1" && pwd)
+secs=$2
+# the MCP target stores its gates here
+home="$build/fuzz-home"
+rm -rf "$home"
+mkdir -m 700 "$home" || exit 1
+n=0
 for t in "$top"/tests/fuzz/fuzz-*.c; do
 	name=$(basename "$t" .c)
-	# shellcheck disable=SC2086
-	clang $flags -o "$work/$name" "$t" $srcs $libs
-	mkdir -p "$work/$name.corpus"
-	[ -d "$top/tests/fuzz/seeds/$name" ] && cp "$top/tests/fuzz/seeds/$name"/* "$work/$name.corpus/" 2>/dev/null || true
-	echo "== $name for ${secs}s"
-	(cd "$work" && "./$name" -max_total_time="$secs" -max_len=65536 "$name.corpus") >"$work/$name.log" 2>&1 || status=1
-	tail -3 "$work/$name.log"
+	n=$((n + 1))
+	log="$build/$name.log"
+	mkdir -p "$build/corpus/$name"
+	if [ ! -x "$build/$name" ]; then
+		echo "not ok $n - $name is not built (ninja -C $build fuzz)"
+		continue
+	fi
+	# libFuzzer's own lines and any report stay; the target's chatter goes
+	if WARRANT_HOME="$home" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	    "$build/$name" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+	    -close_fd_mask=3 -artifact_prefix="$build/$name-" \
+	    "$build/corpus/$name" "$top/tests/fuzz/seeds/$name" >"$log" 2>&1; then
+		first=$(grep -m1 -o 'INITED cov: [0-9]*' "$log" | grep -o '[0-9]*$')
+		last=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
+		runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*')
+		echo "ok $n - $name: $runs runs, cov ${first:-?} at start, ${last:-?} at end"
+	else
+		echo "not ok $n - $name: see $log"
+		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -10 | sed 's/^/# /'
+	fi
 done
-echo "fuzz work directory: $work"
-exit $status
+echo "1..$n"
+rm -rf "$home"

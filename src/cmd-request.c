@@ -5,7 +5,6 @@
  */
 #include <err.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,9 +74,8 @@ cmd_request_exec(int argc, char **argv)
 	const char *agent = NULL, *project = NULL;
 	char *buf = NULL;
 	json_t *desc = NULL;
-	struct principal me;
+	struct requester me;
 	struct refusal r;
-	struct wrequest q;
 	size_t len;
 	int ch, json = 0, wait = 0, rc;
 
@@ -115,23 +113,15 @@ cmd_request_exec(int argc, char **argv)
 		    "(reading stopped there)", REQUEST_MAX);
 		return refused(&r, json);
 	}
-	if (principal_self(&me) != 0) {
-		warnx("cannot read your groups: %m");
-		free(buf);
-		return EXIT_INTERNAL;
-	}
-	rc = request_parse(buf, len, &q, &r);
+	if ((rc = requester_self(&me, &r)) == EXIT_OK) {
+		rc = gate_submit(buf, len, &me, agent, project, &desc, &r);
+		requester_free(&me);
+	} else if (rc == EXIT_INTERNAL)
+		warnx("cannot read your user and groups: %m");
 	free(buf);
-	if (rc != 0)
+	if (rc == EXIT_REFUSED)
 		return refused(&r, json);
-	if (validate_request(&q, &me, &r) != 0) {
-		request_free(&q);
-		return refused(&r, json);
-	}
-
-	rc = gate_create(&q, agent, project, &desc);
-	request_free(&q);
-	if (rc != 0)
+	if (rc != EXIT_OK)
 		return EXIT_INTERNAL;
 	if (wait) {
 		char *line = json_dumps(desc, JSON_COMPACT);

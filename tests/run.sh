@@ -1,11 +1,16 @@
 #!/bin/sh
 # Run every test: the cmocka unit tests in the normal and the ASan+UBSan
-# builds, then the end-to-end scripts on the built binaries. Every test
-# speaks TAP; this sums the results into one "N passed, N failed" line.
-# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR
+# builds, each libFuzzer target for FUZZ_SECONDS (when FUZZ_BUILD_DIR is
+# given), then the end-to-end scripts on the binaries of E2E_BUILD_DIR, a
+# build configured with a private prefix (make check: /opt/warrant-test)
+# that tests/e2e/setup.sh installs before the suites and removes after,
+# with the users they created. Every test speaks TAP; this sums the
+# results into one "N passed, N failed" line.
+# usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR E2E_BUILD_DIR [FUZZ_BUILD_DIR [FUZZ_SECONDS]]
 set -u
 build=$(cd "$1" && pwd)
 asan=$(cd "$2" && pwd)
+e2e=$(cd "$3" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$(mktemp -d /tmp/warrant-tests.XXXXXX)
 chmod 755 "$log"
@@ -48,10 +53,20 @@ for t in "$asan"/test-*; do
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
 done
+if [ $# -ge 4 ]; then
+	run fuzz sh "$top/scripts/fuzz.sh" "$4" "${5:-15}"
+fi
+# The teardown runs even when the run is interrupted (quietly then).
+setup() { env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$top/tests/e2e/setup.sh" "$1"; }
+trap 'setup teardown >/dev/null 2>&1' EXIT
+trap 'exit 130' INT TERM HUP
+run "e2e/setup install" setup install
 for t in "$top"/tests/e2e/test-*.sh; do
 	[ -f "$t" ] || continue
-	run "e2e/$(basename "$t")" env WARRANT_BUILD="$build" WARRANT_TOP="$top" sh "$t"
+	run "e2e/$(basename "$t")" env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$t"
 done
+run "e2e/setup teardown" setup teardown
+trap - EXIT
 
 echo "logs in $log"
 echo "$passed passed, $failed failed"

@@ -43,11 +43,13 @@ struct known {
 	char		 sha256[SHA256_HEX_LEN + 1];	/* "" until needed */
 };
 
-static struct known known[MAX_KNOWN];
-static size_t nknown;
-static char shells[MAX_SHELLS][PATH_MAX];
-static size_t nshells;
-static int loaded;
+/* Loaded for one validation: the files change while a daemon runs. */
+struct denylist {
+	struct known	 known[MAX_KNOWN];
+	size_t		 nknown;
+	char		 shells[MAX_SHELLS][PATH_MAX];
+	size_t		 nshells;
+};
 
 static int
 in_list(const char *const *list, const char *name)
@@ -65,74 +67,80 @@ is_indirect_runner(const char *name)
 }
 
 static void
-add_known(const char *path, enum deny_kind kind)
+add_known(struct denylist *d, const char *path, enum deny_kind kind)
 {
+	struct known *known = d->known;
 	char real[PATH_MAX];
 	struct stat st;
 	size_t i;
 
-	if (nknown == MAX_KNOWN || realpath(path, real) == NULL ||
+	if (d->nknown == MAX_KNOWN || realpath(path, real) == NULL ||
 	    stat(real, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
-	for (i = 0; i < nknown; i++)
+	for (i = 0; i < d->nknown; i++)
 		if (known[i].dev == st.st_dev && known[i].ino == st.st_ino) {
 			if (kind == DENY_NESTED)
 				known[i].kind = kind;
 			return;
 		}
-	known[nknown].dev = st.st_dev;
-	known[nknown].ino = st.st_ino;
-	known[nknown].size = st.st_size;
-	known[nknown].kind = kind;
-	strcpy(known[nknown].path, real);
-	known[nknown].sha256[0] = '\0';
-	nknown++;
+	known[d->nknown].dev = st.st_dev;
+	known[d->nknown].ino = st.st_ino;
+	known[d->nknown].size = st.st_size;
+	known[d->nknown].kind = kind;
+	strcpy(known[d->nknown].path, real);
+	known[d->nknown].sha256[0] = '\0';
+	d->nknown++;
 }
 
-static void
-load(void)
+/* /etc/shells and the denylisted tools on the trusted path, as they are now. */
+struct denylist *
+denylist_load(void)
 {
 	char line[PATH_MAX], found[PATH_MAX];
+	struct denylist *d = xcalloc(1, sizeof *d);
 	const char *const *t;
 	FILE *fp;
 	size_t n;
 
-	if (loaded)
-		return;
-	loaded = 1;
 	if ((fp = fopen("/etc/shells", "re")) != NULL) {
-		while (fgets(line, sizeof line, fp) != NULL && nshells < MAX_SHELLS) {
+		while (fgets(line, sizeof line, fp) != NULL && d->nshells < MAX_SHELLS) {
 			n = strcspn(line, " \t\r\n#");
 			line[n] = '\0';
 			if (line[0] != '/')
 				continue;
-			strcpy(shells[nshells++], line);
-			add_known(line, DENY_INTERACTIVE);
+			strcpy(d->shells[d->nshells++], line);
+			add_known(d, line, DENY_INTERACTIVE);
 		}
 		fclose(fp);
 	}
 	for (t = nested_tools; *t != NULL; t++)
 		if (exe_lookup(*t, found, sizeof found) == 0)
-			add_known(found, DENY_NESTED);
+			add_known(d, found, DENY_NESTED);
 	for (t = interactive_tools; *t != NULL; t++)
 		if (exe_lookup(*t, found, sizeof found) == 0)
-			add_known(found, DENY_INTERACTIVE);
+			add_known(d, found, DENY_INTERACTIVE);
+	return d;
+}
+
+void
+denylist_free(struct denylist *d)
+{
+	free(d);
 }
 
 /* By name: a basename on the lists, or the basename of a /etc/shells entry. */
 enum deny_kind
-deny_by_name(const char *name)
+deny_by_name(const struct denylist *d, const char *name)
 {
 	const char *b = base_name(name);
 	size_t i;
 
-	load();
 	if (in_list(nested_tools, b))
 		return DENY_NESTED;
 	if (in_list(interactive_tools, b))
 		return DENY_INTERACTIVE;
-	for (i = 0; i < nshells; i++)
-		if (strcmp(shells[i], name) == 0 || strcmp(base_name(shells[i]), b) == 0)
+	for (i = 0; i < d->nshells; i++)
+		if (strcmp(d->shells[i], name) == 0 || strcmp(base_name(d->shells[i]), b) == 0)
 			return DENY_INTERACTIVE;
 	return DENY_NONE;
 }
@@ -140,17 +148,18 @@ deny_by_name(const char *name)
 /* By identity: same inode, or same size and content, as a known file.
  * sha256 is the candidate's digest, or "" to compute it from path. */
 static enum deny_kind
-deny_identity(const struct stat *st, const char *path, char sha256[SHA256_HEX_LEN + 1])
+deny_identity(struct denylist *d, const struct stat *st, const char *path,
+    char sha256[SHA256_HEX_LEN + 1])
 {
+	struct known *known = d->known;
 	struct stat kst;
 	size_t i;
 	int fd;
 
-	load();
-	for (i = 0; i < nknown; i++)
+	for (i = 0; i < d->nknown; i++)
 		if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
 			return known[i].kind;
-	for (i = 0; i < nknown; i++) {
+	for (i = 0; i < d->nknown; i++) {
 		if (known[i].size != st->st_size)
 			continue;
 		if (known[i].sha256[0] == '\0') {
@@ -185,13 +194,13 @@ worst(enum deny_kind a, enum deny_kind b)
 }
 
 enum deny_kind
-deny_executable(const struct exe *e)
+deny_executable(struct denylist *d, const struct exe *e)
 {
 	char sha[SHA256_HEX_LEN + 1];
 
 	strcpy(sha, e->sha256);
-	return worst(worst(deny_by_name(e->given), deny_by_name(e->path)),
-	    deny_identity(&e->st, e->path, sha));
+	return worst(worst(deny_by_name(d, e->given), deny_by_name(d, e->path)),
+	    deny_identity(d, &e->st, e->path, sha));
 }
 
 /*
@@ -199,7 +208,7 @@ deny_executable(const struct exe *e)
  * names a file (absolute, or a bare name on the trusted path), by identity.
  */
 enum deny_kind
-deny_word(const char *word)
+deny_word(struct denylist *d, const char *word)
 {
 	char found[PATH_MAX], real[PATH_MAX], sha[SHA256_HEX_LEN + 1] = "";
 	const char *path = word;
@@ -208,7 +217,7 @@ deny_word(const char *word)
 
 	if (*word == '\0')
 		return DENY_NONE;
-	if ((k = deny_by_name(word)) != DENY_NONE)
+	if ((k = deny_by_name(d, word)) != DENY_NONE)
 		return k;
 	if (word[0] != '/') {
 		if (exe_lookup(word, found, sizeof found) != 0)
@@ -217,9 +226,9 @@ deny_word(const char *word)
 	}
 	if (realpath(path, real) == NULL || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
 		return DENY_NONE;
-	if ((k = deny_by_name(real)) != DENY_NONE)
+	if ((k = deny_by_name(d, real)) != DENY_NONE)
 		return k;
-	return deny_identity(&st, real, sha);
+	return deny_identity(d, &st, real, sha);
 }
 
 const char *

@@ -5,11 +5,9 @@
  * JSON path. Policy rules on the parsed request live in validate.c.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "warrant.h"
 
@@ -46,11 +44,19 @@ refuse(struct refusal *r, const char *code, const char *path, const char *fmt, .
 	return -1;
 }
 
+/* The refusal for the agent. A path or message cut inside a character is
+ * no JSON string as it is: such bytes become \xNN. */
 json_t *
 refusal_json(const struct refusal *r)
 {
-	return json_pack("{s:{s:s,s:s,s:s}}", "error", "code", r->code,
-	    "message", r->message, "path", r->path);
+	char *path = text_json_safe(r->path, strlen(r->path));
+	char *msg = text_json_safe(r->message, strlen(r->message));
+	json_t *j = json_pack("{s:{s:s,s:s,s:s}}", "error", "code", r->code,
+	    "message", msg, "path", path);
+
+	free(path);
+	free(msg);
+	return j;
 }
 
 static int
@@ -179,24 +185,14 @@ parse_env(struct wrequest *q, struct refusal *r)
 	return 0;
 }
 
-static int
-user_home(char out[PATH_MAX])
-{
-	struct passwd *pw = getpwuid(getuid());
-
-	if (pw == NULL || pw->pw_dir == NULL || realpath(pw->pw_dir, out) == NULL)
-		strcpy(out, "/");
-	return 0;
-}
-
-static const char *bash_argv[] = { "bash", "--noprofile", "--norc", "-c" };
+static const char *const bash_argv[] = { "bash", "--noprofile", "--norc", "-c" };
 
 static int
 parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 {
 	struct wcommand *cmd = &q->cmds[idx];
 	char path[64], sub[128];
-	const char *as;
+	const char *as, *dir;
 	json_t *argv, *v;
 	size_t i;
 
@@ -232,15 +228,13 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 	if (json_object_get(c, "cwd") != NULL && !cmd->as_user)
 		return refuse(r, "cwd_on_root_command", sub,
 		    "ROOT commands run in the request's cwd; 'cwd' is only for as: user");
-	if (get_string(c, "cwd", path, 0, PATH_MAX - 1, &as, r) != 0)
+	if (get_string(c, "cwd", path, 0, PATH_MAX - 1, &dir, r) != 0)
 		return -1;
+	/* a YOU command without one runs in the requester's home (validate.c) */
 	if (!cmd->as_user)
 		strcpy(cmd->cwd, q->cwd);
-	else if (as != NULL) {
-		if (get_directory(as, sub, cmd->cwd, r) != 0)
-			return -1;
-	} else
-		user_home(cmd->cwd);
+	else if (dir != NULL && get_directory(dir, sub, cmd->cwd, r) != 0)
+		return -1;
 
 	if (get_string(c, "command", path, 0, MAX_ARG, &cmd->command, r) != 0)
 		return -1;
@@ -341,15 +335,14 @@ parse_top(struct wrequest *q, struct refusal *r)
 	if (v != NULL) {
 		if (!json_is_string(v))
 			return refuse(r, "invalid_field", "$.machine", "'machine' must be a string");
-		s = json_string_value(v);
-		if (json_string_length(v) > MAX_MACHINE ||
-		    strlen(s) != json_string_length(v) || s[strcspn(s, " \t\r\n\v\f\x7f")] != '\0')
+		if (json_string_length(v) > MAX_MACHINE)
 			return refuse(r, "invalid_field", "$.machine",
-			    "'machine' must be a host alias without whitespace or control characters");
-		for (; *s != '\0'; s++)
-			if ((unsigned char)*s < 0x20)
+			    "'machine' is longer than %d bytes", MAX_MACHINE);
+		/* jansson refuses \u0000, so the string ends where its length does */
+		for (s = json_string_value(v); *s != '\0'; s++)
+			if ((unsigned char)*s <= ' ' || *s == 0x7f)
 				return refuse(r, "invalid_field", "$.machine",
-				    "'machine' must not contain control characters");
+				    "'machine' must be a host alias without whitespace or control characters");
 		s = json_string_value(v);
 		if (*s != '\0' && strcmp(s, "local") != 0)
 			q->machine = s;

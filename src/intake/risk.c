@@ -130,7 +130,7 @@ mixed_script(const char *a)
 
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q,
-    const struct principal *p)
+    const struct requester *p)
 {
 	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
 	char why[PATH_MAX + 128];

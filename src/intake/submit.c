@@ -1,62 +1,16 @@
 /*
- * Creating a gate from a validated request: a fresh id, the sealed
- * manifest, the gate stored (the store also writes its line in
- * requests.jsonl), and the descriptor the agent gets back. Shared by
- * `warrant request` and the MCP server.
+ * From a request's bytes to a pending gate: parse and validate them for
+ * the requester, then a fresh id, the sealed manifest, one transaction in
+ * the store, a line in requests.jsonl, and the descriptor the agent gets
+ * back. Shared by `warrant request` and the MCP server; the requester is
+ * whoever the caller vouches for, never read from this process here.
  */
 #include <err.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "warrant.h"
-
-static json_t *
-seconds_or_null(long long t)
-{
-	return t > 0 ? json_integer(t) : json_null();
-}
-
-static json_t *
-command_json(const struct wcommand *c)
-{
-	json_t *argv = json_array();
-	size_t i;
-
-	for (i = 0; i < c->argc; i++)
-		json_array_append_new(argv, json_string(c->argv[i]));
-	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o}",
-	    "id", c->id,
-	    "as", c->as_user ? "user" : "root",
-	    "argv", argv,
-	    "path", c->exe.path,
-	    "executable_sha256", c->exe.sha256,
-	    "why", c->why,
-	    "cwd", c->cwd,
-	    "timeout_seconds", seconds_or_null(c->timeout));
-}
-
-/* The manifest of every command of q, as request id on host. */
-json_t *
-manifest_build(const struct wrequest *q, const char *id, const char *host)
-{
-	json_t *cmds = json_array();
-	size_t i;
-
-	for (i = 0; i < q->ncmds; i++)
-		json_array_append_new(cmds, command_json(&q->cmds[i]));
-	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o}",
-	    "schema_version", 1,
-	    "request_id", id,
-	    "host", host,
-	    "run_as", q->run_as,
-	    "cwd", q->cwd,
-	    "env", q->env != NULL ? json_incref(q->env) : json_object(),
-	    "stop_on_failure", q->stop_on_failure,
-	    "output_to_agent", q->output_to_agent,
-	    "commands", cmds);
-}
 
 static json_t *
 descriptor(const char *id, const struct wrequest *q, const char *sha, int64_t expires)
@@ -71,9 +25,10 @@ descriptor(const char *id, const struct wrequest *q, const char *sha, int64_t ex
 		    "badges", badges_json(q->cmds[i].badges)));
 	format_time(expires, when, sizeof when);
 	snprintf(answer, sizeof answer, "warrant answer %s", id);
-	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:i,s:i,s:s}",
+	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:o,s:i,s:i,s:s}",
 	    "request_id", id, "state", "pending", "manifest_sha256", sha,
 	    "expires_at", when, "expires_at_epoch", (json_int_t)expires,
+	    "gate_timeout_seconds", (json_int_t)q->gate_timeout,
 	    "commands", cmds, "risk_badges", badges_json(q->badges),
 	    "root_count", q->nroot, "user_count", q->nuser,
 	    "reviewer_command", answer);
@@ -134,16 +89,16 @@ record_free(struct gate_record *g)
 }
 
 /*
- * Store q (validated) as a pending gate. Returns 0 with the descriptor in
- * *desc, or -1 after saying why.
+ * Store q (validated for rq) as a pending gate. Returns 0 with the
+ * descriptor in *desc, or -1 after saying why.
  */
-int
-gate_create(const struct wrequest *q, const char *agent, const char *project, json_t **desc)
+static int
+gate_create(const struct wrequest *q, const struct requester *rq, const char *agent,
+    const char *project, json_t **desc)
 {
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
-	struct passwd *pw = getpwuid(getuid());
 	struct gate_record g = { 0 };
-	json_t *manifest = NULL;
+	json_t *manifest = NULL, *d = NULL;
 	struct store st;
 	int64_t now;
 	int rc = -1;
@@ -163,8 +118,8 @@ gate_create(const struct wrequest *q, const char *agent, const char *project, js
 	}
 	now = now_seconds();
 	g.host = host;
-	g.requester = pw != NULL ? pw->pw_name : "unknown";
-	g.requester_uid = getuid();
+	g.requester = rq->name;
+	g.requester_uid = rq->uid;
 	g.agent = agent;
 	g.project = project;
 	g.manifest = manifest;
@@ -173,16 +128,53 @@ gate_create(const struct wrequest *q, const char *agent, const char *project, js
 	g.created = now;
 	g.expires = now + q->gate_timeout;
 	record_fill(&g, q, id);
+	/* built first: a gate is stored only when its descriptor can be told */
+	if ((d = descriptor(id, q, sha, g.expires)) == NULL) {
+		warnx("cannot encode the gate descriptor");
+		goto out;
+	}
 	if (store_open(&st) != 0)
 		goto out;
 	if (gate_insert(&st, &g) == 0) {
-		*desc = descriptor(id, q, sha, g.expires);
+		*desc = d;
+		d = NULL;
 		rc = 0;
 	}
 	store_close(&st);
 out:
 	record_free(&g);
+	json_decref(d);
 	json_decref(manifest);
 	free(bytes);
+	return rc;
+}
+
+/*
+ * Parse and validate len bytes as rq's request and store it as a pending
+ * gate for agent and project (either may be NULL). EXIT_OK with the
+ * descriptor in *desc; EXIT_REFUSED with r filled and nothing stored;
+ * EXIT_INTERNAL after saying why.
+ */
+int
+gate_submit(const char *bytes, size_t len, const struct requester *rq,
+    const char *agent, const char *project, json_t **desc, struct refusal *r)
+{
+	struct wrequest q;
+	int rc;
+
+	*desc = NULL;
+	if (len > REQUEST_MAX) {
+		refuse(r, "invalid_field", "$", "the request is larger than %d bytes",
+		    REQUEST_MAX);
+		return EXIT_REFUSED;
+	}
+	if (request_parse(bytes, len, &q, r) != 0)
+		return EXIT_REFUSED;
+	if (validate_request(&q, rq, r) != 0)
+		rc = EXIT_REFUSED;
+	else
+		rc = gate_create(&q, rq, agent, project, desc) == 0 ?
+		    EXIT_OK : EXIT_INTERNAL;
+	request_free(&q);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * credential-shaped data, no environment that steers a loader or an
  * interpreter. Each rule refuses the whole request with its stable code.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "warrant.h"
@@ -80,12 +81,12 @@ check_text(const struct wrequest *q, struct refusal *r)
 }
 
 /*
- * Call fn on each word of s, split at whitespace and shell or option
- * punctuation, so that "env -S 'sh -x'" or "--command=bash" yield "sh" and
- * "bash"; the worst verdict of fn over the words.
+ * Judge each word of s by deny_word, split at whitespace and shell or
+ * option punctuation, so that "env -S 'sh -x'" or "--command=bash" yield
+ * "sh" and "bash"; the worst verdict over the words.
  */
 static enum deny_kind
-worst_word(const char *s, enum deny_kind (*fn)(const char *))
+worst_word(struct denylist *d, const char *s)
 {
 	char word[PATH_MAX];
 	enum deny_kind k, acc = DENY_NONE;
@@ -96,7 +97,7 @@ worst_word(const char *s, enum deny_kind (*fn)(const char *))
 		if (n > 0 && n < sizeof word) {
 			memcpy(word, s, n);
 			word[n] = '\0';
-			k = fn(word);
+			k = deny_word(d, word);
 			if (k == DENY_NESTED)
 				return k;
 			if (k != DENY_NONE)
@@ -180,7 +181,7 @@ runs_shell_string(const struct wcommand *c)
 }
 
 static enum deny_kind
-runner_target(const struct wcommand *c)
+runner_target(struct denylist *d, const struct wcommand *c)
 {
 	static const char *const find_exec[] = {
 		"-exec", "-execdir", "-ok", "-okdir", NULL
@@ -193,7 +194,7 @@ runner_target(const struct wcommand *c)
 	if (strcmp(base_name(c->exe.path), "find") == 0 && !has_arg(c, find_exec))
 		return DENY_NONE;
 	for (i = 1; i < c->argc; i++) {
-		k = worst_word(c->argv[i], deny_word);
+		k = worst_word(d, c->argv[i]);
 		if (k == DENY_NESTED)
 			return k;
 		if (k != DENY_NONE)
@@ -203,8 +204,8 @@ runner_target(const struct wcommand *c)
 }
 
 static int
-check_command(struct wrequest *q, size_t idx, const struct principal *p,
-    struct refusal *r)
+check_command(struct wrequest *q, size_t idx, const struct requester *p,
+    struct denylist *d, struct refusal *r)
 {
 	struct wcommand *c = &q->cmds[idx];
 	char path[64], sub[96], why[PATH_MAX + 128];
@@ -229,27 +230,27 @@ check_command(struct wrequest *q, size_t idx, const struct principal *p,
 	snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[0]", path);
 	/* by name first: a privilege tool is refused as one even where it
 	 * is not installed */
-	k = deny_by_name(c->argv[0]);
+	k = deny_by_name(d, c->argv[0]);
 	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 		return refuse(r, deny_code(k), sub, "'%s' is a %s and cannot be requested",
 		    c->argv[0], k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
 	if (exe_resolve(c->argv[0], &c->exe, r, sub) != 0)
 		return -1;
-	k = deny_executable(&c->exe);
+	k = deny_executable(d, &c->exe);
 	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 		return refuse(r, deny_code(k), sub, "'%s' (%s) is a %s and cannot be requested",
 		    c->argv[0], c->exe.path, k == DENY_NESTED ?
 		    "privilege tool" : "shell or interactive program");
 	if (c->command != NULL) {
 		snprintf(sub, sizeof sub, "%s.command", path);
-		if (worst_word(c->command, deny_word) == DENY_NESTED)
+		if (worst_word(d, c->command) == DENY_NESTED)
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
 	} else {
 		if (!c->as_user && runs_shell_string(c))
 			return refuse(r, "shell_request", sub,
 			    "'%s' runs its arguments through sh -c here; use an exact argv", c->argv[0]);
-		k = runner_target(c);
+		k = runner_target(d, c);
 		if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 			return refuse(r, deny_code(k), path,
 			    "'%s' would run a %s named in its arguments", c->argv[0],
@@ -264,11 +265,17 @@ check_command(struct wrequest *q, size_t idx, const struct principal *p,
 	return 0;
 }
 
-/* Apply every rule; on refusal r says which and where. Sets badges. */
+/*
+ * Apply every rule for the requester p; on refusal r says which and where.
+ * Sets badges, and the requester's home as the cwd of YOU commands that
+ * name none.
+ */
 int
-validate_request(struct wrequest *q, const struct principal *p, struct refusal *r)
+validate_request(struct wrequest *q, const struct requester *p, struct refusal *r)
 {
+	struct denylist *d;
 	size_t i;
+	int rc = 0;
 
 	if (q->machine != NULL)
 		return refuse(r, "unknown_machine", "$.machine",
@@ -276,12 +283,17 @@ validate_request(struct wrequest *q, const struct principal *p, struct refusal *
 		    q->machine);
 	if (check_env(q, r) != 0 || check_text(q, r) != 0)
 		return -1;
+	d = denylist_load();
 	q->badges = 0;
 	for (i = 0; i < q->ncmds; i++) {
-		if (check_command(q, i, p, r) != 0)
-			return -1;
+		if (q->cmds[i].as_user && q->cmds[i].cwd[0] == '\0' &&
+		    (p->home == NULL || realpath(p->home, q->cmds[i].cwd) == NULL))
+			strcpy(q->cmds[i].cwd, "/");
+		if ((rc = check_command(q, i, p, d, r)) != 0)
+			break;
 		q->cmds[i].badges = risk_command(&q->cmds[i], q, p);
 		q->badges |= q->cmds[i].badges;
 	}
-	return 0;
+	denylist_free(d);
+	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * The pending tools/call requests of one session. A call's arguments go
- * through the same path as `warrant request` (request_parse,
- * validate_request, gate_create); the timer then reads each call's gate
+ * through the same path as `warrant request` (requester_self, then
+ * gate_submit); the timer then reads each call's gate
  * from the store, sends progress notifications while it is pending, and
  * answers the call once it is settled. A cancelled call, and every call
  * still pending when the session ends, withdraws its gate (a denial with
@@ -78,13 +78,12 @@ progress(struct mcp_session *s, struct mcp_call *c)
 int
 calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 {
-	struct principal me;
+	struct requester rq;
 	struct refusal r;
-	struct wrequest q;
 	struct mcp_call *c;
 	json_t *desc = NULL;
+	const char *reason;
 	char *buf;
-	size_t len;
 	int rc;
 
 	if (s->ncalls >= MCP_MAX_CALLS)
@@ -92,45 +91,37 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 		    "wait for one to be answered before sending another");
 	if ((buf = json_dumps(args, JSON_COMPACT)) == NULL)
 		return rpc_error(s, id, RPC_INTERNAL_ERROR, "cannot encode the arguments");
-	len = strlen(buf);
-	if (len > REQUEST_MAX) {
+	if ((rc = requester_self(&rq, &r)) == EXIT_OK) {
+		rc = gate_submit(buf, strlen(buf), &rq, s->agent, NULL, &desc, &r);
+		requester_free(&rq);
+	} else if (rc == EXIT_INTERNAL) {
 		free(buf);
-		refuse(&r, "invalid_field", "$", "the request is larger than %d bytes",
-		    REQUEST_MAX);
-		return rpc_result(s, id, result_refusal(&r, s->structured));
-	}
-	rc = request_parse(buf, len, &q, &r);
-	free(buf);
-	if (rc != 0)
-		return rpc_result(s, id, result_refusal(&r, s->structured));
-	if (principal_self(&me) != 0) {
-		request_free(&q);
-		warnx("mcp: cannot read your groups: %m");
+		warnx("mcp: cannot read your user and groups: %m");
 		return fail(s, id, "warrant cannot read the groups of its own user; nothing was stored");
 	}
-	if (validate_request(&q, &me, &r) != 0) {
-		request_free(&q);
+	free(buf);
+	if (rc == EXIT_REFUSED)
 		return rpc_result(s, id, result_refusal(&r, s->structured));
-	}
-	if (gate_create(&q, s->agent, NULL, &desc) != 0) {
-		request_free(&q);
+	if (rc != EXIT_OK)
 		return fail(s, id, "warrant cannot store the request (its server log says why); "
 		    "nothing is waiting for review");
-	}
 
 	c = &s->calls[s->ncalls++];
 	memset(c, 0, sizeof *c);
 	c->id = json_incref(id);
 	c->token = token != NULL ? json_incref(token) : NULL;
-	snprintf(c->gate, sizeof c->gate, "%s",
-	    json_string_value(json_object_get(desc, "request_id")));
+	snprintf(c->gate, sizeof c->gate, "%s", json_str(desc, "request_id"));
 	c->expires = json_integer_value(json_object_get(desc, "expires_at_epoch"));
-	c->window = q.gate_timeout;
+	c->window = json_integer_value(json_object_get(desc, "gate_timeout_seconds"));
 	c->started_ms = c->next_progress_ms = mcp_now_ms();
 	c->last_progress = -1;
-	warnx("mcp: %s waits for review: warrant answer %s\n", c->gate, c->gate);
-	notify_reviewer(c->gate, &q);
-	request_free(&q);
+	warnx("mcp: %s waits for review: warrant answer %s", c->gate, c->gate);
+	/* accepted, so exactly one of reason and its alias why is there */
+	if (*(reason = json_str(args, "reason")) == '\0')
+		reason = json_str(args, "why");
+	notify_reviewer(c->gate, reason,
+	    (int)json_integer_value(json_object_get(desc, "root_count")),
+	    (int)json_integer_value(json_object_get(desc, "user_count")));
 	json_decref(desc);
 	progress(s, c);
 	return 0;
@@ -164,7 +155,7 @@ calls_tick(struct mcp_session *s)
 	 * As `warrant wait` does: finish orphaned attempts, expire old gates.
 	 * A failure has been reported; the gates are read all the same.
 	 */
-	(void)store_refresh(&s->st);
+	(void)refresh_store(&s->st);
 	for (i = 0; i < s->ncalls;) {
 		c = &s->calls[i];
 		if ((g = store_gate(&s->st, c->gate, 0)) == NULL) {
@@ -185,7 +176,7 @@ calls_tick(struct mcp_session *s)
 			i++;
 			continue;
 		}
-		warnx("mcp: %s %s\n", c->gate, state != NULL ? state : "settled");
+		warnx("mcp: %s %s", c->gate, state != NULL ? state : "settled");
 		rpc_result(s, c->id, result_settled(&s->st, c->gate, g, s->structured));
 		json_decref(g);
 		call_free(s, i);
@@ -223,9 +214,9 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 	(void)approve_recover(&s->st);
 	rc = gate_deny(&s->st, gate, why);
 	if (rc == 0)
-		warnx("mcp: %s %s\n", gate, why);
+		warnx("mcp: %s %s", gate, why);
 	else if (rc > 0)
-		warnx("mcp: %s is settled or being run; not withdrawn\n", gate);
+		warnx("mcp: %s is settled or being run; not withdrawn", gate);
 	else
 		warnx("mcp: cannot withdraw %s", gate);
 }

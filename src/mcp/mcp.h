@@ -76,9 +76,10 @@ json_t	*result_refusal(const struct refusal *, int);
 json_t	*result_settled(struct store *, const char *, json_t *, int);
 
 /* notify.c: telling the reviewer. */
-void	 notify_reviewer(const char *, const struct wrequest *);
+void	 notify_reviewer(const char *, const char *, int, int);
 
 /* server.c */
 int	 mcp_serve(void);
+void	 mcp_handle_line(struct mcp_session *, const char *, size_t);
 
 #endif

@@ -70,9 +70,10 @@ run_notify(char *const argv[])
 	_exit(spawn(&s) < 0 ? 127 : 0);
 }
 
-/* Say that gate id (from request q) waits for review. */
+/* Say that gate id (nroot ROOT and nuser YOU commands, for reason) waits
+ * for review. */
 void
-notify_reviewer(const char *id, const struct wrequest *q)
+notify_reviewer(const char *id, const char *reason, int nroot, int nuser)
 {
 	char summary[128], *body;
 	char *argv[8];
@@ -81,21 +82,21 @@ notify_reviewer(const char *id, const struct wrequest *q)
 
 	if (!desktop_session() || access(NOTIFY_SEND, X_OK) != 0)
 		return;
-	if (q->nroot > 0 && q->nuser > 0)
+	if (nroot > 0 && nuser > 0)
 		snprintf(summary, sizeof summary, "warrant: %d command%s as root and %d as you",
-		    q->nroot, q->nroot == 1 ? "" : "s", q->nuser);
-	else if (q->nroot > 0)
+		    nroot, nroot == 1 ? "" : "s", nuser);
+	else if (nroot > 0)
 		snprintf(summary, sizeof summary, "warrant: %d command%s as root",
-		    q->nroot, q->nroot == 1 ? "" : "s");
+		    nroot, nroot == 1 ? "" : "s");
 	else
 		snprintf(summary, sizeof summary, "warrant: %d command%s as you",
-		    q->nuser, q->nuser == 1 ? "" : "s");
-	if ((body = body_text(q->reason, id)) == NULL)
+		    nuser, nuser == 1 ? "" : "s");
+	if ((body = body_text(reason, id)) == NULL)
 		return;
 	argv[n++] = "notify-send";
 	argv[n++] = "--app-name=warrant";
-	argv[n++] = q->nroot > 0 ? "--urgency=critical" : "--urgency=normal";
-	argv[n++] = q->nroot > 0 ? "--icon=dialog-password" : "--icon=dialog-question";
+	argv[n++] = nroot > 0 ? "--urgency=critical" : "--urgency=normal";
+	argv[n++] = nroot > 0 ? "--icon=dialog-password" : "--icon=dialog-question";
 	argv[n++] = "--";
 	argv[n++] = summary;
 	argv[n++] = body;

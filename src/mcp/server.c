@@ -68,7 +68,7 @@ do_initialize(struct mcp_session *s, json_t *id, json_t *params)
 	snprintf(s->version, sizeof s->version, "%s", *v != NULL ? *v : MCP_LATEST_VERSION);
 	s->structured = strcmp(s->version, "2025-06-18") >= 0;
 	set_agent(s, json_object_get(params, "clientInfo"));
-	warnx("mcp: session with %s, protocol %s\n", s->agent, s->version);
+	warnx("mcp: session with %s, protocol %s", s->agent, s->version);
 	return rpc_result(s, id, json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:s}",
 	    "protocolVersion", s->version,
 	    "capabilities", "tools", "listChanged", 0,
@@ -172,8 +172,9 @@ dispatch(struct mcp_session *s, json_t *msg, const char *dupkey)
 	do_request(s, method, id, params);
 }
 
-static void
-handle_line(struct mcp_session *s, char *line, size_t len)
+/* One line of input (without its newline): parsed, then dispatched. */
+void
+mcp_handle_line(struct mcp_session *s, const char *line, size_t len)
 {
 	json_error_t err;
 	json_t *msg;
@@ -230,7 +231,7 @@ feed(struct mcp_session *s, struct linebuf *lb, const char *p, size_t n)
 		if (nl == NULL)
 			return;
 		if (!lb->skipping)
-			handle_line(s, lb->buf, lb->len);
+			mcp_handle_line(s, lb->buf, lb->len);
 		lb->skipping = 0;
 		lb->len = 0;
 		p = nl + 1;
@@ -335,7 +336,7 @@ mcp_serve(void)
 			else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 				/* a last line without its newline still counts */
 				if (lb.len > 0 && !lb.skipping)
-					handle_line(&s, lb.buf, lb.len);
+					mcp_handle_line(&s, lb.buf, lb.len);
 				eof = 1;
 			}
 		}

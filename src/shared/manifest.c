@@ -4,6 +4,7 @@
  * the SHA-256 of its canonical bytes.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared.h"
@@ -58,7 +59,8 @@ bad(char *why, size_t size, const char *fmt, ...)
 }
 
 /*
- * The shape of a manifest (or a run manifest: one more member, user_env):
+ * The shape of a manifest (or a run manifest: two more members, user_env
+ * and requester):
  * everything a reader of it relies on, checked before any of it is used.
  * 0, or -1 with the first problem in why.
  */
@@ -66,7 +68,8 @@ int
 manifest_check(const json_t *m, char *why, size_t size)
 {
 	static const char *const known[] = { "schema_version", "request_id", "host", "run_as",
-		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", NULL };
+		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", "requester",
+		NULL };
 	json_t *cmds = json_object_get(m, "commands"), *c, *v, *ue;
 	const char *key, *s;
 	size_t i, j;
@@ -105,6 +108,20 @@ manifest_check(const json_t *m, char *why, size_t size)
 			if (!json_is_string(v) || strchr(json_string_value(v), '=') == NULL)
 				return bad(why, size, "user_env entry %zu is malformed", i);
 	}
+	v = json_object_get(m, "requester");
+	if (v != NULL && !json_is_null(v)) {
+		json_t *g = json_object_get(v, "groups"), *x;
+
+		if (!json_is_integer(json_object_get(v, "uid")) ||
+		    json_integer_value(json_object_get(v, "uid")) <= 0 ||
+		    json_integer_value(json_object_get(v, "uid")) > 0xfffffffeLL ||
+		    !json_is_array(g) || json_array_size(g) > 65536)
+			return bad(why, size, "the manifest's requester is malformed");
+		json_array_foreach(g, i, x)
+			if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+			    json_integer_value(x) > 0xfffffffeLL)
+				return bad(why, size, "the manifest's requester is malformed");
+	}
 	if (!json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)
 		return bad(why, size, "the manifest's commands are malformed");
 	json_array_foreach(cmds, i, c) {
@@ -127,4 +144,31 @@ manifest_check(const json_t *m, char *why, size_t size)
 			return bad(why, size, "command %zu has no working directory", i);
 	}
 	return 0;
+}
+
+/*
+ * The manifest in bytes (len of them) as the runner reads it: JSON with no
+ * repeated key, byte for byte its own canonical form, and of the shape
+ * manifest_check wants. The tree, or NULL with the problem in why.
+ */
+json_t *
+manifest_parse(const char *bytes, size_t len, char *why, size_t size)
+{
+	json_t *m = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, NULL);
+	char *canon;
+	size_t clen;
+
+	canon = m != NULL ? canon_dump(m, &clen) : NULL;
+	if (canon == NULL || clen != len || memcmp(canon, bytes, len) != 0) {
+		free(canon);
+		json_decref(m);
+		bad(why, size, "the manifest is not canonical JSON");
+		return NULL;
+	}
+	free(canon);
+	if (manifest_check(m, why, size) != 0) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
 }

@@ -18,7 +18,8 @@ int
 state_dir(char *out, size_t size)
 {
 	const char *env = getenv("WARRANT_HOME"), *home;
-	struct passwd *pw;
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
 	int n;
 
 	if (env != NULL && *env != '\0')
@@ -28,11 +29,12 @@ state_dir(char *out, size_t size)
 	else {
 		home = getenv("HOME");
 		if (home == NULL || home[0] != '/') {
-			if ((pw = getpwuid(getuid())) == NULL) {
+			if (getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &res) != 0 ||
+			    res == NULL) {
 				warnx("cannot find the home directory of uid %u", (unsigned)getuid());
 				return -1;
 			}
-			home = pw->pw_dir;
+			home = pw.pw_dir;
 		}
 		n = snprintf(out, size, "%s/.local/state/warrant", home);
 	}

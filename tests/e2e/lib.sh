@@ -1,21 +1,171 @@
 # Shared helpers for the end-to-end tests (POSIX sh, TAP output).
-# Each test script: . "$WARRANT_TOP/tests/e2e/lib.sh", then ok/not_ok, then done_testing.
+# Each test script: . "$WARRANT_TOP/tests/e2e/lib.sh", then checks, then
+# done_testing. A check's description starts with the tag of the promise of
+# docs/design.md §1 it covers ([P1] ... [P7]); usage and formatting checks
+# carry none.
+#
+# The users the suites create (wt-requester here, the reviewers in
+# sudo-lib.sh) are removed at the end of tests/run.sh (tests/e2e/setup.sh
+# teardown); a suite run on its own leaves them for the next run.
 set -u
 n=0
+fails=0
 # printf, not echo: dash's echo would turn a "\n" in a description into a
 # line break and corrupt the TAP stream.
 ok() { n=$((n + 1)); printf 'ok %s - %s\n' "$n" "$*"; }
-not_ok() { n=$((n + 1)); printf 'not ok %s - %s\n' "$n" "$*"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); printf 'not ok %s - %s\n' "$n" "$*"; }
 # skip DESC WHY: a test this machine cannot run (counts as passed in TAP).
 skip() { n=$((n + 1)); printf 'ok %s - %s # SKIP %s\n' "$n" "$1" "$2"; }
+# skip_all WHY: the whole script cannot run here.
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$*"; }
 # check DESC COMMAND...: ok when the command succeeds.
 check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# is DESC GOT WANT: ok when the two strings are equal.
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
+}
 done_testing() { echo "1..$n"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+# bail MESSAGE: stop the whole script with a visible failure (for set-up
+# problems the remaining tests cannot survive).
+bail() {
+	not_ok "$*"
+	done_testing
+	exit 1
+}
 
-# The system python3 (not a per-user shim): JSON is parsed with it.
+T0=$(date +%s)
+section() { diag "--- $* (at $(($(date +%s) - T0)) s)"; }
+
+# at_exit CMD: run CMD when the script ends (the last registered first).
+_at_exit=:
+at_exit() { _at_exit="$1; $_at_exit"; }
+trap 'eval "$_at_exit"' EXIT
+trap 'exit 130' INT TERM HUP
+
+# The system python3 (not a per-user shim, which would be slow and
+# invisible to the other users): JSON is read with it.
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+
+# The one JSON reader behind jval and jscan. argv: MODE (strict: the file
+# is one JSON document; scan: every JSON object or array in the text, as
+# in a pty transcript), EXPR, PATH ("-": stdin). In scan mode `j` is the
+# last value and `objs` all of them. Helpers: ledger(j), entries(j),
+# entry(j, id), strings(j), has_text(j, s). str results print raw, others
+# as compact JSON.
+# shellcheck disable=SC2016
+_JSON_PY='
+import json, sys
+mode, expr, path = sys.argv[1:4]
+try:
+    errors = "strict" if mode == "strict" else "replace"
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8", errors=errors).read()
+except (OSError, ValueError) as e:
+    print("<unreadable>", e)
+    sys.exit(1)
+objs = []
+if mode == "strict":
+    try:
+        objs = [json.loads(text)]
+    except ValueError as e:
+        print("<invalid>", e)
+        sys.exit(1)
+else:
+    text = text.replace("\r", "")
+    dec, i = json.JSONDecoder(), 0
+    while True:
+        ks = [k for k in (text.find("{", i), text.find("[", i)) if k >= 0]
+        if not ks:
+            break
+        k = min(ks)
+        try:
+            o, end = dec.raw_decode(text, k)
+            if isinstance(o, (dict, list)):
+                objs.append(o)
+            i = end
+        except ValueError:
+            i = k + 1
+j = objs[-1] if objs else None
+def ledger(x):
+    if isinstance(x, dict) and isinstance(x.get("entries"), list):
+        return x
+    if isinstance(x, dict) and isinstance(x.get("ledger"), dict):
+        return x["ledger"]
+    raise KeyError("no ledger")
+def entries(x):
+    return ledger(x)["entries"]
+def entry(x, cid):
+    for e in entries(x):
+        if e.get("id") == cid:
+            return e
+    raise KeyError("no entry " + cid)
+def strings(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from strings(v)
+def has_text(x, s):
+    return any(s in t for t in strings(x))
+try:
+    r = eval(expr)
+except Exception as e:
+    if mode == "strict":
+        print("<invalid>", repr(e))
+    else:
+        print("jscan: %s: %r" % (expr, e), file=sys.stderr)
+    sys.exit(1)
+if mode == "scan" and (r is None or r is False):
+    sys.exit(1)
+print(r if isinstance(r, str) else json.dumps(r, separators=(",", ":")))
+'
+
+# jval FILE EXPR: a Python expression over the one JSON document in FILE
+# (bound to j). Prints "<invalid>" and fails when FILE is not one JSON
+# document or the expression fails.
+jval() { "$PY" -c "$_JSON_PY" strict "$2" "$1"; }
+
+# jscan EXPR [FILE]: the expression over the last JSON object or array in
+# FILE (default stdin), which may hold other text (a pty transcript);
+# fails when the expression fails or is False/None.
+jscan() { "$PY" -c "$_JSON_PY" scan "$1" "${2:--}"; }
+
+# jcheck DESC EXPR FILE: ok when jscan EXPR FILE is true.
+WT_JERR=$(mktemp /tmp/warrant-jcheck.XXXXXX)
+at_exit 'rm -f "$WT_JERR"'
+jcheck() {
+	if jscan "$2" "$3" >/dev/null 2>"$WT_JERR"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "expected: $2"
+		head -c 300 "$WT_JERR" | sed 's/^/#   /'
+		diag "in $3: $(tr -d '\r' <"$3" 2>/dev/null | grep -v '^## ptydrive' | tail -c 600 | tr '\n' ' ')"
+	fi
+}
+
+# build_prefix DIR: the install prefix the Meson build DIR is configured
+# with (the runner path compiled into warrant is under it).
+build_prefix() {
+	meson introspect --buildoptions "$1" 2>/dev/null | "$PY" -c '
+import json, sys
+print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))'
+}
+
+# private_prefix PATH: PATH is a prefix the test suite owns (its last
+# component is warrant-test), which it may install into and remove.
+private_prefix() {
+	case $1 in
+	/?*/warrant-test) return 0 ;;
+	*) return 1 ;;
+	esac
+}
 
 # A copy of the built binaries that any user can execute, outside the
 # (possibly private) build tree. WT_T is a root-only scratch directory.
@@ -69,27 +219,33 @@ setup_base() {
 }
 cleanup_base() { [ -n "${WT_RB:-}" ] && rm -rf "$WT_RB"; }
 
+# requester_fixture: the set-up of the suites that act as the requester
+# (needs root): the binary copy, the requester and its base directory,
+# each removed when the script ends.
+requester_fixture() {
+	setup_bin
+	at_exit cleanup_bin
+	setup_requester || bail "the requester $REQ is created"
+	setup_base || bail "a private base directory in $REQ_HOME"
+	at_exit cleanup_base
+}
+
+# wr ARGS...: warrant ARGS as the requester; stdout and stderr in
+# $WT_T/out and $WT_T/err, the exit code in RC. Stdin is empty unless
+# redirected.
+wr() {
+	as_req timeout -k 5 60 "$W" "$@" >"$WT_T/out" 2>"$WT_T/err"
+	RC=$?
+}
+# err_has TEXT / out_has TEXT: the last wr's stderr / stdout holds TEXT.
+err_has() { grep -qF -- "$1" "$WT_T/err"; }
+out_has() { grep -qF -- "$1" "$WT_T/out"; }
+
 # use_state NAME: point the requester at a (not yet created) state
 # directory $WT_RB/NAME/state; sets S to its path.
 use_state() {
 	S="$WT_RB/$1/state"
 	WARRANT_HOME_REQ=$S
-}
-
-# jval FILE EXPR: a Python expression over the JSON document in FILE
-# (bound to j); strings print raw, everything else as compact JSON.
-# Prints "<invalid>" and fails when FILE is not one JSON document.
-jval() {
-	"$PY" -c '
-import json, sys
-try:
-    j = json.load(open(sys.argv[1], encoding="utf-8"))
-    v = eval(sys.argv[2])
-except Exception as e:
-    print("<invalid>", e)
-    sys.exit(1)
-print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))
-' "$1" "$2"
 }
 
 # refusal_of FILE: "CODE PATH" of a refusal printed by `request -j`, when
@@ -136,7 +292,7 @@ gate_count() {
 # refused_file CODE PATH DESC FILE [ARGS...]: `warrant request -j ARGS`
 # run as the requester on FILE must exit 2 with exactly that refusal code
 # and JSON path (PATH "-": any path), and leave the state directory as it
-# was (not even created when it did not exist).
+# was (not even created when it did not exist). Tagged [P5].
 refused_file() {
 	_code=$1 _path=$2 _desc=$3 _in=$4
 	shift 4
@@ -148,9 +304,9 @@ refused_file() {
 	_want="$_code $_path"
 	[ "$_path" = - ] && _got="${_got%% *} -"
 	if [ "$_rc" -eq 2 ] && [ "$_got" = "$_want" ] && [ "$_before" = "$_after" ]; then
-		ok "$_desc"
+		ok "[P5] $_desc"
 	else
-		not_ok "$_desc"
+		not_ok "[P5] $_desc"
 		diag "exit $_rc; got '$_got', want '$_want'; store '$_before' -> '$_after'"
 		diag "$(head -c 400 "$WT_T/out")"
 		diag "$(head -c 400 "$WT_T/err")"

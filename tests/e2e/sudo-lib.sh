@@ -1,6 +1,7 @@
 # Real-sudo end-to-end helpers (POSIX sh). Source lib.sh first, then this.
-# Run as root: creates the reviewer users, installs warrant, and drives the
-# real sudo/PAM prompt through a pseudo-terminal (tests/e2e/pty-sudo.exp).
+# Run as root: creates the reviewer users, finds warrant installed in the
+# build's private prefix (sr_install), and drives the real sudo/PAM prompt
+# through a pseudo-terminal (tests/e2e/pty-sudo.exp).
 #
 # The reviewer's password is a canary generated per run. It lives only in
 # the shell variable SR_PW (never exported, never in an argument or a file):
@@ -9,24 +10,13 @@
 
 SR_USER=wt-reviewer
 SR_USER2=wt-reviewer2
-# The system python (a root-only pyenv shim would be slow and invisible to
-# the reviewer).
-if [ -x /usr/bin/python3 ]; then SR_PY=/usr/bin/python3; else SR_PY=$(command -v python3 || echo python3); fi
 SR_EXP="${WARRANT_TOP:-.}/tests/e2e/pty-sudo.exp"
-
-# sr_fail MESSAGE: stop the whole script with a visible failure (for setup
-# problems the remaining tests cannot survive).
-sr_fail() {
-	not_ok "$*"
-	done_testing
-	exit 1
-}
 
 # sr_need: the programs this library drives.
 sr_need() {
 	sr_missing=""
 	for p in expect setpriv setsid chpasswd useradd usermod sudo pgrep sha256sum \
-	    sha512sum md5sum base64 "$SR_PY" meson; do
+	    sha512sum md5sum base64 "$PY" meson; do
 		command -v "$p" >/dev/null 2>&1 || sr_missing="$sr_missing $p"
 	done
 	[ -z "$sr_missing" ] && return 0
@@ -100,22 +90,39 @@ sr_user_teardown() {
 	return 0
 }
 
-# sr_install: install the build into its prefix (default /usr/local) and
-# find the installed CLI and runner. Sets SR_WARRANT, SR_RUNNER.
+# sr_install: find the CLI and the runner installed from the build into
+# its private prefix (tests/run.sh installs them through setup.sh; a suite
+# run on its own installs them itself). Refuses a build whose prefix is not
+# private (/usr/local): the suites never install there. Sets SR_PREFIX,
+# SR_WARRANT, SR_RUNNER.
 sr_install() {
-	umask 022
-	sr_out=$(meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1) || {
-		echo "$sr_out" | tail -15 | sed 's/^/# /'
+	SR_PREFIX=$(build_prefix "$WARRANT_BUILD")
+	if ! private_prefix "$SR_PREFIX"; then
+		diag "$WARRANT_BUILD installs into '$SR_PREFIX', not a private test prefix:"
+		diag "configure a build with --prefix=/opt/warrant-test (make check does)"
 		return 1
-	}
+	fi
 	SR_WARRANT=$(sr_installed_path warrant)
 	SR_RUNNER=$(sed -n 's/^#define WARRANT_RUNNER_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
-	[ -n "$SR_WARRANT" ] && [ -n "$SR_RUNNER" ]
+	case $SR_WARRANT:$SR_RUNNER in
+	"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
+	*) diag "warrant '$SR_WARRANT' or the runner '$SR_RUNNER' is outside $SR_PREFIX"; return 1 ;;
+	esac
+	if ! cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" ||
+	    ! cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER"; then
+		sr_out=$(umask 022 && meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1) || {
+			echo "$sr_out" | tail -15 | sed 's/^/# /'
+			return 1
+		}
+	fi
+	# The installed files are this build's.
+	cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" &&
+	    cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER"
 }
 
 # sr_installed_path NAME: where meson installs the build target NAME.
 sr_installed_path() {
-	meson introspect --installed "$WARRANT_BUILD" 2>/dev/null | "$SR_PY" -c '
+	meson introspect --installed "$WARRANT_BUILD" 2>/dev/null | "$PY" -c '
 import json, os, sys
 m = json.load(sys.stdin)
 for src, dst in m.items():
@@ -146,7 +153,7 @@ sr_root_owned_path() {
 # sr_as_words USER: the words that start a command as USER with a clean,
 # login-like environment and USER's state directory, one per line.
 # SR_EXTRA_ENV: newline-separated VAR=VALUE words added to that environment.
-# SR_PATH: the PATH given (default /usr/local/bin:/usr/bin:/bin).
+# SR_PATH: the PATH given (default /usr/bin:/bin).
 sr_as_words() {
 	if [ "$1" = "$SR_USER2" ]; then
 		sw_h=$SR_HOME2 sw_s=$SR_STATE2 sw_g=$SR_GID2
@@ -155,7 +162,7 @@ sr_as_words() {
 	fi
 	printf '%s\n' setpriv --reuid="$1" --regid="$sw_g" --init-groups \
 	    env -i HOME="$sw_h" USER="$1" LOGNAME="$1" SHELL=/bin/bash \
-	    PATH="${SR_PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C TERM=xterm \
+	    PATH="${SR_PATH:-/usr/bin:/bin}" LANG=C TERM=xterm \
 	    WARRANT_HOME="$sw_s"
 	if [ -n "${SR_EXTRA_ENV:-}" ]; then printf '%s\n' "$SR_EXTRA_ENV"; fi
 }
@@ -270,82 +277,17 @@ no_ticket_anywhere() {
 	pty_no_ticket
 }
 
-# sr_json EXPR [FILE]: evaluate a Python expression over the JSON in FILE
-# (default stdin). The text may hold other output (a pty transcript): every
-# JSON value in it is decoded; `j` is the last object (or array), `objs` all
-# of them. Helpers: ledger(j), entries(j), entry(j, id), strings(j),
-# has_text(j, s). Prints str results as-is, others as JSON; exits 1 when
-# the expression fails or is False/None.
-sr_json() {
-	sj_expr=$1
-	if [ $# -ge 2 ]; then sj_in=$2; else sj_in=-; fi
-	"$SR_PY" -c '
-import json, sys
-expr, path = sys.argv[1], sys.argv[2]
-text = sys.stdin.read() if path == "-" else open(path, errors="replace").read()
-text = text.replace("\r", "")
-dec = json.JSONDecoder()
-objs, i = [], 0
-while True:
-    ks = [k for k in (text.find("{", i), text.find("[", i)) if k >= 0]
-    if not ks:
-        break
-    k = min(ks)
-    try:
-        o, end = dec.raw_decode(text, k)
-        if isinstance(o, (dict, list)):
-            objs.append(o)
-        i = end
-    except ValueError:
-        i = k + 1
-j = objs[-1] if objs else None
-def ledger(x):
-    if isinstance(x, dict) and isinstance(x.get("entries"), list):
-        return x
-    if isinstance(x, dict) and isinstance(x.get("ledger"), dict):
-        return x["ledger"]
-    raise KeyError("no ledger")
-def entries(x):
-    return ledger(x)["entries"]
-def entry(x, cid):
-    for e in entries(x):
-        if e.get("id") == cid:
-            return e
-    raise KeyError("no entry " + cid)
-def strings(x):
-    if isinstance(x, str):
-        yield x
-    elif isinstance(x, dict):
-        for k, v in x.items():
-            yield k
-            yield from strings(v)
-    elif isinstance(x, list):
-        for v in x:
-            yield from strings(v)
-def has_text(x, s):
-    return any(s in t for t in strings(x))
-try:
-    r = eval(expr)
-except Exception as e:
-    print("sr_json: %s: %r" % (expr, e), file=sys.stderr)
-    sys.exit(1)
-if r is None or r is False:
-    sys.exit(1)
-print(r if isinstance(r, str) else json.dumps(r))
-' "$sj_expr" "$sj_in"
-}
-
 # sr_request FILE: create a gate as the reviewer (the desktop case: agent
 # and reviewer are the same uid). Prints the request id; the descriptor
 # and errors are left in FILE.out and FILE.err.
 sr_request() {
 	sr_as "$SR_USER" "$SR_WARRANT" request <"$1" >"$1.out" 2>"$1.err" || return 1
-	sr_json 'j["request_id"]' "$1.out"
+	jscan 'j["request_id"]' "$1.out"
 }
 
 # sr_state ID: the gate's state as the reviewer's store reports it.
 sr_state() {
-	sr_as "$SR_USER" "$SR_WARRANT" show "$1" -j 2>/dev/null | sr_json 'j["state"]'
+	sr_as "$SR_USER" "$SR_WARRANT" show "$1" -j 2>/dev/null | jscan 'j["state"]'
 }
 
 # sr_canary_patterns: every form of the canary looked for, one per line,
@@ -365,6 +307,17 @@ sr_canary_patterns() {
 # canary in any form. Devices, fifos and sockets are skipped.
 sr_canary_grep() {
 	printf '%s\n' "$SR_PATS" | grep -rlsF -D skip -a -f - "$@" 2>/dev/null
+}
+
+# sr_canary_grep_works: a positive control for sr_canary_grep: it finds
+# the SHA-256 form of the canary planted in a private directory, which is
+# removed again at once.
+sr_canary_grep_works() {
+	cw_d=$(mktemp -d /tmp/warrant-canary.XXXXXX) || return 1
+	printf 'x %s x\n' "$(printf '%s' "$SR_PW" | sha256sum | cut -d' ' -f1)" >"$cw_d/planted"
+	cw_hit=$(sr_canary_grep "$cw_d")
+	rm -rf "$cw_d"
+	[ "$cw_hit" = "$cw_d/planted" ] && [ "$(printf '%s\n' "$SR_PATS" | grep -c .)" -ge 6 ]
 }
 
 # sr_sampler_start: in the background, look at the cmdline and environ of

@@ -1,12 +1,13 @@
 #!/bin/sh
 # warrant answer / wait / warrant-runner end to end, with the host's real
-# sudo and PAM (DESIGN §1, §6, §7). Needs root: it creates the reviewer
-# user wt-reviewer (group sudo, a canary password generated per run) and
-# wt-reviewer2, installs the build into its prefix (meson install), puts
-# test executables under /opt/wt-test, and types the password into sudo's
-# prompt through a pseudo-terminal (tests/e2e/pty-sudo.exp).
+# sudo and PAM (docs/design.md: the promises, approval and execution).
+# Needs root: it creates the reviewer user wt-reviewer (group sudo, a
+# canary password generated per run) and wt-reviewer2, uses the build
+# installed in its private prefix (sr_install), puts test executables under
+# /opt/wt-test, and types the password into sudo's prompt through a
+# pseudo-terminal (tests/e2e/pty-sudo.exp).
 #
-#   WARRANT_BUILD=build WARRANT_TOP=. sh tests/e2e/test-answer.sh
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-answer.sh
 #
 # The desktop case: the agent and the reviewer are the same uid, so every
 # gate is requested and answered by wt-reviewer in its own state directory.
@@ -14,14 +15,7 @@
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
-fails=0
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	ok "# SKIP the real-sudo tests create users and run as root"
-	done_testing
-	exit 0
-fi
+need_root "the real-sudo tests create users and run as root"
 
 umask 022
 TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
@@ -55,7 +49,12 @@ save_perms() {
 cleanup() {
 	sr_sampler_stop
 	restore_perms
-	for p in $BG; do kill "$p" 2>/dev/null; done
+	# The background pty runs: the subshell and the expect under it (a
+	# held run outlives the case by up to its time limit otherwise).
+	for p in $BG; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
 	for p in $(pgrep -f "sleep $SLEEPER" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$OPT"
 	rm -f "$RM"-*
@@ -66,27 +65,9 @@ cleanup() {
 		echo "# transcripts kept in $SR_DIR"
 	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit cleanup
 
 # ---------------------------------------------------------------- helpers
-T0=$(date +%s)
-section() { diag "--- $* (at $(($(date +%s) - T0)) s)"; }
-# is DESC GOT WANT
-is() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
-}
-# jcheck DESC EXPR FILE: the Python expression over the JSON in FILE is true.
-jcheck() {
-	if sr_json "$2" "$3" >/dev/null 2>"$SR_DIR/jcheck.err"; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diag "expected: $2"
-		head -c 300 "$SR_DIR/jcheck.err" | sed 's/^/#   /'
-		diag "in $3: $(tr -d '\r' <"$3" 2>/dev/null | grep -v '^## ptydrive' | tail -c 600 | tr '\n' ' ')"
-	fi
-}
 absent() { [ ! -e "$1" ]; }
 present() { [ -e "$1" ]; }
 
@@ -100,7 +81,7 @@ mkgate() {
 		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
 		return 1
 	}
-	SHA=$(sr_json 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
+	SHA=$(jscan 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
 	return 0
 }
 
@@ -134,7 +115,7 @@ state_is() { [ "$(sr_state "$1")" = "$2" ]; }
 # after_outcome CASE: the checks every outcome must pass (k): no sudo
 # ticket in the answering terminal session nor in a fresh one.
 after_outcome() {
-	check "($1, k) no sudo ticket left after the outcome (same pty session, fresh pty, no tty)" \
+	check "[P2] ($1, k) no sudo ticket left after the outcome (same pty session, fresh pty, no tty)" \
 	    no_ticket_anywhere
 }
 
@@ -162,10 +143,10 @@ wait_for_file() {
 # ============================================================ infrastructure
 section "infrastructure"
 if sr_need; then ok "infra: expect, setpriv, sudo, python3 and friends present"; else
-	sr_fail "infra: required programs missing"
+	bail "infra: required programs missing"
 fi
 if sr_user_setup; then ok "infra: reviewer $SR_USER (group sudo, canary password) and $SR_USER2"; else
-	sr_fail "infra: cannot create the reviewer users"
+	bail "infra: cannot create the reviewer users"
 fi
 check "infra: no NOPASSWD / !authenticate rule applies to $SR_USER" sr_no_nopasswd
 
@@ -174,36 +155,38 @@ is "infra: right password at the real prompt: sudo -v exits 0" "$PTY_RC" 0
 is "infra: exactly one prompt for $SR_USER" "$(pty_prompts)" 1
 is "infra: the same-session ticket probe sees the ticket sudo -v left (positive control)" \
     "$PTY_TICKET" 0
-if reviewer_has_ticket; then not_ok "infra: tickets are per terminal session (fresh pty and no tty see none)"
-else ok "infra: tickets are per terminal session (fresh pty and no tty see none)"; fi
+if reviewer_has_ticket; then not_ok "[P2] infra: tickets are per terminal session (fresh pty and no tty see none)"
+else ok "[P2] infra: tickets are per terminal session (fresh pty and no tty see none)"; fi
 
 pty_rv wrong infra-wrong 90 sh -c '/usr/bin/sudo -k; /usr/bin/sudo -v'
 check "infra: wrong password: sudo -v exits non-zero" [ "$PTY_RC" -ne 0 ]
 check "infra: wrong password: sudo asked again and gave up" [ "$(pty_prompts)" -ge 2 ]
-is "infra: wrong password leaves no ticket in the session" "$PTY_TICKET" 1
+is "[P2] infra: wrong password leaves no ticket in the session" "$PTY_TICKET" 1
 
 pty_rv cancel infra-cancel 60 sh -c '/usr/bin/sudo -k; /usr/bin/sudo -v'
 check "infra: Ctrl-C at the prompt: sudo -v exits non-zero" [ "$PTY_RC" -ne 0 ]
-is "infra: Ctrl-C leaves no ticket in the session" "$PTY_TICKET" 1
+is "[P2] infra: Ctrl-C leaves no ticket in the session" "$PTY_TICKET" 1
 
-if [ -z "$(sr_canary_grep "$SR_DIR")" ]; then ok "infra: transcripts never hold the typed password"
-else not_ok "infra: transcripts never hold the typed password"; fi
+check "[P2] infra: the canary search finds a planted SHA-256 of the password (positive control)" \
+    sr_canary_grep_works
+if [ -z "$(sr_canary_grep "$SR_DIR")" ]; then ok "[P2] infra: transcripts never hold the typed password"
+else not_ok "[P2] infra: transcripts never hold the typed password"; fi
 sr_forget_tickets
 
 # ============================================================ installation
 section "installation"
-if sr_install; then ok "install: meson install into the build's prefix"; else
-	sr_fail "install: meson install -C $WARRANT_BUILD failed"
+if sr_install; then ok "install: this build's warrant and runner are installed under $SR_PREFIX"; else
+	bail "install: this build's warrant and runner are installed under a private prefix"
 fi
-check "install: $SR_WARRANT is root-owned, not writable by others, in root-owned dirs" \
+check "[P1] install: $SR_WARRANT is root-owned, not writable by others, in root-owned dirs" \
     sr_root_owned_path "$SR_WARRANT"
 check "install: $SR_WARRANT is mode 0755" [ "$(stat -c %a "$SR_WARRANT" 2>/dev/null)" = 755 ]
 READY=1
 if [ -f "$SR_RUNNER" ]; then
 	ok "install: warrant-runner installed at $SR_RUNNER"
-	check "install: the runner is root-owned 0755 in root-owned dirs" \
+	check "[P1] install: the runner is root-owned 0755 in root-owned dirs" \
 	    sh -c '[ "$(stat -c %a "$1")" = 755 ]' sh "$SR_RUNNER"
-	check "install: no directory above the runner is writable by a non-root user" \
+	check "[P1] install: no directory above the runner is writable by a non-root user" \
 	    sr_root_owned_path "$SR_RUNNER"
 else
 	not_ok "warrant-runner not built (no $SR_RUNNER after meson install)"
@@ -250,8 +233,8 @@ if [ "$READY" -ne 1 ]; then
 	for c in $CASES; do
 		not_ok "($c) not run: warrant answer/wait or warrant-runner missing"
 	done
-	not_ok "(l) canary check not run: nothing was answered"
-	not_ok "(p) root log check not run: nothing was answered"
+	not_ok "[P2] (l) canary check not run: nothing was answered"
+	not_ok "[P4] (p) root log check not run: nothing was answered"
 	done_testing
 	exit 1
 fi
@@ -269,29 +252,29 @@ mkgate a <<EOF
 EOF
 GA=$G SHA_A=$SHA
 answer right a "$GA" --run -j
-is "(a) answer --run with the right password exits 0" "$ANS_RC" 0
-check "(a) sudo prompted on the reviewer's terminal" [ "$(pty_prompts)" -ge 1 ]
-jcheck "(a) answer -j names the request, status approved or started" \
+is "[P3] (a) answer --run with the right password exits 0" "$ANS_RC" 0
+check "[P3] (a) sudo prompted on the reviewer's terminal" [ "$(pty_prompts)" -ge 1 ]
+jcheck "[P3] (a) answer -j names the request, status approved or started" \
     "j['request_id'] == '$GA' and j['status'] in ('approved', 'started')" "$ANS"
 after_outcome a
 wait_gate "$GA"
-is "(a) wait exits 0 (approved, every command ran)" "$WAIT_RC" 0
-jcheck "(a) the ledger names the request and the sealed manifest hash" \
+is "[P3] (a) wait exits 0 (approved, every command ran)" "$WAIT_RC" 0
+jcheck "[P1] (a) the ledger names the request and the sealed manifest hash" \
     "ledger(j)['request_id'] == '$GA' and ledger(j)['manifest_sha256'] == '$SHA_A'" "$WJ"
-jcheck "(a) one ledger entry per command, in request order" \
+jcheck "[P4] (a) one ledger entry per command, in request order" \
     "[e['id'] for e in entries(j)] == ['r1', 'r2', 'r3', 'u1', 'u2']" "$WJ"
-jcheck "(a) every entry ran with exit code 0" \
+jcheck "[P4] (a) every entry ran with exit code 0" \
     "all(e['status'] == 'ran' and e['exit_code'] == 0 for e in entries(j))" "$WJ"
-jcheck "(a) entries say who ran them (as root / user)" \
+jcheck "[P3] (a) entries say who ran them (as root / user)" \
     "[e['as'] for e in entries(j)] == ['root'] * 3 + ['user'] * 2" "$WJ"
-jcheck "(a) ROOT id -u ran as uid 0" "entry(j, 'r1')['output_tail'].strip() == '0'" "$WJ"
-jcheck "(a) ROOT id -un ran as root" "entry(j, 'r2')['output_tail'].strip() == 'root'" "$WJ"
-jcheck "(a) YOU id -un ran as $SR_USER" "entry(j, 'u1')['output_tail'].strip() == '$SR_USER'" "$WJ"
-jcheck "(a) ledger entries carry output_bytes and duration_ms" \
+jcheck "[P3] (a) ROOT id -u ran as uid 0" "entry(j, 'r1')['output_tail'].strip() == '0'" "$WJ"
+jcheck "[P3] (a) ROOT id -un ran as root" "entry(j, 'r2')['output_tail'].strip() == 'root'" "$WJ"
+jcheck "[P3] (a) YOU id -un ran as $SR_USER" "entry(j, 'u1')['output_tail'].strip() == '$SR_USER'" "$WJ"
+jcheck "[P3] (a) ledger entries carry output_bytes and duration_ms" \
     "entry(j, 'r1')['output_bytes'] == 2 and all(isinstance(e['duration_ms'], int) for e in entries(j))" "$WJ"
-is "(a) a root-owned #! script ran as root, then the YOU one as you, in order" \
+is "[P3] (a) a root-owned #! script ran as root, then the YOU one as you, in order" \
     "$(tr '\n' '|' <"$ORDER/log")" "r3 root|u2 $SR_USER|"
-check "(a) the gate is approved" state_is "$GA" approved
+check "[P3] (a) the gate is approved" state_is "$GA" approved
 
 # ---- (a2) YOU, ROOT, YOU attached: order across the two kinds
 : >"$ORDER/log"
@@ -302,14 +285,14 @@ mkgate a2 <<EOF
   {"id":"u2","as":"user","argv":["$BIN/stamp","u2"],"why":"order"}]}
 EOF
 answer right a2 "$G" --run --no-detach -j
-is "(a2) answer --no-detach exits 0" "$ANS_RC" 0
-jcheck "(a2) --no-detach returns settled: status approved" \
+is "[P3] (a2) answer --no-detach exits 0" "$ANS_RC" 0
+jcheck "[P3] (a2) --no-detach returns settled: status approved" \
     "j['request_id'] == '$G' and j['status'] == 'approved'" "$ANS"
-is "(a2) YOU, ROOT, YOU ran in request order" \
+is "[P3] (a2) YOU, ROOT, YOU ran in request order" \
     "$(tr '\n' '|' <"$ORDER/log")" "u1 $SR_USER|r1 root|u2 $SR_USER|"
 after_outcome a2
 wait_gate "$G" 10
-is "(a2) wait exits 0" "$WAIT_RC" 0
+is "[P3] (a2) wait exits 0" "$WAIT_RC" 0
 
 # ---- (a3) ROOT only, default mode: detached after authentication
 mkgate a3 <<EOF
@@ -319,15 +302,16 @@ mkgate a3 <<EOF
 EOF
 GA3=$G
 answer right a3 "$GA3" --run -j
-is "(a3) answer (default: detached) exits 0" "$ANS_RC" 0
-jcheck "(a3) ... and says started" "j['request_id'] == '$GA3' and j['status'] == 'started'" "$ANS"
-check "(a3) ... returning the terminal before the batch is done" absent "$RM-a3"
-check "(a3) ... and nothing detached keeps the terminal open" [ "$(pty_note)" != pty-held-open-after-exit ]
+is "[P3] (a3) answer (default: detached) exits 0" "$ANS_RC" 0
+jcheck "[P3] (a3) ... and says started" "j['request_id'] == '$GA3' and j['status'] == 'started'" "$ANS"
+check "[P3] (a3) ... returning the terminal before the batch is done" absent "$RM-a3"
+check "[P3] (a3) ... and nothing detached keeps the terminal open" \
+    sh -c '[ -n "$1" ] && [ "$2" != pty-held-open-after-exit ]' sh "$(pty_summary)" "$(pty_note)"
 after_outcome a3
 wait_gate "$GA3" 60
-is "(a3) the background run settles: wait exits 0" "$WAIT_RC" 0
-check "(a3) ... and the command after the sleep ran" present "$RM-a3"
-check "(a3) the gate is approved" state_is "$GA3" approved
+is "[P3] (a3) the background run settles: wait exits 0" "$WAIT_RC" 0
+check "[P3] (a3) ... and the command after the sleep ran" present "$RM-a3"
+check "[P3] (a3) the gate is approved" state_is "$GA3" approved
 
 # ============================================================ (b) wrong password
 section "(b) wrong password"
@@ -338,16 +322,16 @@ mkgate b <<EOF
 EOF
 GB=$G
 answer wrong b "$GB" --run --no-detach -j
-is "(b) wrong password: answer exits 2" "$ANS_RC" 2
-jcheck "(b) outcome authentication_failed, status pending" \
+is "[P3] (b) wrong password: answer exits 2" "$ANS_RC" 2
+jcheck "[P3] (b) outcome authentication_failed, status pending" \
     "j['request_id'] == '$GB' and j['status'] == 'pending' and j['outcome'] == 'authentication_failed' and j['message']" "$ANS"
-check "(b) the YOU command before the ROOT one did not run" absent "$YOU/b"
-check "(b) the ROOT command did not run" absent "$RM-b"
-check "(b) the gate is still pending" state_is "$GB" pending
+check "[P3] (b) the YOU command before the ROOT one did not run" absent "$YOU/b"
+check "[P3] (b) the ROOT command did not run" absent "$RM-b"
+check "[P3] (b) the gate is still pending" state_is "$GB" pending
 after_outcome b
 answer right b-again "$GB" --run --no-detach -j
-is "(b) answerable again: the right password now exits 0" "$ANS_RC" 0
-check "(b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b" "$RM-b"
+is "[P3] (b) answerable again: the right password now exits 0" "$ANS_RC" 0
+check "[P3] (b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b" "$RM-b"
 after_outcome b-again
 
 # ============================================================ (c) Ctrl-C
@@ -359,16 +343,16 @@ mkgate c <<EOF
 EOF
 GC=$G
 answer cancel c "$GC" --run --no-detach -j
-is "(c) Ctrl-C at the prompt: answer exits 2" "$ANS_RC" 2
-jcheck "(c) outcome cancellation, status pending" \
+is "[P3] (c) Ctrl-C at the prompt: answer exits 2" "$ANS_RC" 2
+jcheck "[P3] (c) outcome cancellation, status pending" \
     "j['request_id'] == '$GC' and j['status'] == 'pending' and j['outcome'] == 'cancellation'" "$ANS"
-check "(c) the YOU command did not run" absent "$YOU/c"
-check "(c) the ROOT command did not run" absent "$RM-c"
-check "(c) the gate is still pending" state_is "$GC" pending
+check "[P3] (c) the YOU command did not run" absent "$YOU/c"
+check "[P3] (c) the ROOT command did not run" absent "$RM-c"
+check "[P3] (c) the gate is still pending" state_is "$GC" pending
 after_outcome c
 answer right c-again "$GC" --run --no-detach -j
-is "(c) answerable again after Ctrl-C" "$ANS_RC" 0
-check "(c) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/c" "$RM-c"
+is "[P3] (c) answerable again after Ctrl-C" "$ANS_RC" 0
+check "[P3] (c) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/c" "$RM-c"
 
 # ============================================================ (d) no terminal
 section "(d) no terminal"
@@ -379,14 +363,14 @@ mkgate d <<EOF
 EOF
 GD=$G
 answer_notty d "$GD" --run -j
-is "(d) no controlling terminal: answer exits 2" "$ANS_RC" 2
-jcheck "(d) outcome missing_tty, status pending" \
+is "[P3] (d) no controlling terminal: answer exits 2" "$ANS_RC" 2
+jcheck "[P3] (d) outcome missing_tty, status pending" \
     "j['request_id'] == '$GD' and j['status'] == 'pending' and j['outcome'] == 'missing_tty'" "$ANS"
-check "(d) nothing ran (YOU included)" sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$YOU/d" "$RM-d"
-check "(d) the gate is still pending" state_is "$GD" pending
+check "[P3] (d) nothing ran (YOU included)" sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$YOU/d" "$RM-d"
+check "[P3] (d) the gate is still pending" state_is "$GD" pending
 answer_notty d-ask "$GD"
-is "(d) answer without --run/--deny and no terminal refuses (exit 2)" "$ANS_RC" 2
-check "(d) ... and leaves the gate pending" state_is "$GD" pending
+is "[P3] (d) answer without --run/--deny and no terminal refuses (exit 2)" "$ANS_RC" 2
+check "[P3] (d) ... and leaves the gate pending" state_is "$GD" pending
 
 # ============================================================ (e) swapped executable
 section "(e) swapped executable"
@@ -408,15 +392,15 @@ printf '#!/bin/sh\n/usr/bin/touch %s\n' "$RM-e2" >"$BIN/tool2"
 for e in e1 e2; do
 	case $e in e1) ge=$GE1 ;; *) ge=$GE2 ;; esac
 	answer right "$e" "$ge" --run --no-detach -j
-	check "($e) the swapped executable did not run" absent "$RM-$e"
+	check "[P1] ($e) the swapped executable did not run" absent "$RM-$e"
 	wait_gate "$ge" 1
-	if sr_json "j['outcome'] == 'runner_error' and j['status'] == 'pending'" "$ANS" >/dev/null 2>&1; then
-		ok "($e) refused: the attempt failed with runner_error (gate pending)"
-		check "($e) answer exits 1 for runner_error" [ "$ANS_RC" -eq 1 ]
+	if jscan "j['outcome'] == 'runner_error' and j['status'] == 'pending'" "$ANS" >/dev/null 2>&1; then
+		ok "[P1] ($e) refused: the attempt failed with runner_error (gate pending)"
+		check "[P1] ($e) answer exits 1 for runner_error" [ "$ANS_RC" -eq 1 ]
 	else
-		jcheck "($e) refused: the ledger entry is 'refused'" \
+		jcheck "[P1] ($e) refused: the ledger entry is 'refused'" \
 		    "entry(j, 're')['status'] == 'refused'" "$WJ"
-		check "($e) wait reports the failure (exit 3)" [ "$WAIT_RC" -eq 3 ]
+		check "[P1] ($e) wait reports the failure (exit 3)" [ "$WAIT_RC" -eq 3 ]
 	fi
 	after_outcome "$e"
 done
@@ -432,11 +416,11 @@ edited=$(sr_as "$SR_USER" sqlite3 "$SR_STATE/warrant.db" \
      SELECT changes();
      UPDATE commands SET argv = replace(argv, '$RM-e3A', '$RM-e3B') WHERE gate_id = '$GE3';
      SELECT changes();" 2>&1 | tr '\n' ' ')
-is "(e3) the test edited the stored manifest and argv" "$edited" "1 1 "
+is "[P1] (e3) the test edited the stored manifest and argv" "$edited" "1 1 "
 answer right e3 "$GE3" --run --no-detach -j
-check "(e3) neither the sealed nor the edited command ran" \
+check "[P1] (e3) neither the sealed nor the edited command ran" \
     sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$RM-e3A" "$RM-e3B"
-check "(e3) answer refuses the edited manifest (non-zero exit)" [ "$ANS_RC" -ne 0 ]
+check "[P1] (e3) answer refuses the edited manifest (non-zero exit)" [ "$ANS_RC" -ne 0 ]
 after_outcome e3
 
 # ---- e4: the runner itself, given a tampered manifest and the sealed hash
@@ -448,7 +432,7 @@ GE4=$G SHA_E4=$SHA
 sr_as "$SR_USER" "$SR_WARRANT" show "$GE4" -j >"$SR_DIR/e4.show" 2>&1
 PRIV="$SR_DIR/rv-private"
 install -d -m 0700 -o "$SR_USER" -g "$SR_GID" "$PRIV"
-"$SR_PY" - "$SR_DIR/e4.show" "$PRIV" "$RM-e4A" "$RM-e4B" <<'EOF'
+"$PY" - "$SR_DIR/e4.show" "$PRIV" "$RM-e4A" "$RM-e4B" <<'EOF'
 import hashlib, json, os, sys
 show, priv, a, b = sys.argv[1:]
 m = json.load(open(show))["manifest"]
@@ -460,27 +444,27 @@ open(os.path.join(priv, "tampered.json"), "wb").write(canon(t))
 EOF
 chown "$SR_USER:$SR_GID" "$PRIV"/*
 chmod 0600 "$PRIV"/*
-is "(e4) show -j's manifest hashes (canonical form) to the sealed manifest_sha256" \
+is "[P1] (e4) show -j's manifest hashes (canonical form) to the sealed manifest_sha256" \
     "$(cat "$PRIV/sha.good" 2>/dev/null)" "$SHA_E4"
 pty_rv right e4 60 /usr/bin/sudo -- "$SR_RUNNER" --manifest "$PRIV/tampered.json" \
     --expected-sha256 "$SHA_E4"
-check "(e4) runner under sudo refuses a manifest whose hash differs (non-zero exit)" \
+check "[P1] (e4) runner under sudo refuses a manifest whose hash differs (non-zero exit)" \
     [ "$PTY_RC" -ne 0 ]
-check "(e4) ... and ran neither the sealed nor the tampered command" \
+check "[P1] (e4) ... and ran neither the sealed nor the tampered command" \
     sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh "$RM-e4A" "$RM-e4B"
-check "(e4) ... sudo really started it (one prompt)" [ "$(pty_prompts)" -eq 1 ]
+check "[P1] (e4) ... sudo really started it (one prompt)" [ "$(pty_prompts)" -eq 1 ]
 sr_forget_tickets
 # Control: the very same call with the untampered manifest does run, so the
 # refusal above is the hash check and not a usage error.
 pty_rv right e4-control 60 /usr/bin/sudo -- "$SR_RUNNER" --manifest "$PRIV/good.json" \
     --expected-sha256 "$SHA_E4"
-check "(e4) control: the same runner call with the sealed manifest runs it" present "$RM-e4A"
+check "[P1] (e4) control: the same runner call with the sealed manifest runs it" present "$RM-e4A"
 rm -f "$RM-e4A"
 sr_forget_tickets
 env -u SUDO_UID -u SUDO_USER -u SUDO_GID "$SR_RUNNER" --manifest "$PRIV/good.json" \
     --expected-sha256 "$SHA_E4" >"$SR_DIR/e5.out" 2>&1
-check "(e5) runner started by root without sudo (no SUDO_UID) refuses" [ $? -ne 0 ]
-check "(e5) ... and runs nothing" absent "$RM-e4A"
+check "[P1] (e5) runner started by root without sudo (no SUDO_UID) refuses" [ $? -ne 0 ]
+check "[P1] (e5) ... and runs nothing" absent "$RM-e4A"
 
 # ============================================================ (f) subset approval
 section "(f) subset approval"
@@ -492,14 +476,14 @@ mkgate f <<EOF
 EOF
 GF=$G
 answer right f "$GF" --run -c a -c c --no-detach -j
-is "(f) answer -c a -c c exits 0" "$ANS_RC" 0
-check "(f) a and c ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$RM-fa" "$RM-fc"
-check "(f) b (not selected) did not run" absent "$RM-fb"
+is "[P1] (f) answer -c a -c c exits 0" "$ANS_RC" 0
+check "[P1] (f) a and c ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$RM-fa" "$RM-fc"
+check "[P1] (f) b (not selected) did not run" absent "$RM-fb"
 wait_gate "$GF" 30
-is "(f) wait exits 0 (every selected command ran)" "$WAIT_RC" 0
-jcheck "(f) the ledger has a and c ran; b is there, not_approved" \
+is "[P1] (f) wait exits 0 (every selected command ran)" "$WAIT_RC" 0
+jcheck "[P1] (f) the ledger has a and c ran; b is there, not_approved" \
     "[e['id'] for e in entries(j) if e['status'] == 'ran'] == ['a', 'c'] and [e['status'] for e in entries(j) if e['id'] == 'b'] == ['not_approved']" "$WJ"
-jcheck "(f) the ledger carries the subset manifest's hash, not the full one" \
+jcheck "[P1] (f) the ledger carries the subset manifest's hash, not the full one" \
     "ledger(j)['manifest_sha256'] != '$SHA'" "$WJ"
 after_outcome f
 
@@ -553,7 +537,7 @@ after_outcome h
 # ============================================================ (i) 1 GiB of output
 section "(i) 1 GiB of output"
 N=118485293
-BYTES=$("$SR_PY" -c '
+BYTES=$("$PY" -c '
 import sys
 n, t, d = int(sys.argv[1]), 0, 1
 while 10 ** (d - 1) <= n:
@@ -610,18 +594,20 @@ GJ=$G
 answer none j "$GJ" --run --no-detach -j
 SR_EXTRA_ENV=
 SR_PATH=
-is "(j) YOU-only answer exits 0" "$ANS_RC" 0
-is "(q) YOU-only needs no password: no sudo prompt" "$(pty_prompts)" 0
+is "[P6] (j) YOU-only answer exits 0" "$ANS_RC" 0
+is "[P3] (q) YOU-only needs no password: no sudo prompt" "$(pty_prompts)" 0
 wait_gate "$GJ" 30
-is "(j) wait exits 0" "$WAIT_RC" 0
-sr_json "entry(j, 'env')['output_tail']" "$WJ" >"$SR_DIR/j.env" 2>&1
+is "[P6] (j) wait exits 0" "$WAIT_RC" 0
+jscan "entry(j, 'env')['output_tail']" "$WJ" >"$SR_DIR/j.env" 2>&1
+check "[P6] (j) the YOU command's environment is in the ledger" grep -q '^PATHIS:' "$SR_DIR/j.env"
 for v in LD_PRELOAD LD_LIBRARY_PATH BASH_ENV 'ENV=' BASH_FUNC WT_AGENT_SECRET_VAR wtfunc BASH-ENV-SOURCED; do
-	check "(j) the YOU command does not see $v" sh -c '! grep -q -- "$1" "$2"' sh "$v" "$SR_DIR/j.env"
+	check "[P6] (j) the YOU command does not see $v" \
+	    sh -c 'grep -q "^PATHIS:" "$2" && ! grep -q -- "$1" "$2"' sh "$v" "$SR_DIR/j.env"
 done
 YPATH=$(sed -n 's/^PATHIS://p' "$SR_DIR/j.env")
-check "(j) YOU PATH is set" [ -n "$YPATH" ]
-check "(j) YOU PATH has only absolute, existing-or-not, non-world-writable dirs (no /tmp)" \
-    "$SR_PY" -c '
+check "[P6] (j) YOU PATH is set" [ -n "$YPATH" ]
+check "[P6] (j) YOU PATH has only absolute, existing-or-not, non-world-writable dirs (no /tmp)" \
+    "$PY" -c '
 import os, stat, sys
 for d in sys.argv[1].split(":"):
     if not d.startswith("/") or d.rstrip("/") in ("/tmp", "/var/tmp", "/dev/shm"):
@@ -632,13 +618,13 @@ for d in sys.argv[1].split(":"):
     except FileNotFoundError:
         pass
 ' "$YPATH"
-check "(j) YOU HOME is the reviewer's home (passwd entry)" grep -qx "HOME=$SR_HOME" "$SR_DIR/j.env"
+check "[P6] (j) YOU HOME is the reviewer's home (passwd entry)" grep -qx "HOME=$SR_HOME" "$SR_DIR/j.env"
 STAT=$(sed -n 's/^STAT:\([0-9]*\) \([0-9]*\) PID:\([0-9]*\)$/\1 \2 \3/p' "$SR_DIR/j.env")
-check "(j) the YOU command leads its own session" \
+check "[P6] (j) the YOU command leads its own session" \
     sh -c 'set -- $1; [ -n "$1" ] && [ "$1" = "$3" ]' sh "$STAT"
-check "(j) the YOU command has no controlling terminal" \
+check "[P6] (j) the YOU command has no controlling terminal" \
     sh -c 'set -- $1; [ "$2" = 0 ]' sh "$STAT"
-check "(j) the YOU command's stdin is /dev/null (or closed)" \
+check "[P6] (j) the YOU command's stdin is /dev/null (or closed)" \
     sh -c 'x=$(sed -n "s/^STDIN://p" "$1"); [ "$x" = /dev/null ] || [ -z "$x" ]' sh "$SR_DIR/j.env"
 after_outcome j
 
@@ -649,8 +635,8 @@ mkgate q <<EOF
   {"id":"q1","as":"user","argv":["$BIN/stamp","q1"],"why":"order"}]}
 EOF
 answer_notty q "$G" --run --no-detach -j
-is "(q) a YOU-only request is approved without a terminal (no password)" "$ANS_RC" 0
-is "(q) ... and ran as the reviewer" "$(cat "$ORDER/log")" "q1 $SR_USER"
+is "[P3] (q) a YOU-only request is approved without a terminal (no password)" "$ANS_RC" 0
+is "[P3] (q) ... and ran as the reviewer" "$(cat "$ORDER/log")" "q1 $SR_USER"
 
 # ============================================================ (m) lease contention
 section "(m) lease contention"
@@ -667,37 +653,37 @@ GM2=$G
 ( pty_rv hold m1 120 "$SR_WARRANT" answer "$GM1" --run --no-detach -j; echo "$PTY_RC" >"$SR_DIR/m1.rc" ) &
 BG="$BG $!"
 if wait_for_file "$SR_DIR/m1.at-prompt" 30; then
-	ok "(m) the first answer sits at the sudo prompt"
+	ok "[P7] (m) the first answer sits at the sudo prompt"
 	HOLDER=$(answer_pid "$GM1")
 	t0=$(date +%s)
 	answer none m2 "$GM2" --run --no-detach -j
 	t1=$(date +%s)
-	is "(m) a second answer of another gate fails: exit 2" "$ANS_RC" 2
-	check "(m) ... at once (< 5 s) without a sudo prompt" \
+	is "[P7] (m) a second answer of another gate fails: exit 2" "$ANS_RC" 2
+	check "[P7] (m) ... at once (< 5 s) without a sudo prompt" \
 	    sh -c '[ "$1" -lt 5 ] && [ "$2" = 0 ]' sh $((t1 - t0)) "$(pty_prompts)"
-	jcheck "(m) outcome lock_contention, status pending" \
+	jcheck "[P7] (m) outcome lock_contention, status pending" \
 	    "j['request_id'] == '$GM2' and j['status'] == 'pending' and j['outcome'] == 'lock_contention'" "$ANS"
-	jcheck "(m) the message names the holding request, user and pid ($HOLDER)" \
+	jcheck "[P7] (m) the message names the holding request, user and pid ($HOLDER)" \
 	    "'$GM1' in j['message'] and '$SR_USER' in j['message'] and '${HOLDER:-nopid}' in j['message']" "$ANS"
 	# The lease is per user: wt-reviewer2 answers its own YOU-only gate meanwhile.
 	printf '{"reason":"e2e (m3): another user","commands":[{"id":"u","as":"user","argv":["/usr/bin/true"],"why":"x"}]}' \
 	    >"$SR_DIR/m3.json"
-	G3=$(sr_as "$SR_USER2" "$SR_WARRANT" request <"$SR_DIR/m3.json" 2>/dev/null | sr_json 'j["request_id"]')
+	G3=$(sr_as "$SR_USER2" "$SR_WARRANT" request <"$SR_DIR/m3.json" 2>/dev/null | jscan 'j["request_id"]')
 	sr_as "$SR_USER2" setsid -w "$SR_WARRANT" answer "${G3:-none}" --run --no-detach -j \
 	    </dev/null >"$SR_DIR/m3.out" 2>&1
-	is "(m) the lease is per user: $SR_USER2 answers its own gate meanwhile" "$?" 0
+	is "[P7] (m) the lease is per user: $SR_USER2 answers its own gate meanwhile" "$?" 0
 	touch "$SR_DIR/m1.go"
 else
-	not_ok "(m) the first answer sits at the sudo prompt"
+	not_ok "[P7] (m) the first answer sits at the sudo prompt"
 	touch "$SR_DIR/m1.abort"
 fi
 wait_for_file "$SR_DIR/m1.rc" 90
-is "(m) the lease holder then completes with the right password" "$(cat "$SR_DIR/m1.rc" 2>/dev/null)" 0
-check "(m) ... and ran its command; the contender's did not run" \
+is "[P7] (m) the lease holder then completes with the right password" "$(cat "$SR_DIR/m1.rc" 2>/dev/null)" 0
+check "[P7] (m) ... and ran its command; the contender's did not run" \
     sh -c '[ -e "$1" ] && [ ! -e "$2" ]' sh "$RM-m1" "$RM-m2"
-check "(m) the contender's gate is still pending" state_is "$GM2" pending
+check "[P7] (m) the contender's gate is still pending" state_is "$GM2" pending
 answer right m2-again "$GM2" --run --no-detach -j
-is "(m) the lease is free again: the contender's gate is answered" "$ANS_RC" 0
+is "[P7] (m) the lease is free again: the contender's gate is answered" "$ANS_RC" 0
 after_outcome m
 
 # ============================================================ (n) writable runner
@@ -716,11 +702,11 @@ EOF
 	answer none "$v" "$G" --run --no-detach -j
 	restore_perms
 	save_perms "$RDIR" "$SR_RUNNER"
-	check "($v) $what: refused before sudo is called (no prompt, non-zero exit)" \
+	check "[P1] ($v) $what: refused before sudo is called (no prompt, non-zero exit)" \
 	    sh -c '[ "$1" = 0 ] && [ "$2" -ne 0 ]' sh "$(pty_prompts)" "$ANS_RC"
-	jcheck "($v) ... reported as a failed attempt, gate pending" \
+	jcheck "[P1] ($v) ... reported as a failed attempt, gate pending" \
 	    "j['request_id'] == '$G' and j['status'] == 'pending' and j['outcome'] in ('runner_error', 'missing_tty', 'authentication_failed', 'cancellation', 'timeout', 'lock_contention', 'execution_in_progress')" "$ANS"
-	check "($v) ... and nothing ran" absent "$RM-$v"
+	check "[P1] ($v) ... and nothing ran" absent "$RM-$v"
 done
 restore_perms
 
@@ -732,12 +718,12 @@ mkgate o <<EOF
 EOF
 GO=$G
 answer_notty o "$GO" --deny -f "use apt instead" -j
-is "(o) answer --deny needs no terminal: exit 0" "$ANS_RC" 0
+is "[P4] (o) answer --deny needs no terminal: exit 0" "$ANS_RC" 0
 wait_gate "$GO" 10
-is "(o) wait exits 4 (denied)" "$WAIT_RC" 4
-jcheck "(o) wait -j reports the feedback" "has_text(j, 'use apt instead')" "$WJ"
-check "(o) nothing ran" absent "$RM-o"
-check "(o) the gate is denied" state_is "$GO" denied
+is "[P4] (o) wait exits 4 (denied)" "$WAIT_RC" 4
+jcheck "[P4] (o) wait -j reports the feedback" "has_text(j, 'use apt instead')" "$WJ"
+check "[P4] (o) nothing ran" absent "$RM-o"
+check "[P4] (o) the gate is denied" state_is "$GO" denied
 
 # ============================================================ (r) kill -9 recovery
 section "(r) kill -9 recovery"
@@ -755,7 +741,7 @@ if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
 	touch "$SR_DIR/r1.abort"
 	wait_for_file "$SR_DIR/r1.log" 30
 	sleep 1
-	check "(r1) killed at the prompt: nothing ran" absent "$RM-r1"
+	check "[P4] (r1) killed at the prompt: nothing ran" absent "$RM-r1"
 	# once authentication began nobody can prove that nothing ran (sudo
 	# may start the runner without answer): the gate settles as "may have
 	# run", never pending, so it cannot be run a second time
@@ -768,7 +754,7 @@ if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
 	    "$ANS_RC" 2
 	check "[P7] (r1) ... and nothing ran" absent "$RM-r1"
 else
-	not_ok "(r1) the answer reached the sudo prompt"
+	not_ok "[P4] (r1) the answer reached the sudo prompt"
 	touch "$SR_DIR/r1.abort"
 fi
 sr_forget_tickets
@@ -793,18 +779,18 @@ sleep 0.5
 P=$(answer_pid "$GR2")
 if [ -n "$P" ]; then
 	kill -9 "$P"
-	ok "(r2) killed warrant answer (pid $P) while the runner works"
+	ok "[P4] (r2) killed warrant answer (pid $P) while the runner works"
 else
-	not_ok "(r2) found warrant answer running while the runner works"
+	not_ok "[P4] (r2) found warrant answer running while the runner works"
 fi
 wait_for_file "$SR_DIR/r2.rc" 60
 wait_gate "$GR2" 60
-is "(r2) the killed run is recovered and settled: wait exits 0" "$WAIT_RC" 0
-check "(r2) ... the gate is approved with a ledger" state_is "$GR2" approved
-check "(r2) ... the command after the kill ran" present "$RM-r2"
+is "[P4] (r2) the killed run is recovered and settled: wait exits 0" "$WAIT_RC" 0
+check "[P4] (r2) ... the gate is approved with a ledger" state_is "$GR2" approved
+check "[P4] (r2) ... the command after the kill ran" present "$RM-r2"
 rm -f "$RM-r2"
 answer right r2-again "$GR2" --run --no-detach -j
-check "(r2) a settled gate cannot be run again (refused, nothing ran twice)" \
+check "[P7] (r2) a settled gate cannot be run again (refused, nothing ran twice)" \
     sh -c '[ "$1" -ne 0 ] && [ ! -e "$2" ]' sh "$ANS_RC" "$RM-r2"
 sr_forget_tickets
 
@@ -851,15 +837,15 @@ check "(t) ... the gate is still pending" state_is "$G" pending
 # ============================================================ (p) root log
 section "(p) root log"
 sr_sampler_stop
-check "(p) $RL is mode 0600, owned by root" \
+check "[P4] (p) $RL is mode 0600, owned by root" \
     sh -c '[ "$(stat -c "%a %u" "$1")" = "600 0" ]' sh "$RL"
 tail -n +"$((RL0 + 1))" "$RL" >"$SR_DIR/rootlog.new" 2>/dev/null
-check "(p) every new root log line is one JSON object" "$SR_PY" -c '
+check "[P4] (p) every new root log line is one JSON object" "$PY" -c '
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 sys.exit(0 if lines and all(isinstance(json.loads(l), dict) for l in lines) else 1)
 ' "$SR_DIR/rootlog.new"
-check "(p) one root log line per ROOT command run (a, f, g, i)" "$SR_PY" -c '
+check "[P4] (p) one root log line per ROOT command run (a, f, g, i)" "$PY" -c '
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines() if l.strip()]
 def strings(x):
@@ -887,15 +873,15 @@ sys.exit(bad)
 section "(l) canary"
 leaks=$(sr_canary_grep "$SR_STATE" "$SR_STATE2" "$SR_HOME" "$SR_HOME2" /var/log /tmp /var/tmp \
     /dev/shm /run /var/lib/warrant "$OPT" 2>/dev/null | head -5)
-is "(l) the canary password (value, SHA-256, SHA-512, MD5, base64) is in no file of the state dirs, homes, logs, /tmp, /run" \
+is "[P2] (l) the canary password (value, SHA-256, SHA-512, MD5, base64) is in no file of the state dirs, homes, logs, /tmp, /run" \
     "$leaks" ""
-is "(l) ... nor in the cmdline/environ of any warrant process seen during the run" \
+is "[P2] (l) ... nor in the cmdline/environ of any warrant process seen during the run" \
     "$(head -3 "$SR_DIR/sampler.leaks")" ""
-check "(l) ... (the sampler did look at warrant processes)" [ "$(cat "$SR_DIR/sampler.seen")" -gt 0 ]
+check "[P2] (l) ... (the sampler did look at warrant processes)" [ "$(cat "$SR_DIR/sampler.seen")" -gt 0 ]
 for p in $(pgrep -f warrant 2>/dev/null); do
 	case $(cat "/proc/$p/comm" 2>/dev/null) in warrant*) ;; *) continue ;; esac
 	if printf '%s\n' "$SR_PATS" | grep -qsF -a -f - "/proc/$p/cmdline" "/proc/$p/environ"; then
-		not_ok "(l) canary in /proc/$p of a running warrant process"
+		not_ok "[P2] (l) canary in /proc/$p of a running warrant process"
 	fi
 done
 

@@ -5,15 +5,10 @@
 # (and before, so it can be re-run after an interrupted run).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP warrant box tests need root"
-	exit 0
-fi
+need_root "warrant box tests need root"
+# scripts/deps.sh installs these for make check: missing is a failure.
 for t in expect setpriv visudo sudo; do
-	if ! command -v "$t" >/dev/null 2>&1; then
-		echo "1..0 # SKIP $t is not installed"
-		exit 0
-	fi
+	command -v "$t" >/dev/null 2>&1 || bail "$t is installed (scripts/deps.sh)"
 done
 
 # Two runs at once would share the wtbox users: take turns.
@@ -44,8 +39,7 @@ cleanup() {
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
 cleanup
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit cleanup
 
 # The build may be relinking right now (a copy can catch a half-written
 # binary): copy until the copy works.
@@ -162,15 +156,15 @@ expect_rc "username without NAME is a usage error" 2 usage
 
 # --- init refusals: nothing changes ------------------------------------
 wb init --user root
-expect_rc "init refuses root (system account)" 2 'refused (system_account)'
+expect_rc "[P5] init refuses root (system account)" 2 'refused (system_account)'
 wb init --user daemon
-expect_rc "init refuses daemon (system account)" 2 'refused (system_account)'
+expect_rc "[P5] init refuses daemon (system account)" 2 'refused (system_account)'
 wb init --user Bad.Name
-expect_rc "init refuses an unsanitized name, suggesting the sanitized one" 2 "use 'bad-name'"
+expect_rc "[P5] init refuses an unsanitized name, suggesting the sanitized one" 2 "use 'bad-name'"
 wb init --user wtbox1 --uid 0
-expect_rc "init refuses uid 0" 2 'refused (bad_uid)'
+expect_rc "[P5] init refuses uid 0" 2 'refused (bad_uid)'
 wb init --user wtbox1 --home /etc/wtbox1
-expect_rc "init refuses a home in a system tree" 2 'refused (bad_home)'
+expect_rc "[P5] init refuses a home in a system tree" 2 'refused (bad_home)'
 
 # tree PATH: what a chown, chmod or new entry would change there: owner and
 # mode of PATH, and of each entry directly in it.
@@ -230,8 +224,8 @@ step=$((step + 1))
 setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --user wtbox1 \
     >"$LOGS/$step.out" 2>"$LOGS/$step.err"
 RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
-expect_rc "init as non-root is refused" 2 'refused (not_root)'
-check "refusals created no user, no drop-in, no box directory" \
+expect_rc "[P5] init as non-root is refused" 2 'refused (not_root)'
+check "[P5] refusals created no user, no drop-in, no box directory" \
     sh -c "! getent passwd wtbox1 >/dev/null && [ ! -e '$(dropin wtbox1)' ] && [ ! -e '$BOX' ]"
 
 # --- init, no password ---------------------------------------------------
@@ -289,8 +283,8 @@ check "migration is one-time: a later root file stays root's" test \
 mkdir -p /home/wtbox3
 chown 61500:61500 /home/wtbox3
 wb init --user wtbox3 --uid 61003 --gid 61003
-expect_rc "init refuses a home owned by someone else" 2 'home_owned_by_other'
-check "... and creates nothing" sh -c "! getent passwd wtbox3 >/dev/null && ! getent group 61003 >/dev/null"
+expect_rc "[P5] init refuses a home owned by someone else" 2 'home_owned_by_other'
+check "[P5] ... and creates nothing" sh -c "! getent passwd wtbox3 >/dev/null && ! getent group 61003 >/dev/null"
 rm -rf /home/wtbox3
 mkdir -m 0755 /home/wtbox3
 wb init --user wtbox3 --uid 61003 --gid 61003
@@ -304,16 +298,16 @@ snap() {
 }
 before=$(snap)
 wbin 'abcdefg\n' passwd --user wtbox1
-expect_rc "a 7-character password is refused" 2 'refused (bad_password)'
+expect_rc "[P5] a 7-character password is refused" 2 'refused (bad_password)'
 wbin "$(head -c 129 /dev/zero | tr '\0' x)" passwd --user wtbox1
-expect_rc "a 129-character password is refused" 2 'refused (bad_password)'
+expect_rc "[P5] a 129-character password is refused" 2 'refused (bad_password)'
 wbin 'abcdefgh\nijklmnop\n' passwd --user wtbox1
-expect_rc "a password with an embedded newline is refused" 2 'refused (bad_password)'
+expect_rc "[P5] a password with an embedded newline is refused" 2 'refused (bad_password)'
 wbin 'abcdefgh\000ijkl' passwd --user wtbox1
-expect_rc "a password with a NUL is refused" 2 'refused (bad_password)'
+expect_rc "[P5] a password with a NUL is refused" 2 'refused (bad_password)'
 wbin 'abcdefghij\n' passwd --user root
-expect_rc "passwd refuses a system account" 2 'refused (system_account)'
-check "bad passwords changed nothing (store, shadow, drop-in)" test "$(snap)" = "$before"
+expect_rc "[P5] passwd refuses a system account" 2 'refused (system_account)'
+check "[P5] bad passwords changed nothing (store, shadow, drop-in)" test "$(snap)" = "$before"
 
 # --- a password: stored encrypted, applied live ------------------------
 CANARY="Wt$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')Q"
@@ -347,7 +341,7 @@ wb init --user wtbox1 --uid 61001 --gid 61001 --script
 expect_rc "--script prints a script" 0 '^set -eu$'
 cp "$OUT" "$T/script1.sh"
 check "the script is valid sh and holds no password or chpasswd" sh -c \
-    "sh -n '$T/script1.sh' && ! grep -qF -- '$CANARY' '$T/script1.sh' && ! grep -q chpasswd '$T/script1.sh'"
+    "grep -qx 'set -eu' '$T/script1.sh' && sh -n '$T/script1.sh' && ! grep -qF -- '$CANARY' '$T/script1.sh' && ! grep -q chpasswd '$T/script1.sh'"
 wb init --user wtbox4 --uid 61004 --gid 61004 --script
 cp "$OUT" "$T/script4.sh"
 step=$((step + 1))
@@ -571,7 +565,8 @@ check "terminal: two different answers are refused (exit 2), nothing stored" sh 
 tty_passwd wtbox1 "$CANARY-tt" "$CANARY-tt"
 check "terminal: the same answer twice sets the password" sh -c \
     "grep -q '^EXIT=0' '$SESSION' && [ -f '$BOX/wtbox1.pw' ] && [ ! -e '$(dropin wtbox1)' ]"
-check "terminal: nothing was echoed" sh -c "! grep -qF -- '$CANARY' '$SESSION'"
+check "terminal: nothing was echoed" sh -c \
+    "grep -q 'Retype it: ' '$SESSION' && ! grep -qF -- '$CANARY' '$SESSION'"
 sudo_prompt wtbox1 "$CANARY-tt"
 check "terminal-set password opens sudo" sudo_accepted
 wb passwd --user wtbox1 --clear
@@ -579,14 +574,22 @@ wb passwd --user wtbox2 --clear
 wb passwd --user wtbox5 --clear
 
 # --- no plaintext anywhere -----------------------------------------------
+# A planted copy is the positive control: the search must find it, and
+# nothing else.
+CONTROL=$(mktemp -d /tmp/warrant-box-control.XXXXXX)
+printf 'x%sx\n' "$CANARY" >"$CONTROL/planted"
 hits=$(grep -rlaF -- "$CANARY" /etc /var/lib/warrant "$BOX" /var/log /var/tmp /tmp /home/wtbox1 \
     /home/wtbox2 /home/wtbox4 /home/wtbox5 /run/sudo 2>/dev/null)
+rm -rf "$CONTROL"
+check "[P2] the search finds a planted copy of the password (positive control)" \
+    sh -c 'printf "%s\n" "$1" | grep -qx "$2/planted"' sh "$hits" "$CONTROL"
+hits=$(printf '%s\n' "$hits" | grep -vx "$CONTROL/planted")
 if [ -z "$hits" ]; then
-	ok "no plaintext password on disk, in the store, the logs or any output"
+	ok "[P2] no plaintext password on disk, in the store, the logs or any output"
 else
-	not_ok "no plaintext password on disk, in the store, the logs or any output"
+	not_ok "[P2] no plaintext password on disk, in the store, the logs or any output"
 	diag "$hits"
 fi
-check "the test's own logs were searched and hold output" test "$(ls "$LOGS" | wc -l)" -gt 50
+check "[P2] the test's own logs were searched and hold output" test "$(ls "$LOGS" | wc -l)" -gt 50
 
 done_testing

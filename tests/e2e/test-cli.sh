@@ -5,31 +5,9 @@
 # escapes instead).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root to create the requester"
-	exit 0
-fi
-
-cleanup() {
-	cleanup_base
-	cleanup_bin
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-setup_bin
-setup_requester || { echo "1..0 # SKIP cannot create the requester"; exit 0; }
-setup_base
+need_root "needs root to create the requester"
+requester_fixture
 use_state cli
-
-# wr ARGS...: warrant ARGS as the requester; stdout/stderr in $WT_T/out and
-# $WT_T/err, exit code in RC. Stdin is empty unless redirected.
-wr() {
-	as_req timeout -k 5 60 "$W" "$@" >"$WT_T/out" 2>"$WT_T/err"
-	RC=$?
-}
-err_has() { grep -qF -- "$1" "$WT_T/err"; }
-out_has() { grep -qF -- "$1" "$WT_T/out"; }
 TRUE=$(readlink -f /usr/bin/true)
 
 diag "gates for the CLI tests"
@@ -179,13 +157,13 @@ usage request -o "$(printf 'a\033b')"
 usage request -p "$(printf 'x%.0s' $(seq 129))"
 usage log extra
 usage log --bogus
-check "usage errors changed nothing in the store" [ "$(store_snap)" = "$before" ]
+check "[P5] usage errors changed nothing in the store" [ "$(store_snap)" = "$before" ]
 printf '%s' "$(req1 '["sudo","id"]')" >"$WT_T/in"
 as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
 RC=$?
-check "request without -j: a refusal exits 2" [ "$RC" -eq 2 ]
-check "  names the code on stderr" err_has "request refused (nested_privilege_tool)"
-check "  and prints nothing on stdout" [ ! -s "$WT_T/out" ]
+check "[P5] request without -j: a refusal exits 2" [ "$RC" -eq 2 ]
+check "[P5]   names the code on stderr" err_has "request refused (nested_privilege_tool)"
+check "[P5]   and prints nothing on stdout" [ ! -s "$WT_T/out" ]
 
 diag "agent text is neutralised"
 NASTY='\u001b]0;pwned\u0007 \u001b[2J \r CR \u0007 BEL \u009b31m C1 \u202e evil \u200b zw \u2066 iso \u007f del \b bs \n nl \\ bs'
@@ -194,7 +172,7 @@ cat >"$WT_T/in" <<EOF
  {"id":"a","why":"W $NASTY","argv":["/usr/bin/printf","%s","A $NASTY"]},
  {"id":"b","as":"user","why":"U","command":"echo 'C $NASTY'"}]}
 EOF
-accepted_file "a request full of escapes, bidi and zero-width characters" "$WT_T/in" -p "$(printf 'proj\302\233x\342\200\256y')"
+accepted_file "[P6] a request full of escapes, bidi and zero-width characters" "$WT_T/in" -p "$(printf 'proj\302\233x\342\200\256y')"
 NG=$GATE
 # clean FILE: no raw ESC, BEL, CR, BS, DEL, C1 (U+0080-U+009F) or
 # invisible/bidi code points; prints what it found.
@@ -210,38 +188,39 @@ if bad:
     print("found", " ".join(bad))
 sys.exit(1 if bad else 0)' "$1"
 }
-is_clean() { clean "$1" >/dev/null; }
+# is_clean FILE: FILE holds text, and none of it raw.
+is_clean() { [ -s "$1" ] && clean "$1" >/dev/null; }
 wr show "$NG"
-check "show exits 0" [ "$RC" -eq 0 ]
-check "show: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
-check "show: ESC shown as \\x1b (OSC title and clear screen)" sh -c "grep -qF '\\x1b]0;pwned\\x07' '$WT_T/out' && grep -qF '\\x1b[2J' '$WT_T/out'"
-check "show: CR shown as \\r" out_has '\r CR'
-check "show: C1 CSI shown as <U+009B>" out_has '<U+009B>31m'
-check "show: RTL override shown as <U+202E>" out_has '<U+202E> evil'
-check "show: zero-width space shown as <U+200B>" out_has '<U+200B> zw'
-check "show: isolate shown as <U+2066>" out_has '<U+2066> iso'
-check "show: DEL and backspace shown as \\x7f and \\x08" sh -c "grep -qF '\\x7f del' '$WT_T/out' && grep -qF '\\x08 bs' '$WT_T/out'"
-check "show: newline shown as \\n (one line per field)" out_has '\n nl'
-check "show: the reason, why, argv, env and YOU command are all there" sh -c "
+check "[P6] show exits 0" [ "$RC" -eq 0 ]
+check "[P6] show: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "[P6] show: ESC shown as \\x1b (OSC title and clear screen)" sh -c "grep -qF '\\x1b]0;pwned\\x07' '$WT_T/out' && grep -qF '\\x1b[2J' '$WT_T/out'"
+check "[P6] show: CR shown as \\r" out_has '\r CR'
+check "[P6] show: C1 CSI shown as <U+009B>" out_has '<U+009B>31m'
+check "[P6] show: RTL override shown as <U+202E>" out_has '<U+202E> evil'
+check "[P6] show: zero-width space shown as <U+200B>" out_has '<U+200B> zw'
+check "[P6] show: isolate shown as <U+2066>" out_has '<U+2066> iso'
+check "[P6] show: DEL and backspace shown as \\x7f and \\x08" sh -c "grep -qF '\\x7f del' '$WT_T/out' && grep -qF '\\x08 bs' '$WT_T/out'"
+check "[P6] show: newline shown as \\n (one line per field)" out_has '\n nl'
+check "[P6] show: the reason, why, argv, env and YOU command are all there" sh -c "
     for w in 'reason       R ' 'why   W ' 'argv[2] A ' 'NOTE=E ' \"C \\\\x1b]0\"; do grep -qF -- \"\$w\" '$WT_T/out' || exit 1; done"
-check "show: the project label too" out_has 'proj<U+009B>x<U+202E>y'
+check "[P6] show: the project label too" out_has 'proj<U+009B>x<U+202E>y'
 wr list
-check "list exits 0" [ "$RC" -eq 0 ]
-check "list: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
-check "list: the reason with visible escapes" out_has 'R \x1b]0;pwned\x07 \x1b[2J \r CR'
-check "list: the project with visible escapes" out_has 'proj<U+009B>x<U+202E>y: R'
+check "[P6] list exits 0" [ "$RC" -eq 0 ]
+check "[P6] list: no raw control, C1, bidi or zero-width characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "[P6] list: the reason with visible escapes" out_has 'R \x1b]0;pwned\x07 \x1b[2J \r CR'
+check "[P6] list: the project with visible escapes" out_has 'proj<U+009B>x<U+202E>y: R'
 printf '{"reason":"r","\\u001b[2J\\u009b":1,"commands":[]}' >"$WT_T/in"
 as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
-check "a refusal naming an escape-laden field: exit 2" [ $? -eq 2 ]
-check "  its message on stderr is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
-check "  and shows the field with visible escapes" err_has 'unknown field '"'"'\x1b[2J<U+009B>'"'"
+check "[P6] a refusal naming an escape-laden field: exit 2" [ $? -eq 2 ]
+check "[P6]   its message on stderr is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+check "[P6]   and shows the field with visible escapes" err_has 'unknown field '"'"'\x1b[2J<U+009B>'"'"
 printf '{"reason":"\033]0;x\007","commands":[]}' >"$WT_T/in"
 as_req "$W" request <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
-check "raw ESC in the JSON input: invalid_json, exit 2" [ $? -eq 2 ]
-check "  the parser's message quoting the input is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+check "[P6] raw ESC in the JSON input: invalid_json, exit 2" [ $? -eq 2 ]
+check "[P6]   the parser's message quoting the input is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
 wr show "$(printf 'w-\033]0;x\007')"
-check "show with an escape-laden id: exit 2" [ "$RC" -eq 2 ]
-check "  the error message is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
+check "[P6] show with an escape-laden id: exit 2" [ "$RC" -eq 2 ]
+check "[P6]   the error message is neutralised $(clean "$WT_T/err")" is_clean "$WT_T/err"
 
 diag "an ambiguous prefix (a second gate forged with the same first 4 characters)"
 as_req sqlite3 "$S/warrant.db" "CREATE TEMP TABLE t AS SELECT * FROM gates WHERE id = '$G1';

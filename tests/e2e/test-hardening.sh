@@ -6,21 +6,14 @@
 # traced or attachable `answer`, a finalizer that settles on its own
 # connection, and a malformed stored manifest refused cleanly.
 #
-#   WARRANT_BUILD=build WARRANT_TOP=. sh tests/e2e/test-hardening.sh
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-hardening.sh
 #
 # Needs root: it creates the reviewer wt-reviewer (group sudo, a canary
 # password per run) and writes one sudoers drop-in it removes again.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
-fails=0
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	ok "# SKIP the real-sudo tests create users and run as root"
-	done_testing
-	exit 0
-fi
+need_root "the real-sudo tests create users and run as root"
 
 umask 022
 SR_DIR=$(mktemp -d /tmp/warrant-hard-e2e.XXXXXX) || exit 1
@@ -33,26 +26,18 @@ RL=/var/log/warrant.log
 BG=""
 
 cleanup() {
-	for p in $BG; do kill "$p" 2>/dev/null; done
+	for p in $BG; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
 	rm -f "$DROPIN"
 	rm -rf "$OPT"
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
 	else echo "# transcripts kept in $SR_DIR"; fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit cleanup
 
-is() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
-}
-jcheck() {
-	if sr_json "$2" "$3" >/dev/null 2>"$SR_DIR/jcheck.err"; then ok "$1"; else
-		not_ok "$1"
-		diag "expected: $2"
-		diag "in $3: $(tr -d '\r' <"$3" 2>/dev/null | grep -v '^## ptydrive' | tail -c 600 | tr '\n' ' ')"
-	fi
-}
 mkgate() {
 	cat >"$SR_DIR/$1.json"
 	G=$(sr_request "$SR_DIR/$1.json") || G=
@@ -94,7 +79,7 @@ wait_for() {
 
 # ============================================================ set-up
 if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, warrant installed"
-else sr_fail "infra: cannot set up the reviewer or install warrant"; fi
+else bail "infra: cannot set up the reviewer or install warrant"; fi
 rm -rf "$OPT"
 install -d -m 0755 -o root -g root "$OPT" "$BIN"
 : >"$RUNS"
@@ -196,7 +181,7 @@ EOF
 G3=$G
 answer right t3 "$G3" --run -j
 is "[P7] (t3) answer --run (detached) exits 0" "$ANS_RC" 0
-FIN=$(sr_json 'str(j["finalizer_pid"])' "$ANS")
+FIN=$(jscan 'str(j["finalizer_pid"])' "$ANS")
 check "[P7] (t3) a finalizer was started" [ -n "$FIN" ]
 kill -9 "$FIN" 2>/dev/null
 # gone, or a zombie nobody reaped yet: either way it settles nothing
@@ -322,13 +307,13 @@ mkgate t8 <<EOF
 EOF
 G8=$G
 answer right t8 "$G8" --run -j
-FIN=$(sr_json 'str(j["finalizer_pid"])' "$ANS")
+FIN=$(jscan 'str(j["finalizer_pid"])' "$ANS")
 check "[P4] (t8) the finalizer ends by itself" wait_for \
     '[ ! -e /proc/$FIN ] || [ "$(cut -d" " -f3 /proc/$FIN/stat 2>/dev/null)" = Z ]' 40
 # read the database file directly: no warrant reader may recover it first
 RAW=$(sqlite3 "file:$SR_STATE/warrant.db?mode=ro" "SELECT state FROM gates WHERE id = '$G8'" 2>&1)
 is "[P4] (t8) the finalizer's settlement is in the database file (no reader recovered it)" "$RAW" approved
-is "[P4] (t8) requests.jsonl has exactly one approval line for it" "$("$SR_PY" -c '
+is "[P4] (t8) requests.jsonl has exactly one approval line for it" "$("$PY" -c '
 import json, sys
 n = 0
 for line in open(sys.argv[1]):
@@ -357,6 +342,31 @@ jcheck "(t9) ... saying the stored manifest is refused" \
     "j['status'] == 'pending' and 'refused' in j['message']" "$ANS"
 is "(t9) ... before any prompt" "$(pty_prompts)" 0
 is "(t9) ... and nothing ran" "$(runs t9)" 0
+
+# ============================================================ (t10) changeable since the request
+install -m 0755 -o root -g root "$BIN/stamp" "$BIN/late"
+install -d -m 0755 -o root -g root "$OPT/conf"
+echo x >"$OPT/conf/file"
+mkgate t10 <<EOF
+{"reason":"hardening t10: the executable became the requester's","commands":[
+  {"id":"late","argv":["$BIN/late","t10"],"why":"once"}]}
+EOF
+G10=$G
+mkgate t10b <<EOF
+{"reason":"hardening t10: a path it names became the requester's","commands":[
+  {"id":"named","argv":["$BIN/stamp","t10b","--config=$OPT/conf/file"],"why":"once"}]}
+EOF
+G10B=$G
+# same content, same hash: only the owner changed after review
+chown "$SR_USER" "$BIN/late" "$OPT/conf"
+answer right t10 "$G10" --run --no-detach -j
+jcheck "[P1] (t10) the runner refuses an executable the requester can change since the request" \
+    "entry(j, 'late')['status'] == 'refused' and 'requester can change' in entry(j, 'late')['error']" "$ANS"
+is "[P1] (t10) ... and it did not run" "$(runs t10)" 0
+answer right t10b "$G10B" --run --no-detach -j
+jcheck "[P1] (t10) ... and a ROOT command naming a path in a directory that became the requester's" \
+    "entry(j, 'named')['status'] == 'refused'" "$ANS"
+is "[P1] (t10) ... which did not run either" "$(runs t10b)" 0
 
 done_testing
 [ "$fails" -eq 0 ]

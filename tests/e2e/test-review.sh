@@ -7,25 +7,19 @@
 # reports, and, as root, an approval through the host's real sudo prompt
 # with the password typed into the tmux pane.
 #
-#   WARRANT_BUILD=build WARRANT_TOP=. sh tests/e2e/test-review.sh
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-review.sh
 #
 # As root it creates the reviewer wt-tuirev (group sudo, a canary password
-# generated per run; the helpers of sudo-lib.sh) and installs the build
-# (meson install); otherwise the console runs as the current user and the
+# generated per run; the helpers of sudo-lib.sh) and uses the build
+# installed in its private prefix (sr_install); otherwise the console runs as the current user and the
 # real-sudo tests are skipped. Screens are kept in $TD when anything fails.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
 SR_USER=wt-tuirev
 SR_USER2=wt-tuirev2
-fails=0
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); printf 'not ok %s - %s\n' "$n" "$*"; }
-
-command -v tmux >/dev/null 2>&1 || {
-	skip "warrant review in tmux" "tmux is not installed"
-	done_testing
-	exit 0
-}
+# tmux is one of the packages scripts/deps.sh installs for make check.
+command -v tmux >/dev/null 2>&1 || bail "tmux is installed (scripts/deps.sh)"
 
 umask 022
 TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
@@ -55,20 +49,19 @@ cleanup() {
 		echo "# screens kept in $TD"
 	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit cleanup
 
 # ---------------------------------------------------------------- setup
 if [ "$ROOT_MODE" -eq 1 ]; then
-	sr_need || sr_fail "the programs the real-sudo tests drive are installed"
-	sr_user_setup || sr_fail "reviewer user $SR_USER set up"
-	sr_install || sr_fail "meson install of the build"
-	sr_root_owned_path "$SR_RUNNER" || sr_fail "the installed runner is root-owned"
+	sr_need || bail "the programs the real-sudo tests drive are installed"
+	sr_user_setup || bail "reviewer user $SR_USER set up"
+	sr_install || bail "the build is installed in a private prefix"
+	sr_root_owned_path "$SR_RUNNER" || bail "the installed runner is root-owned"
 	WBIN=$SR_WARRANT
 	RV_USER=$SR_USER RV_HOME=$SR_HOME STATE=$SR_STATE
 	# the words that start a program as the reviewer, with a clean environment
 	RV="setpriv --reuid=$SR_USER --regid=$SR_GID --init-groups env -i HOME=$SR_HOME"
-	RV="$RV USER=$SR_USER LOGNAME=$SR_USER SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin"
+	RV="$RV USER=$SR_USER LOGNAME=$SR_USER SHELL=/bin/sh PATH=/usr/bin:/bin"
 else
 	WBIN="$WARRANT_BUILD/warrant"
 	RV_USER=$(id -un) RV_HOME=$HOME STATE="$TD/state"
@@ -89,7 +82,7 @@ mkgate() {
 	shift
 	cat >"$TD/$mg.json"
 	rv "$WBIN" request -j "$@" <"$TD/$mg.json" >"$TD/$mg.out" 2>"$TD/$mg.err"
-	G=$(sed -n 's/.*"request_id":"\([^"]*\)".*/\1/p' "$TD/$mg.out")
+	G=$(jval "$TD/$mg.out" 'j["request_id"]') || G=
 	if [ -z "$G" ]; then
 		G=none-$mg
 		not_ok "($mg) warrant request accepts the test's request"
@@ -99,7 +92,7 @@ mkgate() {
 	return 0
 }
 
-gate_state() { rv "$WBIN" show "$1" -j 2>/dev/null | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p'; }
+gate_state() { rv "$WBIN" show "$1" -j 2>/dev/null | jscan 'j["state"]'; }
 
 # console NAME [VAR=VALUE...] [-- REVIEW ARGS...]: start warrant review as
 # the reviewer in a new 80x24 tmux session NAME. After the console ends
@@ -117,7 +110,7 @@ console() {
 	tm new-session -d -s "$cs" -x 80 -y 24 \
 	    "$RV $cs_env /bin/sh -c 'trap : INT; $WBIN review $*; echo REVIEW-EXIT=\$?;
 	    /usr/bin/sudo -n true </dev/null >/dev/null 2>&1; echo TICKET=\$?; sleep 600'" ||
-	    sr_fail "tmux session $cs started"
+	    bail "tmux session $cs started"
 	CS=$cs
 }
 
@@ -160,13 +153,10 @@ shot() {
 shows() {
 	if wait_for "$2" "${3:-50}"; then ok "$1"; else not_ok "$1"; diag "want '$2'"; shot; fi
 }
-# lacks DESC TEXT
+# lacks DESC TEXT: ok when the screen (which must show something) lacks TEXT.
 lacks() {
-	if screen | grep -qF -- "$2"; then not_ok "$1"; diag "unwanted '$2'"; shot; else ok "$1"; fi
-}
-# is DESC GOT WANT
-is() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
+	if [ -z "$(screen | tr -d ' \n')" ]; then not_ok "$1"; diag "the screen is empty"
+	elif screen | grep -qF -- "$2"; then not_ok "$1"; diag "unwanted '$2'"; shot; else ok "$1"; fi
 }
 # yes DESC COMMAND...: ok when COMMAND succeeds; the screen on failure.
 yes_() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
@@ -190,8 +180,6 @@ widest() {
 # A colour SGR anywhere in the screen (default-colour resets 39/49 aside).
 has_colour() { screen_e | grep -Eq "$ESC\\[([0-9]*;)*(3[0-7]|4[0-7]|38|48|9[0-7]|10[0-7])(;[0-9]*)*m"; }
 
-T0=$(date +%s)
-section() { diag "--- $* (at $(($(date +%s) - T0)) s)"; }
 
 # ---------------------------------------------------------------- requests
 mkgate mixed -o wt-agent -p wt-proj <<JSON
@@ -213,9 +201,9 @@ section "without a terminal"
 rv "$WBIN" review </dev/null >"$TD/notty.out" 2>&1
 rc=$?
 if [ "$rc" -eq 2 ] && grep -q "needs a terminal" "$TD/notty.out"; then
-	ok "review without a terminal is refused (exit 2) and says why"
+	ok "[P3] review without a terminal is refused (exit 2) and says why"
 else
-	not_ok "review without a terminal is refused (exit 2) and says why"
+	not_ok "[P3] review without a terminal is refused (exit 2) and says why"
 	diag "exit $rc: $(cat "$TD/notty.out")"
 fi
 
@@ -402,8 +390,8 @@ else
 	diag "top: $t0, after ^D $t1, after ^U $t2"
 fi
 keys G
-msha=$(rv "$WBIN" show "$MIXED" -j | sed -n 's/.*"manifest_sha256":"\([0-9a-f]*\)".*/\1/p')
-if screen | grep -qF "Manifest    $msha" && screen | grep -q "Stop        on the first failure" &&
+msha=$(rv "$WBIN" show "$MIXED" -j | jscan 'j["manifest_sha256"]')
+if [ -n "$msha" ] && screen | grep -qF "Manifest    $msha" && screen | grep -q "Stop        on the first failure" &&
     screen | grep -q "Output      tail" && screen | grep -q "WT_MODE=demo"; then
 	ok "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment"
 else
@@ -489,9 +477,9 @@ console inject
 wait_for "$INJ"
 t_before=$(title)
 keys Enter
-shows "the injection request opens" "1 command as root and 0 as you"
-is "the pane title is unchanged (no OSC 2 got through)" "$(title)" "$t_before"
-is "no bell rang (no BEL got through)" "$(bell)" 0
+shows "[P6] the injection request opens" "1 command as root and 0 as you"
+is "[P6] the pane title is unchanged (no OSC 2 got through)" "$(title)" "$t_before"
+is "[P6] no bell rang (no BEL got through)" "$(bell)" 0
 inj_ok=1
 for f in 'pwn \x1b]2;PWNED\x07 clear\x1b[2J\x1b[H bell\x07' 'rtl <U+202E>evil' \
     'why \x1b[31mred\x1b[0m \x1b]0;TITLE2\x1b\\ done' "'"'\x1b[2J\x1b[1;1HFAKE'"'" 'WT_X=\x1b[5mblink' \
@@ -499,8 +487,8 @@ for f in 'pwn \x1b]2;PWNED\x07 clear\x1b[2J\x1b[H bell\x07' 'rtl <U+202E>evil' \
 	screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "$f" || { inj_ok=0; diag "not shown: $f"; }
 done
 if [ "$inj_ok" -eq 1 ]; then ok "reason, why, argv and env escapes are shown as visible escapes"; else
-	not_ok "reason, why, argv and env escapes are shown as visible escapes"; shot; fi
-yes_ "the screen was not cleared or moved: the top bar is still on line 1" line_has 1 "$INJ"
+	not_ok "[P6] reason, why, argv and env escapes are shown as visible escapes"; shot; fi
+yes_ "[P6] the screen was not cleared or moved: the top bar is still on line 1" line_has 1 "$INJ"
 if screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "'\\\\''"; then
 	not_ok "a quote in an argument is shown as '\\'' with one backslash"; shot
 else
@@ -515,21 +503,21 @@ while [ "$i" -le 40 ]; do
 	i=$((i + 1))
 done
 if [ -z "$miss" ] && echo "$all" | grep -qF -- "$LONG"; then
-	ok "a long argv element is shown in full, wrapped, never cut"
+	ok "[P6] a long argv element is shown in full, wrapped, never cut"
 else
-	not_ok "a long argv element is shown in full, wrapped, never cut"
+	not_ok "[P6] a long argv element is shown in full, wrapped, never cut"
 	diag "missing:$miss"
 	shot
 fi
 keys v
 keys G
-is "details and scrolling leave the title alone too" "$(title)" "$t_before"
+is "[P6] details and scrolling leave the title alone too" "$(title)" "$t_before"
 keys g
 keys d
 keys -l "no"
 keys Enter
 wait_for "Feedback    no"
-is "the injection gate is denied" "$(gate_state "$INJ")" denied
+is "[P6] the injection gate is denied" "$(gate_state "$INJ")" denied
 keys q
 keys q
 tm kill-session -t "$CS"
@@ -546,19 +534,19 @@ mkgate you <<JSON
 JSON
 YOU=$G
 console you -- "$YOU"
-shows "the YOU-only request opens" "0 commands as root and 2 as you"
-lacks "no Root access pill for a YOU-only request" "Root access"
+shows "[P3] the YOU-only request opens" "0 commands as root and 2 as you"
+lacks "[P3] no Root access pill for a YOU-only request" "Root access"
 t_before=$(title)
 keys Enter
-shows "Enter approves it without leaving the console: completed" "completed: every ticked command ran" 100
-lacks "no password prompt" "password"
-yes_ "the YOU command ran as the reviewer" [ "$(stat -c %U "$YOU_MARK" 2>/dev/null)" = "$RV_USER" ]
-shows "the gate is settled as approved" "approved" 30
-is "warrant wait reports success (exit 0)" "$(rv "$WBIN" wait "$YOU" -t 10 >/dev/null 2>&1; echo $?)" 0
+shows "[P3] Enter approves it without leaving the console: completed" "completed: every ticked command ran" 100
+lacks "[P3] no password prompt" "password"
+yes_ "[P3] the YOU command ran as the reviewer" [ "$(stat -c %U "$YOU_MARK" 2>/dev/null)" = "$RV_USER" ]
+shows "[P3] the gate is settled as approved" "approved" 30
+is "[P3] warrant wait reports success (exit 0)" "$(rv "$WBIN" wait "$YOU" -t 10 >/dev/null 2>&1; echo $?)" 0
 keys v
 keys G
-shows "the ledger's output is shown with the escape visible" '\x1b]2;OUTPWN\x07 said'
-is "and the pane title is unchanged by the output" "$(title)" "$t_before"
+shows "[P3] the ledger's output is shown with the escape visible" '\x1b]2;OUTPWN\x07 said'
+is "[P3] and the pane title is unchanged by the output" "$(title)" "$t_before"
 keys q
 keys q
 tm kill-session -t "$CS"
@@ -572,24 +560,24 @@ DENY=$G
 console deny -- "$DENY"
 wait_for "1 command as root"
 keys d
-shows "d asks for a feedback note" "Deny: a note for the agent"
+shows "[P4] d asks for a feedback note" "Deny: a note for the agent"
 keys Escape
 sleep 0.2
-shows "Esc cancels the denial" "not denied"
-is "the gate is still pending after Esc" "$(gate_state "$DENY")" pending
+shows "[P4] Esc cancels the denial" "not denied"
+is "[P4] the gate is still pending after Esc" "$(gate_state "$DENY")" pending
 keys d
 keys -l "use the packaged version instead"
 keys BSpace
 keys -l "d"
 keys Enter
-shows "Enter denies: the console says so" "denied; the agent gets your note"
-shows "and shows the feedback" "Feedback    use the packaged version instead"
+shows "[P4] Enter denies: the console says so" "denied; the agent gets your note"
+shows "[P4] and shows the feedback" "Feedback    use the packaged version instead"
 rv "$WBIN" wait "$DENY" -t 5 >"$TD/deny.out" 2>&1
 rc=$?
 if [ "$rc" -eq 4 ] && grep -qF "feedback: use the packaged version instead" "$TD/deny.out"; then
-	ok "warrant wait reports the denial (exit 4) with the feedback"
+	ok "[P4] warrant wait reports the denial (exit 4) with the feedback"
 else
-	not_ok "warrant wait reports the denial (exit 4) with the feedback"
+	not_ok "[P4] warrant wait reports the denial (exit 4) with the feedback"
 	diag "exit $rc: $(cat "$TD/deny.out")"
 fi
 keys q
@@ -615,41 +603,43 @@ if [ "$ROOT_MODE" -ne 1 ]; then
 	exit 0
 fi
 section "approval through the real sudo prompt"
-check "the reviewer needs a password for sudo (no NOPASSWD rule)" sr_no_nopasswd
+check "[P3] the reviewer needs a password for sudo (no NOPASSWD rule)" sr_no_nopasswd
 # cancel first: Ctrl+C at sudo's prompt runs nothing
 console sudo -- "$MIXED"
 wait_for "Root access"
 keys Enter
-shows "Enter leaves curses and names the request and the commands" "approving $MIXED; running mark, check, size" 50
-shows "sudo's own prompt appears in the pane" "[sudo] password for $SR_USER" 150
+shows "[P3] Enter leaves curses and names the request and the commands" "approving $MIXED; running mark, check, size" 50
+shows "[P3] sudo's own prompt appears in the pane" "[sudo] password for $SR_USER" 150
 keys C-c
-shows "Ctrl+C at the prompt: authentication cancelled" "authentication cancelled" 100
+shows "[P3] Ctrl+C at the prompt: authentication cancelled" "authentication cancelled" 100
 keys Enter
-shows "Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
-is "nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
+shows "[P3] Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
+is "[P3] nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
 # now with the password
 keys Enter
-shows "Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
+shows "[P3] Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
 printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
 tm paste-buffer -b wtpw -d -t "$CS"
 keys Enter
 # a YOU command after a ROOT one: answered attached, so it completes here
-shows "after the password the outcome is shown" "Press Enter to return" 300
-shows "every ticked command ran" "completed: every ticked command ran" 5
+shows "[P3] after the password the outcome is shown" "Press Enter to return" 300
+shows "[P3] every ticked command ran" "completed: every ticked command ran" 5
 keys Enter
-shows "back in the console with the outcome" "Outcome  completed" 50
-is "warrant wait reports the approval (exit 0)" "$(rv "$WBIN" wait "$MIXED" -t 60 >/dev/null 2>&1; echo $?)" 0
-yes_ "the ROOT command ran as root: a root-owned marker" [ "$(stat -c %u "$ROOT_MARK" 2>/dev/null)" = 0 ]
-shows "the console sees the settled gate: the ROOT card says ran" "ran  ROOT 1  mark" 40
+shows "[P3] back in the console with the outcome" "Outcome  completed" 50
+is "[P3] warrant wait reports the approval (exit 0)" "$(rv "$WBIN" wait "$MIXED" -t 60 >/dev/null 2>&1; echo $?)" 0
+yes_ "[P3] the ROOT command ran as root: a root-owned marker" [ "$(stat -c %u "$ROOT_MARK" 2>/dev/null)" = 0 ]
+shows "[P3] the console sees the settled gate: the ROOT card says ran" "ran  ROOT 1  mark" 40
 keys q
 keys q
-shows "the console quits" "REVIEW-EXIT=0" 30
-shows "no sudo ticket is left in the console's terminal" "TICKET=1" 50
+shows "[P3] the console quits" "REVIEW-EXIT=0" 30
+shows "[P2] no sudo ticket is left in the console's terminal" "TICKET=1" 50
+check "[P2] the canary search finds a planted SHA-256 of the password (positive control)" \
+    sr_canary_grep_works
 if [ -n "$(sr_canary_grep "$SR_STATE" "$TD")" ]; then
-	not_ok "the password is nowhere in the state directory or the test's files"
+	not_ok "[P2] the password is nowhere in the state directory or the test's files"
 	diag "$(sr_canary_grep "$SR_STATE" "$TD")"
 else
-	ok "the password is nowhere in the state directory or the test's files"
+	ok "[P2] the password is nowhere in the state directory or the test's files"
 fi
 tm kill-session -t "$CS"
 section "done"

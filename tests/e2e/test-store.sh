@@ -6,26 +6,16 @@
 # catching rows edited, inserted or deleted with the sqlite3 CLI.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root to create the requester and mount a tmpfs"
-	exit 0
-fi
-
+need_root "needs root to create the requester and mount a tmpfs"
+requester_fixture
 MNT=
-cleanup() {
+unmount() {
 	if [ -n "$MNT" ]; then
 		mountpoint -q "$MNT" && umount "$MNT"
 		rmdir "$MNT"
 	fi
-	cleanup_base
-	cleanup_bin
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-setup_bin
-setup_requester || { echo "1..0 # SKIP cannot create the requester"; exit 0; }
-setup_base
+at_exit unmount
 REQ_GID=$(id -g "$REQ")
 
 # A request file the requester can read (its own private directory).
@@ -33,14 +23,6 @@ J=$WT_RB/request.json
 printf '%s\n' '{"reason":"store test","commands":[{"id":"a","why":"w","argv":["/usr/bin/true"]}]}' >"$J"
 chmod 644 "$J"
 
-# wr ARGS...: warrant ARGS as the requester, stdout in $WT_T/out, stderr
-# in $WT_T/err, the exit code in RC.
-wr() {
-	as_req timeout -k 5 60 "$W" "$@" >"$WT_T/out" 2>"$WT_T/err"
-	RC=$?
-}
-# err_has TEXT: stderr of the last wr names TEXT (fixed string).
-err_has() { grep -qF -- "$1" "$WT_T/err"; }
 mode_of() { stat -c '%a %U' "$1"; }
 as_req_sh() { as_req sh -c "$1"; }
 events() { as_req sqlite3 "$WARRANT_HOME_REQ/warrant.db" "SELECT count(*) FROM events"; }
@@ -55,7 +37,8 @@ check "state directory created 0700, owned by the requester" [ "$(mode_of "$S")"
 check "its missing parent created 0700 too" [ "$(mode_of "$WT_RB/perm")" = "700 $REQ" ]
 check "warrant.db is 0600, owned by the requester" [ "$(mode_of "$S/warrant.db")" = "600 $REQ" ]
 check "requests.jsonl is 0600, owned by the requester" [ "$(mode_of "$S/requests.jsonl")" = "600 $REQ" ]
-check "no file in the state directory is open to others" [ -z "$(find "$S" -type f ! -perm 600)" ]
+check "no file in the state directory is open to others" \
+    sh -c '[ -d "$1" ] && [ -z "$(find "$1" -type f ! -perm 600)" ]' sh "$S"
 check "requests.jsonl holds the request (id, hash, sealed argv)" "$PY" -c '
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -72,97 +55,97 @@ diag "state directory refusals"
 use_state open
 as_req mkdir -p "$S" && chmod 755 "$S"
 wr request -j <"$J"
-check "state dir 0755: request exits 1" [ "$RC" -eq 1 ]
-check "state dir 0755: the message names the path and says it is open to others" \
+check "[P5] state dir 0755: request exits 1" [ "$RC" -eq 1 ]
+check "[P5] state dir 0755: the message names the path and says it is open to others" \
     sh -c "grep -qF -- '$S' '$WT_T/err' && grep -q 'open to others' '$WT_T/err'"
-check "state dir 0755: nothing created in it" [ -z "$(ls -A "$S")" ]
+check "[P5] state dir 0755: nothing created in it" [ -z "$(ls -A "$S")" ]
 wr list
-check "state dir 0755: list exits 1 too" [ "$RC" -eq 1 ]
+check "[P5] state dir 0755: list exits 1 too" [ "$RC" -eq 1 ]
 chmod 710 "$S"
 wr list
-check "state dir 0710: refused as open to others" sh -c "[ $RC -eq 1 ] && grep -q 'open to others' '$WT_T/err'"
+check "[P5] state dir 0710: refused as open to others" sh -c "[ $RC -eq 1 ] && grep -q 'open to others' '$WT_T/err'"
 
 mkdir -p "$WT_RB/rootowned" && chmod 755 "$WT_RB/rootowned"	# root's
 WARRANT_HOME_REQ=$WT_RB/rootowned
 wr request -j <"$J"
-check "state dir owned by root, asked by the requester: exit 1" [ "$RC" -eq 1 ]
-check "  the message names the path and the owner" sh -c "grep -qF -- '$WT_RB/rootowned' '$WT_T/err' && grep -q 'owned by uid 0' '$WT_T/err'"
-check "  nothing created in it" [ -z "$(ls -A "$WT_RB/rootowned")" ]
+check "[P5] state dir owned by root, asked by the requester: exit 1" [ "$RC" -eq 1 ]
+check "[P5]   the message names the path and the owner" sh -c "grep -qF -- '$WT_RB/rootowned' '$WT_T/err' && grep -q 'owned by uid 0' '$WT_T/err'"
+check "[P5]   nothing created in it" [ -z "$(ls -A "$WT_RB/rootowned")" ]
 WARRANT_HOME=$PERM_S timeout 60 "$W" list >"$WT_T/out" 2>"$WT_T/err"
 rc=$?
-check "the requester's state dir used by root: exit 1" [ "$rc" -eq 1 ]
-check "  the message says whose it is" grep -q "owned by uid $REQ_UID" "$WT_T/err"
-check "  root created nothing in it" [ -z "$(find "$PERM_S" -user root)" ]
+check "[P5] the requester's state dir used by root: exit 1" [ "$rc" -eq 1 ]
+check "[P5]   the message says whose it is" grep -q "owned by uid $REQ_UID" "$WT_T/err"
+check "[P5]   root created nothing in it" [ -z "$(find "$PERM_S" -user root)" ]
 
 as_req mkdir -m 700 "$WT_RB/real"
 as_req ln -s "$WT_RB/real" "$WT_RB/link"
 WARRANT_HOME_REQ=$WT_RB/link
 wr request -j <"$J"
-check "state dir that is a symlink: exit 1" [ "$RC" -eq 1 ]
-check "  the message names the path and says symlink" sh -c "grep -qF -- '$WT_RB/link' '$WT_T/err' && grep -q symlink '$WT_T/err'"
-check "  nothing created behind the link" [ -z "$(ls -A "$WT_RB/real")" ]
+check "[P5] state dir that is a symlink: exit 1" [ "$RC" -eq 1 ]
+check "[P5]   the message names the path and says symlink" sh -c "grep -qF -- '$WT_RB/link' '$WT_T/err' && grep -q symlink '$WT_T/err'"
+check "[P5]   nothing created behind the link" [ -z "$(ls -A "$WT_RB/real")" ]
 
 use_state files
 wr request -j <"$J"
-check "a fresh store for the file checks" [ "$RC" -eq 0 ]
+check "[P5] a fresh store for the file checks" [ "$RC" -eq 0 ]
 chmod 644 "$S/warrant.db"
 wr list
-check "warrant.db 0644: exit 1" [ "$RC" -eq 1 ]
-check "  the message names the file and the required mode" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 0600 '$WT_T/err'"
+check "[P5] warrant.db 0644: exit 1" [ "$RC" -eq 1 ]
+check "[P5]   the message names the file and the required mode" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 0600 '$WT_T/err'"
 chmod 600 "$S/warrant.db"
 as_req mv "$S/warrant.db" "$WT_RB/victim.db"
 as_req ln -s "$WT_RB/victim.db" "$S/warrant.db"
 before=$(sha256sum <"$WT_RB/victim.db")
 wr request -j <"$J"
-check "warrant.db that is a symlink: request exits 1" [ "$RC" -eq 1 ]
-check "  the message names the file" err_has "$S/warrant.db"
-check "  the link's target is untouched" [ "$(sha256sum <"$WT_RB/victim.db")" = "$before" ]
+check "[P5] warrant.db that is a symlink: request exits 1" [ "$RC" -eq 1 ]
+check "[P5]   the message names the file" err_has "$S/warrant.db"
+check "[P5]   the link's target is untouched" [ "$(sha256sum <"$WT_RB/victim.db")" = "$before" ]
 as_req rm "$S/warrant.db"
 as_req mv "$WT_RB/victim.db" "$S/warrant.db"
 as_req sh -c "printf 'do not touch\n' >'$WT_RB/victim.txt'"
 as_req mv "$S/requests.jsonl" "$WT_RB/old.jsonl"
 as_req ln -s "$WT_RB/victim.txt" "$S/requests.jsonl"
 wr request -j <"$J"
-check "requests.jsonl that is a symlink: its target is not written" [ "$(cat "$WT_RB/victim.txt")" = "do not touch" ]
-check "  and the failure is reported, naming the file" err_has "$S/requests.jsonl"
+check "[P5] requests.jsonl that is a symlink: its target is not written" [ "$(cat "$WT_RB/victim.txt")" = "do not touch" ]
+check "[P5]   and the failure is reported, naming the file" err_has "$S/requests.jsonl"
 
 diag "store failures name the file and the cause"
 use_state corrupt
 wr request -j <"$J"
-check "a fresh store to corrupt" [ "$RC" -eq 0 ]
+check "[P4] a fresh store to corrupt" [ "$RC" -eq 0 ]
 # garbage over the database file at rest (no -wal or -shm to fall back on)
 as_req sh -c "head -c 8192 /dev/urandom | tr '\\000' x >'$S/warrant.db'; rm -f '$S/warrant.db-wal' '$S/warrant.db-shm'"
 lines=$(jsonl_lines)
 wr list
-check "corrupt warrant.db: list exits 1" [ "$RC" -eq 1 ]
-check "  the message names the file" err_has "$S/warrant.db"
-check "  and says it is not a database" err_has "not a database"
+check "[P4] corrupt warrant.db: list exits 1" [ "$RC" -eq 1 ]
+check "[P4]   the message names the file" err_has "$S/warrant.db"
+check "[P4]   and says it is not a database" err_has "not a database"
 wr request -j <"$J"
-check "corrupt warrant.db: request exits 1 (no crash)" [ "$RC" -eq 1 ]
-check "  the message names the file and the cause" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 'not a database' '$WT_T/err'"
-check "  no descriptor printed" [ ! -s "$WT_T/out" ]
-check "  requests.jsonl unchanged" [ "$(jsonl_lines)" = "$lines" ]
+check "[P4] corrupt warrant.db: request exits 1 (no crash)" [ "$RC" -eq 1 ]
+check "[P4]   the message names the file and the cause" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 'not a database' '$WT_T/err'"
+check "[P4]   no descriptor printed" [ ! -s "$WT_T/out" ]
+check "[P4]   requests.jsonl unchanged" [ "$(jsonl_lines)" = "$lines" ]
 wr log --verify
-check "corrupt warrant.db: log --verify exits 1" [ "$RC" -eq 1 ]
+check "[P4] corrupt warrant.db: log --verify exits 1" [ "$RC" -eq 1 ]
 wr show abcd
-check "corrupt warrant.db: show exits 1" [ "$RC" -eq 1 ]
+check "[P4] corrupt warrant.db: show exits 1" [ "$RC" -eq 1 ]
 
 use_state unreadable
 wr request -j <"$J"
-check "a fresh store to lock away" [ "$RC" -eq 0 ]
+check "[P4] a fresh store to lock away" [ "$RC" -eq 0 ]
 chmod 000 "$S/warrant.db"
 wr list
-check "warrant.db mode 000: list exits 1" [ "$RC" -eq 1 ]
-check "  the message names the file and the cause" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 'Permission denied' '$WT_T/err'"
+check "[P4] warrant.db mode 000: list exits 1" [ "$RC" -eq 1 ]
+check "[P4]   the message names the file and the cause" sh -c "grep -qF -- '$S/warrant.db' '$WT_T/err' && grep -q 'Permission denied' '$WT_T/err'"
 wr request -j <"$J"
-check "warrant.db mode 000: request exits 1" [ "$RC" -eq 1 ]
+check "[P4] warrant.db mode 000: request exits 1" [ "$RC" -eq 1 ]
 chmod 600 "$S/warrant.db"
 wr list -a -j
-check "mode restored: the store still holds exactly the first gate" [ "$(jval "$WT_T/out" 'len(j)')" = 1 ]
+check "[P4] mode restored: the store still holds exactly the first gate" [ "$(jval "$WT_T/out" 'len(j)')" = 1 ]
 chmod 000 "$S"
 wr list
-check "state directory mode 000: exit 1" [ "$RC" -eq 1 ]
-check "  the message names the directory and the cause" sh -c "grep -qF -- '$S' '$WT_T/err' && grep -q 'Permission denied' '$WT_T/err'"
+check "[P4] state directory mode 000: exit 1" [ "$RC" -eq 1 ]
+check "[P4]   the message names the directory and the cause" sh -c "grep -qF -- '$S' '$WT_T/err' && grep -q 'Permission denied' '$WT_T/err'"
 chmod 700 "$S"
 
 diag "a full disk"
@@ -170,7 +153,7 @@ MNT=$(mktemp -d /tmp/wt-e2e-full.XXXXXX)
 if mount -t tmpfs -o "size=1m,mode=0700,uid=$REQ_UID,gid=$REQ_GID" tmpfs "$MNT" 2>"$WT_T/err"; then
 	WARRANT_HOME_REQ=$MNT/state
 	wr request -j <"$J"
-	check "a store on a 1 MiB tmpfs" [ "$RC" -eq 0 ]
+	check "[P4] a store on a 1 MiB tmpfs" [ "$RC" -eq 0 ]
 	# fill: use up every free block with 4 KiB files, so deleting k of
 	# them leaves exactly k blocks free.
 	fill() {
@@ -195,25 +178,25 @@ if mount -t tmpfs -o "size=1m,mode=0700,uid=$REQ_UID,gid=$REQ_GID" tmpfs "$MNT" 
 		k=$((k + 2))
 	done
 	diag "full disk: $good stored, $bad refused as full: $(echo "$kinds" | tr '|' '\n' | sort -u | tr '\n' ';')"
-	check "a full disk fails the request (exit 1), naming the file and saying the disk is full" \
+	check "[P4] a full disk fails the request (exit 1), naming the file and saying the disk is full" \
 	    [ "$bad" -ge 1 ]
-	check "every failure on the full disk was of that kind ($wrong others)" [ "$wrong" -eq 0 ]
+	check "[P4] every failure on the full disk was of that kind ($wrong others)" [ "$wrong" -eq 0 ]
 	as_req sh -c 'rm -f "$1"/fill.*' sh "$MNT"
 	want=$((good + 1))
 	snap=$(store_snap)
-	check "no partial gate: gates/commands/events/jsonl lines all $want ($snap)" \
+	check "[P4] no partial gate: gates/commands/events/jsonl lines all $want ($snap)" \
 	    [ "$snap" = "$want/$want/$want/$want" ]
 	wr log --verify
-	check "the audit chain on the once-full store verifies" [ "$RC" -eq 0 ]
+	check "[P4] the audit chain on the once-full store verifies" [ "$RC" -eq 0 ]
 	wr request -j <"$J"
-	check "with space again, requests work" [ "$RC" -eq 0 ]
+	check "[P4] with space again, requests work" [ "$RC" -eq 0 ]
 	umount "$MNT"
-	check "tmpfs unmounted" sh -c "! mountpoint -q '$MNT'"
+	check "[P4] tmpfs unmounted" sh -c "! mountpoint -q '$MNT'"
 else
 	diag "mount: $(cat "$WT_T/err")"
 	for t in "a full disk fails naming the file" "only that kind of failure" "no partial gate" \
 	    "the once-full store verifies" "requests work again" "tmpfs unmounted"; do
-		skip "$t" "cannot mount a tmpfs here"
+		skip "[P4] $t" "cannot mount a tmpfs here"
 	done
 fi
 
@@ -260,9 +243,9 @@ tamper() {
 	_sqlrc=$?
 	wr log --verify
 	if [ "$_sqlrc" -eq 0 ] && [ "$RC" -ne 0 ] && grep -Eq -- "$2" "$WT_T/out"; then
-		ok "tampering ($1) detected: $(head -c 150 "$WT_T/out")"
+		ok "[P4] tampering ($1) detected: $(head -c 150 "$WT_T/out")"
 	else
-		not_ok "tampering ($1) detected"
+		not_ok "[P4] tampering ($1) detected"
 		diag "sqlite3 exit $_sqlrc, verify exit $RC: $(cat "$WT_T/out" "$WT_T/err")"
 	fi
 }
@@ -288,11 +271,11 @@ tamper "change a gate's state" 'is approved but its last event is request' \
     "UPDATE gates SET state = 'approved' WHERE state = 'pending' AND project = 'p3'"
 WARRANT_HOME_REQ=$AUD
 wr log --verify -j
-check "the untouched original still verifies (-j: ok true, 6 events)" \
+check "[P4] the untouched original still verifies (-j: ok true, 6 events)" \
     [ "$(jval "$WT_T/out" '[j["ok"], j["events"]]')" = '[true,6]' ]
 WARRANT_HOME_REQ=$WT_RB/tamper-delete-a-middle-row/state
 wr log --verify -j
-check "a broken chain with -j: ok false and the problem named" \
+check "[P4] a broken chain with -j: ok false and the problem named" \
     [ "$(jval "$WT_T/out" '[j["ok"], "deleted" in j["problem"]]')" = '[false,true]' ]
 
 diag "16 processes x 50 requests at once"
@@ -316,24 +299,24 @@ as_req touch "$OUTD/go"
 start=$(date +%s)
 wait
 diag "800 requests took $(($(date +%s) - start)) s"
-check "every process finished" [ "$(ls "$OUTD"/fails.* | wc -l)" -eq 16 ]
-check "every request exited 0" [ "$(cat "$OUTD"/fails.* | sort -u)" = 0 ]
-check "no stderr at all from any process" [ -z "$(cat "$OUTD"/err.*)" ]
-check "no busy or locked error surfaced" sh -c "! grep -qiE 'busy|locked' '$OUTD'/err.*"
+check "[P4] every process finished" [ "$(ls "$OUTD"/fails.* | wc -l)" -eq 16 ]
+check "[P4] every request exited 0" [ "$(cat "$OUTD"/fails.* | sort -u)" = 0 ]
+check "[P4] no stderr at all from any of the 16 processes" \
+    sh -c '[ "$(ls "$1"/err.* | wc -l)" -eq 16 ] && [ -z "$(cat "$1"/err.*)" ]' sh "$OUTD"
 cat "$OUTD"/out.* | "$PY" -c '
 import json, sys
 ids = sorted(json.loads(l)["request_id"] for l in sys.stdin)
 open(sys.argv[1], "w").write("".join(i + "\n" for i in ids))
 print(len(ids), len(set(ids)))' "$WT_T/printed" >"$WT_T/counts"
-check "800 descriptors printed, 800 distinct ids" [ "$(cat "$WT_T/counts")" = "800 800" ]
+check "[P4] 800 descriptors printed, 800 distinct ids" [ "$(cat "$WT_T/counts")" = "800 800" ]
 wr list -a -j -l 1000000
-check "list -a -j -l 1000000 holds 800 gates, 800 distinct ids" \
+check "[P4] list -a -j -l 1000000 holds 800 gates, 800 distinct ids" \
     [ "$(jval "$WT_T/out" '[len(j), len(set(g["request_id"] for g in j))]')" = '[800,800]' ]
-check "the stored ids are exactly the printed ones" sh -c "
+check "[P4] the stored ids are exactly the printed ones" sh -c "
     '$PY' -c 'import json; [print(g[\"request_id\"]) for g in json.load(open(\"$WT_T/out\"))]' | sort | cmp -s - '$WT_T/printed'"
-check "events: 800; requests.jsonl: 800 lines" [ "$(events)/$(jsonl_lines)" = 800/800 ]
+check "[P4] events: 800; requests.jsonl: 800 lines" [ "$(events)/$(jsonl_lines)" = 800/800 ]
 wr log --verify
-check "the audit chain verifies after the stampede" [ "$RC" -eq 0 ]
-check "  with 800 events" grep -q 'intact: 800 events' "$WT_T/out"
+check "[P4] the audit chain verifies after the stampede" [ "$RC" -eq 0 ]
+check "[P4]   with 800 events" grep -q 'intact: 800 events' "$WT_T/out"
 
 done_testing

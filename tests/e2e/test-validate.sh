@@ -8,10 +8,7 @@
 # hash of the canonical bytes, all checked independently; and risk badges.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root to create the requester and root-owned fixtures"
-	exit 0
-fi
+need_root "needs root to create the requester and root-owned fixtures"
 
 # Per-run names, so that concurrent runs cannot pull a group from under
 # each other.
@@ -20,21 +17,15 @@ OGRP=wt-e2e-o$$		# a group it is not in
 FX=
 cleanup() {
 	[ -n "$FX" ] && rm -rf "$FX"
-	cleanup_base
-	cleanup_bin
 	gpasswd -d "$REQ" "$GRP" >/dev/null 2>&1
 	groupdel "$GRP" 2>/dev/null
 	groupdel "$OGRP" 2>/dev/null
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-setup_bin
-setup_requester || { echo "1..0 # SKIP cannot create the requester"; exit 0; }
+requester_fixture
+at_exit cleanup
 getent group "$GRP" >/dev/null || groupadd "$GRP"
 getent group "$OGRP" >/dev/null || groupadd "$OGRP"
 gpasswd -a "$REQ" "$GRP" >/dev/null
-setup_base
 use_state v
 
 # Root-owned fixtures in a root-owned 0755 directory on the same file
@@ -124,13 +115,60 @@ refused_file invalid_field '$' "request of 256 KiB + 1 byte" "$WT_T/big"
 start=$(date +%s)
 yes | head -c 10485760 | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
 rc=$?
-check "10 MiB of input from yes | head: exit 2 (code $rc)" [ "$rc" -eq 2 ]
-check "10 MiB of input: refused as invalid_field at \$" [ "$(refusal_of "$WT_T/out")" = 'invalid_field $' ]
+check "[P5] 10 MiB of input from yes | head: exit 2 (code $rc)" [ "$rc" -eq 2 ]
+check "[P5] 10 MiB of input: refused as invalid_field at \$" [ "$(refusal_of "$WT_T/out")" = 'invalid_field $' ]
 yes | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
 rc=$?
-check "endless input from yes: stops reading and exits 2 (code $rc)" [ "$rc" -eq 2 ]
+check "[P5] endless input from yes: stops reading and exits 2 (code $rc)" [ "$rc" -eq 2 ]
 diag "both took $(($(date +%s) - start)) s"
-check "oversized input created no state directory" [ ! -e "$S" ]
+check "[P5] oversized input created no state directory" [ ! -e "$S" ]
+
+diag "user_namespace: no request from a user namespace of the agent's own"
+# unshare -Urm, bind mounts and a chroot made the agent's own directory look
+# root-owned, so writability checks passed for a script it could still
+# rewrite. Whatever the namespace shows, the request is refused before it
+# is read as JSON, and nothing is created.
+# ns_refused DESC COMMAND...: `warrant request -j` run as the requester
+# through COMMAND (which ends by running its arguments) is refused so.
+ns_refused() {
+	_d=$1
+	shift
+	req1 '["true"]' >"$WT_T/in"
+	as_req "$@" "$W" request -j <"$WT_T/in" >"$WT_T/out" 2>"$WT_T/err"
+	_rc=$?
+	_got=$(refusal_of "$WT_T/out")
+	if [ "$_rc" -eq 2 ] && [ "$_got" = 'user_namespace $' ] && [ ! -e "$S" ]; then
+		ok "$_d"
+	else
+		not_ok "$_d"
+		diag "exit $_rc; got '$_got'; state directory $([ -e "$S" ] && echo created || echo absent)"
+		diag "$(head -c 400 "$WT_T/err")"
+	fi
+}
+if ! as_req unshare -Ur true 2>"$WT_T/err"; then
+	why="unprivileged user namespaces are disabled here ($(head -c 200 "$WT_T/err"))"
+	for d in "unshare -Ur" "unshare -U" "unshare -Urpf --mount-proc" \
+	    "a tmpfs with a forged uid_map over /proc" "a forged uid_map bound over procfs"; do
+		skip "$d: refused as user_namespace" "$why"
+	done
+else
+	ns_refused "unshare -Ur (the requester mapped to uid 0): refused as user_namespace" \
+	    unshare -Ur
+	ns_refused "unshare -U (no mapping): refused as user_namespace" unshare -U
+	# pid 1 of this /proc is the agent's own process: its namespace matches
+	ns_refused "unshare -Urpf --mount-proc: refused as user_namespace" \
+	    unshare -Urpf --mount-proc
+	# /proc replaced by a tmpfs holding an identity map
+	ns_refused "a tmpfs with a forged uid_map over /proc: refused as user_namespace" \
+	    unshare -Urm sh -c 'mount -t tmpfs none /proc &&
+	    mkdir -p /proc/self && echo "0 0 4294967295" >/proc/self/uid_map &&
+	    exec "$@"' sh
+	# the real procfs, with an identity map bound over the process's own
+	# uid_map (the shell execs warrant, so its pid is warrant's)
+	ns_refused "a forged uid_map bound over procfs: refused as user_namespace" \
+	    unshare -Urm sh -c 'echo "0 0 4294967295" >"$0" &&
+	    mount --bind "$0" /proc/$$/uid_map && exec "$@"' "$WT_RB/uid_map"
+fi
 
 diag "invalid_field"
 refused invalid_field '$.reasn' "unknown top-level field" "$(reqtop '"reasn":"x"')"
@@ -250,11 +288,9 @@ refused nested_privilege_tool "$A0" "sudo" "$(req1 '["sudo","id"]')"
 refused nested_privilege_tool "$A0" "/usr/bin/sudo" "$(req1 '["/usr/bin/sudo","-n","true"]')"
 refused nested_privilege_tool "$A0" "sudoedit" "$(req1 '["sudoedit","/etc/hosts"]')"
 refused nested_privilege_tool "$A0" "su" "$(req1 '["su","-"]')"
-if command -v pkexec >/dev/null 2>&1; then
-	refused nested_privilege_tool "$A0" "pkexec" "$(req1 '["pkexec","id"]')"
-else
-	skip "pkexec" "pkexec is not installed"
-fi
+# Refused by name, installed or not.
+refused nested_privilege_tool "$A0" "pkexec" "$(req1 '["pkexec","id"]')"
+refused nested_privilege_tool "$A0" "run0" "$(req1 '["run0","id"]')"
 refused nested_privilege_tool "$A0" "a root-owned symlink named doas (to true)" "$(req1 "[\"$B/doas\",\"id\"]")"
 if [ -f "$B/helper" ]; then
 	refused nested_privilege_tool "$A0" "a root-owned renamed copy of sudo (same SHA-256)" "$(req1 "[\"$B/helper\",\"id\"]")"
@@ -308,23 +344,15 @@ if [ -e /usr/bin/rbash ]; then
 else
 	skip "/usr/bin/rbash" "not installed"
 fi
+# Refused by name, installed or not.
+refused interactive_program "$A0" "vim" "$(req1 '["vim","/etc/hosts"]')"
+refused interactive_program "$A0" "less" "$(req1 '["less","/etc/hosts"]')"
+refused interactive_program "$A0" "ssh" "$(req1 '["ssh","localhost"]')"
 if command -v vim >/dev/null 2>&1; then
-	refused interactive_program "$A0" "vim" "$(req1 '["vim","/etc/hosts"]')"
 	VIMREAL=$(readlink -f "$(command -v vim)")
 	refused interactive_program "$A0" "vim by its real path ($VIMREAL)" "$(req1 "[\"$VIMREAL\",\"/etc/hosts\"]")"
 else
-	skip "vim" "not installed"
-	skip "vim by its real path" "not installed"
-fi
-if command -v less >/dev/null 2>&1; then
-	refused interactive_program "$A0" "less" "$(req1 '["less","/etc/hosts"]')"
-else
-	skip "less" "not installed"
-fi
-if command -v ssh >/dev/null 2>&1; then
-	refused interactive_program "$A0" "ssh" "$(req1 '["ssh","localhost"]')"
-else
-	skip "ssh" "not installed"
+	skip "vim by its real path" "vim is not installed"
 fi
 
 diag "shell_request"
@@ -430,8 +458,8 @@ diag "unknown_machine"
 refused unknown_machine '$.machine' "machine otherhost" "$(reqtop '"machine":"otherhost"')"
 refused unknown_machine '$.machine' "machine root@otherhost" "$(reqtop '"machine":"root@otherhost"')"
 
-check "no refusal so far created the state directory" [ ! -e "$S" ]
-check "nor its parent" [ ! -e "$WT_RB/v" ]
+check "[P5] no refusal so far created the state directory" [ ! -e "$S" ]
+check "[P5] nor its parent" [ ! -e "$WT_RB/v" ]
 
 diag "accepted requests (YOU commands may use shells)"
 accepted "YOU argv bash -c 'echo hi' is accepted" "$(requ '["bash","-c","echo hi"]')"
@@ -482,35 +510,35 @@ before=$(store_snap)
 yes | as_req timeout -k 5 30 "$W" request -j >"$WT_T/out" 2>"$WT_T/err"
 rc=$?
 after=$(store_snap)
-check "endless input with a populated store: exit 2 (code $rc)" [ "$rc" -eq 2 ]
-check "endless input with a populated store: store unchanged ($before)" [ "$before" = "$after" ]
+check "[P5] endless input with a populated store: exit 2 (code $rc)" [ "$rc" -eq 2 ]
+check "[P5] endless input with a populated store: store unchanged ($before)" [ "$before" = "$after" ]
 
 diag "manifest of a valid request"
-accepted "bare true" "$(req1 '["true","x"]')"
+accepted "[P1] bare true" "$(req1 '["true","x"]')"
 G=$GATE
 cp "$WT_T/desc" "$WT_T/desc1"
 as_req "$W" show -j "$G" >"$WT_T/show" 2>"$WT_T/err"
-check "show -j exits 0" [ $? -eq 0 ]
-check "manifest path is the resolved $TRUE" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["path"]')" = "$TRUE" ]
-check "manifest argv keeps the given argv[0]" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"]')" = '["true","x"]' ]
+check "[P1] show -j exits 0" [ $? -eq 0 ]
+check "[P1] manifest path is the resolved $TRUE" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["path"]')" = "$TRUE" ]
+check "[P1] manifest argv keeps the given argv[0]" [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"]')" = '["true","x"]' ]
 sum=$(sha256sum "$TRUE" | cut -d' ' -f1)
-check "manifest executable_sha256 equals sha256sum of $TRUE" \
+check "[P1] manifest executable_sha256 equals sha256sum of $TRUE" \
     [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["executable_sha256"]')" = "$sum" ]
-check "the command row keeps given_path true" [ "$(jval "$WT_T/show" 'j["commands"][0]["given_path"]')" = true ]
+check "[P1] the command row keeps given_path true" [ "$(jval "$WT_T/show" 'j["commands"][0]["given_path"]')" = true ]
 as_req sqlite3 "$S/warrant.db" "SELECT hex(manifest) FROM gates WHERE id = '$G'" |
     "$PY" -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))' >"$WT_T/canon"
 msum=$(sha256sum <"$WT_T/canon" | cut -d' ' -f1)
-check "manifest_sha256 (descriptor) equals sha256sum of the stored canonical bytes" \
+check "[P1] manifest_sha256 (descriptor) equals sha256sum of the stored canonical bytes" \
     [ "$(jval "$WT_T/desc1" 'j["manifest_sha256"]')" = "$msum" ]
-check "manifest_sha256 (show -j) equals it too" [ "$(jval "$WT_T/show" 'j["manifest_sha256"]')" = "$msum" ]
-check "stored bytes are canonical (sorted keys, compact, UTF-8) and equal show's manifest" "$PY" -c '
+check "[P1] manifest_sha256 (show -j) equals it too" [ "$(jval "$WT_T/show" 'j["manifest_sha256"]')" = "$msum" ]
+check "[P1] stored bytes are canonical (sorted keys, compact, UTF-8) and equal show's manifest" "$PY" -c '
 import json, sys
 raw = open(sys.argv[1], "rb").read()
 m = json.loads(raw)
 canon = json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 show = json.load(open(sys.argv[2]))["manifest"]
 sys.exit(0 if raw == canon and m == show else 1)' "$WT_T/canon" "$WT_T/show"
-check "manifest has every field, defaults filled in" "$PY" -c '
+check "[P1] manifest has every field, defaults filled in" "$PY" -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["manifest"]
 c = m["commands"][0]
@@ -521,25 +549,25 @@ ok = (m["schema_version"] == 1 and m["request_id"] == sys.argv[2] and m["run_as"
       and "timeout_seconds" in c and c["timeout_seconds"] is None)
 sys.exit(0 if ok else 1)' "$WT_T/show" "$G" "$(uname -n)"
 
-accepted "symlink to true" "$(req1 "[\"$B/mytrue\"]")"
+accepted "[P1] symlink to true" "$(req1 "[\"$B/mytrue\"]")"
 as_req "$W" show -j "$GATE" >"$WT_T/show"
-check "symlinked argv[0] is kept as given in the manifest argv" \
+check "[P1] symlinked argv[0] is kept as given in the manifest argv" \
     [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"][0]')" = "$B/mytrue" ]
-check "symlinked argv[0]: manifest path is the resolved file" \
+check "[P1] symlinked argv[0]: manifest path is the resolved file" \
     [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["path"]')" = "$TRUE" ]
-check "symlinked argv[0]: given_path and path both kept" \
+check "[P1] symlinked argv[0]: given_path and path both kept" \
     [ "$(jval "$WT_T/show" 'j["commands"][0]["given_path"] + " " + j["commands"][0]["path"]')" = "$B/mytrue $TRUE" ]
 
-accepted "YOU command string" "$(reqc '"echo hi"')"
+accepted "[P1] YOU command string" "$(reqc '"echo hi"')"
 as_req "$W" show -j "$GATE" >"$WT_T/show"
-check "a YOU command string runs as bash --noprofile --norc -c STRING" \
+check "[P1] a YOU command string runs as bash --noprofile --norc -c STRING" \
     [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["argv"]')" = '["bash","--noprofile","--norc","-c","echo hi"]' ]
-check "the YOU command's cwd defaults to the requester's home" \
+check "[P1] the YOU command's cwd defaults to the requester's home" \
     [ "$(jval "$WT_T/show" 'j["manifest"]["commands"][0]["cwd"]')" = "$(readlink -f "$REQ_HOME")" ]
 
-accepted "timeout_seconds 60" "$(reqtop '"timeout_seconds":60')"
+accepted "[P1] timeout_seconds 60" "$(reqtop '"timeout_seconds":60')"
 as_req "$W" show -j "$GATE" >"$WT_T/show"
-check "timeout_seconds is the command default and the review window" "$PY" -c '
+check "[P1] timeout_seconds is the command default and the review window" "$PY" -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
 sys.exit(0 if s["manifest"]["commands"][0]["timeout_seconds"] == 60
@@ -607,5 +635,5 @@ nobadge "separate arguments: no mixed-script"
 
 diag "the store is intact after all of this"
 as_req "$W" log --verify >"$WT_T/out" 2>&1
-check "log --verify exits 0" [ $? -eq 0 ]
+check "[P4] log --verify exits 0" [ $? -eq 0 ]
 done_testing

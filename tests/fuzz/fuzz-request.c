@@ -8,10 +8,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
+/* A refusal has a code and a message, and can be told to the agent. */
+static void
+refused(const struct refusal *r)
+{
+	json_t *j;
+
+	if (r->code == NULL || strlen(r->message) == 0 || (j = refusal_json(r)) == NULL)
+		__builtin_trap();
+	json_decref(j);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct principal me;
+	static struct requester me;
 	static int init;
 	struct refusal r;
 	struct wrequest q;
@@ -19,12 +30,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char sha[SHA256_HEX_LEN + 1], *bytes;
 
 	if (!init) {
-		principal_self(&me);
+		if (requester_self(&me, &r) != EXIT_OK)
+			__builtin_trap();
 		init = 1;
 	}
 	if (request_parse((const char *)data, size, &q, &r) != 0) {
-		if (r.code == NULL || strlen(r.message) == 0)
-			__builtin_trap();
+		refused(&r);
 		return 0;
 	}
 	if (validate_request(&q, &me, &r) == 0) {
@@ -34,8 +45,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		free(bytes);
 		json_decref(m);
-	} else if (r.code == NULL)
-		__builtin_trap();
+	} else
+		refused(&r);
 	request_free(&q);
 	return 0;
 }

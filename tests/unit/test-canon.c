@@ -75,6 +75,43 @@ test_real_refused(void **state)
 	json_decref(j);
 }
 
+/* The runner's reading of a manifest: canonical bytes of a good shape. */
+static void
+test_manifest_parse(void **state)
+{
+	size_t len, jlen;
+	char *canon = slurp("manifest", "canon", &len), *pretty = slurp("manifest", "json", &jlen);
+	char why[256], *bytes;
+	json_t *m;
+
+	(void)state;
+	m = manifest_parse(canon, len, why, sizeof why);
+	assert_non_null(m);
+	assert_string_equal(json_string_value(json_object_get(m, "request_id")), "w-abcdefghij");
+	json_decref(m);
+	/* the same manifest, not byte for byte canonical */
+	assert_null(manifest_parse(pretty, jlen, why, sizeof why));
+	assert_string_equal(why, "the manifest is not canonical JSON");
+	assert_null(manifest_parse(canon, len - 1, why, sizeof why));
+	bytes = xmalloc(len + 2);
+	memcpy(bytes, canon, len);
+	memcpy(bytes + len, "\n", 2);
+	assert_null(manifest_parse(bytes, len + 1, why, sizeof why));
+	assert_string_equal(why, "the manifest is not canonical JSON");
+	/* bytes after a NUL are bytes of the file all the same */
+	bytes[len] = '\0';
+	assert_null(manifest_parse(bytes, len + 2, why, sizeof why));
+	assert_string_equal(why, "the manifest is not canonical JSON");
+	free(bytes);
+	assert_null(manifest_parse("{\"a\":1,\"a\":1}", 13, why, sizeof why));
+	assert_string_equal(why, "the manifest is not canonical JSON");
+	/* canonical, but no manifest */
+	assert_null(manifest_parse("{\"a\":1}", 7, why, sizeof why));
+	assert_string_equal(why, "the manifest has an unknown member");
+	free(canon);
+	free(pretty);
+}
+
 static void
 test_digest_equal(void **state)
 {
@@ -98,6 +135,7 @@ main(void)
 		cmocka_unit_test(test_nulls),
 		cmocka_unit_test(test_manifest),
 		cmocka_unit_test(test_real_refused),
+		cmocka_unit_test(test_manifest_parse),
 		cmocka_unit_test(test_digest_equal),
 	};
 

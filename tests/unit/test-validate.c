@@ -1,10 +1,21 @@
 /* Request parsing and the policy rules that do not depend on who asks;
- * the end-to-end tests cover the rest as a non-root requester. */
+ * then the requester: built for this process (and refused inside a user
+ * namespace of its own), or given, as a daemon will, in which case
+ * writability is judged and the gate recorded for it, not for this
+ * process. The end-to-end tests cover the rest as a non-root requester. */
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "warrant.h"
@@ -142,14 +153,14 @@ static const struct refusal_case cases[] = {
 static void
 test_refusals(void **state)
 {
-	struct principal me;
+	struct requester me;
 	struct refusal r;
 	struct wrequest q;
 	size_t i;
 	int rc;
 
 	(void)state;
-	assert_int_equal(principal_self(&me), 0);
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		memset(&r, 0, sizeof r);
 		rc = request_parse(cases[i].json, strlen(cases[i].json), &q, &r);
@@ -163,6 +174,7 @@ test_refusals(void **state)
 			    cases[i].json, rc == 0 ? "accepted" : r.code, r.path, r.message,
 			    cases[i].code, cases[i].path);
 	}
+	requester_free(&me);
 }
 
 static void
@@ -220,6 +232,38 @@ test_limits(void **state)
 	free(buf);
 }
 
+/* A refusal whose path is cut inside a character still reaches the agent
+ * (found when fuzz-request began to check refusal_json: it gave NULL, and
+ * `warrant request -j` printed nothing). */
+static void
+test_refusal_cut_character(void **state)
+{
+	char buf[1024], *key = buf + 200;
+	const char *path;
+	struct refusal r;
+	struct wrequest q;
+	json_t *j;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		memcpy(key + 2 * i, "\xc3\xa9", 2);	/* é */
+	key[600] = '\0';
+	snprintf(buf, 200, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"why\":\"w\",\"");
+	memmove(buf + strlen(buf), key, 601);
+	strcat(buf, "\":1}]}");
+	assert_int_equal(request_parse(buf, strlen(buf), &q, &r), -1);
+	assert_string_equal(r.code, "invalid_field");
+	assert_int_equal(strlen(r.path), sizeof r.path - 1);
+	j = refusal_json(&r);
+	assert_non_null(j);
+	path = json_string_value(json_object_get(json_object_get(j, "error"), "path"));
+	assert_non_null(path);
+	assert_int_equal(strncmp(path, "$.commands[0].\xc3\xa9", 16), 0);
+	assert_string_equal(path + strlen(path) - 4, "\\xc3");
+	json_decref(j);
+}
+
 static void
 test_accepts_and_normalises(void **state)
 {
@@ -227,12 +271,13 @@ test_accepts_and_normalises(void **state)
 	    "{\"id\":\"a\",\"argv\":[\"true\"],\"why\":\"w\"},"
 	    "{\"id\":\"b\",\"as\":\"user\",\"command\":\"echo hi | wc -c\",\"why\":\"w\",\"cwd\":\"/tmp\"},"
 	    "{\"id\":\"c\",\"as\":\"user\",\"argv\":[\"bash\",\"-c\",\"echo ok\"],\"why\":\"shells are fine as you\"}]}";
-	struct principal me;
+	char home[PATH_MAX];
+	struct requester me;
 	struct refusal r;
 	struct wrequest q;
 
 	(void)state;
-	assert_int_equal(principal_self(&me), 0);
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
 	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
 	if (validate_request(&q, &me, &r) != 0)
 		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
@@ -247,8 +292,15 @@ test_accepts_and_normalises(void **state)
 	assert_string_equal(q.cmds[1].argv[0], "bash");
 	assert_string_equal(q.cmds[1].argv[3], "-c");
 	assert_string_equal(q.cmds[1].argv[4], "echo hi | wc -c");
+	assert_string_equal(q.cmds[1].cwd, "/tmp");
+	/* no cwd on a YOU command: the requester's home */
+	if (me.home != NULL && realpath(me.home, home) != NULL)
+		assert_string_equal(q.cmds[2].cwd, home);
+	else
+		assert_string_equal(q.cmds[2].cwd, "/");
 	assert_true(q.cmds[1].badges & BADGE_SHELL);
 	request_free(&q);
+	requester_free(&me);
 }
 
 static void
@@ -281,13 +333,13 @@ test_mixed_script_badge(void **state)
 		{ "[\"true\",\"caf\u00e9 \u65e5\u672c\"]", 0 },	/* Latin and Han */
 	};
 	char json[256];
-	struct principal me;
+	struct requester me;
 	struct refusal r;
 	struct wrequest q;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(principal_self(&me), 0);
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
 	for (i = 0; i < sizeof args / sizeof args[0]; i++) {
 		snprintf(json, sizeof json, "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\","
 		    "\"argv\":%s,\"why\":\"w\"}]}", args[i].argv);
@@ -299,6 +351,234 @@ test_mixed_script_badge(void **state)
 			    args[i].mixed ? "missing" : "given");
 		request_free(&q);
 	}
+	requester_free(&me);
+}
+
+/* This process as the requester: its ids, its groups, its passwd entry. */
+static void
+test_requester_self(void **state)
+{
+	struct requester me;
+	struct refusal r;
+	int i, found = 0;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	assert_int_equal(me.uid, getuid());
+	assert_int_equal(me.gid, getgid());
+	assert_true(me.self);
+	assert_non_null(me.name);
+	assert_true(me.ngroups >= 1);
+	for (i = 0; i < me.ngroups; i++)
+		found |= me.groups[i] == getgid();
+	assert_true(found);
+	requester_free(&me);
+	assert_null(me.groups);
+}
+
+/* A requester for a uid the kernel vouched for (a socket peer's): its
+ * passwd entry when there is one, its given groups and its database's. */
+static void
+test_requester_lookup(void **state)
+{
+	struct requester rq;
+	gid_t extra[2] = { 4242, 0 };
+	int i, has4242 = 0, has0 = 0;
+
+	(void)state;
+	assert_int_equal(requester_lookup(&rq, 0, 0, NULL, 0), 0);
+	assert_string_equal(rq.name, "root");
+	assert_non_null(rq.home);
+	assert_false(rq.self);
+	assert_true(rq.ngroups >= 1);
+	assert_int_equal(rq.groups[0], 0);
+	requester_free(&rq);
+	/* no passwd entry: "unknown", no home, the groups given, once each */
+	assert_int_equal(requester_lookup(&rq, 3999999999u, 4242, extra, 2), 0);
+	assert_string_equal(rq.name, "unknown");
+	assert_null(rq.home);
+	assert_int_equal(rq.ngroups, 2);
+	for (i = 0; i < rq.ngroups; i++) {
+		has4242 |= rq.groups[i] == 4242;
+		has0 |= rq.groups[i] == 0;
+	}
+	assert_true(has4242 && has0);
+	requester_free(&rq);
+}
+
+/* requester_self in a child moved into a new user namespace, with map
+ * (or none) as its uid_map: 0 when refused as user_namespace, 77 when
+ * this machine cannot make one. */
+static int
+in_new_userns(const char *map)
+{
+	struct requester rq;
+	struct refusal r;
+	pid_t pid;
+	int fd, status;
+
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER) != 0)
+			_exit(77);
+		if (map != NULL) {
+			if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0 ||
+			    write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+				_exit(78);
+			close(fd);
+		}
+		if (requester_self(&rq, &r) != EXIT_REFUSED)
+			_exit(1);
+		_exit(strcmp(r.code, "user_namespace") == 0 && strcmp(r.path, "$") == 0 &&
+		    r.message[0] != '\0' ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void
+test_requester_user_namespace(void **state)
+{
+	char map[64];
+	int rc;
+
+	(void)state;
+	rc = in_new_userns(NULL);
+	if (rc == 77)
+		skip();		/* unprivileged user namespaces are disabled */
+	assert_int_equal(rc, 0);
+	/* the caller's own uid mapped, as unshare -U --map-current-user does */
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	assert_int_equal(in_new_userns(map), 0);
+	/* and onto 0, as unshare -Ur does */
+	snprintf(map, sizeof map, "0 %u 1\n", (unsigned)getuid());
+	assert_int_equal(in_new_userns(map), 0);
+}
+
+/* A requester for uid, gid and groups that are not this process's. */
+static void
+other(struct requester *rq, gid_t group)
+{
+	static gid_t groups[1];
+
+	memset(rq, 0, sizeof *rq);
+	rq->uid = getuid() + 1000;
+	rq->gid = getgid() + 1000;
+	groups[0] = group;
+	rq->groups = groups;
+	rq->ngroups = 1;
+	rq->name = "someone-else";
+}
+
+static char tmpdir[] = "/tmp/wt-validate.XXXXXX";
+
+static void
+write_exe(const char *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/true\n", 12), 12);
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Writability is judged for the requester given, whoever runs this. */
+static void
+test_path_replaceable_for(void **state)
+{
+	struct requester rq;
+	char path[PATH_MAX], why[PATH_MAX + 128];
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof path, "%s/tool", tmpdir);
+	write_exe(path, 0755);
+	other(&rq, getgid() + 1007);
+	assert_int_equal(path_replaceable(&rq, path, why, sizeof why), 0);
+	assert_int_equal(chmod(path, 0757), 0);
+	assert_int_equal(path_replaceable(&rq, path, why, sizeof why), 1);
+	assert_non_null(strstr(why, "the requester"));
+	assert_int_equal(chmod(path, 0775), 0);
+	assert_int_equal(path_replaceable(&rq, path, why, sizeof why), 0);
+	other(&rq, getegid());		/* in the file's group */
+	assert_int_equal(path_replaceable(&rq, path, why, sizeof why), 1);
+	/* anyone but root: a file owned by this process's user when that
+	 * is not root, or writable by its group when that is not root's */
+	if (getuid() != 0 || getegid() != 0)
+		assert_int_equal(path_replaceable(&requester_anyone, path, why, sizeof why), 1);
+	assert_int_equal(path_replaceable(&requester_anyone, "/usr/bin/true", why, sizeof why), 0);
+	assert_int_equal(path_replaceable(&rq, "/nonexistent/wt-x", why, sizeof why), -1);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/*
+ * gate_submit for a requester that is not this process: refusals store
+ * nothing (not even the state directory); an accepted request becomes a
+ * gate recorded with that requester's uid and name.
+ */
+static void
+test_gate_submit(void **state)
+{
+	char dir[] = "/tmp/wt-submit.XXXXXX", home[PATH_MAX], exe[PATH_MAX],
+	    buf[PATH_MAX + 256];
+	struct requester rq;
+	struct refusal r;
+	struct store st;
+	json_t *desc, *g;
+	struct stat sb;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(home, sizeof home, "%s/state", dir);
+	assert_int_equal(setenv("WARRANT_HOME", home, 1), 0);
+	snprintf(exe, sizeof exe, "%s/tool", dir);
+	write_exe(exe, 0775);
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[\"%s\"],\"why\":\"w\"}"), exe);
+
+	other(&rq, getegid());
+	desc = (json_t *)1;
+	assert_int_equal(gate_submit(buf, strlen(buf), &rq, "agent", NULL, &desc, &r),
+	    EXIT_REFUSED);
+	assert_null(desc);
+	assert_string_equal(r.code, "writable_executable");
+	assert_string_equal(r.path, "$.commands[0].argv[0]");
+	assert_int_equal(gate_submit("{", 1, &rq, NULL, NULL, &desc, &r), EXIT_REFUSED);
+	assert_string_equal(r.code, "invalid_json");
+	assert_int_equal(gate_submit(buf, REQUEST_MAX + 1, &rq, NULL, NULL, &desc, &r),
+	    EXIT_REFUSED);
+	assert_string_equal(r.code, "invalid_field");
+	assert_int_equal(stat(home, &sb), -1);
+	assert_int_equal(errno, ENOENT);
+
+	other(&rq, getegid() + 1007);		/* not in the file's group */
+	if (gate_submit(buf, strlen(buf), &rq, "agent", "proj", &desc, &r) != EXIT_OK)
+		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
+	assert_non_null(desc);
+	assert_int_equal(json_integer_value(json_object_get(desc, "gate_timeout_seconds")), 300);
+	assert_int_equal(store_open(&st), 0);
+	g = store_gate(&st, json_str(desc, "request_id"), 0);
+	assert_non_null(g);
+	assert_string_equal(json_str(g, "requester"), "someone-else");
+	assert_int_equal(json_integer_value(json_object_get(g, "requester_uid")), rq.uid);
+	assert_string_equal(json_str(g, "agent"), "agent");
+	assert_string_equal(json_str(g, "manifest_sha256"), json_str(desc, "manifest_sha256"));
+	json_decref(g);
+	store_close(&st);
+	json_decref(desc);
+	unsetenv("WARRANT_HOME");
+	assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
 int
@@ -307,9 +587,15 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_refusal_cut_character),
 		cmocka_unit_test(test_accepts_and_normalises),
 		cmocka_unit_test(test_credential_shapes),
 		cmocka_unit_test(test_mixed_script_badge),
+		cmocka_unit_test(test_requester_self),
+		cmocka_unit_test(test_requester_lookup),
+		cmocka_unit_test(test_requester_user_namespace),
+		cmocka_unit_test(test_path_replaceable_for),
+		cmocka_unit_test(test_gate_submit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

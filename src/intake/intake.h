@@ -1,0 +1,145 @@
+/*
+ * The intake: a request's bytes, from whoever asks, to a sealed pending
+ * gate or a refusal. Nothing here reads the identity of the process it
+ * runs in, except requester_self: the requester is always given, so that
+ * a daemon can validate for a peer exactly as `warrant request` does for
+ * its own user (DESIGN §11). No process-wide state either: every
+ * call builds what it needs and frees it.
+ */
+#ifndef INTAKE_H
+#define INTAKE_H
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "shared/shared.h"
+
+#define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
+
+/* A refusal: stable code, JSON path of the offending field, one sentence. */
+struct refusal {
+	const char	*code;
+	char		 path[256];
+	char		 message[512];
+};
+int	 refuse(struct refusal *, const char *, const char *, const char *, ...)
+	    __attribute__((format(printf, 4, 5)));
+json_t	*refusal_json(const struct refusal *);
+
+/*
+ * requester.c: who asks. Writability is judged for uid and groups; the
+ * gate records uid and name; YOU commands default to home. uid 0 asks
+ * "could anyone but root" (requester_anyone). self is set when this
+ * process runs as the requester, so access(2) may also answer for it
+ * (ACLs). requester_self refuses (user_namespace) a process in a user
+ * namespace of its own: EXIT_OK, EXIT_REFUSED or EXIT_INTERNAL.
+ */
+struct requester {
+	uid_t	 uid;
+	gid_t	 gid;
+	gid_t	*groups;	/* every group, gid included */
+	int	 ngroups;
+	char	*name;		/* "unknown" without a passwd entry */
+	char	*home;		/* NULL without a passwd entry */
+	int	 self;
+};
+extern const struct requester requester_anyone;
+int	 requester_self(struct requester *, struct refusal *);
+int	 requester_lookup(struct requester *, uid_t, gid_t, const gid_t *, int);
+void	 requester_free(struct requester *);
+
+/* exe.c: executables and paths. */
+struct exe {
+	char		given[PATH_MAX];
+	char		path[PATH_MAX];		/* resolved, no symlinks */
+	char		sha256[SHA256_HEX_LEN + 1];
+	struct stat	st;
+};
+int	 exe_lookup(const char *, char *, size_t);
+int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
+int	 open_regular(const char *, struct stat *);
+int	 path_replaceable(const struct requester *, const char *, char *, size_t);
+
+/* denylist.c: nested privilege tools and interactive programs, loaded
+ * for one validation and freed after it. */
+enum deny_kind { DENY_NONE = 0, DENY_NESTED, DENY_INTERACTIVE };
+struct denylist;
+struct denylist *denylist_load(void);
+void	 denylist_free(struct denylist *);
+enum deny_kind deny_by_name(const struct denylist *, const char *);
+enum deny_kind deny_executable(struct denylist *, const struct exe *);
+enum deny_kind deny_word(struct denylist *, const char *);
+const char *deny_code(enum deny_kind);
+int	 is_indirect_runner(const char *);
+
+/* risk.c: badges, shown and never blocking. */
+#define BADGE_SHELL		0x001
+#define BADGE_NETWORK		0x002
+#define BADGE_PACKAGE_MANAGER	0x004
+#define BADGE_SYSTEM_PATH_WRITE	0x008
+#define BADGE_SERVICE_RESTART	0x010
+#define BADGE_LOCKOUT_PRONE	0x020
+#define BADGE_INDIRECT_EXEC	0x040
+#define BADGE_WRITABLE_CWD	0x080
+#define BADGE_REMOTE		0x100
+#define BADGE_LONG_TIMEOUT	0x200
+#define BADGE_MIXED_SCRIPT	0x400
+#define LONG_TIMEOUT_SECONDS	3600
+
+/* request.c: schema v1, parsed; nothing in it depends on who asks. */
+struct wcommand {
+	const char	 *id;
+	int		  as_user;
+	const char	**argv;		/* NULL-terminated; borrowed */
+	size_t		  argc;
+	const char	 *command;	/* YOU shell string, or NULL */
+	const char	 *why;
+	char		  cwd[PATH_MAX];	/* "" until validated: the home */
+	long long	  timeout;	/* 0: none given */
+	struct exe	  exe;
+	unsigned	  badges;
+};
+
+struct wrequest {
+	json_t		 *json;		/* owns every borrowed string */
+	const char	 *reason;
+	struct wcommand	 *cmds;
+	size_t		  ncmds;
+	const char	 *run_as;
+	char		  cwd[PATH_MAX];
+	json_t		 *env;		/* borrowed object of strings */
+	int		  stop_on_failure;
+	const char	 *output_to_agent;
+	long long	  gate_timeout;	/* the review window, resolved */
+	long long	  timeout;	/* default per command; 0: none */
+	const char	 *machine;	/* NULL: this host */
+	const char	 *next_prompt;
+	unsigned	  badges;
+	int		  nroot, nuser;
+};
+int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
+void	 request_free(struct wrequest *);
+
+/* validate.c: the rules, judged for the requester; fills its defaults. */
+int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);
+
+/* risk.c */
+unsigned risk_command(const struct wcommand *, const struct wrequest *,
+	    const struct requester *);
+json_t	*badges_json(unsigned);
+
+/* normalize.c: the manifest of a validated request (DESIGN §4). */
+json_t	*manifest_build(const struct wrequest *, const char *, const char *);
+
+/*
+ * submit.c: bytes to a pending gate. EXIT_OK with the descriptor,
+ * EXIT_REFUSED with the refusal (nothing stored), or EXIT_INTERNAL after
+ * saying why.
+ */
+int	 gate_submit(const char *, size_t, const struct requester *, const char *,
+	    const char *, json_t **, struct refusal *);
+
+#endif

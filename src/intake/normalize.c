@@ -1,0 +1,52 @@
+/*
+ * The manifest (DESIGN §4): the validated request as it will run,
+ * every field present, absent optional values null. Its canonical bytes
+ * are what the seal covers (shared/manifest.c).
+ */
+#include "warrant.h"
+
+static json_t *
+seconds_or_null(long long t)
+{
+	return t > 0 ? json_integer(t) : json_null();
+}
+
+static json_t *
+command_json(const struct wcommand *c)
+{
+	json_t *argv = json_array();
+	size_t i;
+
+	for (i = 0; i < c->argc; i++)
+		json_array_append_new(argv, json_string(c->argv[i]));
+	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o}",
+	    "id", c->id,
+	    "as", c->as_user ? "user" : "root",
+	    "argv", argv,
+	    "path", c->exe.path,
+	    "executable_sha256", c->exe.sha256,
+	    "why", c->why,
+	    "cwd", c->cwd,
+	    "timeout_seconds", seconds_or_null(c->timeout));
+}
+
+/* The manifest of every command of q, as request id on host. */
+json_t *
+manifest_build(const struct wrequest *q, const char *id, const char *host)
+{
+	json_t *cmds = json_array();
+	size_t i;
+
+	for (i = 0; i < q->ncmds; i++)
+		json_array_append_new(cmds, command_json(&q->cmds[i]));
+	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o}",
+	    "schema_version", 1,
+	    "request_id", id,
+	    "host", host,
+	    "run_as", q->run_as,
+	    "cwd", q->cwd,
+	    "env", q->env != NULL ? json_incref(q->env) : json_object(),
+	    "stop_on_failure", q->stop_on_failure,
+	    "output_to_agent", q->output_to_agent,
+	    "commands", cmds);
+}
