@@ -50,9 +50,8 @@ struct runner {
 	const char	*run_sha;		/* of the run manifest, from argv */
 	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
 	const char	*request_id;
-	uid_t		 target_uid;		/* run_as */
-	gid_t		 target_gid;
-	char		 target_name[64], target_home[PATH_MAX];
+	char		 target_name[64], target_home[PATH_MAX];	/* run_as */
+	struct spawn_cred target_cred, sudo_cred;	/* uid, gid, groups */
 	size_t		 n;
 	int		*exefd;
 	char		**root_env, **user_env;
@@ -63,6 +62,7 @@ struct runner {
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
  * other, still write the ledger. */
 static volatile sig_atomic_t stop_requested;
+static sigset_t job_control;	/* ignored here and in every command */
 
 static void
 on_stop(int sig)
@@ -83,6 +83,10 @@ signals(void)
 	for (i = 0; i < sizeof stop / sizeof stop[0]; i++)
 		sigaction(stop[i], &sa, NULL);
 	/* a stopped runner would enforce no timeout */
+	sigemptyset(&job_control);
+	sigaddset(&job_control, SIGTSTP);
+	sigaddset(&job_control, SIGTTIN);
+	sigaddset(&job_control, SIGTTOU);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
@@ -161,7 +165,8 @@ policy_start(const struct runner *r, const json_t *c)
 	size_t n = json_array_size(argv), i, k = 0;
 	const char **av = xcalloc(n + 10, sizeof *av);
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	int devnull;
+	struct spawn s = { .path = "/usr/bin/sudo", .argv = (char *const *)av, .envp = envp,
+	    .fd = { -1, -1, -1 }, .group = EXEC_FOREGROUND };
 	pid_t pid;
 
 	av[k++] = "/usr/bin/sudo";
@@ -175,15 +180,8 @@ policy_start(const struct runner *r, const json_t *c)
 	av[k++] = str(c, "path");
 	for (i = 1; i < n; i++)
 		av[k++] = json_string_value(json_array_get(argv, i));
-	if ((pid = fork()) < 0)
-		err(RUNNER_REFUSED, "fork");
-	if (pid == 0) {
-		if ((devnull = open("/dev/null", O_RDWR)) < 0 || dup2(devnull, 0) < 0 ||
-		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
-			_exit(127);
-		execve("/usr/bin/sudo", (char *const *)av, envp);
-		_exit(127);
-	}
+	if ((pid = spawn(&s)) < 0)
+		err(RUNNER_REFUSED, "cannot start sudo -l");
 	free(av);
 	return pid;
 }
@@ -471,19 +469,16 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	x.exefd = r->exefd[i];
 	x.argv = argv;
 	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
+	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	if (is_root(c)) {
 		x.envp = r->root_env;
 		x.cwd = str(r->manifest, "cwd");
-		x.user = r->target_name;
-		x.uid = r->target_uid;
-		x.gid = r->target_gid;
+		x.cred = &r->target_cred;
 	} else {
 		x.envp = r->user_env;
 		x.cwd = str(c, "cwd");
-		x.user = r->sudo_user;
-		x.uid = r->sudo_uid;
-		x.gid = r->sudo_gid;
+		x.cred = &r->sudo_cred;
 	}
 	capture_init(cap, open_log(r, i), OUTPUT_LOG_MAX);
 	if (exec_capture(&x, cap, &res) != 0) {
@@ -643,10 +638,12 @@ load_users(struct runner *r)
 	    strlen(p->pw_name) >= sizeof r->target_name ||
 	    strlen(p->pw_dir) >= sizeof r->target_home)
 		errx(RUNNER_REFUSED, "refusing: no such user '%s'", str(r->manifest, "run_as"));
-	r->target_uid = p->pw_uid;
-	r->target_gid = p->pw_gid;
 	strcpy(r->target_name, p->pw_name);
 	strcpy(r->target_home, p->pw_dir);
+	if (spawn_cred_init(&r->target_cred, p->pw_name, p->pw_uid, p->pw_gid) != 0 ||
+	    spawn_cred_init(&r->sudo_cred, r->sudo_user, r->sudo_uid, r->sudo_gid) != 0)
+		errx(RUNNER_REFUSED, "refusing: cannot read the groups of %s or %s",
+		    r->target_name, r->sudo_user);
 }
 
 int
