@@ -30,6 +30,7 @@ struct scan {
 	const char *const	 *argv;
 	size_t			  argc;
 	char			  exempt[MAX_ARGV];
+	char			  real[MAX_ARGV][NAME_MAX + 1];	/* resolved basename */
 	char			  jpath[64];	/* $.commands[N] */
 	struct refusal		 *r;
 };
@@ -101,21 +102,35 @@ match_any(const char *const *pats, const char *name)
 	return 0;
 }
 
-/* Does the word name one of pats: its basename, or the basename of the
- * file it resolves to (bare names on the trusted path)? */
-static int
-names(const char *word, const char *const *pats)
+/* The basename of the file a word resolves to (an absolute path, or a
+ * bare name on the trusted path), or "". */
+static void
+resolved_base(const char *word, char out[NAME_MAX + 1])
 {
 	char found[PATH_MAX], real[PATH_MAX];
 	const char *path = word;
 
+	out[0] = '\0';
+	if (word[0] != '/') {
+		if (exe_lookup(word, found, sizeof found) != 0)
+			return;
+		path = found;
+	}
+	if (realpath(path, real) != NULL && strlen(base_name(real)) <= NAME_MAX)
+		strcpy(out, base_name(real));
+}
+
+/* Does the word name one of pats: its basename, or the basename of the
+ * file it resolves to? */
+static int
+names(const char *word, const char *const *pats)
+{
+	char real[NAME_MAX + 1];
+
 	if (match_any(pats, base_name(word)))
 		return 1;
-	if (word[0] != '/' && exe_lookup(word, found, sizeof found) != 0)
-		return 0;
-	if (word[0] != '/')
-		path = found;
-	return realpath(path, real) != NULL && match_any(pats, base_name(real));
+	resolved_base(word, real);
+	return real[0] != '\0' && match_any(pats, real);
 }
 
 static int
@@ -124,7 +139,8 @@ word_names(struct scan *s, size_t j, const char *const *pats)
 	if (j == 0)
 		return match_any(pats, base_name(s->c->exe.given)) ||
 		    match_any(pats, base_name(s->c->exe.path));
-	return names(s->argv[j], pats);
+	return match_any(pats, base_name(s->argv[j])) ||
+	    (s->real[j][0] != '\0' && match_any(pats, s->real[j]));
 }
 
 /* --- Exempt positions ------------------------------------------------ */
@@ -192,6 +208,8 @@ pkg_shaped(const char *w)
 	return 1;
 }
 
+/* The operands after argv[j] (after a verb when need_verb), up to the
+ * first word that is neither an option nor shaped like a name. */
 static void
 exempt_operands(struct scan *s, size_t j, int need_verb)
 {
@@ -212,9 +230,52 @@ exempt_operands(struct scan *s, size_t j, int need_verb)
 			verb = 1;
 			continue;
 		}
-		if (pkg_shaped(a))
-			s->exempt[i] = 1;
+		if (!pkg_shaped(a))
+			return;
+		s->exempt[i] = 1;
 	}
+}
+
+/* A number or duration (5, 2.5, 10s) or a NAME=VALUE assignment. */
+static int
+prefix_word(const char *a)
+{
+	size_t n;
+
+	if (isdigit((unsigned char)a[0])) {
+		n = strspn(a, "0123456789.");
+		return a[n] == '\0' || (strchr("smhd", a[n]) != NULL && a[n + 1] == '\0');
+	}
+	n = strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	return n > 0 && !isdigit((unsigned char)a[0]) && a[n] == '=';
+}
+
+/*
+ * Is argv[j] the program the command runs: argv[0], or the first word
+ * after a prefix of single-program runners (not find), their options,
+ * NAME=VALUE assignments and numbers (timeout 5, nice -n 10)? Only there
+ * do a package manager's operands name packages: elsewhere the same words
+ * could be another program's (find -name apt-get -o -name install -exec sh).
+ */
+static int
+runs_at(struct scan *s, size_t j)
+{
+	const char *a;
+	size_t k;
+
+	if (j == 0)
+		return 1;
+	if ((!is_indirect_runner(s->c->exe.given) && !is_indirect_runner(s->c->exe.path)) ||
+	    strcmp(base_name(s->c->exe.path), "find") == 0)
+		return 0;
+	for (k = 1; k < j; k++) {
+		a = s->argv[k];
+		if (a[0] == '-' || prefix_word(a))
+			continue;
+		if (!is_indirect_runner(a) || strcmp(base_name(a), "find") == 0)
+			return 0;
+	}
+	return 1;
 }
 
 static void
@@ -223,7 +284,7 @@ find_exempt(struct scan *s)
 	size_t i, j;
 
 	for (j = 0; j < s->argc; j++) {
-		if (s->exempt[j])
+		if (s->exempt[j] || !runs_at(s, j))
 			continue;
 		if (word_names(s, j, apt_tools) || word_names(s, j, other_pkg_tools))
 			exempt_operands(s, j, 1);
@@ -234,11 +295,9 @@ find_exempt(struct scan *s)
 			if (i < s->argc)
 				exempt_operands(s, j, 0);
 		} else if (word_names(s, j, unit_tools)) {
-			for (i = j + 1; i < s->argc; i++)
-				if (s->argv[i][0] != '-' && strchr(s->argv[i], '/') == NULL)
-					s->exempt[i] = 1;
+			exempt_operands(s, j, 0);
 		} else if (word_names(s, j, service_tools)) {
-			if (j + 1 < s->argc && strchr(s->argv[j + 1], '/') == NULL)
+			if (j + 1 < s->argc && pkg_shaped(s->argv[j + 1]))
 				s->exempt[j + 1] = 1;
 		} else if (word_names(s, j, shell_setters)) {
 			/* the login shell recorded, not run */
@@ -1075,7 +1134,7 @@ judge_word(struct scan *s, const char *w, int value, int *interp)
 		return acc;
 	if (value && acc == DENY_NONE && is_interpreter(w))
 		*interp = 1;
-	t = w + strspn(w, " \t\r\n\v\f");
+	t = w + strspn(w, " \t\r\n\v\f|!");	/* '|cmd' (strace -o), '!cmd' */
 	n = strcspn(t, " \t\r\n\v\f");
 	if ((t != w || t[n] != '\0') && n > 0 && n < sizeof first) {
 		memcpy(first, t, n);
@@ -1117,6 +1176,8 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	s.argc = c->argc < MAX_ARGV ? c->argc : MAX_ARGV;
 	s.r = r;
 	snprintf(s.jpath, sizeof s.jpath, "$.commands[%zu]", idx);
+	for (j = 1; j < s.argc; j++)
+		resolved_base(s.argv[j], s.real[j]);
 	find_exempt(&s);
 
 	for (j = 0; j < s.argc; j++) {

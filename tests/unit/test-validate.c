@@ -391,6 +391,18 @@ static const struct {
 	{ "[\"apt-get\",\"install\",\"-y\",\"/bin/bash\"]", "interactive_program", "$.commands[0]" },
 	{ "[\"apt-get\",\"download\",\"sudo\"]", "", "" },
 	{ "[\"dpkg\",\"-L\",\"bash\"]", "", "" },
+	{ "[\"timeout\",\"5m\",\"env\",\"DEBIAN_FRONTEND=noninteractive\",\"nice\",\"-n\",\"5\","
+	  "\"apt-get\",\"install\",\"-y\",\"bash\"]", "", "" },
+	/* package names only where the package manager is what runs */
+	{ "[\"find\",\"/\",\"-name\",\"apt-get\",\"-o\",\"-name\",\"install\",\"-exec\",\"sh\",\"{}\",\";\"]",
+	  "interactive_program", "$.commands[0]" },
+	{ "[\"timeout\",\"5\",\"find\",\"/\",\"-exec\",\"apt-get\",\"install\",\";\",\"-exec\",\"bash\",\";\"]",
+	  "interactive_program", "$.commands[0]" },
+	{ "[\"find\",\"/\",\"-exec\",\"systemctl\",\"start\",\"x\",\";\",\"-exec\",\"bash\",\";\"]",
+	  "interactive_program", "$.commands[0]" },
+	{ "[\"true\",\"apt-get\",\"install\",\"bash\"]", "interactive_program", "$.commands[0]" },
+	{ "[\"apt-get\",\"install\",\"x\",\";\",\"bash\"]", "interactive_program", "$.commands[0]" },
+	{ "[\"strace\",\"-o\",\"|dash\",\"true\"]", "interactive_program", "$.commands[0]" },
 	{ "[\"dpkg\",\"-i\",\"bash\"]", "interactive_program", "$.commands[0]" },
 	{ "[\"systemctl\",\"restart\",\"ssh\"]", "", "" },
 	{ "[\"usermod\",\"-s\",\"/bin/bash\",\"alice\"]", "", "" },
