@@ -399,6 +399,7 @@ struct tool {
 #define L(...)	((const char *const []){ __VA_ARGS__, NULL })
 
 static int check_sed(struct scan *, size_t);
+static int check_python(struct scan *, size_t);
 static int check_awk(struct scan *, size_t);
 static int check_perl(struct scan *, size_t);
 static int check_tar(struct scan *, size_t);
@@ -412,14 +413,14 @@ static int check_flock(struct scan *, size_t);
 
 static const struct tool tools[] = {
 	{ L("python", "python[0-9]*", "pypy", "pypy[0-9]*"), T_INTERP,
-	  "c", "mWX", NULL, NULL, NULL, NULL, "Python code" },
+	  "c", "mWX", NULL, NULL, NULL, check_python, "Python code" },
 	{ L("perl", "perl[0-9]*"), T_INTERP,
 	  "eE", "IMm", "dDFix", "0lC", NULL, check_perl, "Perl code" },
 	{ L("ruby", "ruby[0-9]*"), T_INTERP,
 	  "eE", "CFIKr", "iTWx", "0", NULL, NULL, "Ruby code" },
 	{ L("node", "nodejs", "node[0-9]*"), T_INTERP,
 	  "ep", "r", NULL, NULL, L("eval", "print", "import", "require", "loader",
-	  "experimental-loader"), NULL, "JavaScript code" },
+	  "experimental-loader", "run"), NULL, "JavaScript code" },
 	{ L("php", "php[0-9]*"), T_INTERP,
 	  "rRBE", "dfFtzS", NULL, NULL, L("run", "process-begin", "process-code",
 	  "process-end"), NULL, "PHP code" },
@@ -444,6 +445,9 @@ static const struct tool tools[] = {
 	  "oOkKsS", NULL, NULL, NULL, L("one-line", "one-line-before-file",
 	  "one-line-on-crash", "source", "source-before-file",
 	  "source-on-crash", "source-quietly"), NULL, "debugger commands" },
+	{ L("man"), 0,
+	  "PH", "CELMmRSet", NULL, NULL, L("pager", "html", "preprocessor"), NULL,
+	  "a pager or browser command for sh -c" },
 	{ L("make", "gmake"), 0,
 	  "E", "CfIoW", NULL, NULL, L("eval"), NULL, "make code" },
 	{ L("tar", "gtar", "bsdtar"), 0,
@@ -1096,6 +1100,54 @@ check_loader(struct scan *s)
 	return i < s->argc ? runner_program(s, i, "the dynamic loader") : 0;
 }
 
+/* A relative path with a slash (./x, bin/x) to an executable file from
+ * the command's working directory: whatever runs it would run whatever is
+ * there at run time. */
+static int
+relative_program(const struct wcommand *c, const char *w)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (w[0] == '/' || strchr(w, '/') == NULL ||
+	    (size_t)snprintf(path, sizeof path, "%s/%s", c->cwd, w) >= sizeof path)
+		return 0;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+}
+
+/* python -m with a module that runs code given in its arguments. */
+static int
+check_python(struct scan *s, size_t j)
+{
+	static const char *const code_modules[] = {
+		"timeit", "pdb", "code", "asyncio", "idlelib", "cProfile",
+		"profile", "trace", "doctest", NULL
+	};
+	const char *a, *p, *v;
+	size_t i;
+
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (a[0] != '-' || strcmp(a, "--") == 0)
+			break;
+		for (p = a + 1; *p != '\0'; p++) {
+			if (*p == 'W' || *p == 'X') {
+				if (p[1] == '\0')
+					i++;
+				break;
+			}
+			if (*p != 'm')
+				continue;
+			v = p[1] != '\0' ? p + 1 : i + 1 < s->argc ? s->argv[i + 1] : "";
+			if (in(code_modules, v))
+				return hit(s, "shell_request", i, "python -m %s runs code given in "
+				    "its arguments; use a root-owned script", v);
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* --- The scan ---------------------------------------------------------- */
 
 static int
@@ -1183,6 +1235,9 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	for (j = 0; j < s.argc; j++) {
 		if (s.exempt[j])
 			continue;
+		if (j > 0 && relative_program(c, s.argv[j]))
+			return hit(&s, "bad_executable", j, "'%s' is a program named by a path "
+			    "relative to %s; name programs by absolute path", s.argv[j], c->cwd);
 		if (j > 0 && (why = hook_word(s.argv[j])) != NULL)
 			return hit(&s, "shell_request", j, "'%s' is %s; ROOT commands must "
 			    "be exact argv", s.argv[j], why);
