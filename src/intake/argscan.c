@@ -179,11 +179,11 @@ static const char *const dpkg_name_actions[] = {
 static const char *const shell_setters[] = {
 	"useradd", "usermod", "adduser", "chsh", "luseradd", "lusermod", NULL
 };
+/* Service and firewall tools: their operands name units and services
+ * (ssh is one), never programs to run. */
 static const char *const unit_tools[] = {
-	"systemctl", NULL
-};
-static const char *const service_tools[] = {
-	"service", NULL
+	"systemctl", "journalctl", "service", "invoke-rc.d", "update-rc.d",
+	"ufw", "firewall-cmd", "loginctl", NULL
 };
 
 static int
@@ -295,10 +295,17 @@ find_exempt(struct scan *s)
 			if (i < s->argc)
 				exempt_operands(s, j, 0);
 		} else if (word_names(s, j, unit_tools)) {
-			exempt_operands(s, j, 0);
-		} else if (word_names(s, j, service_tools)) {
-			if (j + 1 < s->argc && pkg_shaped(s->argv[j + 1]))
-				s->exempt[j + 1] = 1;
+			/* names, and --opt=NAME, up to the first other word */
+			for (i = j + 1; i < s->argc; i++) {
+				const char *a = s->argv[i], *eq = strchr(a, '=');
+
+				if (a[0] == '-' && eq != NULL && pkg_shaped(eq + 1))
+					s->exempt[i] = 1;
+				else if (pkg_shaped(a))
+					s->exempt[i] = 1;
+				else if (a[0] != '-')
+					break;
+			}
 		} else if (word_names(s, j, shell_setters)) {
 			/* the login shell recorded, not run */
 			for (i = j + 1; i < s->argc; i++) {

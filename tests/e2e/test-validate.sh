@@ -410,6 +410,8 @@ refused bad_executable "$C0.argv[1]" "run-parts --regex ^dash\$ --arg=-c --arg=i
 refused bad_executable "$C0.argv[1]" "run-parts -a id /etc/cron.daily" "$(req1 '["run-parts","-a","id","/etc/cron.daily"]')"
 refused interactive_program "$C0" "apt-get install /bin/bash (a path, not a package name)" "$(req1 '["apt-get","install","-y","/bin/bash"]')"
 refused interactive_program "$C0" "chmod 4755 /bin/bash" "$(req1 '["chmod","4755","/bin/bash"]')"
+refused interactive_program "$C0" "no package names inside find: -name apt-get -o -name install -exec sh" "$(req1 '["find","/","-name","apt-get","-o","-name","install","-exec","sh","{}",";"]')"
+refused interactive_program "$C0" "find -exec systemctl start x ; -exec bash ;" "$(req1 '["find","/","-exec","systemctl","start","x",";","-exec","bash",";"]')"
 
 diag "runners whose program is decided at run time"
 refused bad_executable "$C0.argv[5]" "find /bin -name das? -exec {} -ec id ;" "$(req1 '["find","/bin","-name","das?","-exec","{}","-ec","id",";"]')"
@@ -645,6 +647,8 @@ accepted "tar --checkpoint=100 -xzf" "$(req1 "[\"tar\",\"--checkpoint=100\",\"-x
 accepted "find /var/log -name '*.gz' -delete" "$(req1 '["find","/var/log","-name","*.gz","-delete"]')"
 accepted "find /var/log -name '*.gz' -exec gzip -t {} ;" "$(req1 '["find","/var/log","-name","*.gz","-exec","gzip","-t","{}",";"]')"
 accepted "systemctl restart ssh (a unit name)" "$(req1 '["systemctl","restart","ssh"]')"
+accepted "journalctl -u ssh (a unit name)" "$(req1 '["journalctl","-u","ssh","--since","today"]')"
+accepted "timeout 60 env DEBIAN_FRONTEND=noninteractive apt-get install -y bash" "$(req1 '["timeout","60","env","DEBIAN_FRONTEND=noninteractive","apt-get","install","-y","bash"]')"
 accepted "usermod -s /bin/bash (a login shell recorded)" "$(req1 '["usermod","-s","/bin/bash","root"]')"
 accepted "python3 with a root-owned script path" "$(req1 '["python3","/usr/lib/x.py"]')"
 accepted "perl -w -I DIR SCRIPT" "$(req1 '["perl","-w","-I","/usr/share/e","/usr/share/x.pl"]')"
