@@ -458,7 +458,7 @@ refused shell_request "$C0.argv[2]" "nice dc -e '!id'" "$(req1 '["nice","dc","-e
 refused shell_request "$A0" "flock --time 5 F --command id" "$(req1 '["flock","--time","5","/tmp/wt.lock","--command","id"]')"
 refused shell_request "$A0" "flock --time 5 F --comm id" "$(req1 '["flock","--time","5","/tmp/wt.lock","--comm","id"]')"
 refused shell_request "$A0" "flock -nw5 F --command id" "$(req1 '["flock","-nw","5","/tmp/wt.lock","--command","id"]')"
-refused shell_request "$C0.argv[3]" "timeout 5 flock F --command id" "$(req1 '["timeout","5","flock","/tmp/wt.lock","--command","id"]')"
+refused shell_request "$C0.argv[2]" "timeout 5 flock F --command id" "$(req1 '["timeout","5","flock","/tmp/wt.lock","--command","id"]')"
 refused shell_request "$C0.argv[3]" "tar --checkpoint-action=exec=id" "$(req1 '["tar","-xf","/x.tar","--checkpoint-action=exec=id"]')"
 refused shell_request "$C0.argv[3]" "tar --checkpoint-action exec=id" "$(req1 '["tar","-xf","/x.tar","--checkpoint-action","exec=id"]')"
 refused shell_request "$C0.argv[3]" "tar --to-command=id" "$(req1 '["tar","-xf","/x.tar","--to-command=id"]')"
