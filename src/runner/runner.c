@@ -221,6 +221,55 @@ policy_check(const struct runner *r)
 	return refused;
 }
 
+/* Could the requester change this path now (an absolute path, or the one
+ * after '=' in NAME=/x or --opt=/x)? Missing paths are for the request's
+ * own rules: here only what exists is judged. */
+static int
+word_changeable(const struct writer *w, const char *word)
+{
+	const char *eq = strchr(word, '=');
+	char why[PATH_MAX + 128];
+
+	if (word[0] != '/' && eq != NULL && eq[1] == '/')
+		word = eq + 1;
+	return word[0] == '/' && path_writable(w, word, why, sizeof why) > 0;
+}
+
+/*
+ * The requester (the uid that asked, with its groups) must still be
+ * unable to change what a ROOT command runs or names: request-time checks
+ * are a snapshot. Returns the index of the first command that fails, or n.
+ */
+static size_t
+requester_can_change(const struct runner *r)
+{
+	json_t *rq = json_object_get(r->manifest, "requester"), *c, *g;
+	gid_t groups[256];
+	struct writer w;
+	size_t i, j, n = 0;
+
+	if (!json_is_object(rq))
+		return r->n;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < sizeof groups / sizeof groups[0])
+			groups[n++] = (gid_t)json_integer_value(g);
+	w.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w.groups = groups;
+	w.ngroups = (int)n;
+	w.self = 0;
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
+		if (!is_root(c))
+			continue;
+		if (word_changeable(&w, str(c, "path")))
+			return i;
+		for (j = 1; j < json_array_size(json_object_get(c, "argv")); j++)
+			if (word_changeable(&w, json_string_value(json_array_get(
+			    json_object_get(c, "argv"), j))))
+				return i;
+	}
+	return r->n;
+}
+
 /* Before anything runs: policy for every ROOT command, then every
  * executable opened and hashed. The first refusal stops it all. */
 static void
@@ -236,6 +285,12 @@ verify_commands(struct runner *r)
 		r->exefd[i] = -1;
 	if ((i = policy_check(r)) < r->n) {
 		r->refused_why = "sudoers does not allow this command for the reviewer";
+		r->refused_at = i;
+		return;
+	}
+	if ((i = requester_can_change(r)) < r->n) {
+		r->refused_why = "the requester can change its executable or a path it names, "
+		    "since the request was made";
 		r->refused_at = i;
 		return;
 	}
@@ -556,7 +611,8 @@ take_lock(const struct runner *r)
 }
 
 /* The records bind to the approved subset as the reviewer's seal names
- * it: the run manifest without the YOU environment. */
+ * it: the run manifest without what answer added (the YOU environment
+ * and the requester). */
 static void
 seal_subset(struct runner *r)
 {
@@ -564,6 +620,7 @@ seal_subset(struct runner *r)
 	char *bytes;
 
 	json_object_del(m, "user_env");
+	json_object_del(m, "requester");
 	if ((bytes = manifest_seal(m, r->sha)) == NULL)
 		errx(RUNNER_REFUSED, "cannot seal the approved commands");
 	free(bytes);
