@@ -1,7 +1,8 @@
 /*
  * The policy rules of DESIGN §3 over a parsed request: executables that
  * resolve and cannot be swapped, no nested privilege tools, no shells or
- * shell strings as root (directly or through an indirect runner), no
+ * shell strings as root (directly, in any word of a ROOT command's argv,
+ * or as inline code: argscan.c), no
  * credential-shaped data, no environment that steers a loader or an
  * interpreter. Each rule refuses the whole request with its stable code.
  */
@@ -123,63 +124,6 @@ has_arg(const struct wcommand *c, const char *const *list)
 	return 0;
 }
 
-/* watch runs its arguments through sh -c unless -x/--exec comes among
- * its options, which end at the first operand (procps parses with '+'). */
-static int
-watch_uses_shell(const struct wcommand *c)
-{
-	size_t i;
-
-	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
-		const char *a = c->argv[i];
-
-		if (strcmp(a, "--") == 0)
-			break;
-		if (strcmp(a, "-x") == 0 || strcmp(a, "--exec") == 0)
-			return 0;
-		if (strcmp(a, "-n") == 0 || strcmp(a, "-q") == 0 ||
-		    strcmp(a, "--interval") == 0 || strcmp(a, "--equexit") == 0)
-			i++;
-	}
-	return 1;
-}
-
-/* flock hands a string to sh -c when -c or --command follows its lock
- * file operand (util-linux checks that position, not its options). */
-static int
-flock_uses_shell(const struct wcommand *c)
-{
-	size_t i;
-
-	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
-		const char *a = c->argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "-w") == 0 || strcmp(a, "-E") == 0 ||
-		    strcmp(a, "--timeout") == 0 || strcmp(a, "--wait") == 0 ||
-		    strcmp(a, "--conflict-exit-code") == 0)
-			i++;	/* the value is the next element */
-	}
-	return i + 1 < c->argc && (strcmp(c->argv[i + 1], "-c") == 0 ||
-	    strcmp(c->argv[i + 1], "--command") == 0);
-}
-
-/* Indirect runners whose options hand a string to sh -c. */
-static int
-runs_shell_string(const struct wcommand *c)
-{
-	const char *b = base_name(c->exe.path), *g = base_name(c->argv[0]);
-
-	if (strcmp(b, "watch") == 0 || strcmp(g, "watch") == 0)
-		return watch_uses_shell(c);
-	if (strcmp(b, "flock") == 0 || strcmp(g, "flock") == 0)
-		return flock_uses_shell(c);
-	return 0;
-}
-
 static enum deny_kind
 runner_target(struct denylist *d, const struct wcommand *c)
 {
@@ -189,7 +133,8 @@ runner_target(struct denylist *d, const struct wcommand *c)
 	enum deny_kind k, acc = DENY_NONE;
 	size_t i;
 
-	if (!is_indirect_runner(c->exe.path) && !is_indirect_runner(c->argv[0]))
+	if (!is_indirect_runner(c->exe.path) && !is_indirect_runner(c->argv[0]) &&
+	    !deny_is_loader(d, &c->exe))
 		return DENY_NONE;
 	if (strcmp(base_name(c->exe.path), "find") == 0 && !has_arg(c, find_exec))
 		return DENY_NONE;
@@ -246,10 +191,12 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		if (worst_word(d, c->command) == DENY_NESTED)
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
+	} else if (!c->as_user) {
+		if (root_argv_check(d, c, idx, p, r) != 0)
+			return -1;
 	} else {
-		if (!c->as_user && runs_shell_string(c))
-			return refuse(r, "shell_request", sub,
-			    "'%s' runs its arguments through sh -c here; use an exact argv", c->argv[0]);
+		/* YOU commands may run shells: only privilege tools, through
+		 * indirect runners */
 		k = runner_target(d, c);
 		if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 			return refuse(r, deny_code(k), path,
