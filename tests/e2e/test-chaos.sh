@@ -153,9 +153,9 @@ EOF
 	[ "$R" -eq 0 ] && sel="-c r1 -c r3"
 	# about the target's lifetime here, so that most kills land
 	case $target:$detach in
-	answer:--detach) rnd 700 ;;
+	answer:--detach) rnd 300 ;;
 	answer:*) rnd 1400 ;;
-	runner:*) rnd 1000 ;;
+	runner:*) rnd 700 ;;
 	*) rnd 800 ;;
 	esac
 	delay=$R
@@ -171,10 +171,11 @@ EOF
 	# the kill: once the target exists, after the delay
 	hit=-
 	case $target in
-	answer) wait_for '[ -n "$(answer_pids "$G")" ]' 30 && msleep "$delay" &&
-	    hit=$(answer_pids "$G") ;;
-	runner) wait_for '[ -n "$(runner_pids "$G")" ]' 30 && msleep "$delay" &&
-	    hit=$(runner_pids "$G") ;;
+	none) wait_for '[ -n "$(answer_pids "$G")" ] || [ -e "$SR_DIR/$G.first.rc" ]' 30 ;;
+	answer) wait_for '[ -n "$(answer_pids "$G")" ] || [ -e "$SR_DIR/$G.first.rc" ]' 30 &&
+	    msleep "$delay" && hit=$(answer_pids "$G") ;;
+	runner) wait_for '[ -n "$(runner_pids "$G")" ] || [ -e "$SR_DIR/$G.first.rc" ]' 30 &&
+	    msleep "$delay" && hit=$(runner_pids "$G") ;;
 	prompt)
 		# answer dies at sudo's prompt; then (after the delay) the
 		# password reaches sudo all the same, which starts the runner
