@@ -51,7 +51,8 @@ extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
-int	 usage_error(const struct cmd_entry *, const char *, ...);
+int	 usage_error(const struct cmd_entry *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);
 
