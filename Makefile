@@ -10,8 +10,10 @@ E2E_PREFIX ?= /opt/warrant-test
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 15
+# Approvals of the long chaos campaign (make check runs 20).
+N ?= 100
 
-.PHONY: all deps install check demo bench fuzz clean
+.PHONY: all deps install check chaos demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -42,6 +44,11 @@ check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/buil
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
 	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
+
+# The chaos test alone, N approvals with random SIGKILLs (needs root).
+chaos: deps $(E2E_BUILD)/build.ninja
+	ninja -C $(E2E_BUILD) warrant warrant-runner
+	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
 
 demo: all
 	sh scripts/demo.sh $(BUILD)

@@ -5,13 +5,23 @@
 # build configured with a private prefix (make check: /opt/warrant-test)
 # that tests/e2e/setup.sh installs before the suites and removes after,
 # with the users they created. Every test speaks TAP; this sums the
-# results into one "N passed, N failed" line.
+# results into one "N passed, N failed" line. With --e2e, only the named
+# end-to-end scripts, between the same install and teardown (make chaos).
 # usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR E2E_BUILD_DIR [FUZZ_BUILD_DIR [FUZZ_SECONDS]]
+#        tests/run.sh --e2e E2E_BUILD_DIR SCRIPT...
 set -u
-build=$(cd "$1" && pwd)
-asan=$(cd "$2" && pwd)
-e2e=$(cd "$3" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --e2e ]; then
+	e2e=$(cd "$2" && pwd)
+	shift 2
+	suites=$*
+else
+	build=$(cd "$1" && pwd)
+	asan=$(cd "$2" && pwd)
+	e2e=$(cd "$3" && pwd)
+	suites=$(ls "$top"/tests/e2e/test-*.sh)
+fi
+build=${build:-} asan=${asan:-}
 log=$(mktemp -d /tmp/warrant-tests.XXXXXX)
 chmod 755 "$log"
 passed=0
@@ -43,26 +53,28 @@ run() {
 	fi
 }
 
-for t in "$build"/test-*; do
-	[ -f "$t" ] && [ -x "$t" ] || continue
-	run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
-done
-for t in "$asan"/test-*; do
-	[ -f "$t" ] && [ -x "$t" ] || continue
-	run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \
-	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
-done
-if [ $# -ge 4 ]; then
-	run fuzz sh "$top/scripts/fuzz.sh" "$4" "${5:-15}"
+if [ -n "${build:-}" ]; then
+	for t in "$build"/test-*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
+	done
+	for t in "$asan"/test-*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \
+		    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t"
+	done
+	if [ $# -ge 4 ]; then
+		run fuzz sh "$top/scripts/fuzz.sh" "$4" "${5:-15}"
+	fi
 fi
 # The teardown runs even when the run is interrupted (quietly then).
 setup() { env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$top/tests/e2e/setup.sh" "$1"; }
 trap 'setup teardown >/dev/null 2>&1' EXIT
 trap 'exit 130' INT TERM HUP
 run "e2e/setup install" setup install
-for t in "$top"/tests/e2e/test-*.sh; do
-	[ -f "$t" ] || continue
+for t in $suites; do
+	[ -f "$t" ] || { run "e2e/$t" false; continue; }
 	run "e2e/$(basename "$t")" env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$t"
 done
 run "e2e/setup teardown" setup teardown
