@@ -404,11 +404,6 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 	char sub[96];
 	size_t i, env = 0;
 
-	for (i = 1; i < c->argc; i++) {
-		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
-			return -1;
-	}
 	if (strcmp(base_name(c->exe.path), "env") == 0 ||
 	    strcmp(base_name(c->argv[0]), "env") == 0)
 		env = 1;
@@ -419,6 +414,11 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 	for (i = env; env > 0 && i < c->argc; i++) {
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
 		if (check_env_word(q, p, c->argv, c->argc, i, 0, r, sub) != 0)
+			return -1;
+	}
+	for (i = 1; i < c->argc; i++) {
+		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
 			return -1;
 	}
 	return 0;
