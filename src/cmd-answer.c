@@ -175,7 +175,7 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "a denial is of the whole gate: no -c");
 	if (feedback != NULL && (!no || strlen(feedback) > 4096))
 		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
-	if (store_open_current(&st) != 0)
+	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
@@ -192,7 +192,6 @@ cmd_answer_exec(int argc, char **argv)
 			printf("%s: not approved; the gate stays pending (use --deny to deny it)\n", id);
 			return EXIT_REFUSED;
 		}
-		run = 1;
 	}
 	if (no) {
 		rc = deny(&st, id, feedback, json);

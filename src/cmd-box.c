@@ -49,10 +49,7 @@ const struct cmd_entry cmd_box_entry = {
 static int
 refused(const struct refusal *r)
 {
-	fprintf(stderr, "warrant box: refused (%s): ", r->code);
-	text_print(stderr, r->message);
-	fputc('\n', stderr);
-	return EXIT_REFUSED;
+	return refusal_print("box", r);
 }
 
 static int

@@ -56,7 +56,7 @@ cmd_list_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_list_entry, "unexpected argument '%s'", argv[optind]);
-	if (store_open_current(&st) != 0)
+	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((list = store_list(&st, all, limit, project)) == NULL) {
 		store_close(&st);

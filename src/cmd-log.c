@@ -73,7 +73,7 @@ cmd_log_exec(int argc, char **argv)
 		store_close(&st);
 		return rc;
 	}
-	if (store_refresh(&st) != 0 ||
+	if (refresh_store(&st) != 0 ||
 	    (events = audit_events(&st)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;

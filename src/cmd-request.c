@@ -37,14 +37,9 @@ refused(const struct refusal *r, int json)
 		j = refusal_json(r);
 		print_json(j);
 		json_decref(j);
-	} else {
-		fprintf(stderr, "warrant: request refused (%s) at ", r->code);
-		text_print(stderr, r->path);
-		fputs(": ", stderr);
-		text_print(stderr, r->message);
-		fputc('\n', stderr);
+		return EXIT_REFUSED;
 	}
-	return EXIT_REFUSED;
+	return refusal_print("request", r);
 }
 
 /* A label given on the command line: short, printable, one line. */

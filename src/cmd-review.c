@@ -67,7 +67,7 @@ cmd_review_exec(int argc, char **argv)
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
 	if (optind == argc - 1) {
-		if (store_refresh(&st) != 0) {
+		if (refresh_store(&st) != 0) {
 			store_close(&st);
 			return EXIT_INTERNAL;
 		}

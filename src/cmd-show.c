@@ -36,7 +36,7 @@ cmd_show_exec(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_show_entry, "give exactly one ID");
-	if (store_open_current(&st) != 0)
+	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);

@@ -77,7 +77,7 @@ wait_gate(struct store *st, const char *id, long timeout, int json)
 	int code;
 
 	for (;;) {
-		if (store_refresh(st) != 0 ||
+		if (refresh_store(st) != 0 ||
 		    (g = store_gate(st, id, 0)) == NULL)
 			return EXIT_INTERNAL;
 		state = json_string_value(json_object_get(g, "state"));

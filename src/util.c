@@ -95,3 +95,19 @@ gate_arg(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 	free(shown);
 	return EXIT_REFUSED;
 }
+
+/* A refusal on standard error, its agent-controlled parts made inert:
+ * "warrant: WHAT refused (CODE) at PATH: MESSAGE". Returns EXIT_REFUSED. */
+int
+refusal_print(const char *what, const struct refusal *r)
+{
+	fprintf(stderr, "%s: %s refused (%s)", program_invocation_short_name, what, r->code);
+	if (r->path[0] != '\0') {
+		fputs(" at ", stderr);
+		text_print(stderr, r->path);
+	}
+	fputs(": ", stderr);
+	text_print(stderr, r->message);
+	fputc('\n', stderr);
+	return EXIT_REFUSED;
+}

@@ -27,6 +27,7 @@
 void	 format_time(int64_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 const char *json_str(const json_t *, const char *);
+int	 refusal_print(const char *, const struct refusal *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
@@ -51,7 +52,8 @@ extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
-int	 usage_error(const struct cmd_entry *, const char *, ...);
+int	 usage_error(const struct cmd_entry *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);
 

@@ -21,8 +21,8 @@ int	 approve_guard(void);
 
 /* finish.c */
 int	 approve_recover(struct store *);
-int	 store_refresh(struct store *);
-int	 store_open_current(struct store *);
+int	 refresh_store(struct store *);
+int	 open_store_current(struct store *);
 int	 finalize_main(const char *, long long);
 
 #endif

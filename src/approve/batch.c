@@ -80,6 +80,30 @@ batch_free(struct batch *b)
 	b->run_fd = b->tty = -1;
 }
 
+/* Who asked, for the runner to judge writability again just before the
+ * batch: the requester's uid and its groups as the database gives them
+ * now. */
+static json_t *
+requester_json(const json_t *gate)
+{
+	uid_t uid = (uid_t)json_integer_value(json_object_get(gate, "requester_uid"));
+	struct passwd pw, *p;
+	struct requester rq;
+	char buf[4096];
+	json_t *groups;
+	int i;
+
+	if (getpwuid_r(uid, &pw, buf, sizeof buf, &p) != 0)
+		p = NULL;
+	if (uid == 0 || requester_lookup(&rq, uid, p != NULL ? p->pw_gid : (gid_t)uid, NULL, 0) != 0)
+		return json_null();
+	groups = json_array();
+	for (i = 0; i < rq.ngroups; i++)
+		json_array_append_new(groups, json_integer(rq.groups[i]));
+	requester_free(&rq);
+	return json_pack("{s:I,s:o}", "uid", (json_int_t)uid, "groups", groups);
+}
+
 /* The run manifest: the sealed one with only the selected commands, and
  * the YOU environment (null when no YOU command runs); sealed. */
 int
@@ -104,6 +128,7 @@ batch_seal_run(struct batch *b, json_t *selected)
 	}
 	free(bytes);
 	json_object_set_new(b->run, "user_env", you ? user_env_json() : json_null());
+	json_object_set_new(b->run, "requester", requester_json(b->gate));
 	if (json_is_null(json_object_get(b->run, "user_env")) && you) {
 		say(b, "runner_error", "cannot find your passwd entry");
 		return -1;

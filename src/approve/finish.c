@@ -127,17 +127,17 @@ approve_recover(struct store *st)
  * recovered, then lapsed review windows expired (in that order, so an
  * attempt is settled before its gate can expire). */
 int
-store_refresh(struct store *st)
+refresh_store(struct store *st)
 {
 	return approve_recover(st) != 0 || store_expire(st) != 0 ? -1 : 0;
 }
 
 int
-store_open_current(struct store *st)
+open_store_current(struct store *st)
 {
 	if (store_open(st) != 0)
 		return -1;
-	if (store_refresh(st) != 0) {
+	if (refresh_store(st) != 0) {
 		store_close(st);
 		return -1;
 	}

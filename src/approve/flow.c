@@ -117,20 +117,13 @@ start_finalizer(struct batch *b)
 	char attempt[32], home[PATH_MAX + 16];
 	char *const argv[] = { "warrant", "finalize", attempt, NULL };
 	char *const envp[] = { home, "PATH=/usr/bin:/bin", NULL };
-	int fd;
-	pid_t pid;
+	const struct spawn s = { .path = "/proc/self/exe", .argv = argv, .envp = envp,
+	    .fd = { -1, -1, -1 }, .group = EXEC_SESSION };
 
 	snprintf(attempt, sizeof attempt, "%lld", (long long)b->attempt);
 	if ((size_t)snprintf(home, sizeof home, "WARRANT_HOME=%s", b->st->dir) >= sizeof home)
 		return -1;
-	if ((pid = fork()) != 0)
-		return pid;
-	if (setsid() < 0 || (fd = open("/dev/null", O_RDWR)) < 0 || dup2(fd, 0) < 0 ||
-	    dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		_exit(127);
-	close_range(3, ~0U, 0);
-	execve("/proc/self/exe", argv, envp);
-	_exit(127);
+	return spawn(&s);
 }
 
 /* Settle with what ran; the answer's JSON result. */

@@ -8,7 +8,6 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +18,7 @@
 volatile sig_atomic_t stop_requested;
 
 static const int stop_signals[STOP_SIGNALS] = {
-	SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU
+	SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU	/* job control from 4 */
 };
 
 /* What sudo is started with: a fixed PATH and the terminal's settings
@@ -87,24 +86,20 @@ int
 run_sudo(int tty, const char *const *argv)
 {
 	char *envp[SUDO_ENV_MAX];
-	int status = -1, fd;
+	struct spawn s = { .path = SUDO, .argv = (char *const *)argv, .envp = envp,
+	    .fd = { tty, tty, tty }, .group = EXEC_FOREGROUND };
+	sigset_t jobctl;
+	int status = -1, i;
 	pid_t pid;
 
+	/* ignored job control survives exec: Ctrl-Z cannot stop sudo's
+	 * prompt, or the runner, behind our back */
+	sigemptyset(&jobctl);
+	for (i = 4; i < STOP_SIGNALS; i++)
+		sigaddset(&jobctl, stop_signals[i]);
+	s.ignore = &jobctl;
 	sudo_env(envp);
-	if ((pid = fork()) == 0) {
-		int i;
-
-		/* ignored job control survives exec: Ctrl-Z cannot stop sudo's
-		 * prompt, or the runner, behind our back */
-		for (i = 0; i < STOP_SIGNALS; i++)
-			signal(stop_signals[i], i < 4 ? SIG_DFL : SIG_IGN);
-		fd = tty >= 0 ? tty : open("/dev/null", O_RDWR);
-		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		execve(SUDO, (char *const *)argv, envp);
-		_exit(127);
-	}
-	if (pid > 0)
+	if ((pid = spawn(&s)) > 0)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	sudo_env_free(envp);

@@ -22,6 +22,8 @@
 #define SHOWENV_MAX	(64 * 1024)
 #define USERENV_MAX	64
 
+extern char **environ;
+
 static const char *const allowed[] = {
 	"LANG", "LANGUAGE", "TZ", "XDG_RUNTIME_DIR", "XDG_DATA_DIRS",
 	"XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
@@ -49,9 +51,11 @@ manager_environment(void)
 {
 	char *const argv[] = { "/usr/bin/systemctl", "--user", "show-environment", NULL };
 	char *buf = xmalloc(SHOWENV_MAX + 1);
+	struct spawn s = { .path = argv[0], .argv = argv, .envp = environ,
+	    .group = EXEC_FOREGROUND };
 	size_t len = 0;
 	struct pollfd pfd;
-	int p[2], status, devnull;
+	int p[2], status;
 	ssize_t n;
 	pid_t pid;
 
@@ -59,20 +63,15 @@ manager_environment(void)
 		free(buf);
 		return NULL;
 	}
-	if ((pid = fork()) < 0) {
+	s.fd[0] = s.fd[2] = -1;
+	s.fd[1] = p[1];
+	pid = spawn(&s);
+	close(p[1]);
+	if (pid < 0) {
 		close(p[0]);
-		close(p[1]);
 		free(buf);
 		return NULL;
 	}
-	if (pid == 0) {
-		if ((devnull = open("/dev/null", O_RDWR)) < 0 || dup2(devnull, 0) < 0 ||
-		    dup2(p[1], 1) < 0 || dup2(devnull, 2) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	while (len < SHOWENV_MAX && poll(&pfd, 1, 2000) > 0) {

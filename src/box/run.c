@@ -1,8 +1,9 @@
 /*
  * Run one step of box provisioning: a program by absolute path with an
- * argv array (never a shell string), a fixed clean environment, stdin fed
- * from a buffer through a pipe (so a password never reaches argv, the
- * environment or a file), and its output kept for the error message.
+ * argv array (never a shell string), a fixed clean environment, no
+ * descriptor of ours, stdin fed from a buffer through a pipe (so a
+ * password never reaches argv, the environment or a file), and its output
+ * kept for the error message.
  */
 #include <sys/wait.h>
 #include <errno.h>
@@ -34,31 +35,6 @@ box_fail(const char *step, const char *fmt, ...)
 	fprintf(stderr, "warrant box: step '%s' failed: ", step);
 	text_print(stderr, msg);
 	fputc('\n', stderr);
-}
-
-/* In the child: only async-signal-safe calls until execve. */
-static void __attribute__((noreturn))
-child(const char *const argv[], int in, int out)
-{
-	static const char msg[] = "warrant: cannot execute ";
-	int null;
-
-	if (in < 0) {
-		if ((null = open("/dev/null", O_RDONLY)) < 0)
-			_exit(127);
-		in = null;
-	}
-	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
-	    dup2(out, STDERR_FILENO) < 0)
-		_exit(127);
-	close_range(3, ~0U, 0);
-	signal(SIGPIPE, SIG_DFL);
-	umask(022);
-	execve(argv[0], (char *const *)argv, clean_env);
-	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-	(void)!write(STDERR_FILENO, argv[0], strlen(argv[0]));
-	(void)!write(STDERR_FILENO, "\n", 1);
-	_exit(127);
 }
 
 /* Keep the first OUTPUT_KEEP bytes of fd, drain the rest. */
@@ -117,6 +93,8 @@ report(const char *step, const char *path, int status, const char *out)
 int
 box_run(const char *step, const char *const argv[], const void *in, size_t inlen)
 {
+	struct spawn s = { .path = argv[0], .argv = (char *const *)argv, .envp = clean_env,
+	    .group = EXEC_FOREGROUND, .umask = 022 };
 	struct sigaction ign, old;
 	int out[2], inp[2] = { -1, -1 }, status, rc = -1;
 	char buf[OUTPUT_KEEP];
@@ -130,13 +108,12 @@ box_run(const char *step, const char *const argv[], const void *in, size_t inlen
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		box_fail(step, "fork: %s", strerror(errno));
+	s.fd[0] = inp[0];
+	s.fd[1] = s.fd[2] = out[1];
+	if ((pid = spawn(&s)) < 0) {
+		box_fail(step, "cannot execute %s: %s", argv[0], strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child(argv, inp[0], out[1]);
 	close(out[1]);
 	out[1] = -1;
 	if (in != NULL) {

@@ -7,6 +7,8 @@
  * the trusted path. A renamed or hard-linked copy of bash is still bash.
  */
 #include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,14 +23,32 @@ static const char *const interactive_tools[] = {
 	"ash", "busybox", "toybox", "ssh", "vi", "vim", "nano", "emacs",
 	"less", "more", "top", "htop", "script", NULL
 };
-/* Programs that execute another program named in their arguments. */
+/* Programs that execute another program named in their arguments (the
+ * list is for the indirect-exec badge and YOU commands: every word of a
+ * ROOT command is scanned whatever runs it, see argscan.c). */
 static const char *const indirect_runners[] = {
 	"env", "xargs", "nice", "nohup", "timeout", "stdbuf", "chroot",
 	"setsid", "unshare", "nsenter", "flock", "watch", "script", "find",
 	"ionice", "chrt", "taskset", "time", "prlimit", "setpriv", "runuser",
 	"systemd-run", "strace", "ltrace", "capsh", "numactl", "cgexec",
 	"firejail", "bwrap", "start-stop-daemon", "parallel", "sg", "newgrp",
-	NULL
+	"logsave", "setarch", "linux32", "linux64", "i386", "x86_64",
+	"uname26", "choom", "ssh-agent", "dbus-run-session", "dbus-launch",
+	"unbuffer", "fakeroot", "fakechroot", "valgrind", "systemd-cat",
+	"systemd-inhibit", "run-parts", "catchsegv", "eatmydata", "faketime",
+	"torsocks", "proxychains", "proxychains4", "chronic", "ifne", "perf",
+	"runcon", "aa-exec", "xvfb-run", "daemonize", "chpst", "setuidgid",
+	"envdir", "softlimit", "setlock", "rlwrap", "nocache", "trickle",
+	"authbind", "sem", NULL
+};
+/* The dynamic loader runs the program named in its arguments. */
+static const char *const loader_names[] = {
+	"ld-*.so*", "ld.so*", "ld64.so*", NULL
+};
+static const char *const loader_globs[] = {
+	"/lib/ld-*.so*", "/lib64/ld-*.so*", "/lib32/ld-*.so*", "/libx32/ld-*.so*",
+	"/lib/*-linux-*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*",
+	"/usr/lib/*-linux-*/ld-*.so*", "/lib/ld.so*", NULL
 };
 
 #define MAX_KNOWN	96
@@ -39,6 +59,7 @@ struct known {
 	ino_t		 ino;
 	off_t		 size;
 	enum deny_kind	 kind;
+	int		 loader;	/* the dynamic loader, not a denied tool */
 	char		 path[PATH_MAX];
 	char		 sha256[SHA256_HEX_LEN + 1];	/* "" until needed */
 };
@@ -60,14 +81,25 @@ in_list(const char *const *list, const char *name)
 	return 0;
 }
 
+static int
+is_loader_name(const char *name)
+{
+	const char *const *l;
+
+	for (l = loader_names; *l != NULL; l++)
+		if (fnmatch(*l, base_name(name), 0) == 0)
+			return 1;
+	return 0;
+}
+
 int
 is_indirect_runner(const char *name)
 {
-	return in_list(indirect_runners, base_name(name));
+	return in_list(indirect_runners, base_name(name)) || is_loader_name(name);
 }
 
 static void
-add_known(struct denylist *d, const char *path, enum deny_kind kind)
+add_known(struct denylist *d, const char *path, enum deny_kind kind, int loader)
 {
 	struct known *known = d->known;
 	char real[PATH_MAX];
@@ -83,6 +115,7 @@ add_known(struct denylist *d, const char *path, enum deny_kind kind)
 				known[i].kind = kind;
 			return;
 		}
+	known[d->nknown].loader = loader;
 	known[d->nknown].dev = st.st_dev;
 	known[d->nknown].ino = st.st_ino;
 	known[d->nknown].size = st.st_size;
@@ -92,13 +125,15 @@ add_known(struct denylist *d, const char *path, enum deny_kind kind)
 	d->nknown++;
 }
 
-/* /etc/shells and the denylisted tools on the trusted path, as they are now. */
+/* /etc/shells, the denylisted tools on the trusted path and the dynamic
+ * loaders, as they are now. */
 struct denylist *
 denylist_load(void)
 {
 	char line[PATH_MAX], found[PATH_MAX];
 	struct denylist *d = xcalloc(1, sizeof *d);
 	const char *const *t;
+	glob_t g;
 	FILE *fp;
 	size_t n;
 
@@ -109,16 +144,23 @@ denylist_load(void)
 			if (line[0] != '/')
 				continue;
 			strcpy(d->shells[d->nshells++], line);
-			add_known(d, line, DENY_INTERACTIVE);
+			add_known(d, line, DENY_INTERACTIVE, 0);
 		}
 		fclose(fp);
 	}
 	for (t = nested_tools; *t != NULL; t++)
 		if (exe_lookup(*t, found, sizeof found) == 0)
-			add_known(d, found, DENY_NESTED);
+			add_known(d, found, DENY_NESTED, 0);
 	for (t = interactive_tools; *t != NULL; t++)
 		if (exe_lookup(*t, found, sizeof found) == 0)
-			add_known(d, found, DENY_INTERACTIVE);
+			add_known(d, found, DENY_INTERACTIVE, 0);
+	for (t = loader_globs; *t != NULL; t++) {
+		if (glob(*t, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (n = 0; n < g.gl_pathc; n++)
+			add_known(d, g.gl_pathv[n], DENY_NONE, 1);
+		globfree(&g);
+	}
 	return d;
 }
 
@@ -145,11 +187,12 @@ deny_by_name(const struct denylist *d, const char *name)
 	return DENY_NONE;
 }
 
-/* By identity: same inode, or same size and content, as a known file.
+/* By identity: same inode, or same size and content, as a known file
+ * (the loaders when loader is set, the denied tools otherwise).
  * sha256 is the candidate's digest, or "" to compute it from path. */
 static enum deny_kind
 deny_identity(struct denylist *d, const struct stat *st, const char *path,
-    char sha256[SHA256_HEX_LEN + 1])
+    char sha256[SHA256_HEX_LEN + 1], int loader)
 {
 	struct known *known = d->known;
 	struct stat kst;
@@ -157,10 +200,11 @@ deny_identity(struct denylist *d, const struct stat *st, const char *path,
 	int fd;
 
 	for (i = 0; i < d->nknown; i++)
-		if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
-			return known[i].kind;
+		if (known[i].loader == loader && known[i].dev == st->st_dev &&
+		    known[i].ino == st->st_ino)
+			return loader ? DENY_INTERACTIVE : known[i].kind;
 	for (i = 0; i < d->nknown; i++) {
-		if (known[i].size != st->st_size)
+		if (known[i].loader != loader || known[i].size != st->st_size)
 			continue;
 		if (known[i].sha256[0] == '\0') {
 			if ((fd = open_regular(known[i].path, &kst)) < 0)
@@ -181,7 +225,7 @@ deny_identity(struct denylist *d, const struct stat *st, const char *path,
 				return DENY_NONE;
 		}
 		if (digest_equal(known[i].sha256, sha256))
-			return known[i].kind;
+			return loader ? DENY_INTERACTIVE : known[i].kind;
 	}
 	return DENY_NONE;
 }
@@ -200,7 +244,19 @@ deny_executable(struct denylist *d, const struct exe *e)
 
 	strcpy(sha, e->sha256);
 	return worst(worst(deny_by_name(d, e->given), deny_by_name(d, e->path)),
-	    deny_identity(d, &e->st, e->path, sha));
+	    deny_identity(d, &e->st, e->path, sha, 0));
+}
+
+/* The dynamic loader, by name or identity: an indirect runner. */
+int
+deny_is_loader(struct denylist *d, const struct exe *e)
+{
+	char sha[SHA256_HEX_LEN + 1];
+
+	if (is_loader_name(e->given) || is_loader_name(e->path))
+		return 1;
+	strcpy(sha, e->sha256);
+	return deny_identity(d, &e->st, e->path, sha, 1) != DENY_NONE;
 }
 
 /*
@@ -228,7 +284,7 @@ deny_word(struct denylist *d, const char *word)
 		return DENY_NONE;
 	if ((k = deny_by_name(d, real)) != DENY_NONE)
 		return k;
-	return deny_identity(d, &st, real, sha);
+	return deny_identity(d, &st, real, sha, 0);
 }
 
 const char *

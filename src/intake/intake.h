@@ -62,7 +62,7 @@ int	 exe_lookup(const char *, char *, size_t);
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
 int	 open_regular(const char *, struct stat *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
-int	 path_changeable(const struct requester *, const char *, char *, size_t);
+int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
 
 /* denylist.c: nested privilege tools and interactive programs, loaded
  * for one validation and freed after it. */
@@ -74,6 +74,7 @@ enum deny_kind deny_by_name(const struct denylist *, const char *);
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
 enum deny_kind deny_word(struct denylist *, const char *);
 const char *deny_code(enum deny_kind);
+int	 deny_is_loader(struct denylist *, const struct exe *);
 int	 is_indirect_runner(const char *);
 
 /* risk.c: badges, shown and never blocking. */
@@ -122,6 +123,14 @@ struct wrequest {
 };
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
 void	 request_free(struct wrequest *);
+
+/* argscan.c: what a ROOT command's argv would make root run (DESIGN §3,
+ * beyond SASE); the getopt-style matching and the sed script scan are
+ * exported for the unit tests. */
+int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
+	    const struct requester *, struct refusal *);
+int	 opt_abbrev(const char *, const char *);
+int	 sed_script_runs(const char *);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);

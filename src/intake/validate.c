@@ -1,7 +1,8 @@
 /*
  * The policy rules of DESIGN §3 over a parsed request: executables that
  * resolve and cannot be swapped, no nested privilege tools, no shells or
- * shell strings as root (directly or through an indirect runner), no
+ * shell strings as root (directly, in any word of a ROOT command's argv,
+ * or as inline code: argscan.c), no
  * credential-shaped data, no environment that steers a loader or an
  * interpreter. Each rule refuses the whole request with its stable code.
  */
@@ -135,63 +136,6 @@ has_arg(const struct wcommand *c, const char *const *list)
 	return 0;
 }
 
-/* watch runs its arguments through sh -c unless -x/--exec comes among
- * its options, which end at the first operand (procps parses with '+'). */
-static int
-watch_uses_shell(const struct wcommand *c)
-{
-	size_t i;
-
-	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
-		const char *a = c->argv[i];
-
-		if (strcmp(a, "--") == 0)
-			break;
-		if (strcmp(a, "-x") == 0 || strcmp(a, "--exec") == 0)
-			return 0;
-		if (strcmp(a, "-n") == 0 || strcmp(a, "-q") == 0 ||
-		    strcmp(a, "--interval") == 0 || strcmp(a, "--equexit") == 0)
-			i++;
-	}
-	return 1;
-}
-
-/* flock hands a string to sh -c when -c or --command follows its lock
- * file operand (util-linux checks that position, not its options). */
-static int
-flock_uses_shell(const struct wcommand *c)
-{
-	size_t i;
-
-	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++) {
-		const char *a = c->argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "-w") == 0 || strcmp(a, "-E") == 0 ||
-		    strcmp(a, "--timeout") == 0 || strcmp(a, "--wait") == 0 ||
-		    strcmp(a, "--conflict-exit-code") == 0)
-			i++;	/* the value is the next element */
-	}
-	return i + 1 < c->argc && (strcmp(c->argv[i + 1], "-c") == 0 ||
-	    strcmp(c->argv[i + 1], "--command") == 0);
-}
-
-/* Indirect runners whose options hand a string to sh -c. */
-static int
-runs_shell_string(const struct wcommand *c)
-{
-	const char *b = base_name(c->exe.path), *g = base_name(c->argv[0]);
-
-	if (strcmp(b, "watch") == 0 || strcmp(g, "watch") == 0)
-		return watch_uses_shell(c);
-	if (strcmp(b, "flock") == 0 || strcmp(g, "flock") == 0)
-		return flock_uses_shell(c);
-	return 0;
-}
-
 static enum deny_kind
 runner_target(struct denylist *d, const struct wcommand *c)
 {
@@ -201,7 +145,8 @@ runner_target(struct denylist *d, const struct wcommand *c)
 	enum deny_kind k, acc = DENY_NONE;
 	size_t i;
 
-	if (!is_indirect_runner(c->exe.path) && !is_indirect_runner(c->argv[0]))
+	if (!is_indirect_runner(c->exe.path) && !is_indirect_runner(c->argv[0]) &&
+	    !deny_is_loader(d, &c->exe))
 		return DENY_NONE;
 	if (strcmp(base_name(c->exe.path), "find") == 0 && !has_arg(c, find_exec))
 		return DENY_NONE;
@@ -217,7 +162,7 @@ runner_target(struct denylist *d, const struct wcommand *c)
 
 /*
  * writable_argument: root never reads or acts on a path the requester
- * could still change (path_changeable). path is absolute, or relative to
+ * could still change (path_changeable_by). path is absolute, or relative to
  * cwd, the directory root runs in.
  */
 static int
@@ -228,12 +173,12 @@ check_path(const struct requester *p, const char *cwd, const char *path,
 	int rc;
 
 	if (path[0] == '/')
-		rc = path_changeable(p, path, why, sizeof why);
+		rc = path_changeable_by(p, path, why, sizeof why);
 	else if ((size_t)snprintf(full, sizeof full, "%s/%s",
 	    strcmp(cwd, "/") == 0 ? "" : cwd, path) >= sizeof full)
 		rc = -1;
 	else
-		rc = path_changeable(p, full, why, sizeof why);
+		rc = path_changeable_by(p, full, why, sizeof why);
 	if (rc > 0)
 		return refuse(r, "writable_argument", sub,
 		    "root would use a path the requester can change: %s", why);
@@ -283,113 +228,21 @@ check_word_paths(const struct requester *p, const char *cwd, const char *w,
 	return 0;
 }
 
-/* The value of an env -S/--split-string option at w[i] (joined, after
- * '=' or the next word), or NULL; abbreviations as getopt_long takes. */
-static const char *
-split_string_at(const char *const *w, size_t n, size_t i)
-{
-	const char *a = w[i], *e;
-	size_t len;
-
-	if (a[0] != '-' || a[1] == '\0')
-		return NULL;
-	if (a[1] == '-') {
-		e = strchr(a, '=');
-		len = e != NULL ? (size_t)(e - a) - 2 : strlen(a) - 2;
-		if (len == 0 || len > 12 || strncmp(a + 2, "split-string", len) != 0)
-			return NULL;
-		return e != NULL ? e + 1 : i + 1 < n ? w[i + 1] : NULL;
-	}
-	for (a++; *a != '\0'; a++) {
-		if (*a == 'S')
-			return a[1] != '\0' ? a + 1 : i + 1 < n ? w[i + 1] : NULL;
-		if (*a == 'u' || *a == 'C')	/* the rest is their value */
-			return NULL;
-	}
-	return NULL;
-}
-
-/*
- * Split an env -S string as env(1) does: blanks separate words, '...'
- * and "..." quote, a backslash escapes ("\_" separates outside quotes
- * and is a space inside, "\c" ends the string). Words go NUL-terminated
- * into out (as long as s); returns their count, at most max.
- */
-static size_t
-split_env_string(const char *s, char *out, const char **words, size_t max)
-{
-	size_t nw = 0;
-	int q;
-
-	for (;;) {
-		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\v' ||
-		    *s == '\f' || *s == '\r')
-			s++;
-		if (*s == '\0' || nw == max)
-			return nw;
-		words[nw++] = out;
-		for (q = 0; *s != '\0'; s++) {
-			if (q == 0 && strchr(" \t\n\v\f\r", *s) != NULL)
-				break;
-			if ((*s == '\'' || *s == '"') && (q == 0 || q == *s)) {
-				q = q == 0 ? *s : 0;
-				continue;
-			}
-			if (*s == '\\' && q != '\'' && s[1] != '\0') {
-				s++;
-				if (*s == 'c') {
-					*out = '\0';
-					return nw;
-				}
-				if (*s == '_' && q == 0) {
-					s++;
-					break;
-				}
-				*out++ = *s == '_' ? ' ' : *s == 't' ? '\t' : *s == 'n' ?
-				    '\n' : *s;
-				continue;
-			}
-			*out++ = *s;
-		}
-		*out++ = '\0';
-	}
-}
-
-/*
- * The word w[i] after an env: NAME=VALUE goes through the environment
- * rules (every such word after the env, erring on the side of more), and
- * the words of an -S string through the path rules and these, nested.
- */
+/* An element after an env that looks like NAME=VALUE goes through the
+ * environment rules: every such element, erring on the side of more. */
 static int
-check_env_word(const struct wrequest *q, const struct requester *p,
-    const char *const *w, size_t n, size_t i, int depth, struct refusal *r,
-    const char *sub)
+check_env_word(const char *w, struct refusal *r, const char *sub)
 {
-	char key[320], *buf;
-	const char *e, *s, **words;
-	size_t j, k, nw;
-	int rc = 0;
+	const char *e = strchr(w, '=');
+	char key[320];
+	size_t k;
 
-	if ((e = strchr(w[i], '=')) != NULL && e != w[i] && w[i][0] != '-') {
-		k = (size_t)(e - w[i]) < sizeof key ? (size_t)(e - w[i]) : sizeof key - 1;
-		memcpy(key, w[i], k);
-		key[k] = '\0';
-		if (check_env_pair(key, e + 1, r, sub) != 0)
-			return -1;
-	}
-	if ((s = split_string_at(w, n, i)) == NULL)
+	if (e == NULL || e == w || w[0] == '-')
 		return 0;
-	if (depth >= 4)
-		return refuse(r, "invalid_field", sub, "env -S strings are nested too deep");
-	buf = xmalloc(strlen(s) + 1);
-	words = xmalloc((strlen(s) / 2 + 2) * sizeof *words);
-	nw = split_env_string(s, buf, words, strlen(s) / 2 + 2);
-	for (j = 0; j < nw && rc == 0; j++)
-		if ((rc = check_word_paths(p, q->cwd, words[j], r, sub)) == 0)
-			rc = check_env_word(q, p, words, nw, j, depth + 1, r, sub);
-	free(words);
-	free(buf);
-	return rc;
+	k = (size_t)(e - w) < sizeof key ? (size_t)(e - w) : sizeof key - 1;
+	memcpy(key, w, k);
+	key[k] = '\0';
+	return check_env_pair(key, e + 1, r, sub);
 }
 
 /*
@@ -413,7 +266,7 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 				env = i + 1;
 	for (i = env; env > 0 && i < c->argc; i++) {
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		if (check_env_word(q, p, c->argv, c->argc, i, 0, r, sub) != 0)
+		if (check_env_word(c->argv[i], r, sub) != 0)
 			return -1;
 	}
 	for (i = 1; i < c->argc; i++) {
@@ -436,7 +289,7 @@ check_root_paths(const struct wrequest *q, const struct requester *p, struct ref
 
 	if (q->nroot == 0)
 		return 0;
-	if ((rc = path_changeable(p, q->cwd, why, sizeof why)) != 0)
+	if ((rc = path_changeable_by(p, q->cwd, why, sizeof why)) != 0)
 		return refuse(r, "writable_argument", "$.cwd", "%s",
 		    rc > 0 ? why : "the cwd cannot be checked for who may change it");
 	if (q->env == NULL)
@@ -492,10 +345,12 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		if (worst_word(d, c->command) == DENY_NESTED)
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
+	} else if (!c->as_user) {
+		if (root_argv_check(d, c, idx, p, r) != 0)
+			return -1;
 	} else {
-		if (!c->as_user && runs_shell_string(c))
-			return refuse(r, "shell_request", sub,
-			    "'%s' runs its arguments through sh -c here; use an exact argv", c->argv[0]);
+		/* YOU commands may run shells: only privilege tools, through
+		 * indirect runners */
 		k = runner_target(d, c);
 		if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 			return refuse(r, deny_code(k), path,

@@ -155,7 +155,7 @@ calls_tick(struct mcp_session *s)
 	 * As `warrant wait` does: finish orphaned attempts, expire old gates.
 	 * A failure has been reported; the gates are read all the same.
 	 */
-	(void)store_refresh(&s->st);
+	(void)refresh_store(&s->st);
 	for (i = 0; i < s->ncalls;) {
 		c = &s->calls[i];
 		if ((g = store_gate(&s->st, c->gate, 0)) == NULL) {

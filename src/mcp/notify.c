@@ -7,7 +7,6 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -64,20 +63,11 @@ body_text(const char *reason, const char *id)
 static void __attribute__((noreturn))
 run_notify(char *const argv[])
 {
-	int fd;
+	const struct spawn s = { .path = NOTIFY_SEND, .argv = argv, .envp = environ,
+	    .fd = { -1, -1, -1 }, .group = EXEC_SESSION };
 
 	/* the grandchild: its own session, nothing of ours but /dev/null */
-	if (fork() != 0)
-		_exit(0);
-	setsid();
-	if ((fd = open("/dev/null", O_RDWR)) < 0)
-		_exit(127);
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	closefrom(3);
-	execve(NOTIFY_SEND, argv, environ);
-	_exit(127);
+	_exit(spawn(&s) < 0 ? 127 : 0);
 }
 
 /* Say that gate id (nroot ROOT and nuser YOU commands, for reason) waits

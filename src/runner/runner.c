@@ -50,9 +50,8 @@ struct runner {
 	const char	*run_sha;		/* of the run manifest, from argv */
 	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
 	const char	*request_id;
-	uid_t		 target_uid;		/* run_as */
-	gid_t		 target_gid;
-	char		 target_name[64], target_home[PATH_MAX];
+	char		 target_name[64], target_home[PATH_MAX];	/* run_as */
+	struct spawn_cred target_cred, sudo_cred;	/* uid, gid, groups */
 	size_t		 n;
 	int		*exefd;
 	char		**root_env, **user_env;
@@ -63,6 +62,7 @@ struct runner {
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
  * other, still write the ledger. */
 static volatile sig_atomic_t stop_requested;
+static sigset_t job_control;	/* ignored here and in every command */
 
 static void
 on_stop(int sig)
@@ -83,6 +83,10 @@ signals(void)
 	for (i = 0; i < sizeof stop / sizeof stop[0]; i++)
 		sigaction(stop[i], &sa, NULL);
 	/* a stopped runner would enforce no timeout */
+	sigemptyset(&job_control);
+	sigaddset(&job_control, SIGTSTP);
+	sigaddset(&job_control, SIGTTIN);
+	sigaddset(&job_control, SIGTTOU);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
@@ -161,7 +165,8 @@ policy_start(const struct runner *r, const json_t *c)
 	size_t n = json_array_size(argv), i, k = 0;
 	const char **av = xcalloc(n + 10, sizeof *av);
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	int devnull;
+	struct spawn s = { .path = "/usr/bin/sudo", .argv = (char *const *)av, .envp = envp,
+	    .fd = { -1, -1, -1 }, .group = EXEC_FOREGROUND };
 	pid_t pid;
 
 	av[k++] = "/usr/bin/sudo";
@@ -175,15 +180,8 @@ policy_start(const struct runner *r, const json_t *c)
 	av[k++] = str(c, "path");
 	for (i = 1; i < n; i++)
 		av[k++] = json_string_value(json_array_get(argv, i));
-	if ((pid = fork()) < 0)
-		err(RUNNER_REFUSED, "fork");
-	if (pid == 0) {
-		if ((devnull = open("/dev/null", O_RDWR)) < 0 || dup2(devnull, 0) < 0 ||
-		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
-			_exit(127);
-		execve("/usr/bin/sudo", (char *const *)av, envp);
-		_exit(127);
-	}
+	if ((pid = spawn(&s)) < 0)
+		err(RUNNER_REFUSED, "cannot start sudo -l");
 	free(av);
 	return pid;
 }
@@ -221,6 +219,55 @@ policy_check(const struct runner *r)
 	return refused;
 }
 
+/* Could the requester change this path now (an absolute path, or the one
+ * after '=' in NAME=/x or --opt=/x)? Missing paths are for the request's
+ * own rules: here only what exists is judged. */
+static int
+word_changeable(const struct writer *w, const char *word)
+{
+	const char *eq = strchr(word, '=');
+	char why[PATH_MAX + 128];
+
+	if (word[0] != '/' && eq != NULL && eq[1] == '/')
+		word = eq + 1;
+	return word[0] == '/' && path_writable(w, word, why, sizeof why) > 0;
+}
+
+/*
+ * The requester (the uid that asked, with its groups) must still be
+ * unable to change what a ROOT command runs or names: request-time checks
+ * are a snapshot. Returns the index of the first command that fails, or n.
+ */
+static size_t
+requester_can_change(const struct runner *r)
+{
+	json_t *rq = json_object_get(r->manifest, "requester"), *c, *g;
+	gid_t groups[256];
+	struct writer w;
+	size_t i, j, n = 0;
+
+	if (!json_is_object(rq))
+		return r->n;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < sizeof groups / sizeof groups[0])
+			groups[n++] = (gid_t)json_integer_value(g);
+	w.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w.groups = groups;
+	w.ngroups = (int)n;
+	w.self = 0;
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
+		if (!is_root(c))
+			continue;
+		if (word_changeable(&w, str(c, "path")))
+			return i;
+		for (j = 1; j < json_array_size(json_object_get(c, "argv")); j++)
+			if (word_changeable(&w, json_string_value(json_array_get(
+			    json_object_get(c, "argv"), j))))
+				return i;
+	}
+	return r->n;
+}
+
 /* Before anything runs: policy for every ROOT command, then every
  * executable opened and hashed. The first refusal stops it all. */
 static void
@@ -236,6 +283,12 @@ verify_commands(struct runner *r)
 		r->exefd[i] = -1;
 	if ((i = policy_check(r)) < r->n) {
 		r->refused_why = "sudoers does not allow this command for the reviewer";
+		r->refused_at = i;
+		return;
+	}
+	if ((i = requester_can_change(r)) < r->n) {
+		r->refused_why = "the requester can change its executable or a path it names, "
+		    "since the request was made";
 		r->refused_at = i;
 		return;
 	}
@@ -416,19 +469,16 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	x.exefd = r->exefd[i];
 	x.argv = argv;
 	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
+	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	if (is_root(c)) {
 		x.envp = r->root_env;
 		x.cwd = str(r->manifest, "cwd");
-		x.user = r->target_name;
-		x.uid = r->target_uid;
-		x.gid = r->target_gid;
+		x.cred = &r->target_cred;
 	} else {
 		x.envp = r->user_env;
 		x.cwd = str(c, "cwd");
-		x.user = r->sudo_user;
-		x.uid = r->sudo_uid;
-		x.gid = r->sudo_gid;
+		x.cred = &r->sudo_cred;
 	}
 	capture_init(cap, open_log(r, i), OUTPUT_LOG_MAX);
 	if (exec_capture(&x, cap, &res) != 0) {
@@ -556,7 +606,8 @@ take_lock(const struct runner *r)
 }
 
 /* The records bind to the approved subset as the reviewer's seal names
- * it: the run manifest without the YOU environment. */
+ * it: the run manifest without what answer added (the YOU environment
+ * and the requester). */
 static void
 seal_subset(struct runner *r)
 {
@@ -564,6 +615,7 @@ seal_subset(struct runner *r)
 	char *bytes;
 
 	json_object_del(m, "user_env");
+	json_object_del(m, "requester");
 	if ((bytes = manifest_seal(m, r->sha)) == NULL)
 		errx(RUNNER_REFUSED, "cannot seal the approved commands");
 	free(bytes);
@@ -586,10 +638,12 @@ load_users(struct runner *r)
 	    strlen(p->pw_name) >= sizeof r->target_name ||
 	    strlen(p->pw_dir) >= sizeof r->target_home)
 		errx(RUNNER_REFUSED, "refusing: no such user '%s'", str(r->manifest, "run_as"));
-	r->target_uid = p->pw_uid;
-	r->target_gid = p->pw_gid;
 	strcpy(r->target_name, p->pw_name);
 	strcpy(r->target_home, p->pw_dir);
+	if (spawn_cred_init(&r->target_cred, p->pw_name, p->pw_uid, p->pw_gid) != 0 ||
+	    spawn_cred_init(&r->sudo_cred, r->sudo_user, r->sudo_uid, r->sudo_gid) != 0)
+		errx(RUNNER_REFUSED, "refusing: cannot read the groups of %s or %s",
+		    r->target_name, r->sudo_user);
 }
 
 int

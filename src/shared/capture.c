@@ -1,14 +1,13 @@
 /*
- * Run one prepared command and capture its output: a child in its own
- * process group (or session) with stdin on /dev/null, executed from the
- * descriptor that was hashed; output drained without blocking into a
+ * Run one prepared command and capture its output: a child (spawn.c) in
+ * its own process group (or session) with stdin on /dev/null, executed
+ * from the descriptor that was hashed; output drained without blocking into a
  * bounded tail and an optional size-capped log, credential shapes
  * redacted line by line; a timeout sends SIGTERM to the whole group, then
  * SIGKILL after a grace. Memory stays flat however much is printed.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <sys/pidfd.h>
 #include <signal.h>
@@ -151,43 +150,6 @@ capture_tail(struct capture *c, size_t max)
 	return clean;
 }
 
-/* In the child: never returns. Reports exec failure as errno on errfd. */
-static void
-child(const struct exec_spec *x, int outfd, int errfd)
-{
-	int devnull, e;
-	int flags;
-
-	if ((x->group == EXEC_SESSION && setsid() < 0) ||
-	    (x->group == EXEC_GROUP && setpgid(0, 0) != 0))
-		goto fail;
-	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
-	    dup2(devnull, STDIN_FILENO) < 0 || dup2(outfd, STDOUT_FILENO) < 0 ||
-	    dup2(outfd, STDERR_FILENO) < 0)
-		goto fail;
-	if (x->user != NULL) {
-		if (initgroups(x->user, x->gid) != 0 || setgid(x->gid) != 0 ||
-		    setuid(x->uid) != 0 || getuid() != x->uid || geteuid() != x->uid)
-			goto fail;
-	}
-	if (chdir(x->cwd) != 0)
-		goto fail;
-	umask(022);	/* warrant's own 077 is for its state, not the command's files */
-	/* A script's interpreter opens /dev/fd/N, so N must survive exec. */
-	if ((flags = fcntl(x->exefd, F_GETFD)) < 0 ||
-	    fcntl(x->exefd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
-		goto fail;
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	fexecve(x->exefd, x->argv, x->envp);
-fail:
-	e = errno;
-	if (write(errfd, &e, sizeof e) < 0)
-		_exit(127);
-	_exit(127);
-}
-
 static void
 kill_group(pid_t pid, int sig)
 {
@@ -197,13 +159,18 @@ kill_group(pid_t pid, int sig)
 
 /*
  * Run x, feeding its output to c. Returns 0 with the result filled in
- * (including exec failures, reported in res->exec_errno), -1 when the
- * child could not be started.
+ * (a command that could not be started has res->exec_errno), -1 when
+ * its output pipe could not be made.
  */
 int
 exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *res)
 {
-	int out[2], err[2], status = 0, exited = 0, e, pidfd;
+	struct spawn s = {
+		.exefd = x->exefd, .argv = x->argv, .envp = x->envp, .group = x->group,
+		.ignore = x->ignore, .cwd = x->cwd, .cred = x->cred,
+		.umask = 022,	/* warrant's own 077 is for its state, not the command's files */
+	};
+	int out[2], status = 0, exited = 0, e, pidfd;
 	int64_t start = now_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
 	struct pollfd pfd[2];
@@ -214,24 +181,23 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	res->exit_code = -1;
 	if (pipe2(out, O_CLOEXEC) != 0)
 		return -1;
-	if (pipe2(err, O_CLOEXEC) != 0) {
+	/* only our end is non-blocking: the command's output stays blocking;
+	 * without it the loop would stall and timeouts would not be enforced */
+	if ((e = fcntl(out[0], F_GETFL)) < 0 || fcntl(out[0], F_SETFL, e | O_NONBLOCK) < 0) {
 		close(out[0]);
 		close(out[1]);
 		return -1;
 	}
-	/* only our end is non-blocking: the command's output stays blocking;
-	 * without it the loop would stall and timeouts would not be enforced */
-	if ((e = fcntl(out[0], F_GETFL)) < 0 || fcntl(out[0], F_SETFL, e | O_NONBLOCK) < 0 ||
-	    (pid = fork()) < 0) {
-		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-		return -1;
-	}
-	if (pid == 0)
-		child(x, out[1], err[1]);
-	if (x->group == EXEC_GROUP)
-		setpgid(pid, pid);
+	s.fd[0] = -1;
+	s.fd[1] = s.fd[2] = out[1];
+	pid = spawn(&s);
 	close(out[1]);
-	close(err[1]);
+	if (pid < 0) {
+		res->exec_errno = errno;
+		res->duration_ms = now_ms() - start;
+		close(out[0]);
+		return 0;
+	}
 	deadline = start + (int64_t)x->timeout * 1000;
 	/* the pidfd wakes the loop when the child exits; without one (old
 	 * kernels) the loop looks every few milliseconds */
@@ -286,9 +252,6 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		kill(-pid, SIGKILL);	/* stragglers of the group, if any */
 	if (!exited)
 		waitpid(pid, &status, 0);
-	if (read(err[0], &e, sizeof e) == (ssize_t)sizeof e)
-		res->exec_errno = e;
-	close(err[0]);
 	res->duration_ms = now_ms() - start;
 	if (WIFEXITED(status))
 		res->exit_code = WEXITSTATUS(status);

@@ -59,7 +59,8 @@ bad(char *why, size_t size, const char *fmt, ...)
 }
 
 /*
- * The shape of a manifest (or a run manifest: one more member, user_env):
+ * The shape of a manifest (or a run manifest: two more members, user_env
+ * and requester):
  * everything a reader of it relies on, checked before any of it is used.
  * 0, or -1 with the first problem in why.
  */
@@ -67,7 +68,8 @@ int
 manifest_check(const json_t *m, char *why, size_t size)
 {
 	static const char *const known[] = { "schema_version", "request_id", "host", "run_as",
-		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", NULL };
+		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", "requester",
+		NULL };
 	json_t *cmds = json_object_get(m, "commands"), *c, *v, *ue;
 	const char *key, *s;
 	size_t i, j;
@@ -105,6 +107,20 @@ manifest_check(const json_t *m, char *why, size_t size)
 		json_array_foreach(ue, i, v)
 			if (!json_is_string(v) || strchr(json_string_value(v), '=') == NULL)
 				return bad(why, size, "user_env entry %zu is malformed", i);
+	}
+	v = json_object_get(m, "requester");
+	if (v != NULL && !json_is_null(v)) {
+		json_t *g = json_object_get(v, "groups"), *x;
+
+		if (!json_is_integer(json_object_get(v, "uid")) ||
+		    json_integer_value(json_object_get(v, "uid")) <= 0 ||
+		    json_integer_value(json_object_get(v, "uid")) > 0xfffffffeLL ||
+		    !json_is_array(g) || json_array_size(g) > 65536)
+			return bad(why, size, "the manifest's requester is malformed");
+		json_array_foreach(g, i, x)
+			if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+			    json_integer_value(x) > 0xfffffffeLL)
+				return bad(why, size, "the manifest's requester is malformed");
 	}
 	if (!json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)
 		return bad(why, size, "the manifest's commands are malformed");

@@ -1,9 +1,9 @@
 /*
  * What the root runner shares with the CLI, and nothing else: hashing,
  * canonical JSON and the manifest seal, the credential and environment
- * policy, output capture, the ledger, terminal-safe text and a few small
- * helpers. This is the only project header warrant-runner includes, so
- * whatever the runner links is listed here.
+ * policy, starting children, output capture, the ledger, terminal-safe
+ * text and a few small helpers. This is the only project header
+ * warrant-runner includes, so whatever the runner links is listed here.
  */
 #ifndef WARRANT_SHARED_H
 #define WARRANT_SHARED_H
@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +67,17 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
+/* path.c: who could replace a file. uid 0 asks "anyone but root"; ACLs
+ * are honoured (through access(2)) only when self is set. */
+struct writer {
+	uid_t		 uid;
+	const gid_t	*groups;
+	int		 ngroups;
+	int		 self;
+};
+int	 path_writable(const struct writer *, const char *, char *, size_t);
+int	 path_changeable(const struct writer *, const char *, char *, size_t);
+
 /* policy.c: credential shapes and environment names that steer loading. */
 const char *credential_shape(const char *);
 int	 contains_credential(const char *);
@@ -74,6 +86,36 @@ const char *credential_word(const char *);
 int	 env_forbidden(const char *);
 int	 user_env_forbidden(const char *);
 size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
+
+/*
+ * spawn.c: fork and exec with nothing of the caller's but what is named.
+ * Where the child runs: its own session with no terminal, its own process
+ * group, or the caller's (foreground) group, to prompt there.
+ */
+#define EXEC_SESSION	1
+#define EXEC_GROUP	0
+#define EXEC_FOREGROUND	(-1)
+struct spawn_cred {		/* computed before fork: the child only sets it */
+	uid_t		 uid;
+	gid_t		 gid;
+	gid_t		*groups;	/* supplementary, from getgrouplist */
+	int		 ngroups;
+};
+struct spawn {
+	const char	*path;		/* execve this; NULL: fexecve exefd */
+	int		 exefd;		/* becomes descriptor 3 in the child */
+	char *const	*argv;
+	char *const	*envp;
+	int		 fd[3];		/* stdin, stdout, stderr; -1: /dev/null */
+	int		 group;		/* EXEC_SESSION, EXEC_GROUP or EXEC_FOREGROUND */
+	const sigset_t	*ignore;	/* kept ignored (survives exec); others default */
+	const char	*cwd;		/* NULL: stay */
+	const struct spawn_cred *cred;	/* NULL: stay */
+	mode_t		 umask;		/* 0: keep the caller's */
+};
+int	 spawn_cred_init(struct spawn_cred *, const char *, uid_t, gid_t);
+void	 spawn_cred_free(struct spawn_cred *);
+pid_t	 spawn(const struct spawn *);
 
 /* capture.c: run a prepared command, capture a bounded, redacted tail. */
 #define CAPTURE_TAIL	(64 * 1024)
@@ -90,20 +132,14 @@ struct capture {
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
 };
-/* Where a command runs: its own session with no terminal, its own
- * process group, or the caller's (foreground) group, to prompt there. */
-#define EXEC_SESSION	1
-#define EXEC_GROUP	0
-#define EXEC_FOREGROUND	(-1)
 struct exec_spec {
 	int		 exefd;		/* the hashed descriptor */
 	char *const	*argv;
 	char *const	*envp;
 	const char	*cwd;
-	const char	*user;		/* initgroups/setgid/setuid; NULL: stay */
-	uid_t		 uid;
-	gid_t		 gid;
+	const struct spawn_cred *cred;	/* NULL: stay */
 	int		 group;		/* EXEC_SESSION, EXEC_GROUP or EXEC_FOREGROUND */
+	const sigset_t	*ignore;	/* signals it starts with ignored */
 	long		 timeout;	/* seconds */
 };
 struct exec_result {

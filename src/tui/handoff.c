@@ -35,11 +35,13 @@ static const struct outcome_text outcomes[] = {
 	    "still pending" },
 	{ "cancellation", ST_BAD, 0, "authentication cancelled: nothing ran, the gate is still "
 	    "pending" },
-	{ "timeout", ST_BAD, 1, "timed out: nothing ran, the gate is still pending" },
 	{ "lock_contention", ST_BAD, 1, "another approval holds the lease: the gate is still "
 	    "pending" },
 	{ "missing_tty", ST_BAD, 1, "no terminal for sudo's prompt: the gate is still pending" },
 	{ "execution_in_progress", ST_BAD, 1, "this request is already being executed" },
+	{ "gate_changed", ST_BAD, 1, "the gate changed since it was shown: nothing ran" },
+	{ "traced", ST_BAD, 1, "the console is being traced: nothing ran" },
+	{ "not_pending", ST_BAD, 1, "the gate is no longer pending" },
 	{ "runner_error", ST_BAD, 1, "runner error" },
 	{ NULL, ST_BAD, 1, NULL }
 };
@@ -86,13 +88,11 @@ ticked_ids(struct tui *t, size_t *n, int *root)
 	return ids;
 }
 
-static volatile sig_atomic_t enter_interrupted;
-
+/* An interrupt only ends the wait: read(2) returns EINTR. */
 static void
 on_int(int sig)
 {
 	(void)sig;
-	enter_interrupted = 1;
 }
 
 /* Wait for a line on the terminal (an interrupt counts as one). */
@@ -106,7 +106,6 @@ wait_enter(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_int;
 	sigaction(SIGINT, &sa, &old);
-	enter_interrupted = 0;
 	while ((r = read(STDIN_FILENO, &c, 1)) == 1 && c != '\n' && c != '\r')
 		;
 	if (r < 0 && errno != EINTR)

@@ -112,7 +112,7 @@ tui_poll(struct tui *t)
 	while (waitpid(-1, &status, WNOHANG) > 0)
 		;
 	t->last_poll = tui_now_ms();
-	if (store_refresh(t->st) != 0 ||
+	if (refresh_store(t->st) != 0 ||
 	    (list = store_list(t->st, t->all, LIST_LIMIT, t->project)) == NULL) {
 		tui_status(t, ST_BAD, "cannot read the store in %s", t->st->dir);
 		return;

@@ -526,8 +526,10 @@ t1=$(date +%s)
 check "(h) the timed-out run came back within 60 s" [ $((t1 - t0)) -lt 60 ]
 wait_gate "$GH" 60
 is "(h) wait exits 3 (the command failed)" "$WAIT_RC" 3
-jcheck "(h) the entry failed (killed by its timeout)" \
-    "entry(j, 'fk')['status'] == 'failed' and entry(j, 'fk')['duration_ms'] < 30000" "$WJ"
+# at least the 2 s timeout: the forked sleeper had started (or the check
+# below that it is gone would hold for a sleeper that never ran)
+jcheck "(h) the entry failed (killed by its timeout, after it)" \
+    "entry(j, 'fk')['status'] == 'failed' and 2000 <= entry(j, 'fk')['duration_ms'] < 30000 and 'timed out' in (entry(j, 'fk')['error'] or '')" "$WJ"
 i=0
 while [ -n "$(pgrep -f "sleep $SLEEPER")" ] && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 check "(h) no process of the command's group survives (forked sleeper gone)" \

@@ -343,5 +343,30 @@ jcheck "(t9) ... saying the stored manifest is refused" \
 is "(t9) ... before any prompt" "$(pty_prompts)" 0
 is "(t9) ... and nothing ran" "$(runs t9)" 0
 
+# ============================================================ (t10) changeable since the request
+install -m 0755 -o root -g root "$BIN/stamp" "$BIN/late"
+install -d -m 0755 -o root -g root "$OPT/conf"
+echo x >"$OPT/conf/file"
+mkgate t10 <<EOF
+{"reason":"hardening t10: the executable became the requester's","commands":[
+  {"id":"late","argv":["$BIN/late","t10"],"why":"once"}]}
+EOF
+G10=$G
+mkgate t10b <<EOF
+{"reason":"hardening t10: a path it names became the requester's","commands":[
+  {"id":"named","argv":["$BIN/stamp","t10b","--config=$OPT/conf/file"],"why":"once"}]}
+EOF
+G10B=$G
+# same content, same hash: only the owner changed after review
+chown "$SR_USER" "$BIN/late" "$OPT/conf"
+answer right t10 "$G10" --run --no-detach -j
+jcheck "[P1] (t10) the runner refuses an executable the requester can change since the request" \
+    "entry(j, 'late')['status'] == 'refused' and 'requester can change' in entry(j, 'late')['error']" "$ANS"
+is "[P1] (t10) ... and it did not run" "$(runs t10)" 0
+answer right t10b "$G10B" --run --no-detach -j
+jcheck "[P1] (t10) ... and a ROOT command naming a path in a directory that became the requester's" \
+    "entry(j, 'named')['status'] == 'refused'" "$ANS"
+is "[P1] (t10) ... which did not run either" "$(runs t10b)" 0
+
 done_testing
 [ "$fails" -eq 0 ]
