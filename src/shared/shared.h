@@ -67,7 +67,9 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
-/* path.c: who could replace a file. uid 0 asks "anyone but root"; ACLs
+/* path.c: who could replace a file (path_writable: resolved paths), or
+ * change what a path names as root would resolve it (path_changeable:
+ * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
  * are honoured (through access(2)) only when self is set. */
 struct writer {
 	uid_t		 uid;
