@@ -112,3 +112,13 @@ path_replaceable(const struct requester *p, const char *path, char *why, size_t 
 
 	return path_writable(&w, path, why, size);
 }
+
+/* Could p change what root finds at path, as given (path_changeable)?
+ * Returns 1 (with a reason in why), 0, or -1. */
+int
+path_changeable_by(const struct requester *p, const char *path, char *why, size_t size)
+{
+	const struct writer w = { p->uid, p->groups, p->ngroups, p->self };
+
+	return path_changeable(&w, path, why, size);
+}

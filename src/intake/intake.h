@@ -62,6 +62,7 @@ int	 exe_lookup(const char *, char *, size_t);
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
 int	 open_regular(const char *, struct stat *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
+int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
 
 /* denylist.c: nested privilege tools and interactive programs, loaded
  * for one validation and freed after it. */
@@ -84,10 +85,9 @@ int	 is_indirect_runner(const char *);
 #define BADGE_SERVICE_RESTART	0x010
 #define BADGE_LOCKOUT_PRONE	0x020
 #define BADGE_INDIRECT_EXEC	0x040
-#define BADGE_WRITABLE_CWD	0x080
-#define BADGE_REMOTE		0x100
-#define BADGE_LONG_TIMEOUT	0x200
-#define BADGE_MIXED_SCRIPT	0x400
+#define BADGE_REMOTE		0x080
+#define BADGE_LONG_TIMEOUT	0x100
+#define BADGE_MIXED_SCRIPT	0x200
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
@@ -136,8 +136,7 @@ int	 sed_script_runs(const char *);
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);
 
 /* risk.c */
-unsigned risk_command(const struct wcommand *, const struct wrequest *,
-	    const struct requester *);
+unsigned risk_command(const struct wcommand *, const struct wrequest *);
 json_t	*badges_json(unsigned);
 
 /* normalize.c: the manifest of a validated request (DESIGN §4). */

@@ -10,8 +10,8 @@
 
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
-	"service-restart", "lockout-prone", "indirect-exec", "writable-cwd",
-	"remote", "long-timeout", "mixed-script",
+	"service-restart", "lockout-prone", "indirect-exec", "remote",
+	"long-timeout", "mixed-script",
 };
 
 static const char *const interpreters[] = {
@@ -129,11 +129,9 @@ mixed_script(const char *a)
 }
 
 unsigned
-risk_command(const struct wcommand *c, const struct wrequest *q,
-    const struct requester *p)
+risk_command(const struct wcommand *c, const struct wrequest *q)
 {
 	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
-	char why[PATH_MAX + 128];
 	unsigned b = 0;
 	int service = 0, lockout = 0;
 	size_t i;
@@ -171,8 +169,6 @@ risk_command(const struct wcommand *c, const struct wrequest *q,
 		b |= BADGE_SERVICE_RESTART;
 	if (service && lockout && q->machine != NULL)
 		b |= BADGE_LOCKOUT_PRONE;
-	if (!c->as_user && path_replaceable(p, c->cwd, why, sizeof why) > 0)
-		b |= BADGE_WRITABLE_CWD;
 	if (q->machine != NULL)
 		b |= BADGE_REMOTE;
 	if (c->timeout > LONG_TIMEOUT_SECONDS)

@@ -25,10 +25,30 @@ valid_env_key(const char *k)
 	return i <= 256;
 }
 
+/* The name and value rules of one environment entry, from the request's
+ * env or from an env word in argv. */
+static int
+check_env_pair(const char *key, const char *value, struct refusal *r, const char *sub)
+{
+	const char *word;
+
+	if (env_forbidden(key))
+		return refuse(r, "forbidden_env", sub,
+		    "'%s' may not be set for a reviewed command", key);
+	if ((word = credential_word(key)) != NULL)
+		return refuse(r, "credential_field_rejected", sub,
+		    "environment names mentioning '%s' are refused; never pass credentials",
+		    word);
+	if ((word = credential_shape(value)) != NULL)
+		return refuse(r, "credential_field_rejected", sub,
+		    "the value has a credential shape (%s); never pass credentials", word);
+	return 0;
+}
+
 static int
 check_env(const struct wrequest *q, struct refusal *r)
 {
-	const char *key, *word;
+	const char *key;
 	char sub[320];
 	json_t *v;
 
@@ -36,16 +56,8 @@ check_env(const struct wrequest *q, struct refusal *r)
 		return 0;
 	json_object_foreach(q->env, key, v) {
 		snprintf(sub, sizeof sub, "$.env.%s", key);
-		if (env_forbidden(key))
-			return refuse(r, "forbidden_env", sub,
-			    "'%s' may not be set for a reviewed command", key);
-		if ((word = credential_word(key)) != NULL)
-			return refuse(r, "credential_field_rejected", sub,
-			    "environment names mentioning '%s' are refused; never pass credentials",
-			    word);
-		if ((word = credential_shape(json_string_value(v))) != NULL)
-			return refuse(r, "credential_field_rejected", sub,
-			    "the value has a credential shape (%s); never pass credentials", word);
+		if (check_env_pair(key, json_string_value(v), r, sub) != 0)
+			return -1;
 		if (!valid_env_key(key))
 			return refuse(r, "invalid_field", sub,
 			    "environment names are letters, digits and '_', not starting with a digit");
@@ -148,6 +160,148 @@ runner_target(struct denylist *d, const struct wcommand *c)
 	return acc;
 }
 
+/*
+ * writable_argument: root never reads or acts on a path the requester
+ * could still change (path_changeable_by). path is absolute, or relative to
+ * cwd, the directory root runs in.
+ */
+static int
+check_path(const struct requester *p, const char *cwd, const char *path,
+    struct refusal *r, const char *sub)
+{
+	char full[2 * PATH_MAX], why[PATH_MAX + 128];
+	int rc;
+
+	if (path[0] == '/')
+		rc = path_changeable_by(p, path, why, sizeof why);
+	else if ((size_t)snprintf(full, sizeof full, "%s/%s",
+	    strcmp(cwd, "/") == 0 ? "" : cwd, path) >= sizeof full)
+		rc = -1;
+	else
+		rc = path_changeable_by(p, full, why, sizeof why);
+	if (rc > 0)
+		return refuse(r, "writable_argument", sub,
+		    "root would use a path the requester can change: %s", why);
+	if (rc < 0)
+		return refuse(r, "writable_argument", sub,
+		    "'%s' cannot be checked for who may change it", path);
+	return 0;
+}
+
+/*
+ * The paths a word may name for root: the word itself, what follows its
+ * first '=' (--config=/x, NAME=/x) and the letters of a short option
+ * (-f/x), and each absolute piece of a ':' or ',' list (search paths,
+ * mount options), also after a '=' of its own.
+ */
+static int
+check_word_paths(const struct requester *p, const char *cwd, const char *w,
+    struct refusal *r, const char *sub)
+{
+	char piece[PATH_MAX];
+	const char *s, *e, *v;
+	size_t n;
+
+	if (check_path(p, cwd, w, r, sub) != 0)
+		return -1;
+	if ((e = strchr(w, '=')) != NULL && e[1] != '\0' &&
+	    check_path(p, cwd, e + 1, r, sub) != 0)
+		return -1;
+	if (w[0] == '-' && w[1] != '-' && (v = strchr(w, '/')) != NULL &&
+	    check_path(p, cwd, v, r, sub) != 0)
+		return -1;
+	for (s = w; *s != '\0'; s += n + (s[n] != '\0')) {
+		n = strcspn(s, ":,");
+		if (n == 0 || n >= sizeof piece)
+			continue;
+		memcpy(piece, s, n);
+		piece[n] = '\0';
+		if (piece[0] == '/')
+			v = piece;
+		else if ((e = strchr(piece, '=')) != NULL && e[1] == '/')
+			v = e + 1;
+		else
+			continue;
+		if (check_path(p, cwd, v, r, sub) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* An element after an env that looks like NAME=VALUE goes through the
+ * environment rules: every such element, erring on the side of more. */
+static int
+check_env_word(const char *w, struct refusal *r, const char *sub)
+{
+	const char *e = strchr(w, '=');
+	char key[320];
+	size_t k;
+
+	if (e == NULL || e == w || w[0] == '-')
+		return 0;
+	k = (size_t)(e - w) < sizeof key ? (size_t)(e - w) : sizeof key - 1;
+	memcpy(key, w, k);
+	key[k] = '\0';
+	return check_env_pair(key, e + 1, r, sub);
+}
+
+/*
+ * The arguments of a ROOT command: no path the requester can change, and
+ * env words (env as argv[0], or after an indirect runner at any depth:
+ * timeout 5 env LD_PRELOAD=x id) judged as the request's env is.
+ */
+static int
+check_arguments(const struct wrequest *q, const struct wcommand *c,
+    const struct requester *p, struct refusal *r, const char *path)
+{
+	char sub[96];
+	size_t i, env = 0;
+
+	if (strcmp(base_name(c->exe.path), "env") == 0 ||
+	    strcmp(base_name(c->argv[0]), "env") == 0)
+		env = 1;
+	else if (is_indirect_runner(c->exe.path) || is_indirect_runner(c->argv[0]))
+		for (i = 1; i < c->argc && env == 0; i++)
+			if (strcmp(base_name(c->argv[i]), "env") == 0)
+				env = i + 1;
+	for (i = env; env > 0 && i < c->argc; i++) {
+		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		if (check_env_word(c->argv[i], r, sub) != 0)
+			return -1;
+	}
+	for (i = 1; i < c->argc; i++) {
+		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The directory ROOT commands run in and the values of their environment
+ * are paths root uses too (a relative path is one under the cwd). */
+static int
+check_root_paths(const struct wrequest *q, const struct requester *p, struct refusal *r)
+{
+	const char *key;
+	char sub[320], why[PATH_MAX + 128];
+	json_t *v;
+	int rc;
+
+	if (q->nroot == 0)
+		return 0;
+	if ((rc = path_changeable_by(p, q->cwd, why, sizeof why)) != 0)
+		return refuse(r, "writable_argument", "$.cwd", "%s",
+		    rc > 0 ? why : "the cwd cannot be checked for who may change it");
+	if (q->env == NULL)
+		return 0;
+	json_object_foreach(q->env, key, v) {
+		snprintf(sub, sizeof sub, "$.env.%s", key);
+		if (check_word_paths(p, q->cwd, json_string_value(v), r, sub) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 check_command(struct wrequest *q, size_t idx, const struct requester *p,
     struct denylist *d, struct refusal *r)
@@ -208,6 +362,8 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		if (rc != 0)
 			return refuse(r, "writable_executable", sub, "%s",
 			    rc > 0 ? why : "the executable's path cannot be checked");
+		if (c->command == NULL && check_arguments(q, c, p, r, path) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -228,7 +384,8 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 		return refuse(r, "unknown_machine", "$.machine",
 		    "machine '%s' is not enrolled; remote targets are not available yet",
 		    q->machine);
-	if (check_env(q, r) != 0 || check_text(q, r) != 0)
+	if (check_env(q, r) != 0 || check_text(q, r) != 0 ||
+	    check_root_paths(q, p, r) != 0)
 		return -1;
 	d = denylist_load();
 	q->badges = 0;
@@ -238,7 +395,7 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 			strcpy(q->cmds[i].cwd, "/");
 		if ((rc = check_command(q, i, p, d, r)) != 0)
 			break;
-		q->cmds[i].badges = risk_command(&q->cmds[i], q, p);
+		q->cmds[i].badges = risk_command(&q->cmds[i], q);
 		q->badges |= q->cmds[i].badges;
 	}
 	denylist_free(d);

@@ -140,22 +140,31 @@ static const char mark[] = "[redacted]";
 #define MARKLEN	(sizeof mark - 1)
 
 /* Environment names that make a program load or run code chosen by
- * whoever sets them (the loader, shells, interpreters, pagers). */
+ * whoever sets them (the loader, shells, interpreters, pagers), or read
+ * its configuration, code or options from a place they name (HOME, the
+ * XDG directories, git, make, tar and the compressors, pip, npm). */
 static const char *const forbidden_env[] = {
 	"PATH", "PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONHOME",
-	"PYTHONUSERBASE", "SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
+	"PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONPYCACHEPREFIX",
+	"SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
 	"SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PROMPT_COMMAND", "CDPATH",
 	"GLOBIGNORE", "ZDOTDIR", "SHELL", "GCONV_PATH", "GETCONF_DIR",
 	"HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH",
 	"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "PERL5LIB",
-	"PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
-	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GIT_SSH",
-	"GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "EDITOR", "VISUAL",
-	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "GIT_EDITOR",
-	"GIT_PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", NULL
+	"PERL5OPT", "PERLLIB", "PERL5DB", "PERL_MB_OPT", "PERL_MM_OPT", "RUBYLIB",
+	"RUBYOPT", "GEM_HOME", "GEM_PATH", "NODE_OPTIONS", "NODE_PATH",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+	"PHPRC", "PHP_INI_SCAN_DIR", "TCLLIBPATH", "EDITOR", "VISUAL",
+	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "BROWSER",
+	"LESS", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "INPUTRC",
+	"TERMINFO", "TERMINFO_DIRS", "HOME", "MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS",
+	"MAKEFILES", "TAR_OPTIONS", "GZIP", "BZIP", "BZIP2", "XZ_DEFAULTS", "XZ_OPT",
+	"APT_CONFIG", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+	"WGETRC", "CURL_HOME", "GNUPGHOME", NULL
 };
 static const char *const forbidden_env_prefixes[] = {
-	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_CONFIG", NULL
+	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_", "XDG_", "PIP_",
+	"NPM_CONFIG_", "LUA_", NULL
 };
 
 /* Characters of a NAME before '=' or ':', of a flag, of a token. */

@@ -67,7 +67,9 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
-/* path.c: who could replace a file. uid 0 asks "anyone but root"; ACLs
+/* path.c: who could replace a file (path_writable: resolved paths), or
+ * change what a path names as root would resolve it (path_changeable:
+ * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
  * are honoured (through access(2)) only when self is set. */
 struct writer {
 	uid_t		 uid;
@@ -76,6 +78,7 @@ struct writer {
 	int		 self;
 };
 int	 path_writable(const struct writer *, const char *, char *, size_t);
+int	 path_changeable(const struct writer *, const char *, char *, size_t);
 
 /* policy.c: credential shapes and environment names that steer loading. */
 const char *credential_shape(const char *);

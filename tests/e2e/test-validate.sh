@@ -333,7 +333,6 @@ refused interactive_program "$C0" "nice -n 5 dash" "$(req1 '["nice","-n","5","da
 refused interactive_program "$C0" "timeout 5 sh" "$(req1 '["timeout","5","sh"]')"
 refused interactive_program "$C0" "find / -exec sh {} ;" "$(req1 '["find","/","-exec","sh","{}",";"]')"
 refused interactive_program "$C0" "find -execdir /usr/bin/bash" "$(req1 '["find",".","-execdir","/usr/bin/bash","{}","+"]')"
-refused interactive_program "$C0" "env -S 'bash -x'" "$(req1 '["env","-S","bash -x"]')"
 refused interactive_program "$C0" "env + renamed bash copy" "$(req1 "[\"env\",\"$B/notashell\"]")"
 refused interactive_program "$C0" "setsid bash" "$(req1 '["setsid","bash"]')"
 refused interactive_program "$C0" "stdbuf -o0 vim" "$(req1 '["stdbuf","-o0","vim"]')"
@@ -484,9 +483,6 @@ refused shell_request "$C0.argv[2]" "git rebase -x id" "$(req1 '["git","rebase",
 refused shell_request "$A0" "watch ls" "$(req1 '["watch","ls"]')"
 refused shell_request "$C0.argv[1]" "script -c id" "$(req1 '["script","-c","id"]')"
 refused interactive_program "$A0" "script -qcid (script is an interactive program)" "$(req1 '["script","-qcid"]')"
-refused shell_request "$C0.argv[1]" "env -S 'true x'" "$(req1 '["env","-S","true x"]')"
-refused shell_request "$C0.argv[1]" "env --split-string='true x'" "$(req1 '["env","--split-string=true x"]')"
-refused shell_request "$C0.argv[1]" "env -iS 'true x' (a cluster)" "$(req1 '["env","-iS","true x"]')"
 refused shell_request "$C0.argv[2]" "zip -TT id" "$(req1 '["zip","-T","-TT","id","/x.zip","/etc/hosts"]')"
 refused shell_request "$C0.argv[1]" "zip --unzip-command=id" "$(req1 '["zip","--unzip-command=id","-T","/x.zip","/etc/hosts"]')"
 refused shell_request "$C0.argv[3]" "gdb -batch -ex 'shell id'" "$(req1 '["nice","gdb","-batch","-ex","shell id"]')"
@@ -587,6 +583,55 @@ for k in LD_PRELOAD ld_preload LD_LIBRARY_PATH DYLD_x DYLD_INSERT_LIBRARIES PYTH
 	refused forbidden_env "\$.env.$k" "env key $k" "$(reqtop "\"env\":{\"$k\":\"x\"}")"
 done
 
+diag "writable_argument: root never uses a path the requester can change"
+# Root-owned controls, and the requester's own files in its home.
+printf 'x\n' >"$FX/conf" && chmod 644 "$FX/conf"
+printf 'x\n' >"$FX/gconf" && chgrp "$GRP" "$FX/gconf" && chmod 664 "$FX/gconf"
+printf 'x\n' >"$FX/ogconf" && chgrp "$OGRP" "$FX/ogconf" && chmod 664 "$FX/ogconf"
+printf 'x\n' >"$FX/aclconf" && chmod 644 "$FX/aclconf"
+printf 'print(1)\n' >"$WT_RB/tool.py" && chown "$REQ" "$WT_RB/tool.py"
+printf 'x\n' >"$WT_RB/args" && chown "$REQ" "$WT_RB/args"
+ln -s "$WT_RB/tool.py" "$FX/evilconf"	# root-owned link to a requester file
+refused writable_argument "$C0.argv[1]" "python3 with a script in the requester's home" "$(req1 "[\"python3\",\"$WT_RB/tool.py\"]")"
+refused writable_argument "$C0.argv[2]" "cat of a requester-owned file" "$(req1 "[\"cat\",\"-n\",\"$WT_RB/args\"]")"
+refused writable_argument "$C0.argv[1]" "--config=FILE owned by the requester" "$(req1 "[\"true\",\"--config=$WT_RB/args\"]")"
+refused writable_argument "$C0.argv[1]" "NAME=FILE owned by the requester" "$(req1 "[\"true\",\"conf=$WT_RB/args\"]")"
+refused writable_argument "$C0.argv[1]" "-fFILE joined to a short option" "$(req1 "[\"true\",\"-f$WT_RB/args\"]")"
+refused writable_argument "$C0.argv[1]" "a path that does not exist yet in the requester's home" "$(req1 "[\"true\",\"$WT_RB/not-yet.conf\"]")"
+refused writable_argument "$C0.argv[1]" "a path that does not exist yet in /tmp (sticky)" "$(req1 "[\"true\",\"/tmp/wt-e2e-not-yet-$$\"]")"
+refused writable_argument "$C0.argv[1]" "a path that does not exist yet in a sticky root-owned dir" "$(req1 "[\"true\",\"$FX/sticky/not-yet\"]")"
+refused writable_argument "$C0.argv[1]" "a requester-owned file in a sticky root-owned dir" "$(req1 "[\"true\",\"$FX/sticky/reqfile\"]")"
+refused writable_argument "$C0.argv[1]" "a group-writable file of a group the requester is in" "$(req1 "[\"true\",\"$FX/gconf\"]")"
+refused writable_argument "$C0.argv[1]" "a root-owned symlink to a requester file" "$(req1 "[\"true\",\"$FX/evilconf\"]")"
+refused writable_argument "$C0.argv[1]" "a path through '..' into the requester's home" "$(req1 "[\"true\",\"$FX/../..$WT_RB/args\"]")"
+refused writable_argument "$C0.argv[1]" "a relative path (root runs in /)" "$(req1 "[\"true\",\"${WT_RB#/}/args\"]")"
+refused writable_argument "$C0.argv[1]" "a search path with one requester directory" "$(req1 "[\"true\",\"--path=/usr/lib:$WT_RB\"]")"
+refused writable_argument "$C0.argv[3]" "nice timeout 5 FILE" "$(req1 "[\"nice\",\"timeout\",\"5\",\"$WT_RB/tool.py\"]")"
+if setfacl -m "u:$REQ:rw" "$FX/aclconf" 2>"$WT_T/err"; then
+	refused writable_argument "$C0.argv[1]" "a root-owned 0644 file with an ACL entry for the requester" "$(req1 "[\"true\",\"$FX/aclconf\"]")"
+else
+	skip "a file with an ACL entry for the requester" "setfacl failed: $(head -c 200 "$WT_T/err")"
+fi
+refused writable_argument '$.env.CONF' "an env value naming a requester file" "$(reqtop "\"env\":{\"CONF\":\"$WT_RB/args\"}")"
+refused writable_argument '$.env.OPTS' "an env value carrying one after '='" "$(reqtop "\"env\":{\"OPTS\":\"--rcfile=$WT_RB/args\"}")"
+refused writable_argument '$.cwd' "ROOT cwd owned by the requester" "$(reqtop "\"cwd\":\"$WT_RB\"")"
+refused writable_argument '$.cwd' "ROOT cwd /tmp" "$(reqtop '"cwd":"/tmp"')"
+
+diag "forbidden_env: names that pick a configuration or code location"
+for k in HOME GIT_EXTERNAL_DIFF GIT_DIR GIT_WORK_TREE XDG_CONFIG_HOME XDG_DATA_HOME \
+    XDG_CONFIG_DIRS XDG_DATA_DIRS MAKEFLAGS MAKEFILES TAR_OPTIONS GZIP BZIP2 XZ_DEFAULTS \
+    LESS PERL_MB_OPT PIP_CONFIG_FILE NPM_CONFIG_PREFIX OPENSSL_CONF APT_CONFIG; do
+	refused forbidden_env "\$.env.$k" "env key $k" "$(reqtop "\"env\":{\"$k\":\"x\"}")"
+done
+refused forbidden_env '$.env.HOME' "env HOME=the requester's home" "$(reqtop "\"env\":{\"HOME\":\"$REQ_HOME\"}")"
+
+diag "env words inside argv go through the env rules"
+refused forbidden_env "$C0.argv[1]" "env LD_PRELOAD=FILE id" "$(req1 "[\"env\",\"LD_PRELOAD=$WT_RB/x.so\",\"id\"]")"
+refused forbidden_env "$C0.argv[2]" "/usr/bin/env -i HOME=... python3" "$(req1 "[\"/usr/bin/env\",\"-i\",\"HOME=$REQ_HOME\",\"python3\",\"-V\"]")"
+refused forbidden_env "$C0.argv[3]" "timeout 5 env LD_PRELOAD=... id" "$(req1 '["timeout","5","env","LD_PRELOAD=/usr/lib/x.so","id"]')"
+refused forbidden_env "$C0.argv[4]" "nice env -u X GIT_DIR=... git" "$(req1 '["nice","env","-u","X","GIT_DIR=/srv/x","git","status"]')"
+refused credential_field_rejected "$C0.argv[1]" "env DB_SECRET=1 id" "$(req1 '["env","DB_SECRET=1","id"]')"
+
 diag "unknown_machine"
 refused unknown_machine '$.machine' "machine otherhost" "$(reqtop '"machine":"otherhost"')"
 refused unknown_machine '$.machine' "machine root@otherhost" "$(reqtop '"machine":"root@otherhost"')"
@@ -597,6 +642,16 @@ check "[P5] nor its parent" [ ! -e "$WT_RB/v" ]
 diag "accepted requests (YOU commands may use shells)"
 accepted "YOU argv bash -c 'echo hi' is accepted" "$(requ '["bash","-c","echo hi"]')"
 check "the first accepted request created the state directory" [ -d "$S" ]
+accepted "YOU command reading the requester's own file" "$(requ "[\"cat\",\"$WT_RB/args\"]")"
+accepted "YOU command with a cwd of the requester's own" "$(printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["true"],"cwd":"%s"}]}' "$WT_RB")"
+accepted "ROOT /etc/hosts and /usr/bin/x arguments" "$(req1 '["true","/etc/hosts","/usr/bin/x","install","a=b"]')"
+accepted "--config=FILE root-owned" "$(req1 "[\"true\",\"--config=$FX/conf\"]")"
+accepted "a root-owned file in a sticky root-owned dir" "$(req1 "[\"true\",\"$FX/sticky/rootfile\"]")"
+accepted "a group-writable file of a group the requester is not in" "$(req1 "[\"true\",\"$FX/ogconf\"]")"
+accepted "/dev/null, /dev/stdin and /proc/self/status" "$(req1 '["true","/dev/null","/dev/stdin","/proc/self/status"]')"
+accepted "a missing path under a root-owned dir" "$(req1 "[\"true\",\"$FX/not-yet\",\"/etc/wt-e2e-not-yet\"]")"
+accepted "an env value naming a root-owned file" "$(reqtop "\"env\":{\"CONF\":\"$FX/conf\"}")"
+accepted "env FOO=bar LANG=C true" "$(req1 '["env","FOO=bar","LANG=C","true"]')"
 accepted "YOU command string 'echo hi' is accepted" "$(reqc '"echo hi"')"
 accepted "YOU command string with a loop and a pipe" "$(reqc '"for f in *; do echo \"$f\"; done | wc -l"')"
 accepted "YOU command may run a requester-owned executable" "$(requ "[\"$RBIN/mine\"]")"
@@ -779,12 +834,8 @@ accepted "env true" "$(req1 '["env","true"]')"
 badge "env true: indirect-exec" indirect-exec
 accepted "timeout_seconds 7200" "$(req1 '["true"]' '"timeout_seconds":7200')"
 badge "timeout_seconds 7200: long-timeout" long-timeout
-accepted "cwd owned by the requester" "$(reqtop "\"cwd\":\"$WT_RB\"")"
-badge "cwd writable by the requester: writable-cwd" writable-cwd
-accepted "cwd /tmp" "$(reqtop '"cwd":"/tmp"')"
-badge "cwd /tmp: writable-cwd" writable-cwd
 accepted "cwd /usr" "$(reqtop '"cwd":"/usr"')"
-nobadge "cwd /usr: no writable-cwd"
+nobadge "cwd /usr: no badges"
 accepted "python3 script" "$(req1 '["python3","/usr/lib/x.py"]')"
 badge "python3: shell" shell
 accepted "a URL argument" "$(req1 '["true","https://example.org/x"]')"

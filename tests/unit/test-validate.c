@@ -688,6 +688,187 @@ test_path_replaceable_for(void **state)
 	rmdir(tmpdir);
 }
 
+/* path_changeable_by walks the path as given, for the requester given. */
+static void
+test_path_changeable_for(void **state)
+{
+	struct requester rq;
+	char dir[] = "/tmp/wt-changeable.XXXXXX", f[PATH_MAX], g[PATH_MAX],
+	    why[PATH_MAX + 128];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	other(&rq, getgid() + 1007);
+	snprintf(f, sizeof f, "%s/conf", dir);
+	write_exe(f, 0644);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	assert_int_equal(chown(f, rq.uid, (gid_t)-1), 0);	/* the requester's */
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_non_null(strstr(why, f));
+	assert_int_equal(chown(f, 0, (gid_t)-1), 0);
+	/* by another spelling: "..", ".", "//" */
+	snprintf(g, sizeof g, "%s/./../%s//conf", dir, strrchr(dir, '/') + 1);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 0);
+	/* a missing entry: creatable only where the requester may write */
+	snprintf(g, sizeof g, "%s/missing/deeper", dir);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 0);
+	assert_int_equal(chmod(dir, 01777), 0);	/* sticky, like /tmp */
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 1);
+	assert_non_null(strstr(why, "does not exist"));
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);	/* root's, sticky */
+	assert_int_equal(path_changeable_by(&rq, dir, why, sizeof why), 1);	/* the dir itself */
+	assert_int_equal(chmod(dir, 0777), 0);	/* not sticky: replaceable */
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_non_null(strstr(why, "replace"));
+	assert_int_equal(chmod(dir, 0755), 0);
+	/* a root-owned symlink is followed: to the requester's file, or not */
+	snprintf(g, sizeof g, "%s/link", dir);
+	assert_int_equal(symlink("conf", g), 0);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 0);
+	assert_int_equal(chown(f, rq.uid, (gid_t)-1), 0);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 1);
+	/* a symlink the requester owns in a sticky dir: it may swap it */
+	assert_int_equal(chown(f, 0, (gid_t)-1), 0);
+	assert_int_equal(lchown(g, rq.uid, (gid_t)-1), 0);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 0);
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(path_changeable_by(&rq, g, why, sizeof why), 1);
+	assert_int_equal(chmod(dir, 0755), 0);
+	/* group write counts for the requester's groups only */
+	assert_int_equal(chmod(f, 0664), 0);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	other(&rq, getegid());
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	/* devices and root's own process */
+	assert_int_equal(path_changeable_by(&rq, "/dev/null", why, sizeof why), 0);
+	assert_int_equal(path_changeable_by(&rq, "/proc/self/status", why, sizeof why), 0);
+	assert_int_equal(path_changeable_by(&rq, "/dev/stdin", why, sizeof why), 0);
+	assert_int_equal(path_changeable_by(&rq, "/etc/hosts", why, sizeof why), 0);
+	assert_int_equal(path_changeable_by(&rq, "/", why, sizeof why), 0);
+	assert_int_equal(path_changeable_by(&rq, "relative", why, sizeof why), -1);
+	unlink(g);
+	unlink(f);
+	rmdir(dir);
+}
+
+/* validate_request for rq; NULL code: accepted. */
+static void
+verdict(const char *json, const struct requester *rq, const char *code, const char *path)
+{
+	struct refusal r;
+	struct wrequest q;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	if ((rc = request_parse(json, strlen(json), &q, &r)) == 0) {
+		rc = validate_request(&q, rq, &r);
+		request_free(&q);
+	}
+	if (code == NULL && rc != 0)
+		fail_msg("%s: refused %s at %s (%s)", json, r.code, r.path, r.message);
+	if (code != NULL && (rc == 0 || strcmp(r.code, code) != 0 || strcmp(r.path, path) != 0))
+		fail_msg("%s: got %s at %s (%s), want %s at %s", json,
+		    rc == 0 ? "accepted" : r.code, r.path, r.message, code, path);
+}
+
+/*
+ * ROOT argv words and env values that name a path the requester can
+ * change, env words inside argv (env at any depth), and the controls
+ * that stay accepted.
+ */
+static void
+test_argument_scanning(void **state)
+{
+	struct requester rq;
+	char dir[] = "/tmp/wt-args.XXXXXX", mine[PATH_MAX], own[PATH_MAX],
+	    buf[4 * PATH_MAX];
+	static const struct {
+		const char	*argv;		/* @: the requester's file */
+		const char	*code;
+		const char	*path;
+	} c[] = {
+		{ "[\"true\",\"@\"]", "writable_argument", "$.commands[0].argv[1]" },
+		{ "[\"true\",\"-v\",\"--config=@\"]", "writable_argument", "$.commands[0].argv[2]" },
+		{ "[\"true\",\"-f@\"]", "writable_argument", "$.commands[0].argv[1]" },
+		{ "[\"true\",\"-o\",\"lowerdir=/usr:@,upperdir=/x\"]", "writable_argument",
+		  "$.commands[0].argv[2]" },
+		{ "[\"true\",\"@/../mine\"]", "writable_argument", "$.commands[0].argv[1]" },
+		{ "[\"env\",\"LD_PRELOAD=/usr/lib/x.so\",\"id\"]", "forbidden_env",
+		  "$.commands[0].argv[1]" },
+		{ "[\"/usr/bin/env\",\"-i\",\"HOME=/root\",\"id\"]", "forbidden_env",
+		  "$.commands[0].argv[2]" },
+		{ "[\"timeout\",\"5\",\"env\",\"GIT_EXTERNAL_DIFF=x\",\"git\",\"diff\"]",
+		  "forbidden_env", "$.commands[0].argv[3]" },
+		{ "[\"nice\",\"timeout\",\"5\",\"env\",\"-u\",\"X\",\"MAKEFLAGS=x\",\"make\"]",
+		  "forbidden_env", "$.commands[0].argv[6]" },
+		{ "[\"env\",\"MY_SECRET=1\",\"id\"]", "credential_field_rejected",
+		  "$.commands[0].argv[1]" },
+		{ "[\"true\",\"/etc/hosts\",\"--config=/etc/hosts\",\"/dev/null\",\"-f/etc/hosts\","
+		  "\"/proc/self/status\",\"/usr/bin/x\",\"install\",\"a=b\"]", NULL, NULL },
+		{ "[\"env\",\"FOO=bar\",\"A=/etc/hosts\",\"true\"]", NULL, NULL },
+		{ "[\"make\",\"LD_PRELOAD=x\"]", NULL, NULL },	/* no env: make's own */
+	};
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(mine, sizeof mine, "%s/mine", dir);
+	write_exe(mine, 0644);
+	other(&rq, getgid() + 1007);
+	assert_int_equal(chown(mine, rq.uid, (gid_t)-1), 0);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char argv[PATH_MAX * 2];
+		const char *at = strchr(c[i].argv, '@');
+
+		if (at != NULL)
+			snprintf(argv, sizeof argv, "%.*s%s%s", (int)(at - c[i].argv),
+			    c[i].argv, mine, at + 1);
+		else
+			snprintf(argv, sizeof argv, "%s", c[i].argv);
+		snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":%s,\"why\":\"w\"}"), argv);
+		verdict(buf, &rq, c[i].code, c[i].path);
+	}
+	/* a missing path where the requester may create it (as a symlink) */
+	snprintf(own, sizeof own, "%s/own", dir);
+	assert_int_equal(mkdir(own, 0755), 0);
+	assert_int_equal(chown(own, rq.uid, (gid_t)-1), 0);
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[\"true\",\"x\","
+	    "\"--out=%s/new.conf\"],\"why\":\"w\"}"), own);
+	verdict(buf, &rq, "writable_argument", "$.commands[0].argv[2]");
+	rmdir(own);
+	/* a relative word is a path under the cwd */
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[\"true\",\"%s\"],\"why\":\"w\"}"),
+	    mine + 1);
+	verdict(buf, &rq, "writable_argument", "$.commands[0].argv[1]");
+	/* the same as a YOU command: it runs as the requester anyway */
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"env\","
+	    "\"-S\",\"cat %s\"],\"why\":\"w\"}"), mine);
+	verdict(buf, &rq, NULL, NULL);
+	/* env values and the cwd of ROOT commands */
+	snprintf(buf, sizeof buf, "{\"reason\":\"r\",\"env\":{\"CONF\":\"%s\"},\"commands\":["
+	    TRUE_CMD "]}", mine);
+	verdict(buf, &rq, "writable_argument", "$.env.CONF");
+	snprintf(buf, sizeof buf, "{\"reason\":\"r\",\"env\":{\"L\":\"/usr/share:%s\"},"
+	    "\"commands\":[" TRUE_CMD "]}", mine);
+	verdict(buf, &rq, "writable_argument", "$.env.L");
+	verdict("{\"reason\":\"r\",\"env\":{\"HOME\":\"/root\"},\"commands\":[" TRUE_CMD "]}",
+	    &rq, "forbidden_env", "$.env.HOME");
+	snprintf(buf, sizeof buf, "{\"reason\":\"r\",\"cwd\":\"%s\",\"commands\":[" TRUE_CMD "]}",
+	    dir);
+	verdict(buf, &rq, NULL, NULL);
+	assert_int_equal(chown(dir, rq.uid, (gid_t)-1), 0);
+	verdict(buf, &rq, "writable_argument", "$.cwd");
+	/* only YOU commands: the cwd and env are not root's */
+	snprintf(buf, sizeof buf, "{\"reason\":\"r\",\"cwd\":\"%s\",\"env\":{\"C\":\"%s\"},"
+	    "\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"true\"],\"why\":\"w\"}]}",
+	    dir, mine);
+	verdict(buf, &rq, NULL, NULL);
+	unlink(mine);
+	rmdir(dir);
+}
+
 static int
 rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -770,6 +951,8 @@ main(void)
 		cmocka_unit_test(test_requester_lookup),
 		cmocka_unit_test(test_requester_user_namespace),
 		cmocka_unit_test(test_path_replaceable_for),
+		cmocka_unit_test(test_path_changeable_for),
+		cmocka_unit_test(test_argument_scanning),
 		cmocka_unit_test(test_gate_submit),
 	};
 
