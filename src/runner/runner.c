@@ -219,9 +219,9 @@ policy_check(const struct runner *r)
 	return refused;
 }
 
-/* Could the requester change this path now (an absolute path, or the one
- * after '=' in NAME=/x or --opt=/x)? Missing paths are for the request's
- * own rules: here only what exists is judged. */
+/* Could the requester change what this word names now (an absolute path,
+ * or the one after '=' in NAME=/x or --opt=/x), as root would resolve it?
+ * What cannot be judged counts as changeable. */
 static int
 word_changeable(const struct writer *w, const char *word)
 {
@@ -230,7 +230,7 @@ word_changeable(const struct writer *w, const char *word)
 
 	if (word[0] != '/' && eq != NULL && eq[1] == '/')
 		word = eq + 1;
-	return word[0] == '/' && path_writable(w, word, why, sizeof why) > 0;
+	return word[0] == '/' && path_changeable(w, word, why, sizeof why) != 0;
 }
 
 /*
