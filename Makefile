@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Top-level driver: installs missing Debian packages, then drives Meson.
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hashfile: SHA-256 of one file through warrant's own sha256_fd (the code
  * that hashes every executable of a request), for the benchmarks.

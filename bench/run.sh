@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Benchmarks for warrant (bench/README.md). They print figures next to
 # their aims and assert nothing: the exit status is 0 unless a benchmark
 # could not be set up at all.

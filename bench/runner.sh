@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Root-runner benchmarks for warrant (bench/README.md, benchmarks 4 and 5),
 # called from bench/run.sh; they print figures next to their aims and
 # assert nothing. Needs root: it creates a throwaway reviewer user with a

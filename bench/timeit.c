@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * timeit: wall-clock latency of whole processes, for the benchmarks.
  *

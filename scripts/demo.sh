@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The main job in a throwaway state directory: an agent's sample request
 # with one ROOT and two YOU commands is validated, sealed and stored as a
 # pending gate, then opened in the review console (warrant review). When

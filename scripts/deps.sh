@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Install the Debian packages warrant needs to build and test, if missing.
 # Safe to re-run; does nothing when everything is present.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Run each libFuzzer target of tests/fuzz, built in FUZZ_BUILD (meson
 # -Dfuzz=true: clang, ASan + UBSan), for SECONDS on its corpus: the seeds
 # in tests/fuzz/seeds/NAME and what earlier runs added in

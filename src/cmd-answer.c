@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant answer: approve (authenticate through sudo on this terminal,
  * then run) or deny one pending gate. Without --run or --deny it asks

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * warrant box: provision the non-root user an agent runs as (DESIGN §10,
+ * warrant box: provision the non-root user an agent runs as (docs/design.md §10,
  * docs/box.md). username prints the sanitized Linux name; init creates or
  * updates the user on this host (or prints the same work as a script);
  * passwd stores the box password encrypted and applies it live; status

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant finalize: started by `warrant answer` once a detached runner
  * took over a batch; waits for the runner and settles the gate from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant list: pending gates (all gates with -a), newest first. */
 #include <getopt.h>
 #include <stdlib.h>

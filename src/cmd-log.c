@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant log: the audit chain; --verify checks it link by link. */
 #include <getopt.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant mcp: serve the Model Context Protocol on standard input and
  * output for one agent session (the agent's client starts it). The tool

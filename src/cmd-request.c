@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant request: read one schema v1 request on stdin, validate it whole,
  * seal its manifest and store it as a pending gate; print the gate

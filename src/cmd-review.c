@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant review: the reviewer's terminal console (src/tui/). It needs a
  * terminal on stdin and stdout; everything else is in tui_run.

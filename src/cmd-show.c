@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant show: one gate in full; with -j the sealed manifest too. */
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant wait: block until a gate settles (or expires), then print its
  * ledger filtered by output_to_agent, with next.prompt, for the agent.
@@ -66,7 +67,7 @@ print_human(const json_t *o)
 	}
 }
 
-/* Wait for id and print its outcome; the exit code of DESIGN §6. */
+/* Wait for id and print its outcome; the exit code of docs/design.md §6. */
 int
 wait_gate(struct store *st, const char *id, long timeout, int json)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Human views of a gate for the terminal. Every piece of agent text goes
  * through text_print so it cannot drive the terminal. */
 #include <string.h>

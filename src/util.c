@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Helpers of the CLI and its commands that the root runner does not need. */
 #include <err.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant: the command table and dispatch. */
 #include <err.h>
 #include <stdarg.h>

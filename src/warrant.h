@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant: shared declarations for the CLI and the request pipeline; the
  * store's are in store/store.h. */
 #ifndef WARRANT_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Run every test: the cmocka unit tests in the normal and the ASan+UBSan
 # builds, each libFuzzer target for FUZZ_SECONDS (when FUZZ_BUILD_DIR is
 # given), then the end-to-end scripts on the binaries of E2E_BUILD_DIR, a

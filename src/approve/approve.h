@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Approving a gate (`warrant answer --run`, the console's Enter) and
  * finishing approvals whose process is gone. What the rest of warrant

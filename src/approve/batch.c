@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The batch: the state of one approval, from the sealed manifest in the
  * store to the ledger that settles the gate. The run manifest (what the

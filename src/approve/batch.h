@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Inside an approval: the batch (the state of one approval and its run
  * directory), the executors that run it, and the sudo handoff. Only

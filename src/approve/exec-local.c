@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The local executor: the selected commands run from `warrant answer`
  * itself, one after the other. YOU commands (no password: they run as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The runner executor: the whole approved batch runs in warrant-runner,
  * started as `sudo -k -- RUNNER --manifest F --expected-sha256 H` on the

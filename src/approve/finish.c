@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Finishing approvals from what is on disk: the finalizer settles a
  * detached run once its runner is gone, and every reader of the store

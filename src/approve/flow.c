@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The approval flow of `warrant answer --run` and the console's Enter:
  * prepare (the sealed gate, the selection, the terminal, the lease, a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The authentication lease: one sudo handoff at a time per user. A flock
  * on auth.lease in the state directory; the holder writes who it is, so a

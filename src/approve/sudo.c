@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sudo handoff: sudo runs on the reviewer's terminal with a fixed,
  * small environment; warrant never sees the password, and every call is

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The environment of YOU commands (ADR 0008): built from the systemd user
+ * The environment of YOU commands (docs/design.md §7): built from the systemd user
  * manager's environment through an allowlist, or from the passwd entry
  * and a minimal base when there is no user manager; never the agent's.
  * PATH keeps only absolute directories that exist and are not

@@ -1,4 +1,5 @@
-/* warrant box: the non-root user an agent runs as (DESIGN §10, docs/box.md). */
+/* SPDX-License-Identifier: ISC */
+/* warrant box: the non-root user an agent runs as (docs/design.md §10, docs/box.md). */
 #ifndef WARRANT_BOX_H
 #define WARRANT_BOX_H
 

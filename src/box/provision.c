@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * box init on this host: checks that refuse before anything changes, then
  * the steps, each idempotent and each named when it fails. The order keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The pure rules of warrant box: the user name sanitizer, the password
  * bounds, the paths that may go into /etc/passwd, the drop-in text and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Run one step of box provisioning: a program by absolute path with an
  * argv array (never a shell string), a fixed clean environment, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * box init --script: the same work as box init, as an idempotent root
  * shell script to pipe into a container (podman exec -i BOX sh). It holds

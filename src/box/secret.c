@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The box password store: one file per box user, NAME.pw, holding
  * nonce (12) || AES-256-GCM ciphertext || tag (16), with the user name as

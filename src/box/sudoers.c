@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The per-user sudoers drop-in, /etc/sudoers.d/warrant-box-NAME: present
  * (NOPASSWD) while no box password is stored, absent once one is, so the

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What a ROOT command's argv would make root run beyond its executable
- * (DESIGN §3, beyond SASE). A list of indirect runners is always one
+ * (docs/design.md §3, beyond SASE). A list of indirect runners is always one
  * short, so every word is treated as a program root might run: the word,
  * the value after each '=' and the first word of a value with spaces are
  * matched against the denylists (by name, path and identity). Inline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The denylists: nested privilege tools and shells/interactive programs.
  * A program is matched by the basename of the given and the resolved path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Executables: resolve a name on the trusted path, follow symlinks to the
  * real file, hash it through the descriptor it was opened with, and decide

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The intake: a request's bytes, from whoever asks, to a sealed pending
  * gate or a refusal. Nothing here reads the identity of the process it
  * runs in, except requester_self: the requester is always given, so that
  * a daemon can validate for a peer exactly as `warrant request` does for
- * its own user (DESIGN §11). No process-wide state either: every
+ * its own user (docs/design.md §11). No process-wide state either: every
  * call builds what it needs and frees it.
  */
 #ifndef INTAKE_H
@@ -124,7 +125,7 @@ struct wrequest {
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
 void	 request_free(struct wrequest *);
 
-/* argscan.c: what a ROOT command's argv would make root run (DESIGN §3,
+/* argscan.c: what a ROOT command's argv would make root run (docs/design.md §3,
  * beyond SASE); the getopt-style matching and the sed script scan are
  * exported for the unit tests. */
 int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
@@ -139,7 +140,7 @@ int	 validate_request(struct wrequest *, const struct requester *, struct refusa
 unsigned risk_command(const struct wcommand *, const struct wrequest *);
 json_t	*badges_json(unsigned);
 
-/* normalize.c: the manifest of a validated request (DESIGN §4). */
+/* normalize.c: the manifest of a validated request (docs/design.md §4). */
 json_t	*manifest_build(const struct wrequest *, const char *, const char *);
 
 /*

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The manifest (DESIGN §4): the validated request as it will run,
+ * The manifest (docs/design.md §4): the validated request as it will run,
  * every field present, absent optional values null. Its canonical bytes
  * are what the seal covers (shared/manifest.c).
  */

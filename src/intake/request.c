@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Parse a schema v1 request (DESIGN §3) into a struct wrequest: every
+ * Parse a schema v1 request (docs/design.md §3) into a struct wrequest: every
  * field's type, size and shape is checked here and refused whole with
  * invalid_field (or unsupported_schema / cwd_on_root_command) naming the
  * JSON path. Policy rules on the parsed request live in validate.c.

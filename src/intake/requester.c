@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Who asks: a uid with every group it may act with, its name and home.
  * requester_self builds it for this process (and refuses a process in a

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Risk badges (DESIGN §3): shown to the reviewer, never blocking. Each is
+ * Risk badges (docs/design.md §3): shown to the reviewer, never blocking. Each is
  * derived from the resolved executable's name, the argv and the request;
  * warrant-request(5) lists the exact rules.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * From a request's bytes to a pending gate: parse and validate them for
  * the requester, then a fresh id, the sealed manifest, one transaction in

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The policy rules of DESIGN §3 over a parsed request: executables that
+ * The policy rules of docs/design.md §3 over a parsed request: executables that
  * resolve and cannot be swapped, no nested privilege tools, no shells or
  * shell strings as root (directly, in any word of a ROOT command's argv,
  * or as inline code: argscan.c), no

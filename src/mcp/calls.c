@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The pending tools/call requests of one session. A call's arguments go
  * through the same path as `warrant request` (requester_self, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant mcp: the Model Context Protocol server an agent starts on its
  * stdio. One process per session, single-threaded: a poll loop reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Telling the reviewer that a gate waits: a desktop notification through
  * /usr/bin/notify-send when a desktop session is reachable. It never

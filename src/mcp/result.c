@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What a tools/call returns: a readable text for the agent (every piece of
  * untrusted text neutralised, since clients show it on terminals) and, for

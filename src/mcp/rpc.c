@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * JSON-RPC 2.0 framing for the MCP stdio transport: every message is one
  * line of compact JSON written whole to the protocol stream. Nothing else

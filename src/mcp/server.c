@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The MCP server loop: JSON-RPC 2.0 messages, one per line, on standard
  * input; responses and notifications on the original standard output,

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The one MCP tool, request_commands, as tools/list shows it: a
  * description that teaches an agent to use it well and an input schema
- * that is DESIGN §3's request. request_root_commands is the same tool
+ * that is docs/design.md §3's request. request_root_commands is the same tool
  * under its old name, listed so that existing setups keep working.
  */
 #include <err.h>
@@ -55,7 +56,7 @@ static const char instructions[] =
 "outside your sandbox. Use the request_commands tool once per task with every "
 "such step batched, after doing all the preparation you can do yourself.";
 
-/* DESIGN §3, schema_version 1; warrant validates again whatever comes in. */
+/* docs/design.md §3, schema_version 1; warrant validates again whatever comes in. */
 static const char input_schema[] = "{"
 "\"type\":\"object\","
 "\"properties\":{"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * warrant-runner: the only part of warrant that runs as root, and only
  * when sudo started it. sudo authenticates this very invocation (`sudo -k

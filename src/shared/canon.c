@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Canonical JSON (DESIGN §4): object keys sorted by byte value, arrays in
+ * Canonical JSON (docs/design.md §4): object keys sorted by byte value, arrays in
  * order, compact separators, UTF-8 unescaped, integers only. jansson's
  * sorted compact dump is exactly that once reals are ruled out, so this
  * refuses any tree that holds one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Run one prepared command and capture its output: a child (spawn.c) in
  * its own process group (or session) with stdin on /dev/null, executed

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The ledger (DESIGN §7): what ran, built by the runner for ROOT commands
+ * The ledger (docs/design.md §7): what ran, built by the runner for ROOT commands
  * and by `warrant answer` for YOU commands, checked before a gate settles:
  * same request and manifest hash, exactly one entry per selected command
  * in order, and no credential-shaped data anywhere in it.

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The manifest (DESIGN §4): the normalised request exactly as it will run,
+ * The manifest (docs/design.md §4): the normalised request exactly as it will run,
  * every field present (absent optional values are null), and its seal,
  * the SHA-256 of its canonical bytes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Could someone replace a file, or change what a path names: the
  * writability judgement shared by request validation (for the requester,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Credential shapes and environment names that steer what a program
  * loads: shared by request validation, the runner (which re-checks what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
  * bytes for manifests, and a constant-time comparison of hex digests. */
 #include <err.h>

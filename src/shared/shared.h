@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the root runner shares with the CLI, and nothing else: hashing,
  * canonical JSON and the manifest seal, the credential and environment

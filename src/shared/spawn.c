@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Every child warrant starts goes through spawn(): fork, then in the child
  * only async-signal-safe calls and no allocation (the process may have

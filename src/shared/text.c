@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Agent text (reason, why, argv, env, output) is untrusted: before it
  * reaches a terminal every control character, escape introducer, invalid

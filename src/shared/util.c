@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Small helpers every part uses: allocation that never returns NULL,
  * bounded reads, time formatting, messages. */
 #include <err.h>

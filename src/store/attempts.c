@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Attempts (DESIGN §5): every approval is an attempt that goes reserved
+ * Attempts (docs/design.md §5): every approval is an attempt that goes reserved
  * -> authenticating -> running -> settled, recorded with the pid and
  * procfs start time of the process executing it. The store does not
  * judge whether that process lives: recovery in the approval code does,

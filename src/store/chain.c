@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The audit chain: events are only ever appended, each row carrying the
  * SHA-256 of the row before it, so `warrant log --verify` can tell an

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * The store (DESIGN §5): one SQLite database in the state directory, the
+ * The store (docs/design.md §5): one SQLite database in the state directory, the
  * only source of truth for gates, commands, attempts, ledgers and the
  * audit chain. WAL with synchronous=FULL, so a returned commit survives a
  * crash; every transition in BEGIN IMMEDIATE with a busy timeout, so

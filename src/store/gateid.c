@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
  * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Gates in the store: a new pending gate with its commands, expiry,
  * lookup by id prefix, the reviewer's and the agent's views, and the

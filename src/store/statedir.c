@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The state directory: $WARRANT_HOME, else $XDG_STATE_HOME/warrant, else
  * ~/.local/state/warrant. It must be a real directory owned by the caller

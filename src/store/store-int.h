@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Internals of the store: only files under src/store/ include this (and
  * with it <sqlite3.h>). */
 #ifndef STORE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The store (docs/store.md): the state directory and the SQLite database
  * in it, the only source of truth for gates, their commands, approval

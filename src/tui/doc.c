@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A document for the review view: text laid out in lines of a fixed width,
  * wrapped (never cut) with a hanging indent, each line plain or part of a

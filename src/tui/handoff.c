@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Answering from the console. Enter approves the ticked commands: when any
  * is ROOT the console leaves curses so that sudo owns the terminal for its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The gate list: pending gates first, newest first, two lines each (id,
  * ROOT/YOU counts, age, expiry countdown, requester and project; then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The review of one gate: a top bar counting the ticked commands as root
  * and as you with a "Root access" pill, the context, and a checklist of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The review console's loop: curses set up for wide characters, the store
  * polled every POLL_MS (recover, expire, list) with a timeout on input so

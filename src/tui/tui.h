@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The review console (warrant review): state shared by its parts. wtext.c
  * turns agent text into safe wide characters and owns the styles; doc.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Safe text for the review console. Agent text reaches curses only as wide
  * characters made here: text_visible() first (control characters, escape

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared helpers for the end-to-end tests (POSIX sh, TAP output).
 # Each test script: . "$WARRANT_TOP/tests/e2e/lib.sh", then checks, then
 # done_testing. A check's description starts with the tag of the promise of

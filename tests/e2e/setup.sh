@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The machine-wide set-up and teardown around the end-to-end suites
 # (tests/run.sh runs it), as TAP.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Real-sudo end-to-end helpers (POSIX sh). Source lib.sh first, then this.
 # Run as root: creates the reviewer users, finds warrant installed in the
 # build's private prefix (sr_install), and drives the real sudo/PAM prompt

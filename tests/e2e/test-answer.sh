@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # warrant answer / wait / warrant-runner end to end, with the host's real
 # sudo and PAM (docs/design.md: the promises, approval and execution).
 # Needs root: it creates the reviewer user wt-reviewer (group sudo, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # warrant box, end to end, as root on this machine: throwaway users
 # wtbox1..7 with uids 61001..61007, the real sudo and PAM, the real sudo
 # password prompt driven through a pty with expect. Cleans up after itself

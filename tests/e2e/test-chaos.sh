@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The chaos test: CHAOS_N approvals (default 20, the short run of make
 # check; `make chaos N=100` is the long one) through the real sudo, each
 # with a SIGKILL of `warrant answer` (sometimes at sudo's prompt), of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The CLI surface of the foundation: show by unique prefix, list filters
 # and limits, help and usage errors (exit 2), and agent text neutralised
 # on the terminal (no raw ESC, BEL, CR, C1 or bidi controls; visible

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The hardening promises end to end, with the host's real sudo and PAM:
 # no sudo ticket at any moment of an approval (under both use_pty and
 # !use_pty), ROOT commands without a terminal, nothing run twice when the

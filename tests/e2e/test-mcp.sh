@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # warrant mcp end to end, through the official MCP TypeScript SDK client
 # (@modelcontextprotocol/sdk from npm, pinned in tests/mcp/package-lock.json)
 # and through raw JSON-RPC lines. The node clients in tests/mcp print

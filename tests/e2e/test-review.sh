@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # warrant review, the reviewer's console, driven in a private tmux server
 # (send-keys, capture-pane): the gate list (live, with the bell), the review
 # of a ROOT+YOU request (badges, counts, pill, as/cwd, colours), every key,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The store, from the outside: the state directory's permissions, errors
 # that name the file and the cause (corruption, permissions, a full disk)
 # without leaving a partial gate, expiry on read, 16 concurrent requesters

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Every validation code of warrant-request(5), each with hostile examples,
 # asked by a non-root requester (whether an executable can be swapped
 # depends on who asks). Every refusal must exit 2 with its stable code and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* libFuzzer target: a ledger as a runner (or anyone writing the run
  * directory) could leave it, checked as warrant answer checks it. */
 #include <stddef.h>

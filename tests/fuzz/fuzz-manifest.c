@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* libFuzzer target: a manifest file as the root runner reads it before
  * running anything (manifest_parse: JSON, canonical, well-formed), then
  * sealed as the runner seals the approved subset. */

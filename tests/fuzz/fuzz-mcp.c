@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* libFuzzer target: what an agent writes to `warrant mcp`, one JSON-RPC
  * message a line, dispatched in-process as the server loop does. Every
  * line is answered or ignored; never a crash or a leak. A tools/call that

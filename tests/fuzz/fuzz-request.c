@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* libFuzzer target: a request from the agent, parsed and validated. It
  * must be refused with a code or accepted, never crash or leak. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* libFuzzer target: untrusted output and text through neutralisation,
  * JSON-safe encoding, redaction and capture. Checks the promises: no
  * control byte reaches a terminal, no credential shape survives. */

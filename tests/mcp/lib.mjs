@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // Helpers shared by the MCP test clients: TAP-style results, private
 // state directories, SDK clients that spawn `warrant mcp`, and the
 // warrant CLI that plays the reviewer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // `warrant mcp` driven with raw lines, not through the SDK: malformed JSON,
 // invalid requests, unknown methods and tools, over-long lines, version
 // negotiation, serving while a call waits, and withdrawal when the session

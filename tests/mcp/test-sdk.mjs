@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // `warrant mcp` through the official MCP TypeScript SDK client: tools/list,
 // an approved YOU-only call, output_to_agent, denial with feedback, expiry,
 // a refusal, the old tool name, and cancellation withdrawing the gate.

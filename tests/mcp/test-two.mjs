@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // Several MCP sessions at once on one state directory: two SDK clients,
 // each with its own pending call, answered in reverse order; a third
 // session is killed while its call waits, and the others do not notice.

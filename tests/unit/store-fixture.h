@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* A fresh state directory per test, gates stored from plain records, and
  * requests.jsonl read back: shared by test-store.c and test-attempts.c. */
 #ifndef STORE_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Attempts on a real SQLite file: every transition, every refusal, and
  * that a refusal changes nothing (the attempt's outcome, the ledger, the
  * gate, the audit chain and requests.jsonl stay as they were). */

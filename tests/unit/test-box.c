@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* warrant box: the pure rules (src/box/rules.c), table by table. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Canonical JSON vectors: each tests/vectors/NAME.json must dump to the
  * hand-written NAME.canon byte for byte, and hash to NAME.sha256, which
  * was computed with sha256sum(1), not with this code. */

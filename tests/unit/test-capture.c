@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Output capture: a bounded tail whatever the volume, credential shapes
  * redacted however the output is split into reads. */
 #include <stdarg.h>

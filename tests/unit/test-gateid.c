@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Request ids and the prefixes that name them. */
 #include <stdarg.h>
 #include <stddef.h>

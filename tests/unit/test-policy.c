@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The credential shapes of policy.c, one table for request checks and
  * output redaction: every shape is found in any case and through soft

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Recovery of approvals whose process is gone (src/approve/finish.c), on a
  * real SQLite store and real run directories: what the records say is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* spawn(): what the child gets (descriptors, signals, session, directory,
  * credentials) and how a failed start is reported. Real children, run
  * through /bin/sh, which report on a pipe. */

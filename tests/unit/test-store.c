@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The store on a real SQLite file: insert, resolve by prefix, list,
  * expiry on read, requests.jsonl, and the audit chain catching a tampered
  * row. */

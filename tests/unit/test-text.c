@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* text_visible: agent text can never reach the terminal as control. */
 #include <stdarg.h>
 #include <stddef.h>

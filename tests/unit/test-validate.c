@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Request parsing and the policy rules that do not depend on who asks;
  * then the requester: built for this process (and refused inside a user
  * namespace of its own), or given, as a daemon will, in which case
