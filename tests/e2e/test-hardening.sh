@@ -32,6 +32,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	rm -f "$DROPIN"
+	umount "$OPT/full" 2>/dev/null
 	rm -rf "$OPT"
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
@@ -368,6 +369,45 @@ answer right t10b "$G10B" --run --no-detach -j
 jcheck "[P1] (t10) ... and a ROOT command naming a path in a directory that became the requester's" \
     "entry(j, 'named')['status'] == 'refused'" "$ANS"
 is "[P1] (t10) ... which did not run either" "$(runs t10b)" 0
+
+# ============================================================ (t11) the disk fills during a batch
+FULL=$OPT/full
+install -d -m 0755 -o root -g root "$FULL"
+if mount -t tmpfs -o size=4m,mode=0755 wt-hard-full "$FULL"; then
+	install -d -m 0700 -o "$SR_USER" -g "$SR_GID" "$FULL/state"
+	SR_EXTRA_ENV="WARRANT_HOME=$FULL/state"
+	mkgate t11 <<EOF
+{"reason":"hardening t11: the disk fills during the batch","commands":[
+  {"id":"first","argv":["$BIN/stamp","t11a","3"],"why":"runs while the disk fills"},
+  {"id":"second","argv":["$BIN/stamp","t11b"],"why":"its start cannot be recorded"},
+  {"id":"third","argv":["$BIN/stamp","t11c"],"why":"after"}]}
+EOF
+	G11=$G
+	( answer right t11 "$G11" --run --no-detach -j; echo "$ANS_RC" >"$SR_DIR/t11.rc" ) &
+	BG="$BG $!"
+	if wait_for '[ -n "$(pgrep -f " t11a 3")" ]' 60; then
+		dd if=/dev/zero of="$FULL/filler" bs=64k 2>/dev/null
+		ok "(t11) the store's file system is full while the first command runs"
+	else
+		not_ok "(t11) the batch never started"
+	fi
+	wait_for '[ -e "$SR_DIR/t11.rc" ]' 60
+	rm -f "$FULL/filler"
+	check "[P4] (t11) once space is back the gate settles" settled "$G11" 30
+	sr_as "$SR_USER" "$SR_WARRANT" wait "$G11" -t 30 -j >"$SR_DIR/t11.wait" 2>&1
+	is "[P7] (t11) the first command ran once" "$(runs t11a)" 1
+	jcheck "[P7] (t11) ... and the ledger does not call it skipped (ran or may have run)" \
+	    "entry(j, 'first')['status'] in ('ran', 'interrupted')" "$SR_DIR/t11.wait"
+	is "[P7] (t11) the commands whose start could not be recorded did not run" \
+	    "$(runs t11b):$(runs t11c)" "0:0"
+	jcheck "[P7] (t11) ... and no entry says skipped for a command that ran" \
+	    "all(e['status'] != 'skipped' or e['id'] in ('second', 'third') for e in entries(j))" \
+	    "$SR_DIR/t11.wait"
+	SR_EXTRA_ENV=
+	umount "$FULL"
+else
+	not_ok "(t11) cannot mount a small tmpfs for the full-disk case"
+fi
 
 done_testing
 [ "$fails" -eq 0 ]
