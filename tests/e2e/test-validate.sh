@@ -427,11 +427,11 @@ refused bad_executable "$C0.argv[1]" "xargs --arg FILE (an abbreviation)" "$(req
 refused bad_executable "$C0.argv[1]" "xargs -0a FILE (in a cluster)" "$(req1 '["xargs","-0a","/etc/hosts"]')"
 refused bad_executable "$C0.argv[3]" "xargs -I % %" "$(req1 '["xargs","-I","%","%"]')"
 refused bad_executable "$C0.argv[3]" "nice xargs {}" "$(req1 '["nice","-n5","xargs","{}"]')"
-# a relative program is decided by the cwd at run time: refused even in a
-# root-owned cwd (a requester-owned cwd is refused before, as writable_argument)
-refused bad_executable "$C0.argv[1]" "env ./bin/true from the root-owned cwd /usr" "$(req1 '["env","./bin/true"]' '' '"cwd":"/usr"')"
-refused bad_executable "$C0.argv[2]" "timeout 5 bin/true (a relative program)" "$(req1 '["timeout","5","bin/true"]' '' '"cwd":"/usr"')"
-refused writable_argument "$.cwd" "env ./mine from a cwd the requester owns" "$(req1 '["env","./mine"]' '' "\"cwd\":\"$RBIN\"")"
+# A cwd the requester owns is refused itself (writable_argument, below);
+# a relative program is refused from a root-owned cwd too.
+refused writable_argument '$.cwd' "env ./mine from a cwd the requester owns" "$(req1 '["env","./mine"]' '' "\"cwd\":\"$RBIN\"")"
+refused bad_executable "$C0.argv[1]" "env ./bin/truecopy from a root-owned cwd" "$(req1 '["env","./bin/truecopy"]' '' "\"cwd\":\"$FX\"")"
+refused bad_executable "$C0.argv[2]" "timeout 5 bin/truecopy (a relative program)" "$(req1 '["timeout","5","bin/truecopy"]' '' "\"cwd\":\"$FX\"")"
 
 diag "inline code in every spelling"
 refused shell_request "$C0.argv[1]" "python3 -Ic CODE" "$(req1 '["python3","-Ic","print(1)"]')"
@@ -715,7 +715,8 @@ accepted "awk -f a root-owned program" "$(req1 "[\"awk\",\"-f\",\"$FX/x.awk\",\"
 accepted "sed -i s/hello/there/g /etc/motd" "$(req1 '["sed","-i","s/hello/there/g","/etc/motd"]')"
 accepted "sed --sandbox (e refused by sed itself)" "$(req1 '["sed","--sandbox","-n","1p","/etc/hosts"]')"
 accepted "xargs echo" "$(req1 '["xargs","echo"]')"
-accepted "flock F true (a root-owned lock file)" "$(req1 '["flock","/etc/hostname","true"]')"
+# (a lock file in /tmp is a writable_argument: the agent may plant it)
+accepted "flock F true" "$(req1 "[\"flock\",\"$FX/wt.lock\",\"true\"]")"
 accepted "run-parts /etc/cron.daily" "$(req1 '["run-parts","--test","/etc/cron.daily"]')"
 [ -n "$LD" ] && accepted "the loader running a root-owned program" "$(req1 "[\"$LD\",\"--list\",\"/usr/bin/true\"]")"
 if command -v git >/dev/null 2>&1; then
