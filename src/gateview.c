@@ -73,8 +73,12 @@ gate_print_full(FILE *fp, const json_t *g)
 	text_print(fp, json_str(g, "reason"));
 	fputc('\n', fp);
 	field(fp, "host", json_str(g, "host"));
-	field(fp, "run as", json_str(g, "run_as"));
-	field(fp, "cwd", json_str(g, "cwd"));
+	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
+	if (json_integer_value(json_object_get(g, "root_count")) > 0) {
+		field(fp, "run as", json_str(g, "run_as"));
+		field(fp, "cwd", json_str(g, "cwd"));
+	} else
+		field(fp, "root", "none: every command runs as you");
 	fprintf(fp, "%-12s ", "environment");
 	if (json_object_size(json_object_get(g, "env")) == 0)
 		fputs("clean (LC_ALL=C, LANG=C, TERM, fixed PATH)", fp);

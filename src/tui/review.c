@@ -168,8 +168,12 @@ context(struct tui *t, struct tdoc *d)
 		doc_add(d, ST_NORMAL, ", for machine ");
 		doc_add(d, ST_BOLD, json_str(g, "machine"));
 	}
-	context_field(d, "Run as", json_str(g, "run_as"));
-	context_field(d, "Cwd", json_str(g, "cwd"));
+	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
+	if (json_integer_value(json_object_get(g, "root_count")) > 0) {
+		context_field(d, "Run as", json_str(g, "run_as"));
+		context_field(d, "Cwd", json_str(g, "cwd"));
+	} else
+		context_field(d, "Root", "none: every command runs as you");
 	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
 	doc_add(d, ST_LABEL, "Environment");
 	doc_tab(d, LABEL_COL);

@@ -237,4 +237,12 @@ check "the full id still names it" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "
 wr show -j "$TWIN"
 check "and the twin by its own full id" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$TWIN" ]
 
+diag "the header of a YOU-only gate"
+accepted "a YOU-only request" "$(requ '["true"]')"
+wr show "$GATE"
+check "show: a YOU-only gate says it has no root part" out_has "none: every command runs as you"
+check "show: ... and names no root run-as or cwd" sh -c '! grep -q "^run as\|^cwd " "$1"' sh "$WT_T/out"
+wr show "$G1"
+check "show: a gate with ROOT commands names its run-as (control)" out_has "run as"
+
 done_testing

@@ -537,6 +537,8 @@ YOU=$G
 console you -- "$YOU"
 shows "[P3] the YOU-only request opens" "0 commands as root and 2 as you"
 lacks "[P3] no Root access pill for a YOU-only request" "Root access"
+shows "a YOU-only request says it has no root part" "none: every command runs as you"
+lacks "... and shows no root run-as" "Run as"
 t_before=$(title)
 keys Enter
 shows "[P3] Enter approves it without leaving the console: completed" "completed: every ticked command ran" 100
