@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
  * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "store.h"
@@ -31,22 +33,29 @@ gate_id_new(char id[GATE_ID_LEN + 1])
 
 /*
  * Normalise a user-given id or prefix into "w-..." form: 4 or more
- * characters, lowercase base32 after the "w-" (which may be left off).
- * Returns 0, or -1 when it cannot name a gate.
+ * characters of base32 after the "w-" (which may be left off), in any
+ * case. Returns 0; 1 when it is well formed but longer than any id (it
+ * names no gate); -1 when it cannot name a gate.
  */
 int
 gate_id_prefix(const char *arg, char *out, size_t size)
 {
-	const char *body = arg;
-	size_t n;
+	char body[GATE_ID_LEN + 1];
+	size_t n, i;
 
 	if (strlen(arg) < 4)
 		return -1;
-	if (strncmp(arg, "w-", 2) == 0)
-		body = arg + 2;
-	n = strlen(body);
-	if (n > GATE_ID_LEN - 2 || strspn(body, b32) != n)
-		return -1;
+	if (strncasecmp(arg, "w-", 2) == 0)
+		arg += 2;
+	n = strlen(arg);
+	for (i = 0; i < n; i++)
+		if (strchr(b32, tolower((unsigned char)arg[i])) == NULL)
+			return -1;
+	if (n > GATE_ID_LEN - 2)
+		return 1;
+	for (i = 0; i < n; i++)
+		body[i] = (char)tolower((unsigned char)arg[i]);
+	body[n] = '\0';
 	if ((size_t)snprintf(out, size, "w-%s", body) >= size)
 		return -1;
 	return 0;

@@ -215,8 +215,8 @@ store_resolve(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 	sqlite3_stmt *s;
 	int rc, n = 0;
 
-	if (gate_id_prefix(arg, prefix, sizeof prefix) != 0)
-		return 2;
+	if ((rc = gate_id_prefix(arg, prefix, sizeof prefix)) != 0)
+		return rc > 0 ? 1 : 2;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "finding the gate");
 	rc = sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);

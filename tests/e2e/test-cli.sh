@@ -64,7 +64,7 @@ check "  says no gate matches" err_has "no gate matches"
 wr show "$(echo "$UNKNOWN" | cut -c1-6)"
 check "show an unknown prefix: exit 2" [ "$RC" -eq 2 ]
 wr show "$(echo "$G1" | tr a-z A-Z)"
-check "show the id in upper case: exit 2 (ids are lower case)" [ "$RC" -eq 2 ]
+check "show the id in upper case: exit 0 (ids match in any case)" [ "$RC" -eq 0 ]
 wr show "w-0000"
 check "show w-0000 (not base32): exit 2" [ "$RC" -eq 2 ]
 wr show "${G1}a"
@@ -244,5 +244,12 @@ check "show: a YOU-only gate says it has no root part" out_has "none: every comm
 check "show: ... and names no root run-as or cwd" sh -c '! grep -q "^run as\|^cwd " "$1"' sh "$WT_T/out"
 wr show "$G1"
 check "show: a gate with ROOT commands names its run-as (control)" out_has "run as"
+
+diag "ids in any case; longer than any id"
+wr show -j "$(echo "$G1" | tr 'a-z' 'A-Z')"
+check "show W-ID in upper case: the right gate" [ "$(jval "$WT_T/out" 'j["request_id"]')" = "$G1" ]
+wr show "${G1}zz"
+check "show an id longer than any gate: exit 2" [ "$RC" -eq 2 ]
+check "... saying no gate matches" err_has "no gate matches"
 
 done_testing

@@ -48,9 +48,12 @@ test_prefix(void **s)
 	assert_int_equal(gate_id_prefix("w-ab", out, sizeof out), 0);
 	assert_int_equal(gate_id_prefix("abc", out, sizeof out), -1);
 	assert_int_equal(gate_id_prefix("w-a", out, sizeof out), -1);
-	assert_int_equal(gate_id_prefix("ABCD", out, sizeof out), -1);
+	/* ids are matched in any case; longer than any id names no gate */
+	assert_int_equal(gate_id_prefix("W-ABCD", out, sizeof out), 0);
+	assert_string_equal(out, "w-abcd");
 	assert_int_equal(gate_id_prefix("ab%d", out, sizeof out), -1);
-	assert_int_equal(gate_id_prefix("abcdefghijk", out, sizeof out), -1);
+	assert_int_equal(gate_id_prefix("abcdefghijk", out, sizeof out), 1);
+	assert_int_equal(gate_id_prefix("abcdefghij!", out, sizeof out), -1);
 	assert_int_equal(gate_id_prefix("abcd' OR 1", out, sizeof out), -1);
 }
 
