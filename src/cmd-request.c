@@ -99,6 +99,9 @@ cmd_request_exec(int argc, char **argv)
 		return usage_error(&cmd_request_entry,
 		    "agent and project must be 1-128 printable characters");
 
+	if (isatty(STDIN_FILENO))
+		fputs("warrant request: reading one JSON request on standard input "
+		    "(end it with Ctrl-D; warrant-request(5) has the schema)\n", stderr);
 	rc = read_bounded(STDIN_FILENO, &buf, &len, REQUEST_MAX);
 	if (rc < 0) {
 		warnx("reading the request: %m");
@@ -107,6 +110,11 @@ cmd_request_exec(int argc, char **argv)
 	if (rc > 0) {
 		refuse(&r, "invalid_field", "$", "the request is larger than %d bytes "
 		    "(reading stopped there)", REQUEST_MAX);
+		return refused(&r, json);
+	}
+	if (len == 0) {
+		free(buf);
+		refuse(&r, "invalid_json", "$", "no request on standard input");
 		return refused(&r, json);
 	}
 	if ((rc = requester_self(&me, &r)) == EXIT_OK) {

@@ -59,7 +59,7 @@ usage_error(const struct cmd_entry *c, const char *fmt, ...)
 		va_end(ap);
 		fputc('\n', stderr);
 	}
-	fprintf(stderr, "usage: warrant %s %s\n", c->name, c->usage);
+	fprintf(stderr, "usage: warrant %s%s%s\n", c->name, *c->usage ? " " : "", c->usage);
 	return EXIT_REFUSED;
 }
 

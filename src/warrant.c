@@ -32,7 +32,8 @@ usage_all(FILE *fp)
 	fputs("usage: warrant COMMAND [ARGS]\n\ncommands:\n", fp);
 	for (c = cmd_table; *c != NULL; c++)
 		if (!(*c)->internal)
-			fprintf(fp, "  warrant %s %s\n", (*c)->name, (*c)->usage);
+			fprintf(fp, "  warrant %s%s%s\n", (*c)->name, *(*c)->usage ? " " : "",
+			    (*c)->usage);
 	fputs("  warrant help COMMAND\n\nSee warrant(1) and warrant-request(5).\n", fp);
 }
 
@@ -50,7 +51,8 @@ find_cmd(const char *name)
 static void
 help_cmd(FILE *fp, const struct cmd_entry *c)
 {
-	fprintf(fp, "usage: warrant %s %s\n\n%s", c->name, c->usage, c->help);
+	fprintf(fp, "usage: warrant %s%s%s\n\n%s", c->name, *c->usage ? " " : "", c->usage,
+	    c->help);
 }
 
 int

@@ -252,4 +252,15 @@ wr show "${G1}zz"
 check "show an id longer than any gate: exit 2" [ "$RC" -eq 2 ]
 check "... saying no gate matches" err_has "no gate matches"
 
+diag "an empty standard input"
+wr request </dev/null
+check "request with nothing on stdin: exit 2" [ "$RC" -eq 2 ]
+check "... saying there is no request on standard input" err_has "no request on standard input"
+
+diag "usage lines end without a trailing space"
+wr --help
+check "warrant --help: no line ends in a space" sh -c '[ -s "$1" ] && ! grep -q " \$" "$1"' sh "$WT_T/out"
+wr help mcp
+check "warrant help mcp: the usage line has no trailing space" sh -c 'head -1 "$1" | grep -qx "usage: warrant mcp"' sh "$WT_T/out"
+
 done_testing
