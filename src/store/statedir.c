@@ -46,9 +46,10 @@ state_dir(char *out, size_t size)
 	return 0;
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
+/* mkdir -p with mode 0700 for what it creates; on failure, the directory
+ * that could not be made is left in failed. */
 static int
-make_dirs(const char *path)
+make_dirs(const char *path, char failed[PATH_MAX])
 {
 	char buf[PATH_MAX];
 	char *p;
@@ -56,17 +57,39 @@ make_dirs(const char *path)
 	if (strlen(path) >= sizeof buf)
 		return -1;
 	strcpy(buf, path);
-	for (p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
+	for (p = buf + 1;; p++) {
+		int last = *p == '\0';
+
+		if (*p != '/' && !last)
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			strcpy(failed, buf);
 			return -1;
+		}
+		if (last)
+			return 0;
 		*p = '/';
 	}
-	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
+}
+
+/* Why a directory could not be made: its parent is someone else's, or
+ * the system's own reason. */
+static void
+say_cannot_create(const char *dir, const char *failed, int err)
+{
+	char parent[PATH_MAX], *slash;
+	struct stat st;
+
+	strcpy(parent, failed);
+	if ((slash = strrchr(parent, '/')) != NULL)
+		*(slash == parent ? slash + 1 : slash) = '\0';
+	if (err == EACCES && stat(parent, &st) == 0 && st.st_uid != geteuid())
+		warnx("state directory %s: cannot create %s: %s belongs to uid %u, not to you "
+		    "(uid %u); set WARRANT_HOME to a directory of your own", dir, failed, parent,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	else
+		warnx("state directory %s: cannot create %s: %s", dir, failed, strerror(err));
 }
 
 /*
@@ -76,11 +99,15 @@ make_dirs(const char *path)
 int
 state_dir_open(const char *dir)
 {
+	char failed[PATH_MAX] = "";
 	struct stat st;
 	int fd;
 
-	if (make_dirs(dir) != 0) {
-		warnx("state directory %s: cannot create: %s", dir, strerror(errno));
+	if (make_dirs(dir, failed) != 0) {
+		if (*failed != '\0')
+			say_cannot_create(dir, failed, errno);
+		else
+			warnx("state directory %s: the path is too long", dir);
 		return -1;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

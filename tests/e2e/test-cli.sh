@@ -263,4 +263,10 @@ check "warrant --help: no line ends in a space" sh -c '[ -s "$1" ] && ! grep -q 
 wr help mcp
 check "warrant help mcp: the usage line has no trailing space" sh -c 'head -1 "$1" | grep -qx "usage: warrant mcp"' sh "$WT_T/out"
 
+diag "a state directory under someone else's directory"
+WARRANT_HOME_REQ=/root/wt-e2e-state wr list
+check "list with WARRANT_HOME under /root: exit 1" [ "$RC" -eq 1 ]
+check "... saying whose directory is in the way" err_has "/root belongs to uid 0, not to you"
+check "... and nothing was created there" [ ! -e /root/wt-e2e-state ]
+
 done_testing
