@@ -110,5 +110,7 @@ refusal_print(const char *what, const struct refusal *r)
 	fputs(": ", stderr);
 	text_print(stderr, r->message);
 	fputc('\n', stderr);
+	if (refusal_hint(r) != NULL)
+		fprintf(stderr, "%s: hint: %s\n", program_invocation_short_name, refusal_hint(r));
 	return EXIT_REFUSED;
 }

@@ -29,6 +29,7 @@ struct refusal {
 int	 refuse(struct refusal *, const char *, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 json_t	*refusal_json(const struct refusal *);
+const char *refusal_hint(const struct refusal *);
 
 /*
  * requester.c: who asks. Writability is judged for uid and groups; the

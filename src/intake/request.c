@@ -52,8 +52,8 @@ refusal_json(const struct refusal *r)
 {
 	char *path = text_json_safe(r->path, strlen(r->path));
 	char *msg = text_json_safe(r->message, strlen(r->message));
-	json_t *j = json_pack("{s:{s:s,s:s,s:s}}", "error", "code", r->code,
-	    "message", msg, "path", path);
+	json_t *j = json_pack("{s:{s:s,s:s,s:s,s:s?}}", "error", "code", r->code,
+	    "message", msg, "path", path, "hint", refusal_hint(r));
 
 	free(path);
 	free(msg);

@@ -33,13 +33,15 @@ result_refusal(const struct refusal *rf, int with_structured)
 {
 	char *path = text_visible(rf->path), *msg = text_visible(rf->message), *text;
 	json_t *r;
+	const char *hint = refusal_hint(rf);
 
-	if (asprintf(&text, "refused (%s) at %s: %s\nNothing was stored. Fix the "
-	    "request and call again.", rf->code, path, msg) < 0)
+	if (asprintf(&text, "refused (%s) at %s: %s\n%s%s%sNothing was stored. Fix the "
+	    "request and call again.", rf->code, path, msg, hint != NULL ? "Hint: " : "",
+	    hint != NULL ? hint : "", hint != NULL ? "\n" : "") < 0)
 		text = NULL;
 	r = result_text(text != NULL ? text : rf->code, 1,
-	    json_pack("{s:{s:s,s:s,s:s}}", "error", "code", rf->code, "path", path,
-	    "message", msg), with_structured);
+	    json_pack("{s:{s:s,s:s,s:s,s:s?}}", "error", "code", rf->code, "path", path,
+	    "message", msg, "hint", hint), with_structured);
 	free(text);
 	free(path);
 	free(msg);

@@ -269,4 +269,21 @@ check "list with WARRANT_HOME under /root: exit 1" [ "$RC" -eq 1 ]
 check "... saying whose directory is in the way" err_has "/root belongs to uid 0, not to you"
 check "... and nothing was created there" [ ! -e /root/wt-e2e-state ]
 
+diag "refusals teach the fix (a hint per code and common shape)"
+# hint ARGV_JSON WORDS DESC: the -j refusal's hint and the human line hold WORDS
+hint() {
+	printf '{"reason":"r","commands":[{"id":"a","why":"w","argv":%s}]}\n' "$1" >"$WT_T/hint.json"
+	wr request -j <"$WT_T/hint.json"
+	check "hint: $3 (-j)" sh -c 'grep -qF -- "$2" "$1"' sh "$WT_T/out" "$2"
+	wr request <"$WT_T/hint.json"
+	check "hint: $3 (human line)" sh -c 'grep -F "hint: " "$1" | grep -qF -- "$2"' sh "$WT_T/err" "$2"
+}
+hint '["sudo","apt-get","install","jq"]' "drop sudo" "sudo in argv"
+hint '["systemctl restart nginx"]' "split the command line into argv words" "a whole command line in one word"
+hint '["bash","-c","a && b"]' "give each step as its own command" "bash -c"
+hint '["./build.sh"]' "never the agent's files" "a relative script"
+printf '{"reason":"r","commands":[{"id":"a","argv":["true"]}]}\n' >"$WT_T/hint.json"
+wr request -j <"$WT_T/hint.json"
+check "hint: a missing why says what the reviewer uses it for" out_has "the reviewer reads"
+
 done_testing

@@ -186,6 +186,9 @@ async function refused() {
 	const e = res.structuredContent?.error;
 	check(e?.code === 'interactive_program' && e?.path === '$.commands[0].argv[0]' && e?.message,
 	    'structuredContent.error has code, path and message', res.structuredContent);
+	check(typeof e?.hint === 'string' && e.hint.includes('its own command') &&
+	    text(res).includes('Hint: ' + e.hint),
+	    'the refusal teaches the fix: a hint in structuredContent and in the text', res);
 	const res2 = await client.callTool({
 		name: 'request_commands',
 		arguments: { reason: 'r', commands: [{ id: 'a', why: 'w', argv: ['/usr/bin/true'], cwd: '/tmp' }] },
