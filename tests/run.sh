@@ -81,6 +81,7 @@ done
 run "e2e/setup teardown" setup teardown
 trap - EXIT
 
-echo "logs in $log"
+# the logs matter only when something failed
+if [ "$failed" -ne 0 ]; then echo "logs in $log"; else rm -rf "$log"; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
