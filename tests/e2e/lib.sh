@@ -259,8 +259,11 @@ raw = open(sys.argv[1], "rb").read()
 try:
     j = json.loads(raw)
     e = j["error"]
-    assert list(j) == ["error"] and sorted(e) == ["code", "message", "path"]
+    # a hint (how to ask instead) is there whenever the code has one
+    assert list(j) == ["error"] and sorted(e) in (["code", "message", "path"],
+        ["code", "hint", "message", "path"])
     assert isinstance(e["message"], str) and e["message"]
+    assert isinstance(e.get("hint", "x"), str) and e.get("hint", "x")
     print(e["code"], e["path"])
 except Exception:
     print("malformed:", raw[:200])
