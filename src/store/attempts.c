@@ -157,19 +157,7 @@ attempt_set(struct store *st, int64_t id, enum attempt_state state, pid_t execut
 		store_rollback(st);
 		return -1;
 	}
-	if (step_done(st, s, "updating the attempt") != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	if (sqlite3_changes(st->db) == 0) {
-		store_rollback(st);
-		return 1;
-	}
-	if (store_commit(st) != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	return 0;
+	return transition_finish(st, s, "updating the attempt", NULL, NULL, NULL, 0);
 }
 
 /*
@@ -205,22 +193,10 @@ attempt_abandon(struct store *st, int64_t id, const char *gate, const char *outc
 		store_rollback(st);
 		return -1;
 	}
-	if (step_done(st, s, "closing the attempt") != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	if (sqlite3_changes(st->db) == 0) {
-		store_rollback(st);
-		return 1;
-	}
 	d = json_pack("{s:I,s:s?}", "attempt", (json_int_t)id, "outcome", outcome);
-	rc = d != NULL ? audit_append(st, gate, "attempt", d, now) : -1;
+	rc = transition_finish(st, s, "closing the attempt", gate, "attempt", d, now);
 	json_decref(d);
-	if (rc != 0 || store_commit(st) != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 #define ATTEMPT_COLUMNS	"id, gate_id, state, pid, pid_start, selected," \

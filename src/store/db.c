@@ -149,6 +149,33 @@ step_done(struct store *st, sqlite3_stmt *s, const char *what)
 	return 0;
 }
 
+/*
+ * The end of a guarded transition, inside an open transaction: step s (a
+ * prepared, bound UPDATE whose WHERE says when the change is allowed).
+ * When it changed no row, roll back and return 1; else record the audit
+ * event kind with detail (none when kind is NULL) and commit. Returns 0,
+ * 1, or -1 rolled back.
+ */
+int
+transition_finish(struct store *st, sqlite3_stmt *s, const char *what, const char *gate,
+    const char *kind, const json_t *detail, int64_t now)
+{
+	if (step_done(st, s, what) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	if (sqlite3_changes(st->db) == 0) {
+		store_rollback(st);
+		return 1;
+	}
+	if ((kind != NULL && (detail == NULL ||
+	    audit_append(st, gate, kind, detail, now) != 0)) || store_commit(st) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 user_version(struct store *st, int *v)
 {

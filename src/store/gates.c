@@ -514,21 +514,11 @@ gate_deny(struct store *st, const char *gate, const char *feedback)
 		store_rollback(st);
 		return -1;
 	}
-	if (step_done(st, s, "denying the gate") != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	if (sqlite3_changes(st->db) == 0) {
-		store_rollback(st);
-		return 1;
-	}
 	d = json_pack("{s:s?}", "feedback", feedback);
-	rc = d != NULL ? audit_append(st, gate, "denied", d, now) : -1;
+	rc = transition_finish(st, s, "denying the gate", gate, "denied", d, now);
 	json_decref(d);
-	if (rc != 0 || store_commit(st) != 0) {
-		store_rollback(st);
-		return -1;
-	}
+	if (rc != 0)
+		return rc;
 	/* after the commit: requests.jsonl is the user's copy, not the truth */
 	d = json_pack("{s:s,s:I,s:s,s:s?}", "event", "denied", "at", (json_int_t)now,
 	    "request_id", gate, "feedback", feedback);

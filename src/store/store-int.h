@@ -19,6 +19,8 @@ int	 store_commit(struct store *);
 void	 store_rollback(struct store *);
 int	 store_fail(struct store *, const char *);
 int	 step_done(struct store *, sqlite3_stmt *, const char *);
+int	 transition_finish(struct store *, sqlite3_stmt *, const char *, const char *,
+	    const char *, const json_t *, int64_t);
 
 /* gates.c */
 int	 gate_state(struct store *, const char *, char *, size_t);
