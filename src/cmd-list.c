@@ -59,7 +59,7 @@ cmd_list_exec(int argc, char **argv)
 		return usage_error(&cmd_list_entry, "unexpected argument '%s'", argv[optind]);
 	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
-	if ((list = store_list(&st, all, limit, project)) == NULL) {
+	if ((list = store_list(&st, all, limit, project, ANY_REQUESTER)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}

@@ -72,7 +72,7 @@ cmd_review_exec(int argc, char **argv)
 			store_close(&st);
 			return EXIT_INTERNAL;
 		}
-		if ((rc = store_resolve(&st, argv[optind], id)) != 0) {
+		if ((rc = store_resolve(&st, argv[optind], ANY_REQUESTER, id)) != 0) {
 			char *shown = text_visible(argv[optind]);
 
 			store_close(&st);

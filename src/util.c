@@ -82,7 +82,7 @@ print_json(const json_t *j)
 int
 gate_arg(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 {
-	int rc = store_resolve(st, arg, id);
+	int rc = store_resolve(st, arg, ANY_REQUESTER, id);
 	char *shown;
 
 	if (rc == 0)

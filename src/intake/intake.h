@@ -47,6 +47,8 @@ struct requester {
 	char	*name;		/* "unknown" without a passwd entry */
 	char	*home;		/* NULL without a passwd entry */
 	int	 self;
+	pid_t	 pid;		/* the asking process (recorded, never trusted) */
+	long long pid_start;	/* its procfs start time, or -1 */
 };
 extern const struct requester requester_anyone;
 int	 requester_self(struct requester *, struct refusal *);

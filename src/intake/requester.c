@@ -95,6 +95,7 @@ requester_lookup(struct requester *rq, uid_t uid, gid_t gid, const gid_t *extra,
 	int e, i;
 
 	memset(rq, 0, sizeof *rq);
+	rq->pid_start = -1;
 	rq->uid = uid;
 	rq->gid = gid;
 	rq->groups = xcalloc(cap, sizeof *rq->groups);
@@ -272,6 +273,8 @@ requester_self(struct requester *rq, struct refusal *r)
 	if (rc != 0)
 		return EXIT_INTERNAL;
 	rq->self = 1;
+	rq->pid = getpid();
+	rq->pid_start = proc_start_time(rq->pid);
 	return EXIT_OK;
 }
 

@@ -121,6 +121,8 @@ gate_create(const struct wrequest *q, const struct requester *rq, const char *ag
 	g.host = host;
 	g.requester = rq->name;
 	g.requester_uid = rq->uid;
+	g.requester_pid = rq->pid;
+	g.requester_start = rq->pid_start;
 	g.agent = agent;
 	g.project = project;
 	g.manifest = manifest;

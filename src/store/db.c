@@ -55,6 +55,11 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempts_open ON attempts (state) WHERE state <> 'settled';",
 	/* 3: verifying the chain looks up each gate's events */
 	"CREATE INDEX events_by_gate ON events (gate_id, seq);",
+	/* 4: requesters on other uids (the daemon): the asking process, and
+	 * their pending gates counted for the quota */
+	"ALTER TABLE gates ADD COLUMN requester_pid INTEGER;"
+	"ALTER TABLE gates ADD COLUMN requester_start INTEGER;"
+	"CREATE INDEX gates_by_requester ON gates (requester_uid, state, created_at);",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -56,8 +56,8 @@ insert_gate(struct store *st, const struct gate_record *g)
 	static const char sql[] = "INSERT INTO gates (id, state, created_at, expires_at,"
 	    " requester, requester_uid, agent, project, host, machine, reason, run_as, cwd,"
 	    " env, stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count,"
-	    " user_count, manifest, manifest_sha256)"
-	    " VALUES (?,'pending',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	    " user_count, manifest, manifest_sha256, requester_pid, requester_start)"
+	    " VALUES (?,'pending',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *s;
 	json_t *d;
 	size_t i;
@@ -85,7 +85,10 @@ insert_gate(struct store *st, const struct gate_record *g)
 	    sqlite3_bind_int(s, 18, g->root_count) |
 	    sqlite3_bind_int(s, 19, g->user_count) |
 	    sqlite3_bind_text(s, 20, g->manifest_bytes, -1, SQLITE_STATIC) |
-	    sqlite3_bind_text(s, 21, g->manifest_sha256, -1, SQLITE_STATIC)) != SQLITE_OK) {
+	    sqlite3_bind_text(s, 21, g->manifest_sha256, -1, SQLITE_STATIC) |
+	    (g->requester_pid > 0 ? sqlite3_bind_int64(s, 22, g->requester_pid) : SQLITE_OK) |
+	    (g->requester_pid > 0 && g->requester_start >= 0 ?
+	    sqlite3_bind_int64(s, 23, g->requester_start) : SQLITE_OK)) != SQLITE_OK) {
 		store_fail(st, "storing the gate");
 		sqlite3_finalize(s);
 		return -1;
@@ -202,15 +205,16 @@ fail:
 }
 
 /*
- * Resolve a user-given id or unique prefix. Returns 0 with the full id, 1
- * when nothing matches, 2 when the prefix is ambiguous or malformed, -1 on
- * store errors.
+ * Resolve a user-given id or unique prefix among the gates of uid (or of
+ * anyone: ANY_REQUESTER). Returns 0 with the full id, 1 when nothing
+ * matches, 2 when the prefix is ambiguous or malformed, -1 on store
+ * errors.
  */
 int
-store_resolve(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
+store_resolve(struct store *st, const char *arg, int64_t uid, char id[GATE_ID_LEN + 1])
 {
 	static const char sql[] = "SELECT id FROM gates WHERE id >= ?1"
-	    " AND id < ?1 || '~' ORDER BY id LIMIT 2";
+	    " AND id < ?1 || '~' AND (?2 < 0 OR requester_uid = ?2) ORDER BY id LIMIT 2";
 	char prefix[GATE_ID_LEN + 1];
 	sqlite3_stmt *s;
 	int rc, n = 0;
@@ -219,7 +223,8 @@ store_resolve(struct store *st, const char *arg, char id[GATE_ID_LEN + 1])
 		return rc > 0 ? 1 : 2;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "finding the gate");
-	rc = sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+	rc = sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, uid);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n++ == 0)
 			snprintf(id, GATE_ID_LEN + 1, "%s", (const char *)sqlite3_column_text(s, 0));
@@ -261,7 +266,7 @@ column_int(sqlite3_stmt *s, int i)
 #define GATE_COLUMNS "id, state, created_at, expires_at, settled_at, requester," \
 	" requester_uid, agent, project, host, machine, reason, run_as, cwd, env," \
 	" stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count," \
-	" user_count, manifest_sha256, feedback, manifest"
+	" user_count, manifest_sha256, feedback, requester_pid, requester_start, manifest"
 
 static json_t *
 gate_row(sqlite3_stmt *s, int with_manifest)
@@ -271,7 +276,7 @@ gate_row(sqlite3_stmt *s, int with_manifest)
 		"requester", "requester_uid", "agent", "project", "host", "machine",
 		"reason", "run_as", "cwd", "env", "stop_on_failure", "output_to_agent",
 		"next_prompt", "risk_badges", "root_count", "user_count",
-		"manifest_sha256", "feedback",
+		"manifest_sha256", "feedback", "requester_pid", "requester_start",
 	};
 	json_t *g = json_object();
 	int i;
@@ -290,7 +295,7 @@ gate_row(sqlite3_stmt *s, int with_manifest)
 		json_object_set_new(g, names[i], v != NULL ? v : json_null());
 	}
 	if (with_manifest)
-		json_object_set_new(g, "manifest", column_json(s, 23));
+		json_object_set_new(g, "manifest", column_json(s, 25));
 	return g;
 }
 
@@ -369,15 +374,19 @@ store_gate(struct store *st, const char *id, int with_manifest)
 	return g;
 }
 
-/* Gates, pending first then newest first; settled ones only with all. */
+/*
+ * Gates, pending first then newest first; settled ones only with all;
+ * of one project and of one requester uid when they are given.
+ */
 json_t *
-store_list(struct store *st, int all, long limit, const char *project)
+store_list(struct store *st, int all, long limit, const char *project, int64_t uid)
 {
 	static const char pending_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
 	    " WHERE state = 'pending' AND (?1 IS NULL OR project = ?1)"
+	    " AND (?3 < 0 OR requester_uid = ?3)"
 	    " ORDER BY created_at DESC, rowid DESC LIMIT ?2";
 	static const char all_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
-	    " WHERE (?1 IS NULL OR project = ?1)"
+	    " WHERE (?1 IS NULL OR project = ?1) AND (?3 < 0 OR requester_uid = ?3)"
 	    " ORDER BY state = 'pending' DESC, created_at DESC, rowid DESC LIMIT ?2";
 	json_t *list = json_array();
 	sqlite3_stmt *s;
@@ -389,7 +398,8 @@ store_list(struct store *st, int all, long limit, const char *project)
 		return NULL;
 	}
 	rc = (sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC) |
-	    sqlite3_bind_int64(s, 2, limit)) == SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
+	    sqlite3_bind_int64(s, 2, limit) |
+	    sqlite3_bind_int64(s, 3, uid)) == SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
 	for (; rc == SQLITE_ROW; rc = sqlite3_step(s))
 		json_array_append_new(list, gate_row(s, 0));
 	if (rc != SQLITE_DONE) {
@@ -399,6 +409,25 @@ store_list(struct store *st, int all, long limit, const char *project)
 	}
 	sqlite3_finalize(s);
 	return list;
+}
+
+/* How many gates of uid (or of anyone) are pending; -1 on errors. */
+long
+store_count_pending(struct store *st, int64_t uid)
+{
+	static const char sql[] = "SELECT count(*) FROM gates WHERE state = 'pending'"
+	    " AND (?1 < 0 OR requester_uid = ?1)";
+	sqlite3_stmt *s;
+	long n = -1;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "counting pending gates");
+	if (sqlite3_bind_int64(s, 1, uid) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "counting pending gates");
+	sqlite3_finalize(s);
+	return n;
 }
 
 /*

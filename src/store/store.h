@@ -59,6 +59,8 @@ struct gate_record {
 	const char	*host;
 	const char	*requester;
 	uid_t		 requester_uid;
+	pid_t		 requester_pid;		/* the asking process, or 0 */
+	long long	 requester_start;	/* its start time (procfs), or -1 */
 	const char	*agent;			/* or NULL */
 	const char	*project;		/* or NULL */
 	const char	*machine;		/* or NULL: this host */
@@ -83,9 +85,12 @@ struct gate_record {
 
 int	 gate_insert(struct store *, const struct gate_record *);
 int	 store_expire(struct store *);
-int	 store_resolve(struct store *, const char *, char [GATE_ID_LEN + 1]);
+/* Every requester's gates, or those of one uid (the daemon's peers). */
+#define ANY_REQUESTER	((int64_t)-1)
+int	 store_resolve(struct store *, const char *, int64_t, char [GATE_ID_LEN + 1]);
 json_t	*store_gate(struct store *, const char *, int);
-json_t	*store_list(struct store *, int, long, const char *);
+json_t	*store_list(struct store *, int, long, const char *, int64_t);
+long	 store_count_pending(struct store *, int64_t);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);

@@ -114,7 +114,7 @@ tui_poll(struct tui *t)
 		;
 	t->last_poll = tui_now_ms();
 	if (refresh_store(t->st) != 0 ||
-	    (list = store_list(t->st, t->all, LIST_LIMIT, t->project)) == NULL) {
+	    (list = store_list(t->st, t->all, LIST_LIMIT, t->project, ANY_REQUESTER)) == NULL) {
 		tui_status(t, ST_BAD, "cannot read the store in %s", t->st->dir);
 		return;
 	}

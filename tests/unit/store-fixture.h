@@ -57,6 +57,9 @@ fixture_manifest(const char *id)
 }
 
 /* Fill g and c for gate id, with manifest m sealed as bytes and sha. */
+#define FIXTURE_UID	1000
+#define FIXTURE_PID	4242
+
 static void
 fixture_record(struct gate_record *g, struct command_record *c, const char *id,
     json_t *m, const char *bytes, const char *sha, int64_t created, int64_t window)
@@ -74,7 +77,9 @@ fixture_record(struct gate_record *g, struct command_record *c, const char *id,
 	g->id = id;
 	g->host = "host";
 	g->requester = "tester";
-	g->requester_uid = 1000;
+	g->requester_uid = FIXTURE_UID;
+	g->requester_pid = FIXTURE_PID;
+	g->requester_start = 12345;
 	g->agent = "agent";
 	g->project = "proj";
 	g->reason = "r";

@@ -17,10 +17,16 @@ test_roundtrip(void **state)
 	(void)state;
 	assert_int_equal(store_open_at(&st, dir), 0);
 	gate_add(&st, now_seconds(), 300, id);
-	assert_int_equal(store_resolve(&st, id + 2, got), 0);
+	assert_int_equal(store_resolve(&st, id + 2, ANY_REQUESTER, got), 0);
 	assert_string_equal(got, id);
-	assert_int_equal(store_resolve(&st, "w-zzzzzzzzzz", got), 1);
-	assert_int_equal(store_resolve(&st, "ab", got), 2);
+	assert_int_equal(store_resolve(&st, "w-zzzzzzzzzz", ANY_REQUESTER, got), 1);
+	assert_int_equal(store_resolve(&st, "ab", ANY_REQUESTER, got), 2);
+	/* a requester's view: its own gates only */
+	assert_int_equal(store_resolve(&st, id, FIXTURE_UID, got), 0);
+	assert_int_equal(store_resolve(&st, id, FIXTURE_UID + 1, got), 1);
+	assert_int_equal(store_count_pending(&st, FIXTURE_UID), 1);
+	assert_int_equal(store_count_pending(&st, FIXTURE_UID + 1), 0);
+	assert_int_equal(store_count_pending(&st, ANY_REQUESTER), 1);
 	g = store_gate(&st, id, 1);
 	assert_non_null(g);
 	assert_string_equal(json_string_value(json_object_get(g, "state")), "pending");
@@ -28,10 +34,15 @@ test_roundtrip(void **state)
 	    json_array_get(json_object_get(g, "commands"), 0), "path")), "/usr/bin/true");
 	assert_non_null(json_object_get(json_object_get(g, "manifest"), "commands"));
 	json_decref(g);
-	list = store_list(&st, 0, 50, "proj");
+	list = store_list(&st, 0, 50, "proj", ANY_REQUESTER);
 	assert_int_equal(json_array_size(list), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(list, 0),
+	    "requester_pid")), FIXTURE_PID);
 	json_decref(list);
-	list = store_list(&st, 0, 50, "other");
+	list = store_list(&st, 1, 50, NULL, FIXTURE_UID + 1);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+	list = store_list(&st, 0, 50, "other", ANY_REQUESTER);
 	assert_int_equal(json_array_size(list), 0);
 	json_decref(list);
 	assert_int_equal(audit_verify(&st, why, sizeof why, &n), 0);
