@@ -6,6 +6,7 @@
  * only a human with `warrant answer` approves anything.
  */
 #include <err.h>
+#include <getopt.h>
 #include <unistd.h>
 
 #include "warrant.h"
@@ -15,7 +16,7 @@ static int cmd_mcp_exec(int, char **);
 
 const struct cmd_entry cmd_mcp_entry = {
 	.name = "mcp",
-	.usage = "",
+	.usage = "[--to REVIEWER]",
 	.help =
 	"Serve the Model Context Protocol (JSON-RPC 2.0, one message per line) on\n"
 	"standard input and output, for an agent that starts warrant as its MCP\n"
@@ -25,17 +26,32 @@ const struct cmd_entry cmd_mcp_entry = {
 	"denied or expired gate, or a refused request, is returned as an error.\n"
 	"A call the agent cancels, or that is still waiting when the session ends,\n"
 	"withdraws its gate. Diagnostics go to standard error. See docs/agents.md\n"
-	"for registering warrant with Claude Code, Codex and OpenCode.\n",
+	"for registering warrant with Claude Code, Codex and OpenCode.\n\n"
+	"  --to REVIEWER  send the requests to REVIEWER's daemon (warrant serve), for\n"
+	"                 an agent that runs as its own user; WARRANT_SOCKET=PATH does\n"
+	"                 the same for the socket at PATH\n",
 	.exec = cmd_mcp_exec,
 };
 
 static int
 cmd_mcp_exec(int argc, char **argv)
 {
-	if (argc != 1)
-		return usage_error(&cmd_mcp_entry, "unexpected argument '%s'", argv[1]);
+	static const struct option longopts[] = {
+		{ "to", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *to = NULL;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (ch != 'T')
+			return usage_error(&cmd_mcp_entry, NULL);
+		to = optarg;
+	}
+	if (optind != argc)
+		return usage_error(&cmd_mcp_entry, "unexpected argument '%s'", argv[optind]);
 	if (isatty(STDIN_FILENO))
 		warnx("mcp: reading JSON-RPC messages from the terminal; an agent "
 		    "normally starts this (see docs/agents.md)");
-	return mcp_serve();
+	return mcp_serve(to);
 }

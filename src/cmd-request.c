@@ -16,7 +16,7 @@ static int cmd_request_exec(int, char **);
 
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
-	.usage = "[-j] [-o AGENT] [-p PROJECT] [-w] < request.json",
+	.usage = "[-j] [-o AGENT] [-p PROJECT] [-w] [--to REVIEWER] < request.json",
 	.help =
 	"Create a gate from one JSON request on standard input (warrant-request(5)).\n"
 	"Prints the gate descriptor as JSON. A refused request stores nothing and\n"
@@ -25,7 +25,11 @@ const struct cmd_entry cmd_request_entry = {
 	"  -o, --origin-agent A  the agent making the request\n"
 	"  -p, --project P       the project the request belongs to\n"
 	"  -w, --wait            wait for the outcome and print it as warrant wait\n"
-	"                        does (the descriptor goes to standard error)\n",
+	"                        does (the descriptor goes to standard error)\n"
+	"  --to REVIEWER         send it to REVIEWER's daemon (warrant serve), for an\n"
+	"                        agent that runs as its own user; WARRANT_SOCKET=PATH\n"
+	"                        does the same for the socket at PATH. Exit 7 when\n"
+	"                        the daemon cannot be reached.\n",
 	.exec = cmd_request_exec,
 };
 
@@ -43,20 +47,6 @@ refused(const struct refusal *r, int json)
 	return refusal_print("request", r);
 }
 
-/* A label given on the command line: short, printable, one line. */
-static int
-valid_label(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > 128)
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 0;
-	return 1;
-}
-
 static int
 cmd_request_exec(int argc, char **argv)
 {
@@ -65,13 +55,14 @@ cmd_request_exec(int argc, char **argv)
 		{ "origin-agent", required_argument, NULL, 'o' },
 		{ "project", required_argument, NULL, 'p' },
 		{ "wait", no_argument, NULL, 'w' },
+		{ "to", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *agent = NULL, *project = NULL;
+	const char *agent = NULL, *project = NULL, *to = NULL;
 	char *buf = NULL;
-	json_t *desc = NULL;
-	struct requester me;
+	json_t *desc = NULL, *outcome = NULL;
 	struct refusal r;
+	struct link l;
 	size_t len;
 	int ch, json = 0, wait = 0, rc;
 
@@ -89,13 +80,16 @@ cmd_request_exec(int argc, char **argv)
 		case 'p':
 			project = optarg;
 			break;
+		case 'T':
+			to = optarg;
+			break;
 		default:
 			return usage_error(&cmd_request_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_request_entry, "unexpected argument '%s'", argv[optind]);
-	if ((agent != NULL && !valid_label(agent)) || (project != NULL && !valid_label(project)))
+	if ((agent != NULL && !label_valid(agent)) || (project != NULL && !label_valid(project)))
 		return usage_error(&cmd_request_entry,
 		    "agent and project must be 1-128 printable characters");
 
@@ -107,40 +101,38 @@ cmd_request_exec(int argc, char **argv)
 		warnx("reading the request: %m");
 		return EXIT_INTERNAL;
 	}
-	if (rc > 0) {
-		refuse(&r, "invalid_field", "$", "the request is larger than %d bytes "
-		    "(reading stopped there)", REQUEST_MAX);
-		return refused(&r, json);
-	}
-	if (len == 0) {
+	if (rc > 0 || len == 0) {
 		free(buf);
-		refuse(&r, "invalid_json", "$", "no request on standard input");
+		if (rc > 0)
+			refuse(&r, "invalid_field", "$", "the request is larger than %d bytes "
+			    "(reading stopped there)", REQUEST_MAX);
+		else
+			refuse(&r, "invalid_json", "$", "no request on standard input");
 		return refused(&r, json);
 	}
-	if ((rc = requester_self(&me, &r)) == EXIT_OK) {
-		rc = gate_submit(buf, len, &me, agent, project, &desc, &r);
-		requester_free(&me);
-	} else if (rc == EXIT_INTERNAL)
-		warnx("cannot read your user and groups: %m");
-	free(buf);
-	if (rc == EXIT_REFUSED)
-		return refused(&r, json);
+	/* connected only now: the daemon gives a message 30 s to arrive */
+	if ((rc = link_open(&l, to)) != EXIT_OK) {
+		free(buf);
+		return rc;
+	}
+	if ((rc = link_submit(&l, buf, len, agent, project, &desc, &r)) == EXIT_REFUSED)
+		rc = refused(&r, json);
 	if (rc != EXIT_OK)
-		return EXIT_INTERNAL;
+		goto out;
 	if (wait) {
 		char *line = json_dumps(desc, JSON_COMPACT);
-		struct store st;
 
 		fprintf(stderr, "%s\n", line != NULL ? line : "");
 		free(line);
-		rc = EXIT_INTERNAL;
-		if (store_open(&st) == 0) {
-			rc = wait_gate(&st, json_string_value(json_object_get(desc, "request_id")),
-			    -1, json);
-			store_close(&st);
-		}
+		rc = link_wait(&l, json_str(desc, "request_id"), -1, &outcome);
+		if (outcome != NULL && wait_print(outcome, json) != EXIT_OK)
+			rc = EXIT_INTERNAL;
 	} else
 		rc = print_json(desc) == 0 ? EXIT_OK : EXIT_INTERNAL;
+out:
+	json_decref(outcome);
 	json_decref(desc);
+	free(buf);
+	link_close(&l);
 	return rc;
 }

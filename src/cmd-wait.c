@@ -3,11 +3,10 @@
  * warrant wait: block until a gate settles (or expires), then print its
  * ledger filtered by output_to_agent, with next.prompt, for the agent.
  * Exit 0 approved and all ran, 3 approved with a failure, 4 denied,
- * 5 expired, 6 still pending when -t ran out.
+ * 5 expired, 6 still pending when -t ran out, 7 the reviewer's daemon
+ * cannot be reached (with --to or WARRANT_SOCKET).
  */
 #include <getopt.h>
-#include <string.h>
-#include <time.h>
 
 #include "warrant.h"
 
@@ -15,22 +14,22 @@ static int cmd_wait_exec(int, char **);
 
 const struct cmd_entry cmd_wait_entry = {
 	.name = "wait",
-	.usage = "ID [-t SECONDS] [-j]",
+	.usage = "ID [-t SECONDS] [-j] [--to REVIEWER]",
 	.help =
 	"Wait until a gate is settled, then print the outcome: the ledger (command\n"
 	"output as the request's output_to_agent allows) and next.prompt, or the\n"
 	"denial feedback. Exit 0 approved and every command ran, 3 approved with a\n"
-	"failed command, 4 denied, 5 expired, 6 still pending after -t.\n\n"
+	"failed command, 4 denied, 5 expired, 6 still pending after -t, 7 the\n"
+	"reviewer's daemon cannot be reached.\n\n"
 	"  -t, --timeout SECONDS  give up after this long (default: until the gate\n"
 	"                         settles or expires)\n"
-	"  -j, --json             print the outcome as JSON\n",
+	"  -j, --json             print the outcome as JSON\n"
+	"  --to REVIEWER          ask REVIEWER's daemon (warrant serve) instead of\n"
+	"                         your own store; WARRANT_SOCKET=PATH does the same\n"
+	"                         for the socket at PATH. Exit 7 when it cannot be\n"
+	"                         reached.\n",
 	.exec = cmd_wait_exec,
 };
-
-#define EXIT_WAIT_FAILED	3
-#define EXIT_WAIT_DENIED	4
-#define EXIT_WAIT_EXPIRED	5
-#define EXIT_WAIT_PENDING	6
 
 static void
 print_human(const json_t *o)
@@ -67,39 +66,14 @@ print_human(const json_t *o)
 	}
 }
 
-/* Wait for id and print its outcome; the exit code of docs/design.md §6. */
+/* Print an outcome (link_wait) as JSON or for people; returns code. */
 int
-wait_gate(struct store *st, const char *id, long timeout, int json)
+wait_print(const json_t *outcome, int json)
 {
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	int64_t deadline = timeout >= 0 ? now_seconds() + timeout : INT64_MAX;
-	const char *state;
-	json_t *g, *ledger, *out;
-	int code;
-
-	for (;;) {
-		if (refresh_store(st) != 0 ||
-		    (g = store_gate(st, id, 0)) == NULL)
-			return EXIT_INTERNAL;
-		state = json_string_value(json_object_get(g, "state"));
-		if (strcmp(state, "pending") != 0 || now_seconds() >= deadline)
-			break;
-		json_decref(g);
-		nanosleep(&pause, NULL);
-	}
-	out = gate_outcome(st, g);
-	ledger = json_object_get(out, "ledger");
-	code = strcmp(state, "pending") == 0 ? EXIT_WAIT_PENDING :
-	    strcmp(state, "denied") == 0 ? EXIT_WAIT_DENIED :
-	    strcmp(state, "expired") == 0 ? EXIT_WAIT_EXPIRED :
-	    json_is_object(ledger) && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
 	if (json)
-		print_json(out);
-	else
-		print_human(out);
-	json_decref(out);
-	json_decref(g);
-	return code;
+		return print_json(outcome) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	print_human(outcome);
+	return EXIT_OK;
 }
 
 static int
@@ -108,12 +82,14 @@ cmd_wait_exec(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "to", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char id[GATE_ID_LEN + 1];
+	const char *to = NULL;
+	json_t *outcome = NULL;
 	long timeout = -1;
 	int ch, json = 0, rc;
-	struct store st;
+	struct link l;
 
 	while ((ch = getopt_long(argc, argv, "t:j", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -124,19 +100,21 @@ cmd_wait_exec(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'T':
+			to = optarg;
+			break;
 		default:
 			return usage_error(&cmd_wait_entry, NULL);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_wait_entry, "give exactly one ID");
-	if (store_open(&st) != 0)
-		return EXIT_INTERNAL;
-	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
-		store_close(&st);
+	if ((rc = link_open(&l, to)) != EXIT_OK)
 		return rc;
-	}
-	rc = wait_gate(&st, id, timeout, json);
-	store_close(&st);
+	rc = link_wait(&l, argv[optind], timeout, &outcome);
+	if (outcome != NULL && wait_print(outcome, json) != EXIT_OK)
+		rc = EXIT_INTERNAL;
+	json_decref(outcome);
+	link_close(&l);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "warrant.h"
@@ -113,4 +114,35 @@ refusal_print(const char *what, const struct refusal *r)
 	if (refusal_hint(r) != NULL)
 		fprintf(stderr, "%s: hint: %s\n", program_invocation_short_name, refusal_hint(r));
 	return EXIT_REFUSED;
+}
+
+/* An agent or project label: 1-128 bytes, no control characters. */
+int
+label_valid(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 128)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * The exit code of `warrant wait` for an outcome (gate_outcome): 0
+ * approved and every command ran, 3 approved with a failure, 4 denied,
+ * 5 expired, 6 still pending.
+ */
+int
+outcome_exit(const json_t *outcome)
+{
+	const char *state = json_str(outcome, "state");
+	const json_t *ledger = json_object_get(outcome, "ledger");
+
+	return strcmp(state, "pending") == 0 ? EXIT_WAIT_PENDING :
+	    strcmp(state, "denied") == 0 ? EXIT_WAIT_DENIED :
+	    strcmp(state, "expired") == 0 ? EXIT_WAIT_EXPIRED :
+	    json_is_object(ledger) && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
 }

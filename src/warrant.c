@@ -19,6 +19,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_log_entry,
 	&cmd_box_entry,
 	&cmd_mcp_entry,
+	&cmd_serve_entry,
 	&cmd_review_entry,
 	&cmd_finalize_entry,
 	NULL

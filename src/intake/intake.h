@@ -20,15 +20,18 @@
 
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
 
-/* A refusal: stable code, JSON path of the offending field, one sentence. */
+/* A refusal: stable code, JSON path of the offending field, one sentence.
+ * code points at a literal, or at code_buf for one read from the daemon. */
 struct refusal {
 	const char	*code;
 	char		 path[256];
 	char		 message[512];
+	char		 code_buf[48];
 };
 int	 refuse(struct refusal *, const char *, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 json_t	*refusal_json(const struct refusal *);
+int	 refusal_from_json(struct refusal *, const json_t *);
 const char *refusal_hint(const struct refusal *);
 
 /*
@@ -125,6 +128,7 @@ struct wrequest {
 	unsigned	  badges;
 	int		  nroot, nuser;
 };
+json_t	*request_load(const char *, size_t, struct refusal *);
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
 void	 request_free(struct wrequest *);
 
@@ -151,7 +155,8 @@ json_t	*manifest_build(const struct wrequest *, const char *, const char *);
  * EXIT_REFUSED with the refusal (nothing stored), or EXIT_INTERNAL after
  * saying why.
  */
-int	 gate_submit(const char *, size_t, const struct requester *, const char *,
-	    const char *, json_t **, struct refusal *);
+struct store;
+int	 gate_submit(struct store *, const char *, size_t, const struct requester *,
+	    const char *, const char *, json_t **, struct refusal *);
 
 #endif

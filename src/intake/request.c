@@ -60,6 +60,32 @@ refusal_json(const struct refusal *r)
 	return j;
 }
 
+/*
+ * Fill r from a refusal object as refusal_json makes it ({"error":{…}}),
+ * read from the daemon. 0, or -1 when it is not one.
+ */
+int
+refusal_from_json(struct refusal *r, const json_t *j)
+{
+	const json_t *e = json_object_get(j, "error");
+	const char *code = json_string_value(json_object_get(e, "code"));
+	const char *msg = json_string_value(json_object_get(e, "message"));
+	const char *path = json_string_value(json_object_get(e, "path"));
+	size_t i;
+
+	memset(r, 0, sizeof *r);
+	if (code == NULL || msg == NULL || strlen(code) >= sizeof r->code_buf)
+		return -1;
+	for (i = 0; code[i] != '\0'; i++)
+		if (!(code[i] >= 'a' && code[i] <= 'z') && code[i] != '_')
+			return -1;
+	memcpy(r->code_buf, code, i + 1);
+	r->code = r->code_buf;
+	snprintf(r->message, sizeof r->message, "%s", msg);
+	snprintf(r->path, sizeof r->path, "%s", path != NULL ? path : "");
+	return 0;
+}
+
 static int
 known_keys(json_t *obj, const char *const *keys, const char *path, struct refusal *r)
 {
@@ -360,23 +386,45 @@ parse_top(struct wrequest *q, struct refusal *r)
 }
 
 /*
+ * A request's bytes as one JSON object (duplicate keys refused), or NULL
+ * with r filled. A client of the daemon checks this much before sending.
+ */
+json_t *
+request_load(const char *buf, size_t len, struct refusal *r)
+{
+	json_error_t err;
+	json_t *j;
+
+	if (len > REQUEST_MAX) {
+		refuse(r, "invalid_field", "$", "the request is larger than %d bytes",
+		    REQUEST_MAX);
+		return NULL;
+	}
+	if ((j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err)) == NULL) {
+		refuse(r, "invalid_json", "$", "not valid JSON at line %d column %d: %s",
+		    err.line, err.column, err.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		refuse(r, "invalid_field", "$", "the request must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+/*
  * Parse buf into q. On refusal returns -1 with r filled and q freed.
  */
 int
 request_parse(const char *buf, size_t len, struct wrequest *q, struct refusal *r)
 {
 	json_t *cmds, *c;
-	json_error_t err;
 	size_t i;
 
 	memset(q, 0, sizeof *q);
-	if (len > REQUEST_MAX)
-		return refuse(r, "invalid_field", "$", "the request is larger than %d bytes",
-		    REQUEST_MAX);
-	q->json = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
-	if (q->json == NULL)
-		return refuse(r, "invalid_json", "$", "not valid JSON at line %d column %d: %s",
-		    err.line, err.column, err.text);
+	if ((q->json = request_load(buf, len, r)) == NULL)
+		return -1;
 	if (parse_top(q, r) != 0)
 		goto fail;
 	cmds = json_object_get(q->json, "commands");

@@ -94,8 +94,8 @@ record_free(struct gate_record *g)
  * descriptor in *desc, or -1 after saying why.
  */
 static int
-gate_create(const struct wrequest *q, const struct requester *rq, const char *agent,
-    const char *project, json_t **desc)
+gate_create(struct store *given, const struct wrequest *q, const struct requester *rq,
+    const char *agent, const char *project, json_t **desc)
 {
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
 	struct gate_record g = { 0 };
@@ -136,14 +136,15 @@ gate_create(const struct wrequest *q, const struct requester *rq, const char *ag
 		warnx("cannot encode the gate descriptor");
 		goto out;
 	}
-	if (store_open(&st) != 0)
+	if (given == NULL && store_open(&st) != 0)
 		goto out;
-	if (gate_insert(&st, &g) == 0) {
+	if (gate_insert(given != NULL ? given : &st, &g) == 0) {
 		*desc = d;
 		d = NULL;
 		rc = 0;
 	}
-	store_close(&st);
+	if (given == NULL)
+		store_close(&st);
 out:
 	record_free(&g);
 	json_decref(d);
@@ -154,12 +155,13 @@ out:
 
 /*
  * Parse and validate len bytes as rq's request and store it as a pending
- * gate for agent and project (either may be NULL). EXIT_OK with the
+ * gate for agent and project (either may be NULL) in st, or (st NULL) in
+ * this user's store, opened only once the request is accepted. EXIT_OK with the
  * descriptor in *desc; EXIT_REFUSED with r filled and nothing stored;
  * EXIT_INTERNAL after saying why.
  */
 int
-gate_submit(const char *bytes, size_t len, const struct requester *rq,
+gate_submit(struct store *st, const char *bytes, size_t len, const struct requester *rq,
     const char *agent, const char *project, json_t **desc, struct refusal *r)
 {
 	struct wrequest q;
@@ -176,7 +178,7 @@ gate_submit(const char *bytes, size_t len, const struct requester *rq,
 	if (validate_request(&q, rq, r) != 0)
 		rc = EXIT_REFUSED;
 	else
-		rc = gate_create(&q, rq, agent, project, desc) == 0 ?
+		rc = gate_create(st, &q, rq, agent, project, desc) == 0 ?
 		    EXIT_OK : EXIT_INTERNAL;
 	request_free(&q);
 	return rc;

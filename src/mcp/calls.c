@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The pending tools/call requests of one session. A call's arguments go
- * through the same path as `warrant request` (requester_self, then
- * gate_submit); the timer then reads each call's gate
- * from the store, sends progress notifications while it is pending, and
- * answers the call once it is settled. A cancelled call, and every call
+ * through the same path as `warrant request` (link_submit: this user's
+ * store, or the reviewer's daemon); the timer then looks at each call's
+ * gate, sends progress notifications while it is pending, and answers
+ * the call once it is settled. A cancelled call, and every call
  * still pending when the session ends, withdraws its gate (a denial with
  * feedback), so nobody approves work for an agent that is no longer
  * waiting for it. Nothing here ever approves anything.
@@ -16,15 +16,16 @@
 #include "mcp.h"
 
 static int
-store_ready(struct mcp_session *s)
+link_ready(struct mcp_session *s)
 {
-	if (s->store_open)
-		return 0;
-	if (store_open(&s->st) != 0)
-		return -1;
-	s->store_open = 1;
-	return 0;
+	if (!s->linked && link_open(&s->link, s->to) == EXIT_OK)
+		s->linked = 1;
+	return s->linked ? 0 : -1;
 }
+
+#define UNREACHABLE_TEXT "warrant cannot reach the reviewer's daemon (its server log " \
+	"says where it looked); ask the user to start it with `warrant serve` or " \
+	"`systemctl --user start warrant`."
 
 static void
 call_free(struct mcp_session *s, size_t i)
@@ -48,7 +49,7 @@ fail(struct mcp_session *s, json_t *id, const char *text)
 static void
 progress(struct mcp_session *s, struct mcp_call *c)
 {
-	int64_t now = mcp_now_ms(), done = (now - c->started_ms) / 1000;
+	int64_t now = monotonic_ms(), done = (now - c->started_ms) / 1000;
 	int64_t left = c->expires - now_seconds();
 	char msg[256];
 	json_t *p;
@@ -79,7 +80,6 @@ progress(struct mcp_session *s, struct mcp_call *c)
 int
 calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 {
-	struct requester rq;
 	struct refusal r;
 	struct mcp_call *c;
 	json_t *desc = NULL;
@@ -90,19 +90,16 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	if (s->ncalls >= MCP_MAX_CALLS)
 		return fail(s, id, "too many calls of this session are waiting for review; "
 		    "wait for one to be answered before sending another");
+	if (link_ready(s) != 0)
+		return fail(s, id, UNREACHABLE_TEXT " Nothing was stored.");
 	if ((buf = json_dumps(args, JSON_COMPACT)) == NULL)
 		return rpc_error(s, id, RPC_INTERNAL_ERROR, "cannot encode the arguments");
-	if ((rc = requester_self(&rq, &r)) == EXIT_OK) {
-		rc = gate_submit(buf, strlen(buf), &rq, s->agent, NULL, &desc, &r);
-		requester_free(&rq);
-	} else if (rc == EXIT_INTERNAL) {
-		free(buf);
-		warnx("mcp: cannot read your user and groups: %m");
-		return fail(s, id, "warrant cannot read the groups of its own user; nothing was stored");
-	}
+	rc = link_submit(&s->link, buf, strlen(buf), s->agent, NULL, &desc, &r);
 	free(buf);
 	if (rc == EXIT_REFUSED)
 		return rpc_result(s, id, result_refusal(&r, s->structured));
+	if (rc == EXIT_UNREACHABLE)
+		return fail(s, id, UNREACHABLE_TEXT " Nothing was stored.");
 	if (rc != EXIT_OK)
 		return fail(s, id, "warrant cannot store the request (its server log says why); "
 		    "nothing is waiting for review");
@@ -114,7 +111,7 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	snprintf(c->gate, sizeof c->gate, "%s", json_str(desc, "request_id"));
 	c->expires = json_integer_value(json_object_get(desc, "expires_at_epoch"));
 	c->window = json_integer_value(json_object_get(desc, "gate_timeout_seconds"));
-	c->started_ms = c->next_progress_ms = mcp_now_ms();
+	c->started_ms = c->next_progress_ms = monotonic_ms();
 	c->last_progress = -1;
 	warnx("mcp: %s waits for review: warrant answer %s", c->gate, c->gate);
 	/* accepted, so exactly one of reason and its alias why is there */
@@ -128,58 +125,41 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	return 0;
 }
 
-/* Read every pending call's gate; answer those that settled. */
+/* Look at every pending call's gate; answer those that settled. */
 void
 calls_tick(struct mcp_session *s)
 {
 	struct mcp_call *c;
-	const char *state;
-	json_t *g;
+	json_t *out;
 	size_t i;
+	int rc;
 
-	if (s->ncalls == 0)
-		return;
-	if (store_ready(s) != 0) {
-		/* maybe passing (another process creating the store): retry */
-		for (i = 0; i < s->ncalls;) {
-			if (++s->calls[i].failures < MCP_STORE_FAILURES) {
-				i++;
-				continue;
-			}
-			fail(s, s->calls[i].id, "warrant cannot open its store to follow the "
-			    "request; ask the user to check `warrant list`");
-			call_free(s, i);
-		}
-		return;
-	}
-	/*
-	 * As `warrant wait` does: finish orphaned attempts, expire old gates.
-	 * A failure has been reported; the gates are read all the same.
-	 */
-	(void)refresh_store(&s->st);
 	for (i = 0; i < s->ncalls;) {
 		c = &s->calls[i];
-		if ((g = store_gate(&s->st, c->gate, 0)) == NULL) {
-			if (++c->failures < MCP_STORE_FAILURES) {
+		out = NULL;
+		rc = link_ready(s) == 0 ? link_wait(&s->link, c->gate, 0, &out) : EXIT_UNREACHABLE;
+		if (out == NULL) {
+			/* maybe passing (a store being created, a daemon restarting): retry */
+			if (++c->failures < MCP_READ_FAILURES) {
 				i++;
 				continue;
 			}
-			fail(s, c->id, "warrant cannot read the request's state from its store; "
-			    "ask the user to check `warrant list`");
+			fail(s, c->id, rc == EXIT_UNREACHABLE ? UNREACHABLE_TEXT " The request may "
+			    "still be waiting for review." : "warrant cannot read the request's "
+			    "state; ask the user to check `warrant list`");
 			call_free(s, i);
 			continue;
 		}
 		c->failures = 0;
-		state = json_string_value(json_object_get(g, "state"));
-		if (state != NULL && strcmp(state, "pending") == 0) {
-			json_decref(g);
+		if (rc == EXIT_WAIT_PENDING) {
+			json_decref(out);
 			progress(s, c);
 			i++;
 			continue;
 		}
-		warnx("mcp: %s %s", c->gate, state != NULL ? state : "settled");
-		rpc_result(s, c->id, result_settled(&s->st, c->gate, g, s->structured));
-		json_decref(g);
+		warnx("mcp: %s %s", c->gate, json_str(out, "state"));
+		rpc_result(s, c->id, result_settled(out, s->structured));
+		json_decref(out);
 		call_free(s, i);
 	}
 }
@@ -206,14 +186,12 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 	const char *gate = s->calls[i].gate;
 	int rc;
 
-	if (store_ready(s) != 0) {
-		warnx("mcp: cannot withdraw %s: the store cannot be opened", gate);
+	if (link_ready(s) != 0) {
+		warnx("mcp: cannot withdraw %s: its store or daemon cannot be reached", gate);
 		return;
 	}
-	/* gate_deny leaves alone a gate that settled or is being run; an
-	 * attempt whose executor died is recovered first */
-	(void)approve_recover(&s->st);
-	rc = gate_deny(&s->st, gate, why);
+	/* left alone when it settled or the reviewer is running it */
+	rc = link_withdraw(&s->link, gate, why);
 	if (rc == 0)
 		warnx("mcp: %s %s", gate, why);
 	else if (rc > 0)

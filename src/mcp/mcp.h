@@ -13,7 +13,7 @@
 #define MCP_MAX_CALLS		32		/* pending tools/call per session */
 #define MCP_TICK_MS		250		/* how often pending gates are read */
 #define MCP_PROGRESS_MS		5000		/* progress notifications while pending */
-#define MCP_STORE_FAILURES	40		/* consecutive failed reads before giving up */
+#define MCP_READ_FAILURES	40		/* consecutive failed reads before giving up */
 
 #define MCP_LATEST_VERSION	"2025-11-25"
 #define MCP_TOOL_NAME		"request_commands"
@@ -44,8 +44,9 @@ struct mcp_session {
 	int		 structured;	/* the revision has structuredContent */
 	char		 version[16];	/* negotiated protocol revision */
 	char		 agent[65];	/* who the gates say asked */
-	struct store	 st;
-	int		 store_open;
+	const char	*to;		/* the reviewer's daemon, or NULL (link_open) */
+	struct link	 link;		/* where the gates are */
+	int		 linked;
 	struct mcp_call	 calls[MCP_MAX_CALLS];
 	size_t		 ncalls;
 };
@@ -57,7 +58,6 @@ int	 rpc_error(struct mcp_session *, json_t *, int, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 int	 rpc_notify(struct mcp_session *, const char *, json_t *);
 int	 rpc_valid_id(const json_t *);
-int64_t	 mcp_now_ms(void);
 
 /* tool.c: the tool as tools/list shows it. */
 json_t	*tool_list(void);
@@ -74,13 +74,13 @@ void	 calls_withdraw_all(struct mcp_session *, const char *);
 /* result.c: CallToolResult objects. */
 json_t	*result_text(const char *, int, json_t *, int);
 json_t	*result_refusal(const struct refusal *, int);
-json_t	*result_settled(struct store *, const char *, json_t *, int);
+json_t	*result_settled(json_t *, int);
 
 /* notify.c: telling the reviewer. */
 void	 notify_reviewer(const char *, const char *, int, int);
 
 /* server.c */
-int	 mcp_serve(void);
+int	 mcp_serve(const char *);
 void	 mcp_handle_line(struct mcp_session *, const char *, size_t);
 
 #endif

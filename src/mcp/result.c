@@ -191,38 +191,31 @@ put_settled(FILE *fp, const char *id, const json_t *g, const json_t *ledger)
 		fprintf(fp, "%s expired: nobody answered within its review window "
 		    "(%lld s); nothing ran.\nAsk the user whether they still want it; a "
 		    "request sent again waits for `warrant answer` or `warrant review`.\n", id,
-		    (long long)(json_integer_value(json_object_get(g, "expires_at")) -
-		    json_integer_value(json_object_get(g, "created_at"))));
+		    (long long)json_integer_value(json_object_get(g, "gate_timeout_seconds")));
 	} else
 		fprintf(fp, "%s is %s.\n", id, state);
 }
 
 /*
- * The result for a settled gate g (read with store_gate): approved is a
- * success, denied and expired are errors.
+ * The result for a settled gate's outcome (gate_outcome, or the daemon's
+ * reply to wait): approved is a success, denied and expired are errors.
  */
 json_t *
-result_settled(struct store *st, const char *id, json_t *g, int with_structured)
+result_settled(json_t *outcome, int with_structured)
 {
-	const char *state = json_str(g, "state");
-	json_t *ledger = NULL, *structured, *r;
+	const char *id = json_str(outcome, "request_id"), *state = json_str(outcome, "state");
+	json_t *ledger = json_object_get(outcome, "ledger");
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp;
 
-	structured = gate_outcome(st, g);
-	ledger = json_object_get(structured, "ledger");
-	if ((fp = open_memstream(&text, &len)) == NULL) {
-		json_decref(structured);
+	if ((fp = open_memstream(&text, &len)) == NULL)
 		return NULL;
-	}
-	put_settled(fp, id, g, json_is_object(ledger) ? ledger : NULL);
+	put_settled(fp, id, outcome, json_is_object(ledger) ? ledger : NULL);
 	if (fclose(fp) != 0) {
 		free(text);
-		json_decref(structured);
 		return NULL;
 	}
-	r = result_text(text, strcmp(state, "approved") != 0, structured, with_structured);
-	free(text);
-	return r;
+	json_incref(outcome);
+	return result_text(text, strcmp(state, "approved") != 0, outcome, with_structured);
 }

@@ -12,15 +12,6 @@
 
 #include "mcp.h"
 
-int64_t
-mcp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* MCP ids are strings or integers (never null, never fractional). */
 int
 rpc_valid_id(const json_t *id)

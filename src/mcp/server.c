@@ -292,7 +292,7 @@ wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask)
 	int64_t ms;
 
 	if (s->ncalls > 0) {
-		ms = next_tick - mcp_now_ms();
+		ms = next_tick - monotonic_ms();
 		if (ms < 0)
 			ms = 0;
 		ts.tv_sec = ms / 1000;
@@ -302,8 +302,9 @@ wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask)
 	return ppoll(&pfd, 1, tp, mask);
 }
 
+/* Serve one session; gates go to reviewer to's daemon (or NULL: link_open). */
 int
-mcp_serve(void)
+mcp_serve(const char *to)
 {
 	static char chunk[64 * 1024];
 	struct mcp_session s;
@@ -314,6 +315,7 @@ mcp_serve(void)
 	int rc, eof = 0;
 
 	memset(&s, 0, sizeof s);
+	s.to = to;
 	snprintf(s.agent, sizeof s.agent, "mcp");
 	snprintf(s.version, sizeof s.version, "%s", MCP_LATEST_VERSION);
 	s.structured = 1;
@@ -341,15 +343,15 @@ mcp_serve(void)
 				eof = 1;
 			}
 		}
-		if (s.ncalls > 0 && mcp_now_ms() >= next_tick) {
+		if (s.ncalls > 0 && monotonic_ms() >= next_tick) {
 			calls_tick(&s);
-			next_tick = mcp_now_ms() + MCP_TICK_MS;
+			next_tick = monotonic_ms() + MCP_TICK_MS;
 		}
 	}
 	calls_withdraw_all(&s, quit ? "withdrawn: the agent's MCP server was stopped" :
 	    "withdrawn: the agent's MCP session ended");
-	if (s.store_open)
-		store_close(&s.st);
+	if (s.linked)
+		link_close(&s.link);
 	free(lb.buf);
 	close(s.out);
 	return EXIT_OK;

@@ -29,6 +29,7 @@ void	*xcalloc(size_t, size_t);
 char	*xstrdup(const char *);
 int	 read_bounded(int, char **, size_t *, size_t);
 int64_t	 now_seconds(void);
+int64_t	 monotonic_ms(void);
 int	 write_all(int, const void *, size_t);
 const char *base_name(const char *);
 long long proc_start_time(pid_t);

@@ -106,6 +106,16 @@ now_seconds(void)
 	return (int64_t)ts.tv_sec;
 }
 
+/* Milliseconds of the monotonic clock, for timeouts and intervals. */
+int64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 const char *
 base_name(const char *path)
 {

@@ -261,13 +261,20 @@ store_open_at(struct store *st, const char *dir)
 	if ((dfd = state_dir_open(dir)) < 0)
 		return -1;
 	close(dfd);
-	/* Create the file 0600 ourselves, whatever the umask: SQLite gives
-	 * its -wal and -shm files the database file's mode. */
-	if ((fd = open(st->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+	/*
+	 * Create the file 0600 ourselves, whatever the umask: SQLite gives
+	 * its -wal and -shm files the database file's mode. Only a new file
+	 * is opened here: closing a descriptor of a database this process
+	 * has open through SQLite would drop that connection's POSIX locks,
+	 * and another connection could then delete the WAL under it.
+	 */
+	if ((fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) >= 0)
+		close(fd);
+	else if (errno != EEXIST) {
 		warnx("store %s: %s", st->path, strerror(errno));
 		return -1;
 	}
-	close(fd);
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		store_fail(st, "open");

@@ -597,10 +597,14 @@ gate_outcome(struct store *st, const json_t *g)
 
 	if (ledger != NULL)
 		ledger_filter(ledger, json_string_value(json_object_get(g, "output_to_agent")));
-	return json_pack("{s:s,s:O,s:o,s:O,s:O}", "request_id", id,
+	return json_pack("{s:s,s:O,s:o,s:O,s:O,s:O,s:I}", "request_id", id,
 	    "state", json_object_get(g, "state"),
 	    "ledger", ledger != NULL ? ledger : json_null(),
 	    "feedback", json_object_get(g, "feedback"),
-	    "next_prompt", approved ? json_object_get(g, "next_prompt") : json_null());
+	    "next_prompt", approved ? json_object_get(g, "next_prompt") : json_null(),
+	    "output_to_agent", json_object_get(g, "output_to_agent"),
+	    "gate_timeout_seconds",
+	    (json_int_t)(json_integer_value(json_object_get(g, "expires_at")) -
+	    json_integer_value(json_object_get(g, "created_at"))));
 }
 

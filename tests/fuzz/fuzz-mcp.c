@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= n + 1;
 	}
 	calls_withdraw_all(&s, "withdrawn: the agent's MCP session ended");
-	if (s.store_open)
-		store_close(&s.st);
+	if (s.linked)
+		link_close(&s.link);
 	return 0;
 }

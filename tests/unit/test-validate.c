@@ -904,21 +904,21 @@ test_gate_submit(void **state)
 
 	other(&rq, getegid());
 	desc = (json_t *)1;
-	assert_int_equal(gate_submit(buf, strlen(buf), &rq, "agent", NULL, &desc, &r),
+	assert_int_equal(gate_submit(NULL, buf, strlen(buf), &rq, "agent", NULL, &desc, &r),
 	    EXIT_REFUSED);
 	assert_null(desc);
 	assert_string_equal(r.code, "writable_executable");
 	assert_string_equal(r.path, "$.commands[0].argv[0]");
-	assert_int_equal(gate_submit("{", 1, &rq, NULL, NULL, &desc, &r), EXIT_REFUSED);
+	assert_int_equal(gate_submit(NULL, "{", 1, &rq, NULL, NULL, &desc, &r), EXIT_REFUSED);
 	assert_string_equal(r.code, "invalid_json");
-	assert_int_equal(gate_submit(buf, REQUEST_MAX + 1, &rq, NULL, NULL, &desc, &r),
+	assert_int_equal(gate_submit(NULL, buf, REQUEST_MAX + 1, &rq, NULL, NULL, &desc, &r),
 	    EXIT_REFUSED);
 	assert_string_equal(r.code, "invalid_field");
 	assert_int_equal(stat(home, &sb), -1);
 	assert_int_equal(errno, ENOENT);
 
 	other(&rq, getegid() + 1007);		/* not in the file's group */
-	if (gate_submit(buf, strlen(buf), &rq, "agent", "proj", &desc, &r) != EXIT_OK)
+	if (gate_submit(NULL, buf, strlen(buf), &rq, "agent", "proj", &desc, &r) != EXIT_OK)
 		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
 	assert_non_null(desc);
 	assert_int_equal(json_integer_value(json_object_get(desc, "gate_timeout_seconds")), 300);

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The requester socket and its connections. One thread, one poll loop:
+ * accept (with the peer's credentials), read newline-framed messages of
+ * bounded size within a deadline, hand each whole message to ops.c,
+ * buffer replies for slow readers, and call ops.c on a timer for the
+ * connections that wait on a gate. Nothing here knows what a gate is.
+ * SIGINT and SIGTERM stop the loop; the socket is removed if it is still
+ * the one bound here.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "serve.h"
+
+struct conn {
+	int		 fd;
+	struct peer	 peer;
+	char		*in;		/* SERVE_LINE_MAX bytes */
+	size_t		 inlen;
+	char		*out;
+	size_t		 outlen, outoff;
+	int64_t		 deadline;	/* ms: the next message is due; 0 while busy */
+	int		 busy;		/* an operation has not sent its final reply */
+	int		 eof;		/* the peer sends nothing more */
+	int		 dead;		/* close now */
+	char		 wait_id[GATE_ID_LEN + 1];
+	int64_t		 wait_until;	/* epoch seconds */
+	int64_t		 next_beat;	/* ms */
+};
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+const struct peer *
+conn_peer(const struct conn *c)
+{
+	return &c->peer;
+}
+
+/* Send what can be sent now; the rest waits for POLLOUT. */
+static void
+conn_flush(struct conn *c)
+{
+	ssize_t n;
+
+	while (!c->dead && c->outoff < c->outlen) {
+		n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0)
+			c->outoff += (size_t)n;
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else {
+			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+				c->dead = 1;
+			break;
+		}
+	}
+	if (c->outoff == c->outlen)
+		c->outoff = c->outlen = 0;
+}
+
+/*
+ * Queue one reply line. A final one ends the operation: the next message
+ * is due within SERVE_MESSAGE_MS.
+ */
+void
+conn_reply(struct conn *c, json_t *reply, int final)
+{
+	char *line = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+	size_t len;
+	char *n;
+
+	json_decref(reply);
+	if (line == NULL) {
+		c->dead = 1;
+		return;
+	}
+	len = strlen(line);
+	if (c->outlen + len + 1 > SERVE_OUT_MAX ||
+	    (n = realloc(c->out, c->outlen + len + 1)) == NULL) {
+		warnx("serve: uid %u reads no replies; disconnected", (unsigned)c->peer.uid);
+		free(line);
+		c->dead = 1;
+		return;
+	}
+	c->out = n;
+	memcpy(c->out + c->outlen, line, len);
+	c->out[c->outlen + len] = '\n';
+	c->outlen += len + 1;
+	free(line);
+	if (final) {
+		c->busy = 0;
+		c->wait_id[0] = '\0';
+		c->deadline = monotonic_ms() + SERVE_MESSAGE_MS;
+	}
+	conn_flush(c);
+}
+
+/* A final error reply: {"ok":false,"error":{code,message[,path]}}. */
+void
+conn_error(struct conn *c, const char *code, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	conn_reply(c, json_pack("{s:b,s:{s:s,s:s,s:s?}}", "ok", 0, "error", "code", code,
+	    "message", msg, "path", path), 1);
+}
+
+/* ops.c: this connection now waits on gate id until epoch second until. */
+void
+conn_wait(struct conn *c, const char *id, int64_t until)
+{
+	snprintf(c->wait_id, sizeof c->wait_id, "%s", id);
+	c->wait_until = until;
+	c->next_beat = monotonic_ms() + SERVE_BEAT_MS;
+}
+
+/* Refuse before any message: one error line, best effort, then close. */
+static void
+turn_away(int fd, const char *code, const char *msg)
+{
+	json_t *j = json_pack("{s:b,s:{s:s,s:s}}", "ok", 0, "error", "code", code,
+	    "message", msg);
+	char *line = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	if (line != NULL) {
+		size_t len = strlen(line);
+
+		line[len] = '\n';	/* the terminating NUL becomes the newline */
+		(void)send(fd, line, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	free(line);
+	json_decref(j);
+	close(fd);
+}
+
+static void
+conn_free(struct conn *c)
+{
+	close(c->fd);
+	peer_free(&c->peer);
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+/* Hand every whole message in the buffer to ops.c, one at a time. */
+static void
+conn_messages(struct daemon *d, struct conn *c)
+{
+	char *nl;
+	size_t len;
+
+	while (!c->busy && !c->dead && (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
+		len = (size_t)(nl - c->in);
+		c->busy = 1;
+		c->deadline = 0;
+		ops_message(d, c, c->in, len);
+		memmove(c->in, nl + 1, c->inlen - len - 1);
+		c->inlen -= len + 1;
+	}
+	if (c->busy || c->dead)
+		return;
+	if (c->inlen >= SERVE_LINE_MAX) {
+		conn_error(c, "message_too_large", NULL, "a message is at most %d bytes "
+		    "with its newline", SERVE_LINE_MAX);
+		c->dead = 1;
+	} else if (c->eof)
+		c->dead = 1;	/* nothing more will come; a partial line is dropped */
+}
+
+static void
+conn_read(struct daemon *d, struct conn *c)
+{
+	ssize_t n;
+
+	if (c->inlen >= SERVE_LINE_MAX)
+		return;
+	n = recv(c->fd, c->in + c->inlen, SERVE_LINE_MAX - c->inlen, MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			c->dead = 1;
+		return;
+	}
+	if (n == 0)
+		c->eof = 1;
+	c->inlen += (size_t)n;
+	conn_messages(d, c);
+}
+
+/*
+ * Bind the socket with no moment where others could reach it: under a
+ * temporary name in the reviewer's directory with umask 0177, then
+ * chmod 0660 and rename over the final name. An existing final name is
+ * replaced only if it is a socket of the reviewer's that nobody answers.
+ */
+static int
+listen_socket(struct daemon *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[sizeof sa.sun_path];
+	struct stat sb;
+	mode_t old;
+	int fd, rc;
+
+	if (lstat(d->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		warnx("serve: %s is missing (%s): as root, run `warrant requesters add "
+		    "--reviewer %s USER...` (or `warrant box init --user USER --reviewer %s`)",
+		    d->dir, errno != 0 ? strerror(errno) : "not a directory", d->name, d->name);
+		return -1;
+	}
+	if (sb.st_uid != d->uid || (sb.st_mode & 07) != 0) {
+		warnx("serve: %s must belong to %s and be closed to others (it is uid %u, "
+		    "mode %04o): as root, run `warrant requesters add --reviewer %s USER...`",
+		    d->dir, d->name, (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777),
+		    d->name);
+		return -1;
+	}
+	if (lstat(d->path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != d->uid) {
+			warnx("serve: %s exists and is not a socket of %s; remove it by hand "
+			    "after checking what it is", d->path, d->name);
+			return -1;
+		}
+		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+			return -1;
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", d->path);
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+		close(fd);
+		if (rc == 0) {
+			warnx("serve: another warrant serve answers on %s already", d->path);
+			return -1;
+		}
+	}
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.req.sock.%d", d->dir, (int)getpid()) >=
+	    sizeof tmp) {
+		warnx("serve: socket path too long: %s", tmp);
+		return -1;
+	}
+	(void)unlink(tmp);	/* ours: the directory belongs to the reviewer */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0) {
+		warn("serve: socket");
+		return -1;
+	}
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", tmp);
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc != 0 || chmod(tmp, 0660) != 0 || lstat(tmp, &d->bound) != 0 ||
+	    listen(fd, SERVE_CONN_MAX) != 0 || rename(tmp, d->path) != 0) {
+		warn("serve: cannot listen on %s", d->path);
+		(void)unlink(tmp);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Remove the socket if the name still points at the one bound here. */
+static void
+unlink_socket(struct daemon *d)
+{
+	struct stat there;
+
+	if (lstat(d->path, &there) == 0 && there.st_ino == d->bound.st_ino &&
+	    there.st_dev == d->bound.st_dev)
+		(void)unlink(d->path);
+}
+
+static void
+conn_accept(struct daemon *d, int lfd, struct conn **conns, size_t *nconns)
+{
+	char why[512];
+	struct conn *c;
+	size_t i, same = 0;
+	int fd;
+
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+		    errno != ECONNABORTED)
+			warn("serve: accept");
+		return;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->fd = fd;
+	if (peer_read(fd, &c->peer) != 0) {
+		warn("serve: cannot read a peer's credentials");
+		peer_free(&c->peer);
+		free(c);
+		close(fd);
+		return;
+	}
+	if (!peer_admitted(d, &c->peer, why, sizeof why)) {
+		warnx("serve: refused uid %u (pid %d): %s", (unsigned)c->peer.uid,
+		    (int)c->peer.pid, why);
+		turn_away(fd, "not_a_requester", why);
+		peer_free(&c->peer);
+		free(c);
+		return;
+	}
+	for (i = 0; i < *nconns; i++)
+		same += conns[i]->peer.uid == c->peer.uid;
+	if (*nconns >= SERVE_CONN_MAX || same >= SERVE_CONN_PER_UID) {
+		warnx("serve: uid %u: too many connections", (unsigned)c->peer.uid);
+		turn_away(fd, "busy", *nconns >= SERVE_CONN_MAX ? "the daemon has too many "
+		    "connections; try again shortly" : "this user has too many connections "
+		    "open to the daemon; close one first");
+		peer_free(&c->peer);
+		free(c);
+		return;
+	}
+	c->in = xcalloc(1, SERVE_LINE_MAX);
+	c->deadline = monotonic_ms() + SERVE_MESSAGE_MS;
+	conns[(*nconns)++] = c;
+}
+
+/* The connections that wait on a gate get their tick (and heartbeat). */
+static void
+wait_ticks(struct daemon *d, struct conn **conns, size_t n)
+{
+	int64_t now = monotonic_ms();
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < n; i++)
+		any |= conns[i]->busy && conns[i]->wait_id[0] != '\0';
+	if (!any)
+		return;
+	(void)refresh_store(&d->st);	/* recover dead attempts, expire */
+	for (i = 0; i < n; i++) {
+		struct conn *c = conns[i];
+		int beat;
+
+		if (c->dead || !c->busy || c->wait_id[0] == '\0')
+			continue;
+		beat = now >= c->next_beat;
+		if (beat)
+			c->next_beat = now + SERVE_BEAT_MS;
+		(void)ops_wait_tick(d, c, c->wait_id, c->wait_until, beat);
+	}
+}
+
+/* Serve until SIGINT or SIGTERM. 0 after a clean stop, -1 on failure. */
+int
+serve_run(struct daemon *d)
+{
+	struct conn *conns[SERVE_CONN_MAX];
+	struct pollfd pfd[SERVE_CONN_MAX + 1];
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigset_t block, orig;
+	int64_t now, next_tick, wake;
+	size_t n = 0, i, k;
+	int lfd, timeout;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* signals are taken only inside ppoll: no lost wakeup */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	if ((lfd = listen_socket(d)) < 0)
+		return -1;
+	warnx("serve: %s answers requesters on %s (group %s)", d->name, d->path, d->group);
+	next_tick = monotonic_ms() + SERVE_TICK_MS;
+	while (!stopping) {
+		now = monotonic_ms();
+		wake = next_tick;
+		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (i = 0; i < n; i++) {
+			struct conn *c = conns[i];
+
+			pfd[i + 1] = (struct pollfd){ .fd = c->fd };
+			if (!c->eof && c->inlen < SERVE_LINE_MAX)
+				pfd[i + 1].events |= POLLIN;
+			if (c->outlen > 0)
+				pfd[i + 1].events |= POLLOUT;
+			if (c->deadline > 0 && c->deadline < wake)
+				wake = c->deadline;
+		}
+		timeout = wake > now ? (int)(wake - now) : 0;
+		if (ppoll(pfd, n + 1, &(struct timespec){ timeout / 1000,
+		    (timeout % 1000) * 1000000L }, &orig) < 0) {
+			if (errno == EINTR)
+				continue;
+			warn("serve: poll");
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct conn *c = conns[i];
+
+			if (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR))
+				conn_read(d, c);
+			/* closed both ways: nobody reads what would be sent */
+			if (pfd[i + 1].revents & (POLLHUP | POLLERR))
+				c->dead = 1;
+			if (pfd[i + 1].revents & POLLOUT)
+				conn_flush(c);
+		}
+		if (pfd[0].revents & POLLIN)
+			conn_accept(d, lfd, conns, &n);
+		now = monotonic_ms();
+		if (now >= next_tick) {
+			wait_ticks(d, conns, n);
+			next_tick = now + SERVE_TICK_MS;
+		}
+		/* pipelined messages, deadlines, and the dead */
+		for (i = k = 0; i < n; i++) {
+			struct conn *c = conns[i];
+
+			if (!c->dead && !c->busy)
+				conn_messages(d, c);
+			if (!c->dead && c->deadline > 0 && now >= c->deadline)
+				c->dead = 1;	/* too slow: no reply, just closed */
+			/* a peer that sends nothing more is closed once answered */
+			if (!c->dead && c->eof && !c->busy && c->outlen == 0)
+				c->dead = 1;
+			if (c->dead)
+				conn_free(c);
+			else
+				conns[k++] = c;
+		}
+		n = k;
+	}
+	for (i = 0; i < n; i++)
+		conn_free(conns[i]);
+	unlink_socket(d);
+	close(lfd);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	warnx("serve: stopped");
+	return 0;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The four operations of the requester socket (docs/protocol.md), each
+ * for one admitted peer and only ever about that peer's own gates:
+ * request (validated with the peer as the requester, under a quota),
+ * wait, withdraw and list. A refusal changes nothing. Nothing here
+ * approves anything.
+ */
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve.h"
+
+#define WAIT_MAX_SECONDS	604800
+#define FEEDBACK_MAX		4096
+#define LIST_MAX		100
+
+/* Refuse members other than the allowed ones. 0, or -1 after the error. */
+static int
+members_only(struct conn *c, json_t *msg, const char *const *allowed)
+{
+	const char *key, *const *a;
+	json_t *v;
+
+	json_object_foreach(msg, key, v) {
+		for (a = allowed; *a != NULL && strcmp(*a, key) != 0; a++)
+			;
+		if (*a == NULL) {
+			conn_error(c, "invalid_field", "$", "unknown member \"%.64s\" for this op",
+			    key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The id member resolved among the peer's own gates. 0, or -1 after the error. */
+static int
+own_gate(struct daemon *d, struct conn *c, json_t *msg, char id[GATE_ID_LEN + 1])
+{
+	const char *arg = json_string_value(json_object_get(msg, "id"));
+
+	if (arg == NULL) {
+		conn_error(c, "invalid_field", "$.id", "id must be a gate id (a string)");
+		return -1;
+	}
+	switch (store_resolve(&d->st, arg, conn_peer(c)->uid, id)) {
+	case 0:
+		return 0;
+	case 1:
+		conn_error(c, "unknown_gate", "$.id", "no gate of yours matches this id");
+		return -1;
+	case 2:
+		conn_error(c, "ambiguous_id", "$.id", "the id matches more than one of your "
+		    "gates, or is shorter than 4 characters: give more of it");
+		return -1;
+	default:
+		conn_error(c, "internal", NULL, "the daemon cannot read its store");
+		return -1;
+	}
+}
+
+/* May this uid make one more request now? Counts it when it may. */
+static int
+rate_allow(struct daemon *d, uid_t uid)
+{
+	int64_t now = monotonic_ms();
+	struct rate *r = NULL;
+	size_t i;
+
+	for (i = 0; i < d->nrates && r == NULL; i++)
+		if (d->rates[i].uid == uid)
+			r = &d->rates[i];
+	if (r == NULL) {
+		if (d->nrates == SERVE_RATE_UIDS)
+			d->nrates = 0;	/* forget everyone rather than grow */
+		if (d->rates == NULL)
+			d->rates = xcalloc(SERVE_RATE_UIDS, sizeof *d->rates);
+		r = &d->rates[d->nrates++];
+		memset(r, 0, sizeof *r);
+		r->uid = uid;
+	}
+	/* r->at[r->next] is the oldest of the last SERVE_RATE_COUNT requests */
+	if (r->at[r->next] != 0 && now - r->at[r->next] < SERVE_RATE_SECONDS * 1000)
+		return 0;
+	r->at[r->next] = now;
+	r->next = (r->next + 1) % SERVE_RATE_COUNT;
+	return 1;
+}
+
+static void
+op_request(struct daemon *d, struct conn *c, json_t *msg)
+{
+	static const char *const allowed[] = { "op", "request", "agent", "project", NULL };
+	const struct peer *p = conn_peer(c);
+	const char *agent, *project;
+	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
+	struct requester rq;
+	struct refusal r;
+	long pending;
+	char *bytes;
+	int rc;
+
+	if (members_only(c, msg, allowed) != 0)
+		return;
+	if (!json_is_object(req)) {
+		conn_error(c, "invalid_field", "$.request", "request must be an object "
+		    "(a warrant-request(5) body)");
+		return;
+	}
+	agent = json_string_value(json_object_get(msg, "agent"));
+	project = json_string_value(json_object_get(msg, "project"));
+	if ((json_object_get(msg, "agent") != NULL && (agent == NULL || !label_valid(agent))) ||
+	    (json_object_get(msg, "project") != NULL &&
+	    (project == NULL || !label_valid(project)))) {
+		conn_error(c, "invalid_field", "$", "agent and project must be strings of "
+		    "1-128 characters without control characters");
+		return;
+	}
+	if (!rate_allow(d, p->uid)) {
+		warnx("serve: %s (uid %u): rate limit", p->name, (unsigned)p->uid);
+		conn_error(c, "quota_exceeded", "$", "more than %d requests in %d seconds; "
+		    "wait before asking again", SERVE_RATE_COUNT, SERVE_RATE_SECONDS);
+		return;
+	}
+	if ((pending = store_count_pending(&d->st, p->uid)) < 0) {
+		conn_error(c, "internal", NULL, "the daemon cannot read its store");
+		return;
+	}
+	if (pending >= SERVE_QUOTA_PENDING) {
+		warnx("serve: %s (uid %u): %ld pending gates", p->name, (unsigned)p->uid, pending);
+		conn_error(c, "quota_exceeded", "$", "you have %ld gates waiting for review "
+		    "(at most %d); wait for them or withdraw one", pending, SERVE_QUOTA_PENDING);
+		return;
+	}
+	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {
+		warn("serve: cannot read the groups of uid %u", (unsigned)p->uid);
+		conn_error(c, "internal", NULL, "the daemon cannot read your user and groups");
+		return;
+	}
+	rq.pid = p->pid;
+	rq.pid_start = p->start;
+	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
+		requester_free(&rq);
+		conn_error(c, "internal", NULL, "cannot encode the request");
+		return;
+	}
+	rc = gate_submit(&d->st, bytes, strlen(bytes), &rq, agent, project, &desc, &r);
+	free(bytes);
+	requester_free(&rq);
+	if (rc == EXIT_REFUSED) {
+		reply = refusal_json(&r);
+		json_object_set_new(reply, "ok", json_false());
+		conn_reply(c, reply, 1);
+	} else if (rc != EXIT_OK)
+		conn_error(c, "internal", NULL, "the daemon cannot store the request "
+		    "(its log says why); nothing is waiting for review");
+	else {
+		warnx("serve: %s from %s (uid %u, pid %d) waits for review",
+		    json_str(desc, "request_id"), p->name, (unsigned)p->uid, (int)p->pid);
+		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
+	}
+}
+
+/*
+ * One look at the gate a connection waits on: a heartbeat (when beat)
+ * while it is pending and the wait lasts, else the final outcome.
+ * Returns 1 when the wait is over.
+ */
+int
+ops_wait_tick(struct daemon *d, struct conn *c, const char *id, int64_t until, int beat)
+{
+	json_t *g, *out;
+	int pending;
+
+	if ((g = store_gate(&d->st, id, 0)) == NULL) {
+		conn_error(c, "internal", NULL, "the daemon cannot read the gate");
+		return 1;
+	}
+	pending = strcmp(json_str(g, "state"), "pending") == 0;
+	if (pending && now_seconds() < until) {
+		if (beat)
+			conn_reply(c, json_pack("{s:b,s:s,s:s,s:O}", "ok", 1, "event", "pending",
+			    "request_id", id, "expires_at_epoch", json_object_get(g, "expires_at")),
+			    0);
+		json_decref(g);
+		return 0;
+	}
+	out = gate_outcome(&d->st, g);
+	json_decref(g);
+	if (out == NULL) {
+		conn_error(c, "internal", NULL, "the daemon cannot read the outcome");
+		return 1;
+	}
+	conn_reply(c, json_pack("{s:b,s:s,s:i,s:o}", "ok", 1, "event", "outcome",
+	    "exit", outcome_exit(out), "outcome", out), 1);
+	return 1;
+}
+
+static void
+op_wait(struct daemon *d, struct conn *c, json_t *msg)
+{
+	static const char *const allowed[] = { "op", "id", "timeout", NULL };
+	json_t *t = json_object_get(msg, "timeout");
+	int64_t until = INT64_MAX;
+	char id[GATE_ID_LEN + 1];
+
+	if (members_only(c, msg, allowed) != 0)
+		return;
+	if (t != NULL) {
+		if (!json_is_integer(t) || json_integer_value(t) < 0 ||
+		    json_integer_value(t) > WAIT_MAX_SECONDS) {
+			conn_error(c, "invalid_field", "$.timeout", "timeout is whole seconds, "
+			    "0 to %d", WAIT_MAX_SECONDS);
+			return;
+		}
+		until = now_seconds() + json_integer_value(t);
+	}
+	(void)refresh_store(&d->st);
+	if (own_gate(d, c, msg, id) != 0)
+		return;
+	conn_wait(c, id, until);
+	(void)ops_wait_tick(d, c, id, until, 0);
+}
+
+static void
+op_withdraw(struct daemon *d, struct conn *c, json_t *msg)
+{
+	static const char *const allowed[] = { "op", "id", "feedback", NULL };
+	json_t *f = json_object_get(msg, "feedback");
+	const struct peer *p = conn_peer(c);
+	char id[GATE_ID_LEN + 1], *why;
+	int rc;
+
+	if (members_only(c, msg, allowed) != 0)
+		return;
+	if (f != NULL && (!json_is_string(f) || json_string_length(f) > FEEDBACK_MAX)) {
+		conn_error(c, "invalid_field", "$.feedback", "feedback is a string of at "
+		    "most %d bytes", FEEDBACK_MAX);
+		return;
+	}
+	if (own_gate(d, c, msg, id) != 0)
+		return;
+	if (asprintf(&why, "withdrawn by the requester%s%s", f != NULL ? ": " : "",
+	    f != NULL ? json_string_value(f) : "") < 0) {
+		conn_error(c, "internal", NULL, "out of memory");
+		return;
+	}
+	/* an attempt whose executor died is settled first; a live one is left */
+	(void)approve_recover(&d->st);
+	rc = gate_deny(&d->st, id, why);
+	free(why);
+	if (rc == 0) {
+		warnx("serve: %s withdrawn by %s (uid %u)", id, p->name, (unsigned)p->uid);
+		conn_reply(c, json_pack("{s:b,s:s,s:s}", "ok", 1, "request_id", id,
+		    "state", "denied"), 1);
+	} else if (rc > 0)
+		conn_error(c, "not_pending", "$.id", "%s is settled or being run; it was "
+		    "not withdrawn", id);
+	else
+		conn_error(c, "internal", NULL, "the daemon cannot withdraw the gate");
+}
+
+static void
+op_list(struct daemon *d, struct conn *c, json_t *msg)
+{
+	static const char *const allowed[] = { "op", "all", NULL };
+	json_t *all = json_object_get(msg, "all"), *list;
+
+	if (members_only(c, msg, allowed) != 0)
+		return;
+	if (all != NULL && !json_is_boolean(all)) {
+		conn_error(c, "invalid_field", "$.all", "all is true or false");
+		return;
+	}
+	(void)refresh_store(&d->st);
+	if ((list = store_list(&d->st, json_is_true(all), LIST_MAX, NULL,
+	    conn_peer(c)->uid)) == NULL) {
+		conn_error(c, "internal", NULL, "the daemon cannot read its store");
+		return;
+	}
+	conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gates", list), 1);
+}
+
+/* One whole message (without its newline) from an admitted peer. */
+void
+ops_message(struct daemon *d, struct conn *c, const char *line, size_t len)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(struct daemon *, struct conn *, json_t *);
+	} ops[] = {
+		{ "request", op_request },
+		{ "wait", op_wait },
+		{ "withdraw", op_withdraw },
+		{ "list", op_list },
+	};
+	json_error_t err;
+	const char *op;
+	json_t *msg;
+	size_t i;
+
+	msg = json_loadb(line, len, JSON_REJECT_DUPLICATES, &err);
+	if (!json_is_object(msg)) {
+		json_decref(msg);
+		conn_error(c, "invalid_json", "$", "each message is one JSON object on one "
+		    "line (%s)", msg == NULL ? err.text : "not an object");
+		return;
+	}
+	op = json_string_value(json_object_get(msg, "op"));
+	for (i = 0; op != NULL && i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(ops[i].name, op) == 0) {
+			ops[i].fn(d, c, msg);
+			json_decref(msg);
+			return;
+		}
+	json_decref(msg);
+	conn_error(c, "unknown_op", "$.op", "op is one of request, wait, withdraw, list");
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * warrant serve: the reviewer's daemon (docs/protocol.md). listen.c owns
+ * the socket and the connections (framing, limits, timeouts, output
+ * buffers) and knows nothing of gates; peer.c says who a peer is and
+ * whether it may ask; ops.c answers the four operations for one peer, on
+ * the reviewer's store, only ever about that peer's own gates.
+ */
+#ifndef SERVE_H
+#define SERVE_H
+
+#include <sys/stat.h>
+
+#include "warrant.h"
+
+#define SERVE_LINE_MAX		(256 * 1024)	/* one message with its newline */
+#define SERVE_CONN_MAX		64		/* connections at once */
+#define SERVE_CONN_PER_UID	8
+#define SERVE_MESSAGE_MS	30000		/* to send a whole message */
+#define SERVE_OUT_MAX		(4 * 1024 * 1024)	/* replies not yet read */
+#define SERVE_TICK_MS		250		/* how often waited gates are read */
+#define SERVE_BEAT_MS		5000		/* "pending" lines while waiting */
+#define SERVE_QUOTA_PENDING	16		/* pending gates per requester */
+#define SERVE_RATE_COUNT	30		/* requests ... */
+#define SERVE_RATE_SECONDS	60		/* ... in any this many seconds */
+#define SERVE_RATE_UIDS		1024		/* requesters remembered for the rate */
+
+/* Who is on the other end, as the kernel said at accept. */
+struct peer {
+	uid_t		 uid;
+	gid_t		 gid;
+	pid_t		 pid;
+	long long	 start;		/* the pid's procfs start time, or -1 */
+	gid_t		*groups;	/* SO_PEERGROUPS */
+	int		 ngroups;
+	char		 name[64];	/* from the passwd entry of uid, or "" */
+};
+
+/* The daemon's own identity and where it listens. */
+struct daemon {
+	uid_t		 uid;
+	char		 name[64];	/* the reviewer */
+	char		 group[80];	/* warrant-REVIEWER */
+	char		 dir[96];
+	char		 path[108];	/* sizeof sun_path */
+	struct stat	 bound;		/* the socket file made here */
+	struct store	 st;
+	struct rate {
+		uid_t	 uid;
+		int64_t	 at[SERVE_RATE_COUNT];	/* ring of request times */
+		int	 next;
+	}		*rates;
+	size_t		 nrates;
+};
+
+struct conn;
+
+/* listen.c */
+int	 serve_run(struct daemon *);
+void	 conn_reply(struct conn *, json_t *, int);
+void	 conn_error(struct conn *, const char *, const char *, const char *, ...)
+	    __attribute__((format(printf, 4, 5)));
+const struct peer *conn_peer(const struct conn *);
+void	 conn_wait(struct conn *, const char *, int64_t);
+
+/* peer.c */
+int	 peer_read(int, struct peer *);
+void	 peer_free(struct peer *);
+int	 peer_admitted(const struct daemon *, struct peer *, char *, size_t);
+int	 daemon_identity(struct daemon *);
+
+/* ops.c */
+void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
+int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
+
+#endif
