@@ -50,6 +50,7 @@ extern const struct cmd_entry cmd_answer_entry;
 extern const struct cmd_entry cmd_wait_entry;
 int	 wait_gate(struct store *, const char *, long, int);
 extern const struct cmd_entry cmd_box_entry;
+extern const struct cmd_entry cmd_requesters_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
