@@ -453,9 +453,11 @@ static int
 box_status_exec(int argc, char **argv)
 {
 	const char *name = NULL, *group = box_admin_group(), *profile = "unknown";
-	char err[256], why[128];
+	char err[256], why[128], home[PATH_MAX] = "";
 	struct passwd *pw;
-	int json = 0, set, dropin, member, boxuser, container, warn, rc;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int json = 0, exists, set, dropin, member, boxuser, container, warn, rc;
 	json_t *j, *revs, *rules = NULL;
 	size_t i;
 
@@ -465,11 +467,16 @@ box_status_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	dropin = box_dropin_present(name);
 	member = group != NULL && box_in_group(name, group);
-	pw = getpwnam(name);
-	boxuser = pw != NULL && box_user_recorded(name, pw->pw_uid) == 1;
+	/* Copied: the lookups below reuse getpwnam's buffer. */
+	if ((exists = (pw = getpwnam(name)) != NULL)) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+		snprintf(home, sizeof home, "%s", pw->pw_dir);
+	}
+	boxuser = exists && box_user_recorded(name, uid) == 1;
 	revs = box_req_reviewers(name);
 	container = box_in_container(why, sizeof why);
-	if (pw != NULL) {
+	if (exists) {
 		profile = box_profile_of(name);
 		rules = box_sudo_list(name, err, sizeof err);
 	}
@@ -479,11 +486,11 @@ box_status_exec(int argc, char **argv)
 	    (strcmp(profile, "container") != 0 || !container);
 	if (json) {
 		j = json_pack("{s:s,s:b,s:b,s:b,s:b,s:s?,s:b}", "user", name,
-		    "exists", pw != NULL, "box_user", boxuser, "password_set", set,
+		    "exists", exists, "box_user", boxuser, "password_set", set,
 		    "nopasswd_dropin", dropin, "admin_group", group, "admin_member",
 		    member);
-		if (j != NULL && pw != NULL)
-			json_object_set_new(j, "uid", json_integer(pw->pw_uid));
+		if (j != NULL && exists)
+			json_object_set_new(j, "uid", json_integer(uid));
 		if (j != NULL) {
 			json_object_set_new(j, "profile", json_string(profile));
 			json_object_set(j, "requester_of", revs);
@@ -495,12 +502,12 @@ box_status_exec(int argc, char **argv)
 		json_decref(j);
 		goto out;
 	}
-	if (pw != NULL)
-		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)pw->pw_uid,
-		    (unsigned)pw->pw_gid, pw->pw_dir);
+	if (exists)
+		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)uid,
+		    (unsigned)gid, home);
 	else
 		printf("user: %s (does not exist on this host)\n", name);
-	if (pw != NULL && !boxuser)
+	if (exists && !boxuser)
 		printf("note: warrant box did not create %s; box init refuses it "
 		    "without --adopt\n", name);
 	printf("profile: %s\n", profile);
@@ -510,7 +517,7 @@ box_status_exec(int argc, char **argv)
 	    member ? group : "not a member");
 	printf("password: %s\n", set ? "set" : "not set");
 	printf("drop-in: %s\n", dropin ? "NOPASSWD (sudo without a password)" : "none");
-	if (pw == NULL)
+	if (!exists)
 		;
 	else if (rules == NULL)
 		printf("sudo: unknown (%s)\n", err);
@@ -531,7 +538,7 @@ box_status_exec(int argc, char **argv)
 		    "this host, which is not a container", strcmp(profile, "container") == 0 ?
 		    "the container profile is for containers: re-run box init with "
 		    "--profile agent" : "remove them");
-	if (pw != NULL && strcmp(profile, "container") == 0 && set == dropin)
+	if (exists && strcmp(profile, "container") == 0 && set == dropin)
 		printf("note: run warrant box init --user %s --profile container to bring "
 		    "sudo in line\n", name);
 	rc = EXIT_OK;

@@ -70,6 +70,7 @@ int
 box_req_check_user(const char *reviewer, const char *user, struct refusal *r)
 {
 	struct passwd *pw, *rev;
+	uid_t uid;
 
 	if (!box_name_ok(user))
 		return refuse(r, "invalid_name", user, "'%s' is not a user name warrant "
@@ -85,8 +86,9 @@ box_req_check_user(const char *reviewer, const char *user, struct refusal *r)
 	if (overflow_uid(pw->pw_uid))
 		return refuse(r, "system_account", user, "'%s' (uid %u) is the overflow "
 		    "user, which warrant serve refuses", user, (unsigned)pw->pw_uid);
+	uid = pw->pw_uid;	/* getpwnam reuses its buffer */
 	if (strcmp(user, reviewer) == 0 ||
-	    ((rev = getpwnam(reviewer)) != NULL && rev->pw_uid == pw->pw_uid))
+	    ((rev = getpwnam(reviewer)) != NULL && rev->pw_uid == uid))
 		return 1;
 	return 0;
 }
