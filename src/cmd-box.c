@@ -120,7 +120,7 @@ box_init_exec(int argc, char **argv)
 	};
 	struct box_spec s = { .uid = -1, .gid = -1, .profile = BOX_PROFILE_AGENT };
 	struct refusal r;
-	const char *sudo_user;
+	const char *sudo_user, *from_sudo = NULL;
 	int ch, script = 0;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -175,13 +175,16 @@ box_init_exec(int argc, char **argv)
 	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL &&
 	    (sudo_user = getenv("SUDO_USER")) != NULL && *sudo_user != '\0' &&
 	    strcmp(sudo_user, "root") != 0)
-		s.reviewer = sudo_user;
+		s.reviewer = from_sudo = sudo_user;
 	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL)
 		return usage_error(&cmd_box_entry, "the agent profile needs --reviewer "
 		    "REVIEWER, the user whose warrant serve takes this box user's "
 		    "requests (or --profile container, inside a container)");
 	if (box_check_spec(&s, &r) != 0)
 		return refused(&r);
+	if (from_sudo != NULL)	/* a checked name by now */
+		fprintf(script ? stderr : stdout, "reviewer: %s (from $SUDO_USER)\n",
+		    from_sudo);
 	if (script)
 		return box_script(stdout, &s) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	if (need_root() != 0)

@@ -751,6 +751,7 @@ is "... $DIR is $REV warrant-$REV 2750 again" "$(stat -c '%U %G %a' "$DIR")" "$R
 # --script, agent profile: the same set-up as a root script.
 wbe SUDO_USER="$REV" init --user wtbox9 --uid 61009 --gid 61009 --script
 expect_rc "--script takes the reviewer from SUDO_USER" 0 "^reviewer='$REV'$"
+check "... and says so on stderr" grep -qxF "reviewer: $REV (from \$SUDO_USER)" "$ERR"
 cp "$OUT" "$T/script9.sh"
 check "the agent script is valid sh, with no drop-in and no admin group" sh -c \
     "sh -n '$T/script9.sh' && grep -qx \"profile='agent'\" '$T/script9.sh'"
