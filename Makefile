@@ -28,8 +28,10 @@ $(BUILD)/build.ninja:
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
+# -Dtest_hooks=true: box init's container detection can be pointed at a
+# test root ($WARRANT_TEST_ROOT); only this build has it.
 $(E2E_BUILD)/build.ninja:
-	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized
+	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized -Dtest_hooks=true
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized -Dfuzz=true \
@@ -42,12 +44,14 @@ install: all
 
 check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
+	meson configure $(E2E_BUILD) -Dtest_hooks=true
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
 	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja
+	meson configure $(E2E_BUILD) -Dtest_hooks=true
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
 

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -25,23 +26,31 @@ static int cmd_box_exec(int, char **);
 
 const struct cmd_entry cmd_box_entry = {
 	.name = "box",
-	.usage = "username NAME | init --user NAME [--uid N] [--gid N] [--home DIR] "
-	    "[--shell PATH] [--adopt] [--script] | passwd --user NAME [--clear] | "
+	.usage = "username NAME | init --user NAME [--profile agent|container] "
+	    "[--reviewer REVIEWER] [--uid N] [--gid N] [--home DIR] [--shell PATH] "
+	    "[--adopt] [--script] | passwd --user NAME [--clear] | "
 	    "status --user NAME [-j]",
 	.help =
 	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
 	"  username NAME   print NAME sanitized into a Linux user name\n"
-	"  init            create or update the box user (root; idempotent):\n"
-	"                  admin group, sudoers drop-in (NOPASSWD only while no\n"
-	"                  password is stored), stored password, one-time home\n"
-	"                  ownership migration; --script prints the same work as\n"
-	"                  a root shell script for a container, without password;\n"
-	"                  the home must lie under /home; an existing account it\n"
-	"                  did not create is refused unless --adopt is given\n"
-	"  passwd          read a new password (8-128 characters) on stdin, store\n"
-	"                  it encrypted and apply it now; --clear removes it and\n"
-	"                  restores passwordless sudo\n"
-	"  status          say whether a password is set (never what it is)\n\n"
+	"  init            create or update the box user (root; idempotent), with\n"
+	"                  a one-time home ownership migration; the home must lie\n"
+	"                  under /home; an existing account it did not create is\n"
+	"                  refused unless --adopt is given. Profiles:\n"
+	"                    agent (the default): no admin group, no sudoers\n"
+	"                    drop-in (both removed if an earlier init gave them);\n"
+	"                    the user becomes a requester of --reviewer REVIEWER\n"
+	"                    (default: $SUDO_USER), as warrant requesters add does\n"
+	"                    container: admin group, NOPASSWD drop-in while no\n"
+	"                    password is stored; refused where this machine is not\n"
+	"                    a container, unless --script\n"
+	"                  --script prints the same work as a root shell script\n"
+	"                  (to pipe into a container), without password\n"
+	"  passwd          (container profile) read a new password (8-128\n"
+	"                  characters) on stdin, store it encrypted and apply it\n"
+	"                  now; --clear removes it and restores passwordless sudo\n"
+	"  status          the profile, the requester groups, the sudo rules the\n"
+	"                  user holds, and whether a password is set (never what)\n\n"
 	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
 	"2 usage or refusal (nothing changed).\n",
 	.exec = cmd_box_exec,
@@ -105,10 +114,13 @@ box_init_exec(int argc, char **argv)
 		{ "shell", required_argument, NULL, 's' },
 		{ "script", no_argument, NULL, 'S' },
 		{ "adopt", no_argument, NULL, 'A' },
+		{ "profile", required_argument, NULL, 'P' },
+		{ "reviewer", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct box_spec s = { NULL, -1, -1, NULL, NULL, 0 };
+	struct box_spec s = { .uid = -1, .gid = -1, .profile = BOX_PROFILE_AGENT };
 	struct refusal r;
+	const char *sudo_user, *from_sudo = NULL;
 	int ch, script = 0;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -136,6 +148,18 @@ box_init_exec(int argc, char **argv)
 		case 'A':
 			s.adopt = 1;
 			break;
+		case 'P':
+			if (strcmp(optarg, "agent") == 0)
+				s.profile = BOX_PROFILE_AGENT;
+			else if (strcmp(optarg, "container") == 0)
+				s.profile = BOX_PROFILE_CONTAINER;
+			else
+				return usage_error(&cmd_box_entry, "--profile is agent "
+				    "or container");
+			break;
+		case 'R':
+			s.reviewer = optarg;
+			break;
 		default:
 			return usage_error(&cmd_box_entry, NULL);
 		}
@@ -144,8 +168,23 @@ box_init_exec(int argc, char **argv)
 		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
 	if (s.name == NULL)
 		return usage_error(&cmd_box_entry, "init needs --user NAME");
+	if (s.profile == BOX_PROFILE_CONTAINER && s.reviewer != NULL)
+		return usage_error(&cmd_box_entry, "--reviewer goes with --profile "
+		    "agent: a container-profile user has sudo in its container");
+	/* The agent profile's reviewer: given, or the user who ran sudo. */
+	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL &&
+	    (sudo_user = getenv("SUDO_USER")) != NULL && *sudo_user != '\0' &&
+	    strcmp(sudo_user, "root") != 0)
+		s.reviewer = from_sudo = sudo_user;
+	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL)
+		return usage_error(&cmd_box_entry, "the agent profile needs --reviewer "
+		    "REVIEWER, the user whose warrant serve takes this box user's "
+		    "requests (or --profile container, inside a container)");
 	if (box_check_spec(&s, &r) != 0)
 		return refused(&r);
+	if (from_sudo != NULL)	/* a checked name by now */
+		fprintf(script ? stderr : stdout, "reviewer: %s (from $SUDO_USER)\n",
+		    from_sudo);
 	if (script)
 		return box_script(stdout, &s) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	if (need_root() != 0)
@@ -367,7 +406,8 @@ user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
 	if (need_root() != 0)
 		return EXIT_REFUSED;
 	if (!box_name_ok(*name)) {
-		struct box_spec s = { *name, -1, -1, NULL, NULL, 0 };
+		struct box_spec s = { .name = *name, .uid = -1, .gid = -1,
+		    .profile = BOX_PROFILE_CONTAINER };
 
 		box_check_spec(&s, &r);
 		return refused(&r);
@@ -388,17 +428,41 @@ box_passwd_exec(int argc, char **argv)
 		return rc;
 	if (box_check_owned(name, &r) != 0)
 		return refused(&r);
+	/* The password gates the container profile's sudo; elsewhere --clear
+	 * would hand out the NOPASSWD rule. */
+	if (getpwnam(name) != NULL && strcmp(box_profile_of(name), "container") != 0) {
+		refuse(&r, "not_container_profile", "--user", "'%s' has the %s "
+		    "profile: it has no sudo rule for a box password to gate (and "
+		    "--clear would give it sudo without a password); box passwd is for "
+		    "--profile container users", name, box_profile_of(name));
+		return refused(&r);
+	}
 	no_dumps();
 	return clear ? passwd_clear(name) : passwd_set(name);
+}
+
+/* The requester groups' reviewers, "a, b", or "none". */
+static void
+print_list(const json_t *a, const char *none)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(a); i++)
+		printf("%s%s", i > 0 ? ", " : "", json_string_value(json_array_get(a, i)));
+	printf("%s\n", json_array_size(a) == 0 ? none : "");
 }
 
 static int
 box_status_exec(int argc, char **argv)
 {
-	const char *name = NULL, *group = box_admin_group();
+	const char *name = NULL, *group = box_admin_group(), *profile = "unknown";
+	char err[256], why[128], home[PATH_MAX] = "";
 	struct passwd *pw;
-	int json = 0, set, dropin, member, boxuser, rc;
-	json_t *j;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int json = 0, exists, set, dropin, member, boxuser, container, warn, rc;
+	json_t *j, *revs, *rules = NULL;
+	size_t i;
 
 	if ((rc = user_opts(argc, argv, "json", 'j', &name, &json)) != 0)
 		return rc;
@@ -406,35 +470,85 @@ box_status_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	dropin = box_dropin_present(name);
 	member = group != NULL && box_in_group(name, group);
-	pw = getpwnam(name);
-	boxuser = pw != NULL && box_user_recorded(name, pw->pw_uid) == 1;
+	/* Copied: the lookups below reuse getpwnam's buffer. */
+	if ((exists = (pw = getpwnam(name)) != NULL)) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+		snprintf(home, sizeof home, "%s", pw->pw_dir);
+	}
+	boxuser = exists && box_user_recorded(name, uid) == 1;
+	revs = box_req_reviewers(name);
+	container = box_in_container(why, sizeof why);
+	if (exists) {
+		profile = box_profile_of(name);
+		rules = box_sudo_list(name, err, sizeof err);
+	}
+	/* Sudo is the container profile's, inside a container; anywhere else
+	 * a rule is root for the agent, outside review. */
+	warn = rules != NULL && json_array_size(rules) > 0 &&
+	    (strcmp(profile, "container") != 0 || !container);
 	if (json) {
 		j = json_pack("{s:s,s:b,s:b,s:b,s:b,s:s?,s:b}", "user", name,
-		    "exists", pw != NULL, "box_user", boxuser, "password_set", set,
+		    "exists", exists, "box_user", boxuser, "password_set", set,
 		    "nopasswd_dropin", dropin, "admin_group", group, "admin_member",
 		    member);
-		if (j != NULL && pw != NULL)
-			json_object_set_new(j, "uid", json_integer(pw->pw_uid));
+		if (j != NULL && exists)
+			json_object_set_new(j, "uid", json_integer(uid));
+		if (j != NULL) {
+			json_object_set_new(j, "profile", json_string(profile));
+			json_object_set(j, "requester_of", revs);
+			json_object_set(j, "sudo_rules", rules != NULL ? rules : json_null());
+			json_object_set_new(j, "sudo_warning", json_boolean(warn));
+			json_object_set_new(j, "container", json_boolean(container));
+		}
 		rc = print_json(j) == 0 ? EXIT_OK : EXIT_INTERNAL;
 		json_decref(j);
-		return rc;
+		goto out;
 	}
-	if (pw != NULL)
-		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)pw->pw_uid,
-		    (unsigned)pw->pw_gid, pw->pw_dir);
+	if (exists)
+		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)uid,
+		    (unsigned)gid, home);
 	else
 		printf("user: %s (does not exist on this host)\n", name);
-	if (pw != NULL && !boxuser)
+	if (exists && !boxuser)
 		printf("note: warrant box did not create %s; box init refuses it "
 		    "without --adopt\n", name);
+	printf("profile: %s\n", profile);
+	printf("requester of: ");
+	print_list(revs, "none");
 	printf("admin group: %s\n", group == NULL ? "none (neither wheel nor sudo)" :
 	    member ? group : "not a member");
 	printf("password: %s\n", set ? "set" : "not set");
-	printf("sudo: %s\n", dropin ? "without a password (NOPASSWD drop-in)" :
-	    "asks for the password");
-	if (pw != NULL && set == dropin)
-		printf("note: run warrant box init --user %s to bring sudo in line\n", name);
-	return EXIT_OK;
+	printf("drop-in: %s\n", dropin ? "NOPASSWD (sudo without a password)" : "none");
+	if (!exists)
+		;
+	else if (rules == NULL)
+		printf("sudo: unknown (%s)\n", err);
+	else if (json_array_size(rules) == 0)
+		printf("sudo: no rules\n");
+	else {
+		printf("sudo: %zu rule%s\n", json_array_size(rules),
+		    json_array_size(rules) == 1 ? "" : "s");
+		for (i = 0; i < json_array_size(rules); i++) {
+			fputs("  ", stdout);
+			text_print(stdout, json_string_value(json_array_get(rules, i)));
+			fputc('\n', stdout);
+		}
+	}
+	if (warn)
+		printf("warning: %s holds sudo rules on %s: it can run commands as root "
+		    "without a warrant review (%s)\n", name, container ? "this machine" :
+		    "this host, which is not a container", strcmp(profile, "container") == 0 ?
+		    "the container profile is for containers: re-run box init with "
+		    "--profile agent" : "remove them");
+	if (exists && strcmp(profile, "container") == 0 && set == dropin)
+		printf("note: run warrant box init --user %s --profile container to bring "
+		    "sudo in line\n", name);
+	rc = EXIT_OK;
+out:
+	json_decref(revs);
+	json_decref(rules);
+	return rc;
 }
 
 static int

@@ -18,6 +18,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_wait_entry,
 	&cmd_log_entry,
 	&cmd_box_entry,
+	&cmd_requesters_entry,
 	&cmd_mcp_entry,
 	&cmd_serve_entry,
 	&cmd_review_entry,
@@ -73,7 +74,9 @@ main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("warrant %s\n", WARRANT_VERSION);
+		/* The tests check that their build has its hooks. */
+		printf("warrant %s%s\n", WARRANT_VERSION,
+		    WARRANT_TEST_HOOKS ? " (test hooks)" : "");
 		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "help") == 0) {

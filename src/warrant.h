@@ -79,6 +79,7 @@ extern const struct cmd_entry cmd_answer_entry;
 extern const struct cmd_entry cmd_wait_entry;
 int	 wait_print(const json_t *, int);
 extern const struct cmd_entry cmd_box_entry;
+extern const struct cmd_entry cmd_requesters_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_review_entry;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <jansson.h>
 
 #define BOX_NAME_MAX	32		/* Linux user names, useradd's limit */
 #define BOX_NAME_FALLBACK "warrant"
@@ -29,6 +30,17 @@
 #define PATH_CHPASSWD	"/usr/sbin/chpasswd"
 #define PATH_VISUDO	"/usr/sbin/visudo"
 #define PATH_CHOWN	"/usr/bin/chown"
+#define PATH_GPASSWD	"/usr/bin/gpasswd"
+#define PATH_SUDO	"/usr/bin/sudo"
+#define PATH_DETECT_VIRT "/usr/bin/systemd-detect-virt"
+
+/* Requesters on other uids (docs/protocol.md, "Where, and who may connect"). */
+#define BOX_REQ_GROUP	"warrant-"	/* + reviewer: its requesters */
+#define BOX_GROUP_MAX	32		/* groupadd's limit */
+#define BOX_REVIEWER_MAX (BOX_GROUP_MAX - (int)sizeof BOX_REQ_GROUP + 1)
+#define BOX_RUN_DIR	WARRANT_RUN_DIR	/* root's, 0755 (config.h) */
+#define BOX_REV_MODE	02750		/* BOX_RUN_DIR/REVIEWER: reviewer:group */
+#define BOX_TMPFILES_DIR "/etc/tmpfiles.d"
 
 /* rules.c: pure functions, no I/O (tests/unit/test-box.c). */
 void	 box_username(const char *, char [BOX_NAME_MAX + 1]);
@@ -39,9 +51,13 @@ const char *box_home_check(const char *);
 int	 box_id_ok(long);
 char	*box_sudoers_text(const char *);
 void	 box_shell_quote(FILE *, const char *);
+int	 box_req_group(const char *, char *, size_t);
+char	*box_tmpfiles_text(const char *);
+int	 box_sudo_rules(const char *, json_t *);
 
 /* run.c: programs by absolute path, argv only, stdin from a buffer. */
 int	 box_run(const char *, const char *const [], const void *, size_t);
+int	 box_run_output(const char *const [], char *, size_t);
 void	 box_fail(const char *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
@@ -61,6 +77,29 @@ int	 box_dropin_path(const char *, char *, size_t);
 int	 box_dropin_present(const char *);
 int	 box_dropin_install(const char *);
 int	 box_dropin_remove(const char *);
+int	 box_file_is(const char *, const char *, mode_t);
+
+/* requesters.c: group warrant-REVIEWER, BOX_RUN_DIR/REVIEWER, tmpfiles.d. */
+struct refusal;
+int	 box_req_check_reviewer(const char *, int, struct refusal *);
+int	 box_req_check_user(const char *, const char *, struct refusal *);
+int	 box_req_check_dirs(const char *, struct refusal *);
+int	 box_req_setup(const char *);
+int	 box_req_add(const char *, const char *);
+int	 box_req_remove(const char *, const char *);
+int	 box_req_member(const char *, const char *);
+json_t	*box_req_describe(const char *);
+json_t	*box_req_reviewers(const char *);
+json_t	*box_req_all(void);
+
+/* profile.c: which profile a user has, whether this is a container, and
+ * the sudo rules a user holds. */
+enum box_profile { BOX_PROFILE_AGENT, BOX_PROFILE_CONTAINER };
+const char *box_profile_name(int);
+int	 box_in_container(char *, size_t);
+const char *box_profile_of(const char *);
+int	 box_admin_member(const char *, const char **);
+json_t	*box_sudo_list(const char *, char *, size_t);
 
 /* provision.c: box init on this host, and the live password changes. */
 struct box_spec {
@@ -69,8 +108,9 @@ struct box_spec {
 	const char	*home;		/* NULL: keep, or /home/NAME when new */
 	const char	*shell;		/* NULL: keep, or BOX_SHELL when new */
 	int		 adopt;		/* take over an account init did not create */
+	int		 profile;	/* BOX_PROFILE_AGENT (default) or _CONTAINER */
+	const char	*reviewer;	/* agent: whose requester it becomes */
 };
-struct refusal;
 int	 box_check_spec(const struct box_spec *, struct refusal *);
 int	 box_check_host(const struct box_spec *, struct refusal *);
 int	 box_check_account(const char *, struct refusal *);

@@ -73,6 +73,14 @@ box_check_spec(const struct box_spec *s, struct refusal *r)
 	if (s->shell != NULL && (why = box_path_check(s->shell)) != NULL)
 		return refuse(r, "bad_shell", "--shell", "shell '%s' refused: %s",
 		    s->shell, why);
+	if (s->profile == BOX_PROFILE_AGENT) {
+		if (box_req_check_reviewer(s->reviewer, 0, r) != 0)
+			return -1;
+		if (strcmp(s->reviewer, s->name) == 0)
+			return refuse(r, "same_user", "--reviewer", "the box user '%s' "
+			    "cannot be its own reviewer: the agent profile keeps the "
+			    "agent and the human who approves apart", s->name);
+	}
 	return 0;
 }
 
@@ -267,6 +275,34 @@ box_check_owned(const char *name, struct refusal *r)
 	return 0;
 }
 
+/* The agent profile: a reviewer that can be one, a socket directory that
+ * can be made, and an account that can leave the admin group. */
+static int
+check_agent(const struct box_spec *s, const struct account *a, struct refusal *r)
+{
+	static const char *const admin[] = { "wheel", "sudo" };
+	struct passwd *rev;
+	struct group *gr;
+	long gid;
+	size_t i;
+
+	if (box_req_check_reviewer(s->reviewer, 1, r) != 0)
+		return -1;
+	rev = getpwnam(s->reviewer);
+	if (rev != NULL && ((a != NULL && rev->pw_uid == a->uid) ||
+	    (s->uid >= 0 && rev->pw_uid == (uid_t)s->uid)))
+		return refuse(r, "same_user", "--reviewer", "'%s' has the uid of the "
+		    "box user '%s': the agent profile keeps the agent and the human "
+		    "who approves apart", s->reviewer, s->name);
+	gid = s->gid >= 0 ? s->gid : a != NULL ? (long)a->gid : -1;
+	for (i = 0; i < sizeof admin / sizeof admin[0]; i++)
+		if ((gr = getgrnam(admin[i])) != NULL && gid == (long)gr->gr_gid)
+			return refuse(r, "admin_primary_group", "--user", "'%s' would "
+			    "have the admin group %s as its primary group, which the "
+			    "agent profile cannot take away", s->name, admin[i]);
+	return box_req_check_dirs(s->reviewer, r);
+}
+
 /* Checks against this host's accounts; nothing has changed yet. */
 int
 box_check_host(const struct box_spec *s, struct refusal *r)
@@ -275,7 +311,7 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 	struct passwd *pw;
 	struct group *gr;
 	struct stat st;
-	char home[PATH_MAX];
+	char home[PATH_MAX], why_container[128];
 	const char *why;
 	int exists, rec = 1;
 
@@ -286,9 +322,9 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 		return -1;
 	if (exists && rec == 0 && !s->adopt)
 		return refuse(r, "not_box_user", "--user", "'%s' (uid %u) exists and "
-		    "was not created by warrant box: init would put it in the admin "
-		    "group, give it sudo and make its home its own; give --adopt to "
-		    "make it a box user anyway", s->name, (unsigned)a.uid);
+		    "was not created by warrant box: init would change its groups "
+		    "and sudo rules and make its home its own; give --adopt to make "
+		    "it a box user anyway", s->name, (unsigned)a.uid);
 	if (s->uid >= 0 && (pw = getpwuid((uid_t)s->uid)) != NULL &&
 	    strcmp(pw->pw_name, s->name) != 0)
 		return refuse(r, "uid_in_use", "--uid", "uid %ld belongs to '%s'",
@@ -320,6 +356,15 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 	if (home_in_use(s->name, home, r) != 0 ||
 	    check_home(home, exists ? (long)a.uid : -1, s->uid, r) != 0)
 		return -1;
+	if (s->profile == BOX_PROFILE_AGENT)
+		return check_agent(s, exists ? &a : NULL, r);
+	if (!box_in_container(why_container, sizeof why_container))
+		return refuse(r, "not_a_container", "--profile", "this machine is not "
+		    "a container (no /run/.containerenv, no /.dockerenv, and "
+		    "systemd-detect-virt -c says none): --profile container would give "
+		    "'%s' root without a password on this host; use --profile agent "
+		    "here, or --script to pipe the container set-up into a container",
+		    s->name);
 	if (box_admin_group() == NULL)
 		return refuse(r, "no_admin_group", "--user", "neither group wheel nor "
 		    "group sudo exists here");
@@ -478,6 +523,48 @@ ensure_home(const struct account *a)
 	return 0;
 }
 
+/* The agent profile: out of wheel and sudo (an earlier box init, or the
+ * container profile, put it there), and no NOPASSWD drop-in. */
+static int
+drop_admin(const char *name)
+{
+	static const char *const admin[] = { "wheel", "sudo" };
+	const char *argv[] = { PATH_GPASSWD, "-d", name, NULL, NULL };
+	struct group *gr;
+	char **m;
+	size_t i;
+	int member;
+
+	for (i = 0; i < sizeof admin / sizeof admin[0]; i++) {
+		if ((gr = getgrnam(admin[i])) == NULL)
+			continue;
+		for (member = 0, m = gr->gr_mem; *m != NULL; m++)
+			if (strcmp(*m, name) == 0)
+				member = 1;
+		if (!member)
+			continue;
+		argv[3] = admin[i];
+		if (box_run("drop-admin", argv, NULL, 0) != 0)
+			return -1;
+		printf("%s: removed from the admin group %s (the agent profile has no "
+		    "sudo)\n", name, admin[i]);
+	}
+	return 0;
+}
+
+static int
+drop_dropin(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!box_dropin_present(name))
+		return 0;
+	if (box_dropin_path(name, path, sizeof path) != 0 || box_dropin_remove(name) != 0)
+		return -1;
+	printf("%s: removed the NOPASSWD sudoers drop-in %s\n", name, path);
+	return 0;
+}
+
 /* Apply pw to name with chpasswd through its stdin, then remove the
  * NOPASSWD drop-in so the admin group's rule asks for it. */
 int
@@ -521,11 +608,22 @@ box_apply_clear(const char *name)
 	return lock_password("lock-password", name);
 }
 
+/* An empty password would let anyone su in, or sudo once the drop-in is
+ * gone; no password means a locked one. */
+static int
+lock_empty(const char *name)
+{
+	struct spwd *sp;
+
+	if ((sp = getspnam(name)) != NULL && sp->sp_pwdp[0] == '\0')
+		return lock_password("lock-empty-password", name);
+	return 0;
+}
+
 static int
 ensure_sudo(const char *name, int *pwset)
 {
 	char pw[BOX_PW_BYTES];
-	struct spwd *sp;
 	size_t len;
 	int rc;
 
@@ -533,10 +631,7 @@ ensure_sudo(const char *name, int *pwset)
 		return -1;
 	*pwset = rc;
 	if (rc == 0) {
-		/* An empty password would let anyone su in, or sudo once the
-		 * drop-in is gone; no password means a locked one. */
-		if ((sp = getspnam(name)) != NULL && sp->sp_pwdp[0] == '\0' &&
-		    lock_password("lock-empty-password", name) != 0)
+		if (lock_empty(name) != 0)
 			return -1;
 		return box_dropin_install(name);
 	}
@@ -586,15 +681,31 @@ adopt_warning(const struct box_spec *s, const struct account *a)
 		say("its home: %s -> %s (usermod -d; nothing is moved)", a->home, home);
 	if (s->shell != NULL && strcmp(s->shell, a->shell) != 0)
 		say("its shell: %s -> %s", a->shell, s->shell);
-	if (group != NULL && !box_in_group(a->name, group))
+	if (s->profile == BOX_PROFILE_CONTAINER && group != NULL &&
+	    !box_in_group(a->name, group))
 		say("it joins the admin group %s", group);
+	if (s->profile == BOX_PROFILE_AGENT) {
+		if (box_in_group(a->name, "wheel"))
+			say("it leaves the admin group wheel");
+		if (box_in_group(a->name, "sudo"))
+			say("it leaves the admin group sudo");
+		if (!box_req_member(s->reviewer, a->name))
+			say("it joins the group %s%s: a requester of %s", BOX_REQ_GROUP,
+			    s->reviewer, s->reviewer);
+	}
 	if (lstat(home, &st) != 0)
 		say("its home %s is created, mode 0700", home);
 	else if (!marker_present(home))
 		say("every file in %s becomes its own, once: chown -R -P -h %ld:%ld",
 		    home, s->uid >= 0 ? s->uid : (long)a->uid,
 		    s->gid >= 0 ? s->gid : (long)a->gid);
-	if (box_secret_exists(a->name) == 1)
+	if (s->profile == BOX_PROFILE_AGENT) {
+		if (box_dropin_present(a->name) && box_dropin_path(a->name, dropin,
+		    sizeof dropin) == 0)
+			say("its NOPASSWD drop-in %s is removed", dropin);
+		if ((sp = getspnam(a->name)) != NULL && sp->sp_pwdp[0] == '\0')
+			say("its empty password is locked ('!')");
+	} else if (box_secret_exists(a->name) == 1)
 		say("its password becomes the stored box password (chpasswd), and "
 		    "sudo asks for it");
 	else {
@@ -606,6 +717,50 @@ adopt_warning(const struct box_spec *s, const struct account *a)
 	}
 	if (box_dir_path(dir, sizeof dir) == 0)
 		say("it is recorded as a box user in %s/%s.user", dir, a->name);
+}
+
+/*
+ * The agent profile's steps, once the account exists and is recorded: its
+ * sudo goes first (admin group, drop-in), then it becomes a requester of
+ * the reviewer (the same steps as warrant requesters add), then the home.
+ * A stored box password is left alone: it unlocks nothing here.
+ */
+static int
+init_agent(const struct box_spec *s, const struct account *a)
+{
+	char err[256];
+	json_t *rules;
+	size_t i;
+	int set;
+
+	if (drop_admin(a->name) != 0 || drop_dropin(a->name) != 0 ||
+	    box_req_setup(s->reviewer) != 0 || box_req_add(s->reviewer, a->name) != 0 ||
+	    ensure_home(a) != 0 || lock_empty(a->name) != 0)
+		return -1;
+	printf("box user %s: uid %u, gid %u, home %s, shell %s, profile agent\n",
+	    a->name, (unsigned)a->uid, (unsigned)a->gid, a->home, a->shell);
+	printf("sudo: none from warrant box (no admin group, no drop-in); its root "
+	    "commands go to %s through warrant requests\n", s->reviewer);
+	if ((set = box_secret_exists(a->name)) == 1)
+		printf("note: a box password is stored for %s; the agent profile does "
+		    "not use it\n", a->name);
+	if (set < 0)
+		return -1;
+	/* Whatever else gives it sudo (a rule in /etc/sudoers, a group). */
+	if ((rules = box_sudo_list(a->name, err, sizeof err)) == NULL)
+		fprintf(stderr, "warrant box: warning: cannot list %s's sudo rules: %s\n",
+		    a->name, err);
+	else if (json_array_size(rules) > 0) {
+		fprintf(stderr, "warrant box: warning: %s still holds sudo rules on this "
+		    "host (not warrant box's; remove them):\n", a->name);
+		for (i = 0; i < json_array_size(rules); i++) {
+			fputs("  ", stderr);
+			text_print(stderr, json_string_value(json_array_get(rules, i)));
+			fputc('\n', stderr);
+		}
+	}
+	json_decref(rules);
+	return 0;
 }
 
 /* box init: every step in order; 0, or -1 after naming the failed step. */
@@ -631,11 +786,16 @@ box_init(const struct box_spec *s)
 	/* Recorded first: whatever fails later, a re-run knows it is ours. */
 	if (box_user_recorded(a.name, a.uid) != 1 && box_user_record(a.name, a.uid) != 0)
 		goto out;
+	if (s->profile == BOX_PROFILE_AGENT) {
+		rc = init_agent(s, &a);
+		goto out;
+	}
 	if (ensure_admin(a.name) != 0 || ensure_home(&a) != 0 ||
 	    ensure_sudo(a.name, &pwset) != 0)
 		goto out;
-	printf("box user %s: uid %u, gid %u, home %s, shell %s, admin group %s\n",
-	    a.name, (unsigned)a.uid, (unsigned)a.gid, a.home, a.shell, box_admin_group());
+	printf("box user %s: uid %u, gid %u, home %s, shell %s, admin group %s, "
+	    "profile container\n", a.name, (unsigned)a.uid, (unsigned)a.gid, a.home,
+	    a.shell, box_admin_group());
 	printf("sudo: %s\n", pwset ? "asks for the box password (a password is stored)" :
 	    "without a password (no password stored)");
 	rc = 0;

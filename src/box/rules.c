@@ -211,3 +211,73 @@ box_shell_quote(FILE *fp, const char *s)
 	}
 	fputc('\'', fp);
 }
+
+/*
+ * The group of reviewer's requesters, BOX_REQ_GROUP + reviewer, into out:
+ * 0, or -1 when reviewer is not a name box init would take or the group
+ * name would pass groupadd's BOX_GROUP_MAX characters.
+ */
+int
+box_req_group(const char *reviewer, char *out, size_t size)
+{
+	int n;
+
+	if (!box_name_ok(reviewer) || strlen(reviewer) > BOX_REVIEWER_MAX)
+		return -1;
+	n = snprintf(out, size, "%s%s", BOX_REQ_GROUP, reviewer);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* The tmpfiles.d entry that makes BOX_RUN_DIR/REVIEWER again at boot
+ * (reviewer already passed box_req_group). */
+char *
+box_tmpfiles_text(const char *reviewer)
+{
+	static const char fmt[] =
+	    "# warrant: the directory where %s's warrant serve binds its socket,\n"
+	    "# open to the group %s%s (its requesters). Managed by `warrant requesters`.\n"
+	    "d " BOX_RUN_DIR " 0755 root root -\n"
+	    "d " BOX_RUN_DIR "/%s 2750 %s %s%s -\n";
+	size_t size = sizeof fmt + 6 * strlen(reviewer) + 2 * sizeof BOX_REQ_GROUP;
+	char *text = xmalloc(size);
+
+	snprintf(text, size, fmt, reviewer, BOX_REQ_GROUP, reviewer, reviewer,
+	    reviewer, BOX_REQ_GROUP, reviewer);
+	return text;
+}
+
+/*
+ * The rules in the output of `sudo -l -U USER` (LC_ALL=C), appended to the
+ * array rules: the indented lines after "User USER may run the following
+ * commands on HOST:", trimmed. Returns how many, 0 for "User USER is not
+ * allowed to run sudo", or -1 when the output is neither.
+ */
+int
+box_sudo_rules(const char *out, json_t *rules)
+{
+	const char *line, *end, *s;
+	int in = 0, seen = 0, count = 0;
+	size_t n;
+
+	for (line = out; *line != '\0'; line = *end == '\0' ? end : end + 1) {
+		end = line + strcspn(line, "\n");
+		n = (size_t)(end - line);
+		if (in && n > 0 && (line[0] == ' ' || line[0] == '\t')) {
+			for (s = line; s < end && (*s == ' ' || *s == '\t'); s++)
+				;
+			if (s < end) {
+				json_array_append_new(rules, json_stringn(s, (size_t)(end - s)));
+				count++;
+			}
+			continue;
+		}
+		in = 0;
+		if (n > 5 && strncmp(line, "User ", 5) == 0) {
+			if (memmem(line, n, " is not allowed to run sudo", 27) != NULL)
+				seen = 1;
+			else if (memmem(line, n, " may run the following commands", 31) != NULL)
+				seen = in = 1;
+		}
+	}
+	return seen ? count : -1;
+}

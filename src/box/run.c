@@ -88,19 +88,21 @@ report(const char *step, const char *path, int status, const char *out)
 
 /*
  * Run argv (argv[0] an absolute path) with in/inlen on its stdin (or
- * /dev/null when in is NULL). 0 when it exits 0; otherwise the failure is
- * reported under the step's name and -1 is returned.
+ * /dev/null when in is NULL), its output (stdout and stderr) kept in buf.
+ * Returns the wait status, or -1 when it could not be run (said under
+ * step's name).
  */
-int
-box_run(const char *step, const char *const argv[], const void *in, size_t inlen)
+static int
+run(const char *step, const char *const argv[], const void *in, size_t inlen,
+    char *buf, size_t size)
 {
 	struct spawn s = { .path = argv[0], .argv = (char *const *)argv, .envp = clean_env,
 	    .group = EXEC_FOREGROUND, .umask = 022 };
 	struct sigaction ign, old;
-	int out[2], inp[2] = { -1, -1 }, status, rc = -1;
-	char buf[OUTPUT_KEEP];
+	int out[2], inp[2] = { -1, -1 }, status = -1;
 	pid_t pid;
 
+	buf[0] = '\0';
 	if (pipe2(out, O_CLOEXEC) != 0 || (in != NULL && pipe2(inp, O_CLOEXEC) != 0)) {
 		box_fail(step, "pipe: %s", strerror(errno));
 		return -1;
@@ -125,17 +127,14 @@ box_run(const char *step, const char *const argv[], const void *in, size_t inlen
 		close(inp[1]);
 		inp[1] = -1;
 	}
-	drain(out[0], buf, sizeof buf);
+	drain(out[0], buf, size);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			box_fail(step, "waitpid: %s", strerror(errno));
+			status = -1;
 			goto out;
 		}
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		rc = 0;
-	else
-		report(step, argv[0], status, buf);
 out:
 	sigaction(SIGPIPE, &old, NULL);
 	if (out[0] >= 0)
@@ -146,5 +145,39 @@ out:
 		close(inp[0]);
 	if (inp[1] >= 0)
 		close(inp[1]);
-	return rc;
+	return status;
+}
+
+/*
+ * Run argv with in/inlen on its stdin (or /dev/null when in is NULL). 0
+ * when it exits 0; otherwise the failure is reported under the step's
+ * name and -1 is returned.
+ */
+int
+box_run(const char *step, const char *const argv[], const void *in, size_t inlen)
+{
+	char buf[OUTPUT_KEEP];
+	int status = run(step, argv, in, inlen, buf, sizeof buf);
+
+	if (status == -1)
+		return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	report(step, argv[0], status, buf);
+	return -1;
+}
+
+/*
+ * Run argv for what it says (a query, not a step): its output in buf (at
+ * most size - 1 bytes, the rest dropped). Its exit status, or -1 when it
+ * could not be run or was killed.
+ */
+int
+box_run_output(const char *const argv[], char *buf, size_t size)
+{
+	int status = run(argv[0], argv, NULL, 0, buf, size);
+
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

@@ -9,6 +9,7 @@
  * Only checked values reach the script (a sanitized name, numbers, and
  * printable paths without ':'), and each is single-quoted anyway.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "warrant.h"
@@ -20,13 +21,43 @@ static const char body[] =
 "refuse() { trap - EXIT; echo \"warrant box: refused ($1): $2\" >&2; exit 2; }\n"
 "field() { printf '%s\\n' \"$1\" | cut -d: -f\"$2\"; }\n"
 "[ \"$(id -u)\" -eq 0 ] || refuse not_root 'the script must run as root'\n"
-"for t in useradd usermod groupadd passwd visudo chown getent; do\n"
+"tools='useradd usermod groupadd passwd chown getent'\n"
+"if [ \"$profile\" = container ]; then tools=\"$tools visudo\"; else tools=\"$tools gpasswd\"; fi\n"
+"for t in $tools; do\n"
 "\tcommand -v \"$t\" >/dev/null 2>&1 || refuse missing_tool \"$t is not installed\"\n"
 "done\n"
-"[ -d /etc/sudoers.d ] || refuse no_sudo '/etc/sudoers.d is missing (is sudo installed?)'\n"
-"if getent group wheel >/dev/null; then admin=wheel\n"
-"elif getent group sudo >/dev/null; then admin=sudo\n"
-"else refuse no_admin_group 'neither group wheel nor group sudo exists'; fi\n"
+"admin=\n"
+"if [ \"$profile\" = container ]; then\n"
+"\t[ -d /etc/sudoers.d ] || refuse no_sudo '/etc/sudoers.d is missing (is sudo installed?)'\n"
+"\tif getent group wheel >/dev/null; then admin=wheel\n"
+"\telif getent group sudo >/dev/null; then admin=sudo\n"
+"\telse refuse no_admin_group 'neither group wheel nor group sudo exists'; fi\n"
+"else\n"
+"\t# The reviewer whose requester the user becomes, and where its socket\n"
+"\t# directory goes (warrant requesters add makes the same checks).\n"
+"\trent=$(getent passwd \"$reviewer\") || refuse unknown_reviewer \"there is no user '$reviewer' here\"\n"
+"\tcase $(field \"$rent\" 3) in\n"
+"\t0) refuse root_reviewer \"'$reviewer' is root (uid 0)\" ;;\n"
+"\t65534|65535) refuse system_account \"'$reviewer' is the overflow user\" ;;\n"
+"\tesac\n"
+"\tif ent=$(getent passwd \"$u\") && [ \"$(field \"$ent\" 3)\" = \"$(field \"$rent\" 3)\" ]; then\n"
+"\t\trefuse same_user \"'$reviewer' has the uid of the box user '$u'\"\n"
+"\tfi\n"
+"\t[ -z \"$uid\" ] || [ \"$uid\" != \"$(field \"$rent\" 3)\" ] || refuse same_user \"'$reviewer' has uid $uid\"\n"
+"\tfor d in " BOX_RUN_DIR " " BOX_RUN_DIR "/\"$reviewer\"; do\n"
+"\t\t[ ! -L \"$d\" ] || refuse bad_directory \"$d is a symbolic link\"\n"
+"\t\t[ ! -e \"$d\" ] || [ -d \"$d\" ] || refuse bad_directory \"$d is not a directory\"\n"
+"\tdone\n"
+"\tg=" BOX_REQ_GROUP "$reviewer\n"
+"\tif ent=$(getent passwd \"$u\"); then pg=${gid:-$(field \"$ent\" 4)}; else pg=$gid; fi\n"
+"\tfor a in wheel sudo; do\n"
+"\t\tif [ -n \"$pg\" ] && ent=$(getent group \"$a\") && [ \"$(field \"$ent\" 3)\" = \"$pg\" ]; then\n"
+"\t\t\trefuse admin_primary_group \"'$u' would have the admin group $a as its primary group\"\n"
+"\t\tfi\n"
+"\tdone\n"
+"fi\n"
+"# in_group GROUP: $u is listed in GROUP.\n"
+"in_group() { case \",$(getent group \"$1\" | cut -d: -f4),\" in *\",$u,\"*) return 0 ;; esac; return 1; }\n"
 "rec=$boxdir/$u.user\n"
 "# box init's record that it created (or adopted) $u, with this uid.\n"
 "recorded() { [ ! -L \"$rec\" ] && [ -f \"$rec\" ] && [ \"$(stat -c %u \"$rec\")\" = 0 ] && [ \"$(cat \"$rec\")\" = \"$1\" ]; }\n"
@@ -105,15 +136,25 @@ static const char body[] =
 "\t[ -z \"$gid\" ] || [ \"$gid\" = \"$(field \"$ent\" 4)\" ] || echo \"  - its group: gid $(field \"$ent\" 4) -> $gid (usermod -g)\"\n"
 "\t[ \"$home\" = \"$(field \"$ent\" 6)\" ] || echo \"  - its home: $(field \"$ent\" 6) -> $home (usermod -d; nothing is moved)\"\n"
 "\t[ -z \"$shell\" ] || [ \"$shell\" = \"$(field \"$ent\" 7)\" ] || echo \"  - its shell: $(field \"$ent\" 7) -> $shell\"\n"
-"\tcase \" $(id -nG \"$u\") \" in *\" $admin \"*) ;; *) echo \"  - it joins the admin group $admin\" ;; esac\n"
+"\tif [ \"$profile\" = container ]; then\n"
+"\t\tcase \" $(id -nG \"$u\") \" in *\" $admin \"*) ;; *) echo \"  - it joins the admin group $admin\" ;; esac\n"
+"\telse\n"
+"\t\tfor a in wheel sudo; do ! in_group \"$a\" || echo \"  - it leaves the admin group $a\"; done\n"
+"\t\tin_group \"$g\" || echo \"  - it joins the group $g: a requester of $reviewer\"\n"
+"\tfi\n"
 "\tif [ ! -e \"$home\" ]; then echo \"  - its home $home is created, mode 0700\"\n"
 "\telif [ ! -e \"$home/" BOX_MARKER "\" ]; then echo \"  - every file in $home becomes its own, once: chown -R -P -h ${uid:-$cur_uid}:${gid:-$(field \"$ent\" 4)}\"; fi\n"
+"\tif [ \"$profile\" = agent ]; then\n"
+"\t\t[ ! -e /etc/sudoers.d/" BOX_DROPIN "$u ] || echo \"  - its NOPASSWD drop-in /etc/sudoers.d/" BOX_DROPIN "$u is removed\"\n"
+"\t\t[ \"$(passwd -S \"$u\" | cut -d' ' -f2)\" != NP ] || echo \"  - its empty password is locked ('!')\"\n"
+"\telse\n"
 "\tcase $(passwd -S \"$u\" | cut -d' ' -f2) in\n"
 "\tP|PS) echo \"  - sudo asks for its own password (any NOPASSWD drop-in is removed)\" ;;\n"
 "\tNP) echo \"  - it gets sudo without any password: /etc/sudoers.d/" BOX_DROPIN "$u grants '$u ALL=(ALL:ALL) NOPASSWD: ALL'\"\n"
 "\t\techo \"  - its empty password is locked ('!')\" ;;\n"
 "\t*) echo \"  - it gets sudo without any password: /etc/sudoers.d/" BOX_DROPIN "$u grants '$u ALL=(ALL:ALL) NOPASSWD: ALL'\" ;;\n"
 "\tesac\n"
+"\tfi\n"
 "\techo \"  - it is recorded as a box user in $rec\"\n"
 "\t} >&2\n"
 "fi\n"
@@ -151,11 +192,28 @@ static const char body[] =
 "\tmv -f \"$rec.tmp\" \"$rec\"\n"
 "fi\n"
 "\n"
-"step=admin-group\n"
-"case \" $(id -nG \"$u\") \" in\n"
-"*\" $admin \"*) ;;\n"
-"*) usermod -a -G \"$admin\" -- \"$u\" ;;\n"
-"esac\n"
+"if [ \"$profile\" = container ]; then\n"
+"\tstep=admin-group\n"
+"\tcase \" $(id -nG \"$u\") \" in\n"
+"\t*\" $admin \"*) ;;\n"
+"\t*) usermod -a -G \"$admin\" -- \"$u\" ;;\n"
+"\tesac\n"
+"else\n"
+"\t# The agent profile has no sudo: out of the admin groups, no drop-in.\n"
+"\tstep=drop-admin\n"
+"\tfor a in wheel sudo; do\n"
+"\t\tif in_group \"$a\"; then\n"
+"\t\t\tgpasswd -d \"$u\" \"$a\" >/dev/null\n"
+"\t\t\techo \"$u: removed from the admin group $a (the agent profile has no sudo)\"\n"
+"\t\tfi\n"
+"\tdone\n"
+"\tstep=sudoers\n"
+"\tf=/etc/sudoers.d/" BOX_DROPIN "$u\n"
+"\tif [ -e \"$f\" ] || [ -L \"$f\" ]; then\n"
+"\t\trm -f \"$f\"\n"
+"\t\techo \"$u: removed the NOPASSWD sudoers drop-in $f\"\n"
+"\tfi\n"
+"fi\n"
 "\n"
 "step=home\n"
 "if [ ! -e \"$home\" ]; then mkdir -m 0700 \"$home\"; chown -h \"$ruid:$rgid\" \"$home\"; fi\n"
@@ -169,6 +227,33 @@ static const char body[] =
 "\tchown -h \"$ruid:$rgid\" \"$home/" BOX_MARKER "\"\n"
 "fi\n"
 "\n"
+"if [ \"$profile\" = agent ]; then\n"
+"\tstep=lock-empty-password\n"
+"\t[ \"$(passwd -S \"$u\" | cut -d' ' -f2)\" != NP ] || usermod -p '!' -- \"$u\"\n"
+"\t# A requester of $reviewer: as warrant requesters add does it.\n"
+"\tstep=groupadd\n"
+"\tgetent group \"$g\" >/dev/null || groupadd --system -- \"$g\"\n"
+"\tstep=requester\n"
+"\tin_group \"$g\" || usermod -a -G \"$g\" -- \"$u\"\n"
+"\tstep=directory\n"
+"\td=" BOX_RUN_DIR "\n"
+"\t[ -d \"$d\" ] || mkdir \"$d\"\n"
+"\tchown -h 0:0 \"$d\"\n"
+"\tchmod 0755 \"$d\"\n"
+"\td=" BOX_RUN_DIR "/$reviewer\n"
+"\t[ -d \"$d\" ] || mkdir \"$d\"\n"
+"\tchown -h \"$reviewer:$g\" \"$d\"\n"
+"\tchmod 2750 \"$d\"\n"
+"\tstep=tmpfiles\n"
+"\t[ -d " BOX_TMPFILES_DIR " ] || mkdir -m 0755 " BOX_TMPFILES_DIR "\n"
+"\tt=" BOX_TMPFILES_DIR "/$g.conf\n"
+"\tprintf '%s' \"$tmpfiles\" >\"" BOX_TMPFILES_DIR "/.$g.conf.tmp\"\n"
+"\tchown 0:0 \"" BOX_TMPFILES_DIR "/.$g.conf.tmp\"\n"
+"\tchmod 0644 \"" BOX_TMPFILES_DIR "/.$g.conf.tmp\"\n"
+"\tmv -f \"" BOX_TMPFILES_DIR "/.$g.conf.tmp\" \"$t\"\n"
+"\techo \"box user $u: uid $ruid, gid $rgid, home $home; profile agent, a requester of $reviewer (group $g, directory $d); sudo: none from warrant box\"\n"
+"\texit 0\n"
+"fi\n"
 "step=sudoers\n"
 "f=/etc/sudoers.d/" BOX_DROPIN "$u\n"
 "state=$(passwd -S \"$u\" | cut -d' ' -f2)\n"
@@ -208,6 +293,8 @@ int
 box_script(FILE *fp, const struct box_spec *s)
 {
 	char uid[32] = "", gid[32] = "", boxdir[PATH_MAX];
+	int agent = s->profile == BOX_PROFILE_AGENT;
+	char *tmpfiles = agent ? box_tmpfiles_text(s->reviewer) : NULL;
 
 	if (box_dir_path(boxdir, sizeof boxdir) != 0)
 		return -1;
@@ -217,10 +304,16 @@ box_script(FILE *fp, const struct box_spec *s)
 		snprintf(gid, sizeof gid, "%ld", s->gid);
 	fputs("#!/bin/sh\n"
 	    "# warrant box init --script: provision a box user. Idempotent; run as\n"
-	    "# root inside the box, e.g. piped into `podman exec -i BOX sh`.\n"
-	    "# It carries no password: sudo stays passwordless until the user has\n"
-	    "# one in the box (then re-run it to drop the NOPASSWD rule).\n"
-	    "set -eu\n"
+	    "# root inside the box, e.g. piped into `podman exec -i BOX sh`.\n", fp);
+	if (agent)
+		fputs("# Profile agent: no admin group, no sudoers drop-in (both removed\n"
+		    "# if there); the user becomes a requester of the reviewer: group,\n"
+		    "# socket directory and tmpfiles.d entry as `warrant requesters add`.\n", fp);
+	else
+		fputs("# Profile container: it carries no password: sudo stays\n"
+		    "# passwordless until the user has one in the box (then re-run it to\n"
+		    "# drop the NOPASSWD rule).\n", fp);
+	fputs("set -eu\n"
 	    "umask 022\n"
 	    "PATH=" TRUSTED_PATH "\n"
 	    "LC_ALL=C\n"
@@ -232,6 +325,10 @@ box_script(FILE *fp, const struct box_spec *s)
 	assign(fp, "shell", s->shell);
 	assign(fp, "adopt", s->adopt ? "1" : "0");
 	assign(fp, "boxdir", boxdir);
+	assign(fp, "profile", box_profile_name(s->profile));
+	assign(fp, "reviewer", agent ? s->reviewer : "");
+	assign(fp, "tmpfiles", tmpfiles);
+	free(tmpfiles);
 	fputs(body, fp);
 	return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
 }

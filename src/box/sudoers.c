@@ -36,9 +36,10 @@ box_dropin_present(const char *name)
 	return lstat(path, &st) == 0;
 }
 
-/* The drop-in already holds exactly text, root's, mode 0440. */
-static int
-dropin_current(const char *path, const char *text)
+/* path is a regular file (not a link) that holds exactly text, root's,
+ * with mode mode. */
+int
+box_file_is(const char *path, const char *text, mode_t mode)
 {
 	char buf[1024];
 	struct stat st;
@@ -48,7 +49,7 @@ dropin_current(const char *path, const char *text)
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-	    st.st_gid == 0 && (st.st_mode & 07777) == 0440 &&
+	    st.st_gid == 0 && (st.st_mode & 07777) == mode &&
 	    (size_t)st.st_size == strlen(text)) {
 		n = read(fd, buf, sizeof buf - 1);
 		same = n >= 0 && (size_t)n == strlen(text) &&
@@ -97,7 +98,7 @@ box_dropin_install(const char *name)
 
 	if (box_dropin_path(name, path, sizeof path) != 0 || !sudoers_dir_ok())
 		goto out;
-	if (dropin_current(path, text)) {
+	if (box_file_is(path, text, 0440)) {
 		rc = 0;
 		goto out;
 	}

@@ -1,9 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # warrant box, end to end, as root on this machine: throwaway users
-# wtbox1..7 with uids 61001..61007, the real sudo and PAM, the real sudo
-# password prompt driven through a pty with expect. Cleans up after itself
-# (and before, so it can be re-run after an interrupted run).
+# wtbox1..9 with uids 61001..61009 and their reviewer wtboxrev (61010), the
+# real sudo and PAM, the real sudo password prompt driven through a pty
+# with expect. The container profile's sections point the container
+# detection at a test root holding .dockerenv (WARRANT_TEST_ROOT, honoured
+# only by a -Dtest_hooks=true build); the agent profile's section checks
+# that sudo is gone and the requester set-up is there. Cleans up after
+# itself (and before, so it can be re-run after an interrupted run).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
 need_root "warrant box tests need root"
@@ -18,7 +22,13 @@ lockdir=/run/lock
 exec 9>"$lockdir/warrant-test-box.lock"
 flock -w 600 9 || { echo "Bail out! another test-box.sh holds the lock"; exit 1; }
 
-USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5 wtbox6 wtbox7"
+USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5 wtbox6 wtbox7 wtbox8 wtbox9"
+REV=wtboxrev
+# The tests choose the reviewer themselves (sudo make check sets this).
+unset SUDO_USER
+# /run/warrant is shared with other suites: removed only when this one
+# made it and it is empty again.
+RUNDIR_WAS=$( [ -e /run/warrant ] && echo 1)
 CHPASSWD=/usr/sbin/chpasswd
 CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
 # An interrupted run may have left it at 0 (see "live apply fails").
@@ -35,6 +45,12 @@ cleanup() {
 		rm -f "/var/lib/warrant/box/$u.pw" "/var/lib/warrant/box/$u.user" \
 		    "/run/sudo/ts/$u" "/var/lib/sudo/lectured/$u"
 	done
+	userdel "$REV" >/dev/null 2>&1
+	groupdel "$REV" >/dev/null 2>&1
+	groupdel "warrant-$REV" >/dev/null 2>&1
+	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/warrant-$REV.conf" \
+	    /etc/tmpfiles.d/.warrant-"$REV".conf.* /etc/sudoers.d/wtbox-e2e-extra
+	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
 	rm -rf /home/wtbox-e2e-* /tmp/wtbox-e2e-x
 	[ -n "${T:-}" ] && [ -z "${WT_KEEP:-}" ] && rm -rf "$T"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
@@ -55,8 +71,18 @@ if [ -z "${WT_DIR:-}" ]; then
 	echo "Bail out! $WARRANT_BUILD/warrant does not run"
 	exit 1
 fi
+case $("$W" --version) in
+*"(test hooks)"*) ;;
+*) bail "$WARRANT_BUILD is built with -Dtest_hooks=true (meson configure $WARRANT_BUILD -Dtest_hooks=true)" ;;
+esac
 T=$(mktemp -d /tmp/warrant-box.XXXXXX)
 export WARRANT_BOX_DIR="$T/box"
+# The container profile's sections run "in a container": a test root with
+# the mark docker leaves; NOTCONT is a machine without any.
+mkdir "$T/container" "$T/host"
+touch "$T/container/.dockerenv"
+export WARRANT_TEST_ROOT="$T/container"
+NOTCONT="$T/host"
 BOX=$WARRANT_BOX_DIR
 LOGS="$T/logs"
 mkdir "$LOGS"
@@ -68,6 +94,15 @@ wb() {
 	step=$((step + 1))
 	OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
 	"$W" box "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# wbe VAR=VALUE ARGS...: the same with VAR=VALUE in its environment.
+wbe() {
+	_e=$1
+	shift
+	step=$((step + 1))
+	OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+	env "$_e" "$W" box "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 }
 # wbin INPUT ARGS...: the same with INPUT (printf format, no newline) on stdin.
@@ -156,15 +191,15 @@ wb username
 expect_rc "username without NAME is a usage error" 2 usage
 
 # --- init refusals: nothing changes ------------------------------------
-wb init --user root
+wb init --profile container --user root
 expect_rc "[P5] init refuses root (system account)" 2 'refused (system_account)'
-wb init --user daemon
+wb init --profile container --user daemon
 expect_rc "[P5] init refuses daemon (system account)" 2 'refused (system_account)'
-wb init --user Bad.Name
+wb init --profile container --user Bad.Name
 expect_rc "[P5] init refuses an unsanitized name, suggesting the sanitized one" 2 "use 'bad-name'"
-wb init --user wtbox1 --uid 0
+wb init --profile container --user wtbox1 --uid 0
 expect_rc "[P5] init refuses uid 0" 2 'refused (bad_uid)'
-wb init --user wtbox1 --home /etc/wtbox1
+wb init --profile container --user wtbox1 --home /etc/wtbox1
 expect_rc "[P5] init refuses a home in a system tree" 2 'refused (bad_home)'
 
 # tree PATH: what a chown, chmod or new entry would change there: owner and
@@ -184,7 +219,7 @@ refused_home() {
 	_code=$1 _dir=$2
 	shift 2
 	_b1=$(tree "$_dir") _b2=$(stat -c '%u %g %a' "${_dir%/*}/" 2>&1)
-	wb init --user wtbox3 --uid 61003 --gid 61003 --home "$_dir" "$@"
+	wb init --profile container --user wtbox3 --uid 61003 --gid 61003 --home "$_dir" "$@"
 	expect_rc "init --home $_dir is refused ($_code)" 2 "refused ($_code)"
 	check "... $_dir and its parent unchanged" unchanged "$_dir" "$_b1" "$_b2"
 }
@@ -222,7 +257,7 @@ refused_home home_owned_by_other /home/wtbox3
 rm -rf /home/wtbox3
 check "home refusals: no wtbox3 account, group, drop-in or record" nothing_for wtbox3
 step=$((step + 1))
-setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --user wtbox1 \
+setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --profile container --user wtbox1 \
     >"$LOGS/$step.out" 2>"$LOGS/$step.err"
 RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
 expect_rc "[P5] init as non-root is refused" 2 'refused (not_root)'
@@ -230,7 +265,10 @@ check "[P5] refusals created no user, no drop-in, no box directory" \
     sh -c "! getent passwd wtbox1 >/dev/null && [ ! -e '$(dropin wtbox1)' ] && [ ! -e '$BOX' ]"
 
 # --- init, no password ---------------------------------------------------
-wb init --user wtbox1 --uid 61001 --gid 61001
+wbe WARRANT_TEST_ROOT="$NOTCONT" init --profile container --user wtbox1 --uid 61001 --gid 61001
+expect_rc "[P5] --profile container is refused where there is no container mark" 2 'refused (not_a_container)'
+check "[P5] ... and creates nothing" nothing_for wtbox1
+wb init --profile container --user wtbox1 --uid 61001 --gid 61001
 expect_rc "init creates wtbox1 (no password)" 0 'without a password'
 check "wtbox1 has uid/gid 61001 and home /home/wtbox1" \
     test "$(getent passwd wtbox1 | cut -d: -f3,4,6)" = "61001:61001:/home/wtbox1"
@@ -249,7 +287,7 @@ chown 61001:61001 /home/wtbox1/notes.txt
 touch -d '2001-02-03 04:05:06' /home/wtbox1/notes.txt
 before_home=$(ls -la --time-style=+%s /home/wtbox1 | md5sum)
 before_dropin=$(stat -c '%Y %i' "$(dropin wtbox1)")
-wb init --user wtbox1 --uid 61001 --gid 61001
+wb init --profile container --user wtbox1 --uid 61001 --gid 61001
 expect_rc "re-run of init succeeds" 0
 check "re-run: one passwd line, one shadow line" test \
     "$(grep -c '^wtbox1:' /etc/passwd)$(grep -c '^wtbox1:' /etc/shadow)" = 11
@@ -263,32 +301,32 @@ check "re-run: home untouched" test "$(ls -la --time-style=+%s /home/wtbox1 | md
 mkdir -p /home/wtbox2/sub
 echo "custom rc" >/home/wtbox2/.bashrc
 echo "data" >/home/wtbox2/sub/file
-wb init --user wtbox2 --uid 61002 --gid 61002
+wb init --profile container --user wtbox2 --uid 61002 --gid 61002
 expect_rc "init refuses a root-owned home that holds files" 2 'refused (home_not_empty)'
 check "... and creates nothing, chowns nothing" sh -c \
     "! getent passwd wtbox2 >/dev/null && [ \"\$(find /home/wtbox2 ! -uid 0 | wc -l)\" = 0 ]"
 # Already the box user's (say a volume mounted for it): kept, and the
 # root files in it become the user's.
 chown 61002:61002 /home/wtbox2
-wb init --user wtbox2 --uid 61002 --gid 61002
+wb init --profile container --user wtbox2 --uid 61002 --gid 61002
 expect_rc "init wtbox2 over an existing home owned by its uid" 0
 check "existing home kept: .bashrc as it was, no skeleton .profile" sh -c \
     "[ \"\$(cat /home/wtbox2/.bashrc)\" = 'custom rc' ] && [ ! -e /home/wtbox2/.profile ]"
 check "one-time migration chowned the whole home" test \
     "$(find /home/wtbox2 ! -uid 61002 | wc -l)" = 0
 touch /home/wtbox2/root-later
-wb init --user wtbox2 --uid 61002 --gid 61002
+wb init --profile container --user wtbox2 --uid 61002 --gid 61002
 check "migration is one-time: a later root file stays root's" test \
     "$RC $(stat -c %U /home/wtbox2/root-later)" = "0 root"
 
 mkdir -p /home/wtbox3
 chown 61500:61500 /home/wtbox3
-wb init --user wtbox3 --uid 61003 --gid 61003
+wb init --profile container --user wtbox3 --uid 61003 --gid 61003
 expect_rc "[P5] init refuses a home owned by someone else" 2 'home_owned_by_other'
 check "[P5] ... and creates nothing" sh -c "! getent passwd wtbox3 >/dev/null && ! getent group 61003 >/dev/null"
 rm -rf /home/wtbox3
 mkdir -m 0755 /home/wtbox3
-wb init --user wtbox3 --uid 61003 --gid 61003
+wb init --profile container --user wtbox3 --uid 61003 --gid 61003
 expect_rc "init takes an empty root-owned home" 0
 check "... and makes it wtbox3's" test "$(stat -c %u /home/wtbox3)" = 61003
 
@@ -330,7 +368,7 @@ expect_rc "status says the password is set" 0 '^password: set$'
 wb status --user wtbox1 -j
 expect_rc "status -j: password_set true, no drop-in" 0 '"password_set":true,"nopasswd_dropin":false'
 
-wb init --user wtbox1
+wb init --profile container --user wtbox1
 expect_rc "init with a stored password succeeds" 0 'asks for the box password'
 check "init with a password: no drop-in" no_dropin wtbox1
 check "init with a password: sudo -n true still fails" sudo_n_fails wtbox1
@@ -338,12 +376,12 @@ sudo_prompt wtbox1 "$CANARY"
 check "after init the stored password still opens sudo" sudo_accepted
 
 # --- --script: the same work, password-free ----------------------------
-wb init --user wtbox1 --uid 61001 --gid 61001 --script
+wb init --profile container --user wtbox1 --uid 61001 --gid 61001 --script
 expect_rc "--script prints a script" 0 '^set -eu$'
 cp "$OUT" "$T/script1.sh"
 check "the script is valid sh and holds no password or chpasswd" sh -c \
     "grep -qx 'set -eu' '$T/script1.sh' && sh -n '$T/script1.sh' && ! grep -qF -- '$CANARY' '$T/script1.sh' && ! grep -q chpasswd '$T/script1.sh'"
-wb init --user wtbox4 --uid 61004 --gid 61004 --script
+wb init --profile container --user wtbox4 --uid 61004 --gid 61004 --script
 cp "$OUT" "$T/script4.sh"
 step=$((step + 1))
 sh "$T/script4.sh" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
@@ -365,7 +403,7 @@ RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
 expect_rc "script re-run after a password was set in the box" 0 'sudo asks for the password'
 check "... the drop-in is gone" no_dropin wtbox4
 check "... sudo -n true as wtbox4 fails" sudo_n_fails wtbox4
-wb init --user root --script
+wb init --profile container --user root --script
 step=$((step + 1))
 sh "$OUT" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
 RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
@@ -394,21 +432,21 @@ printf 'wtbox6:%s\n' 'a-human-password-6' | chpasswd
 touch /home/wtbox6/rootfile
 pw6=$(shadow_pw wtbox6)
 before=$(acct wtbox6)
-wb init --user wtbox6
+wb init --profile container --user wtbox6
 expect_rc "init refuses an existing account it did not create" 2 'refused (not_box_user)'
-wb init --user wtbox6 --uid 61006 --gid 61006 --home /home/wtbox6 --shell /bin/sh
+wb init --profile container --user wtbox6 --uid 61006 --gid 61006 --home /home/wtbox6 --shell /bin/sh
 expect_rc "... whatever it is given" 2 'refused (not_box_user)'
 wbin 'abcdefghij\n' passwd --user wtbox6
 expect_rc "passwd refuses an account box init did not create" 2 'refused (not_box_user)'
 wb passwd --user wtbox6 --clear
 expect_rc "passwd --clear refuses it too" 2 'refused (not_box_user)'
-wb init --user wtbox6 --script
+wb init --profile container --user wtbox6 --script
 cp "$OUT" "$T/script6.sh"
 sh_script "$T/script6.sh"
 expect_rc "the script refuses it too" 2 'refused (not_box_user)'
 printf '61099\n' >"$BOX/wtbox6.user"
 chmod 600 "$BOX/wtbox6.user"
-wb init --user wtbox6
+wb init --profile container --user wtbox6
 expect_rc "a box record for another uid does not count" 2 'refused (not_box_user)'
 sh_script "$T/script6.sh"
 expect_rc "... for the script either" 2 'refused (not_box_user)'
@@ -418,7 +456,7 @@ check "the refusals changed nothing (passwd, shadow, groups, home, drop-in, reco
 check "... and stored no password" test ! -e "$BOX/wtbox6.pw"
 wb status --user wtbox6 -j
 expect_rc "status -j: box_user false" 0 '"box_user":false'
-wb init --user wtbox6 --adopt
+wb init --profile container --user wtbox6 --adopt
 expect_rc "init --adopt takes it over, with a warning" 0 "warning: adopting 'wtbox6' (uid 61006)"
 for w in "it joins the admin group sudo" \
     "every file in /home/wtbox6 becomes its own, once: chown -R -P -h 61006:61006" \
@@ -431,7 +469,7 @@ check "... and nothing it does not do (uid, group, home, shell, lock)" sh -c \
 check "... which it did: admin group, drop-in, chown, record" sh -c \
     "id -nG wtbox6 | grep -qw sudo && [ -e '$(dropin wtbox6)' ] && [ \"\$(stat -c %u /home/wtbox6/rootfile)\" = 61006 ] && [ \"\$(cat '$BOX/wtbox6.user')\" = 61006 ]"
 check "... keeping the account's own password" test "$(shadow_pw wtbox6)" = "$pw6"
-wb init --user wtbox6
+wb init --profile container --user wtbox6
 expect_rc "once adopted, init needs no --adopt" 0 'box user wtbox6'
 check "... and warns no more" sh -c "! grep -q warning '$ERR'"
 wb status --user wtbox6 -j
@@ -442,26 +480,26 @@ expect_rc "status -j: box_user true" 0 '"box_user":true'
 groupadd -g 61007 wtbox7
 useradd -M -d / -u 61007 -g 61007 -s /bin/sh wtbox7
 # Another account's home, made or not yet, or a directory holding one.
-wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox6
+wb init --profile container --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox6
 expect_rc "init refuses another account's home" 2 'refused (home_in_use)'
 usermod -d /home/wtbox-e2e-real/future wtbox7
-wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real
+wb init --profile container --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real
 expect_rc "... or a directory that holds one" 2 'refused (home_in_use)'
-wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future
+wb init --profile container --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future
 expect_rc "... even one not made yet" 2 'refused (home_in_use)'
-wb init --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future --script
+wb init --profile container --user wtbox5 --uid 61005 --gid 61005 --home /home/wtbox-e2e-real/future --script
 sh_script "$OUT"
 expect_rc "... in the script too" 2 'refused (home_in_use)'
 check "... and nothing was made" sh -c "[ ! -e /home/wtbox-e2e-real/future ] && [ ! -e '$BOX/wtbox5.user' ] && ! getent passwd wtbox5 >/dev/null && ! getent group wtbox5 >/dev/null"
 usermod -d / wtbox7
-wb init --user wtbox7 --adopt --script
+wb init --profile container --user wtbox7 --adopt --script
 cp "$OUT" "$T/script7.sh"
 mkdir -m 0755 /home/wtbox7
 echo "root's" >/home/wtbox7/file
 while read -r code h; do
 	usermod -d "$h" wtbox7
 	before=$(acct wtbox7)
-	wb init --user wtbox7 --adopt
+	wb init --profile container --user wtbox7 --adopt
 	expect_rc "init --adopt refuses an account whose home is $h ($code)" 2 "refused ($code)"
 	sh_script "$T/script7.sh"
 	expect_rc "the script refuses it too, before any change ($code)" 2 "refused ($code)"
@@ -495,7 +533,7 @@ check "... the warning names the chown, the drop-in and the record" sh -c \
     "grep -qF 'chown -R -P -h 61007:61007' '$ERR' && grep -qF 'NOPASSWD: ALL' '$ERR' && grep -qF '$BOX/wtbox7.user' '$ERR'"
 check "... which it did" sh -c \
     "[ \"\$(stat -c %u /home/wtbox7)\" = 61007 ] && [ -e '$(dropin wtbox7)' ] && [ \"\$(cat '$BOX/wtbox7.user')\" = 61007 ]"
-wb init --user wtbox7
+wb init --profile container --user wtbox7
 expect_rc "init then knows wtbox7 as a box user (the script's record)" 0 'box user wtbox7'
 
 # --- live apply fails: stored, consistent, applies at next init --------
@@ -507,7 +545,7 @@ check "... and says it applies at the next init" grep -q 'applies at the next' "
 check "... the password is stored, NOPASSWD kept (consistent)" sh -c \
     "[ -f '$BOX/wtbox2.pw' ] && [ -e '$(dropin wtbox2)' ] && [ \"\$(getent shadow wtbox2 | cut -d: -f2)\" = '!' ]"
 check "... sudo -n true as wtbox2 still works" sudo_n_ok wtbox2
-wb init --user wtbox2
+wb init --profile container --user wtbox2
 expect_rc "the next init applies it" 0 'asks for the box password'
 check "... drop-in gone for wtbox2" no_dropin wtbox2
 check "... sudo -n true as wtbox2 fails" sudo_n_fails wtbox2
@@ -521,7 +559,7 @@ wbin "$P5\n" passwd --user wtbox5
 expect_rc "passwd for a user not on this host stores it for the next init" 0 'next warrant box init'
 check "a 128-character password is accepted and stored sealed" test \
     "${#P5} $(fstat "$BOX/wtbox5.pw")" = "128 600 root root $((12 + 128 + 16))"
-wb init --user wtbox5 --uid 61005 --gid 61005
+wb init --profile container --user wtbox5 --uid 61005 --gid 61005
 expect_rc "init creates wtbox5 with the stored password" 0 'asks for the box password'
 check "wtbox5: the stored password's hash is set" has_hash wtbox5
 check "wtbox5: no drop-in" no_dropin wtbox5
@@ -540,7 +578,7 @@ sudo_prompt wtbox1 ""
 check "no password and no drop-in: sudo fails (an empty answer is refused)" sudo_refused
 sudo_prompt wtbox1 "$CANARY"
 check "no password and no drop-in: the old password is refused too" sudo_refused
-wb init --user wtbox1
+wb init --profile container --user wtbox1
 expect_rc "init after the drop-in was removed succeeds" 0 'without a password'
 check "... and restores the drop-in" test -e "$(dropin wtbox1)"
 
@@ -573,6 +611,173 @@ check "terminal-set password opens sudo" sudo_accepted
 wb passwd --user wtbox1 --clear
 wb passwd --user wtbox2 --clear
 wb passwd --user wtbox5 --clear
+
+# --- profile agent (the default): no sudo, a requester of the reviewer ---
+section "profile agent"
+useradd -M -d /nonexistent -u 61010 -s /bin/sh "$REV" 2>/dev/null
+DIR=/run/warrant/$REV
+TMPF=/etc/tmpfiles.d/warrant-$REV.conf
+# req_snap: everything the requester set-up could change: the group, the
+# directories (owner, mode; ctime for the reviewer's), the tmpfiles.d
+# entry, wtbox8's account.
+req_snap() {
+	printf '%s|%s|%s|%s|%s|%s\n' "$(getent group "warrant-$REV")" \
+	    "$(stat -c '%U %G %a' /run/warrant; stat -c '%U %G %a %Z' "$DIR" 2>&1)" \
+	    "$(stat -c '%i %Y %a' "$TMPF" 2>&1; cat "$TMPF" 2>&1)" \
+	    "$(getent passwd wtbox8)" "$(id -nG wtbox8 2>&1)" "$(fstat "$(dropin wtbox8)")"
+}
+mkdir -p /run/warrant
+before=$(req_snap)
+wb init --user wtbox8 --uid 61008 --gid 61008
+expect_rc "[P5] agent profile without --reviewer (and no SUDO_USER) is a usage error" 2 'needs --reviewer REVIEWER'
+wbe SUDO_USER=root init --user wtbox8 --uid 61008 --gid 61008
+expect_rc "[P5] ... SUDO_USER=root is not taken as the reviewer" 2 'needs --reviewer REVIEWER'
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer root
+expect_rc "[P5] init refuses root as the reviewer" 2 'refused (root_reviewer)'
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer wtnosuchrev
+expect_rc "[P5] init refuses a reviewer that does not exist" 2 'refused (unknown_reviewer)'
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer Bad.Rev
+expect_rc "[P5] init refuses a reviewer name warrant does not accept" 2 'refused (invalid_name)'
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer abcdefghijklmnopqrstuvwxy
+expect_rc "[P5] init refuses a reviewer whose group name would be too long" 2 'refused (invalid_name)'
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer wtbox8
+expect_rc "[P5] init refuses a box user that is its own reviewer" 2 'refused (same_user)'
+wb init --user wtbox8 --profile container --reviewer "$REV"
+expect_rc "--reviewer with --profile container is a usage error" 2 'goes with --profile agent'
+wb init --user wtbox8 --profile sometimes
+expect_rc "an unknown --profile is a usage error" 2 'agent or container'
+wbe WARRANT_TEST_ROOT="$NOTCONT" init --user wtbox8 --uid 61008 --gid 61008 --profile container
+expect_rc "[P5] --profile container is refused on a machine that is not a container" 2 'refused (not_a_container)'
+ln -s /tmp "$DIR"
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer "$REV"
+expect_rc "[P5] init refuses a symbolic link as the reviewer's directory" 2 'refused (bad_directory)'
+rm "$DIR"
+step=$((step + 1))
+setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box init --user wtbox8 \
+    --reviewer "$REV" >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "[P5] agent init as non-root is refused" 2 'refused (not_root)'
+is "[P5] the refusals changed nothing (group, directories, tmpfiles.d, account)" "$(req_snap)" "$before"
+check "[P5] ... and made no wtbox8 or record" nothing_for wtbox8
+
+# The agent profile needs no container.
+wbe WARRANT_TEST_ROOT="$NOTCONT" init --user wtbox8 --uid 61008 --gid 61008 --reviewer "$REV"
+expect_rc "init --user wtbox8 --reviewer $REV (the agent profile by default)" 0 'profile agent'
+check "wtbox8 is in neither sudo nor wheel" sh -c "! id -nG wtbox8 | grep -qwE 'sudo|wheel'"
+check "wtbox8 has no sudoers drop-in" no_dropin wtbox8
+check "sudo -n true as wtbox8 fails" sudo_n_fails wtbox8
+check "su wtbox8 -c 'sudo -n true' fails" sh -c "! su -s /bin/sh wtbox8 -c 'sudo -n true' </dev/null >/dev/null 2>&1"
+check "sudo -l -U wtbox8: not allowed to run sudo" sh -c "LC_ALL=C sudo -l -U wtbox8 | grep -q 'is not allowed to run sudo'"
+check "wtbox8 is in warrant-$REV" sh -c "id -nG wtbox8 | grep -qw 'warrant-$REV'"
+is "/run/warrant is root root 755" "$(stat -c '%U %G %a' /run/warrant)" "root root 755"
+is "$DIR is $REV warrant-$REV 2750" "$(stat -c '%U %G %a %F' "$DIR")" "$REV warrant-$REV 2750 directory"
+is "$TMPF is root's, 0644" "$(fstat "$TMPF" | cut -d' ' -f1-3)" "644 root root"
+is "$TMPF holds exactly the two lines (and its comment)" "$(grep -v '^#' "$TMPF")" \
+    "d /run/warrant 0755 root root -
+d /run/warrant/$REV 2750 $REV warrant-$REV -"
+check "the home is wtbox8's, with the migration marker" sh -c \
+    "[ \"\$(stat -c %u /home/wtbox8)\" = 61008 ] && [ -d /home/wtbox8/.warrant-box-chown-v1 ]"
+check "no password: the account password is locked ('!')" test "$(shadow_pw wtbox8)" = '!'
+check "the output names the group, the directory and the tmpfiles.d entry" sh -c \
+    "grep -qx 'group warrant-$REV: created (gid [0-9]*)' '$OUT' && grep -qF 'directory $DIR: created ($REV:warrant-$REV 2750)' '$OUT' && grep -qx 'tmpfiles $TMPF: written' '$OUT' && grep -qF 'requester wtbox8: added to warrant-$REV' '$OUT'"
+
+before=$(req_snap)
+wb init --user wtbox8 --uid 61008 --gid 61008 --reviewer "$REV"
+expect_rc "re-run of agent init succeeds" 0 'profile agent'
+is "re-run: nothing changed (group, directories incl. ctime, tmpfiles.d inode and mtime)" "$(req_snap)" "$before"
+check "re-run: says 'already' for each part, creates nothing" sh -c \
+    "[ \"\$(grep -c 'already' '$OUT')\" = 5 ] && ! grep -qE 'created|added|written|fixed|removed' '$OUT'"
+
+wb status --user wtbox8
+expect_rc "status: profile agent" 0 '^profile: agent$'
+check "status: requester of $REV, no sudo rules, no warning" sh -c \
+    "grep -qx 'requester of: $REV' '$OUT' && grep -qx 'sudo: no rules' '$OUT' && ! grep -q warning '$OUT'"
+wb status --user wtbox8 -j
+jcheck "status -j: profile, requester_of, sudo_rules, no warning" \
+    'j["profile"] == "agent" and j["requester_of"] == ["wtboxrev"] and j["sudo_rules"] == [] and j["sudo_warning"] is False and j["nopasswd_dropin"] is False and j["admin_member"] is False' "$OUT"
+
+before=$(req_snap)
+wbin 'abcdefghij\n' passwd --user wtbox8
+expect_rc "[P5] passwd refuses an agent-profile user" 2 'refused (not_container_profile)'
+wb passwd --user wtbox8 --clear
+expect_rc "[P5] passwd --clear refuses it too (it would install NOPASSWD)" 2 'refused (not_container_profile)'
+is "[P5] ... nothing changed (no drop-in, same account)" "$(req_snap)" "$before"
+check "[P5] ... and nothing stored" test ! -e "$BOX/wtbox8.pw"
+
+# Any other sudo rule is warned about, by status and by init.
+printf 'wtbox8 ALL=(root) NOPASSWD: /usr/bin/true\n' >"$T/extra"
+chmod 0440 "$T/extra"
+mv "$T/extra" /etc/sudoers.d/wtbox-e2e-extra
+wb status --user wtbox8
+expect_rc "status warns about a sudo rule an agent-profile user holds" 0 \
+    '^warning: wtbox8 holds sudo rules'
+check "... and lists it" grep -qxF '  (root) NOPASSWD: /usr/bin/true' "$OUT"
+wb status --user wtbox8 -j
+jcheck "status -j: sudo_rules lists it, sudo_warning true" \
+    'j["sudo_rules"] == ["(root) NOPASSWD: /usr/bin/true"] and j["sudo_warning"] is True' "$OUT"
+wb init --user wtbox8 --reviewer "$REV"
+expect_rc "init warns about it too" 0 'wtbox8 still holds sudo rules'
+rm -f /etc/sudoers.d/wtbox-e2e-extra
+
+# A box user an earlier version made (admin group, NOPASSWD drop-in) is
+# cleaned by init --profile agent, which says so.
+# (podman's mark this time)
+mkdir -p "$T/podman/run"
+touch "$T/podman/run/.containerenv"
+wbe WARRANT_TEST_ROOT="$T/podman" init --user wtbox8 --profile container
+expect_rc "wtbox8 made a container-profile user (an earlier version's box user)" 0 'profile container'
+check "... with sudo and the drop-in" sh -c "id -nG wtbox8 | grep -qw sudo && [ -e '$(dropin wtbox8)' ]"
+check "... sudo -n true works" sudo_n_ok wtbox8
+wb status --user wtbox8 -j
+jcheck "status -j: profile container" 'j["profile"] == "container"' "$OUT"
+wbe WARRANT_TEST_ROOT="$NOTCONT" status --user wtbox8
+expect_rc "status on a host that is not a container warns about its sudo" 0 \
+    '^warning: wtbox8 holds sudo rules on this host, which is not a container'
+wb init --user wtbox8 --profile agent --reviewer "$REV"
+expect_rc "init --profile agent on it succeeds" 0 'profile agent'
+check "... saying it removed the admin group and the drop-in" sh -c \
+    "grep -qx 'wtbox8: removed from the admin group sudo (the agent profile has no sudo)' '$OUT' && grep -qx 'wtbox8: removed the NOPASSWD sudoers drop-in $(dropin wtbox8)' '$OUT'"
+check "... which are gone" sh -c "! id -nG wtbox8 | grep -qw sudo && [ ! -e '$(dropin wtbox8)' ]"
+check "... sudo -n true as wtbox8 fails again" sudo_n_fails wtbox8
+check "... and it is still a requester of $REV" sh -c "id -nG wtbox8 | grep -qw 'warrant-$REV'"
+
+# A directory with the wrong owner or mode is put right.
+chown root:root "$DIR"
+chmod 0770 "$DIR"
+wb init --user wtbox8 --reviewer "$REV"
+expect_rc "init fixes the directory's owner and mode, and says so" 0 "directory $DIR: fixed"
+is "... $DIR is $REV warrant-$REV 2750 again" "$(stat -c '%U %G %a' "$DIR")" "$REV warrant-$REV 2750"
+
+# --script, agent profile: the same set-up as a root script.
+wbe SUDO_USER="$REV" init --user wtbox9 --uid 61009 --gid 61009 --script
+expect_rc "--script takes the reviewer from SUDO_USER" 0 "^reviewer='$REV'$"
+check "... and says so on stderr" grep -qxF "reviewer: $REV (from \$SUDO_USER)" "$ERR"
+cp "$OUT" "$T/script9.sh"
+check "the agent script is valid sh, with no drop-in and no admin group" sh -c \
+    "sh -n '$T/script9.sh' && grep -qx \"profile='agent'\" '$T/script9.sh'"
+wb init --user wtbox9 --uid 61009 --gid 61009 --reviewer wtnosuchrev --script
+sh_script "$OUT"
+expect_rc "the agent script refuses an unknown reviewer" 2 'refused (unknown_reviewer)'
+check "... before any change" nothing_for wtbox9
+sh_script "$T/script9.sh"
+expect_rc "the agent script provisions wtbox9" 0 "profile agent, a requester of $REV"
+check "script: wtbox9 in warrant-$REV, not in sudo, no drop-in, no sudo" sh -c \
+    "id -nG wtbox9 | grep -qw 'warrant-$REV' && ! id -nG wtbox9 | grep -qw sudo && [ ! -e '$(dropin wtbox9)' ] && ! su -s /bin/sh wtbox9 -c 'sudo -n true' </dev/null >/dev/null 2>&1"
+is "script: $DIR is $REV warrant-$REV 2750" "$(stat -c '%U %G %a' "$DIR")" "$REV warrant-$REV 2750"
+is "script: the tmpfiles.d entry is the one warrant writes" "$(fstat "$TMPF" | cut -d' ' -f1-3)|$(grep -v '^#' "$TMPF")" \
+    "644 root root|d /run/warrant 0755 root root -
+d /run/warrant/$REV 2750 $REV warrant-$REV -"
+wb init --user wtbox9 --profile container --script
+sh_script "$OUT"
+check "the container script gives wtbox9 sudo" sudo_n_ok wtbox9
+sh_script "$T/script9.sh"
+expect_rc "the agent script on it again succeeds" 0 "profile agent"
+check "... and says it removed the admin group and the drop-in" sh -c \
+    "grep -qx 'wtbox9: removed from the admin group sudo (the agent profile has no sudo)' '$OUT' && grep -qF 'wtbox9: removed the NOPASSWD sudoers drop-in' '$OUT'"
+check "... sudo -n true as wtbox9 fails" sudo_n_fails wtbox9
+wb init --user wtbox9 --reviewer "$REV"
+expect_rc "init then changes nothing the script did" 0 'profile agent'
+check "... (already, for every part)" sh -c "! grep -qE 'created|added|written|fixed|removed' '$OUT'"
 
 # --- no plaintext anywhere -----------------------------------------------
 # A planted copy is the positive control: the search must find it, and

@@ -181,6 +181,62 @@ test_shell_quote(void **state)
 	assert_string_equal(buf, "'it'\\''s $HOME'");
 }
 
+static void
+test_req_group(void **state)
+{
+	char g[BOX_GROUP_MAX + 1];
+
+	(void)state;
+	assert_int_equal(box_req_group("alice", g, sizeof g), 0);
+	assert_string_equal(g, "warrant-alice");
+	/* 24 characters fit a 32-character group name, 25 do not */
+	assert_int_equal(box_req_group("abcdefghijklmnopqrstuvwx", g, sizeof g), 0);
+	assert_int_equal(strlen(g), 32);
+	assert_int_equal(box_req_group("abcdefghijklmnopqrstuvwxy", g, sizeof g), -1);
+	assert_int_equal(box_req_group("Alice", g, sizeof g), -1);
+	assert_int_equal(box_req_group("-x", g, sizeof g), -1);
+	assert_int_equal(box_req_group("a b", g, sizeof g), -1);
+	assert_int_equal(box_req_group("a:b", g, sizeof g), -1);
+	assert_int_equal(box_req_group("", g, sizeof g), -1);
+	assert_int_equal(box_req_group("alice", g, 13), -1);
+}
+
+static void
+test_tmpfiles_text(void **state)
+{
+	char *t = box_tmpfiles_text("alice");
+
+	(void)state;
+	assert_non_null(strstr(t, "\nd /run/warrant 0755 root root -\n"
+	    "d /run/warrant/alice 2750 alice warrant-alice -\n"));
+	assert_int_equal(t[strlen(t) - 1], '\n');
+	assert_int_equal(t[0], '#');
+	free(t);
+}
+
+static void
+test_sudo_rules(void **state)
+{
+	json_t *a = json_array();
+
+	(void)state;
+	assert_int_equal(box_sudo_rules("User bob is not allowed to run sudo on vm.", a), 0);
+	assert_int_equal(json_array_size(a), 0);
+	assert_int_equal(box_sudo_rules(
+	    "Matching Defaults entries for bob on vm:\n"
+	    "    env_reset, mail_badpass,\n"
+	    "    use_pty\n\n"
+	    "User bob may run the following commands on vm:\n"
+	    "    (ALL : ALL) ALL\n"
+	    "    (root) NOPASSWD: /usr/bin/true\n", a), 2);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "(ALL : ALL) ALL");
+	assert_string_equal(json_string_value(json_array_get(a, 1)),
+	    "(root) NOPASSWD: /usr/bin/true");
+	assert_int_equal(box_sudo_rules("sudo: unknown user bob", a), -1);
+	assert_int_equal(box_sudo_rules("", a), -1);
+	json_decref(a);
+}
+
 int
 main(void)
 {
@@ -193,6 +249,9 @@ main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_sudoers_text),
 		cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_req_group),
+		cmocka_unit_test(test_tmpfiles_text),
+		cmocka_unit_test(test_sudo_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

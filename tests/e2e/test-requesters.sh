@@ -1,0 +1,232 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# warrant requesters, end to end, as root: throwaway users wtreqrev (the
+# reviewer, uid 61101), wtreq1 and wtreq2 (61102, 61103), the real groupadd,
+# usermod and gpasswd, the directory /run/warrant/wtreqrev and its
+# tmpfiles.d entry; a real Unix socket bound there by the reviewer. Cleans
+# up after itself (and before, so it can be re-run after an interrupted run).
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+
+need_root "warrant requesters tests need root"
+command -v setpriv >/dev/null 2>&1 || bail "setpriv is installed (scripts/deps.sh)"
+
+REV=wtreqrev
+GRP=warrant-$REV
+DIR=/run/warrant/$REV
+TMPF=/etc/tmpfiles.d/warrant-$REV.conf
+USERS="wtreqrev wtreq1 wtreq2"
+# /run/warrant is shared with other suites: removed only when this one
+# made it and it is empty again.
+RUNDIR_WAS=$( [ -e /run/warrant ] && echo 1)
+
+cleanup() {
+	for u in $USERS; do
+		userdel "$u" >/dev/null 2>&1
+		groupdel "$u" >/dev/null 2>&1
+	done
+	groupdel "$GRP" >/dev/null 2>&1
+	rm -rf "$DIR" "$TMPF" /etc/tmpfiles.d/."$GRP".conf.*
+	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
+}
+cleanup
+at_exit cleanup
+setup_bin
+useradd -M -d /nonexistent -u 61101 -s /bin/sh "$REV" 2>/dev/null
+useradd -M -d /nonexistent -u 61102 -s /bin/sh wtreq1 2>/dev/null
+useradd -M -d /nonexistent -u 61103 -s /bin/sh wtreq2 2>/dev/null
+for u in $USERS; do
+	id "$u" >/dev/null 2>&1 || bail "the test user $u is created"
+done
+mkdir -p /run/warrant
+
+# wq ARGS...: warrant requesters ARGS; output in $OUT / $ERR, status in $RC.
+OUT=$WT_T/out ERR=$WT_T/err
+wq() {
+	"$W" requesters "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# wq_as UID ARGS...: the same as an unprivileged uid, without any group.
+wq_as() {
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$_u" --clear-groups "$W" requesters "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+fails() { ! "$@"; }
+show() { diag "exit $RC"; diag "$(head -c 600 "$OUT")"; diag "$(head -c 600 "$ERR")"; }
+# expect_rc DESC WANT [GREP]: the last wq exited WANT (and its output matches GREP).
+expect_rc() {
+	if [ "$RC" -eq "$2" ] && { [ -z "${3:-}" ] || cat "$OUT" "$ERR" | grep -q -- "$3"; }; then
+		ok "$1"
+	else
+		not_ok "$1"
+		show
+	fi
+}
+# as USER CMD...: run CMD as USER with its groups.
+as() {
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$(id -g "$_u")" --init-groups env -i PATH=/usr/bin:/bin "$@"
+}
+# snap: everything add or remove could change: the group line, the users'
+# groups, the reviewer's directory (owner, mode, ctime, entries) and the
+# tmpfiles.d entry (inode, mtime, mode, content).
+snap() {
+	printf '%s|%s|%s|%s|%s\n' "$(getent group "$GRP")" \
+	    "$(for u in $USERS; do id -nG "$u"; done)" \
+	    "$(stat -c '%U %G %a %Z' "$DIR" 2>&1; ls -A "$DIR" 2>&1)" \
+	    "$(stat -c '%i %Y %a' "$TMPF" 2>&1; cat "$TMPF" 2>&1)" \
+	    "$(stat -c '%U %G %a' /run/warrant)"
+}
+# refused_snap DESC CODE ARGS...: `warrant requesters ARGS` is refused
+# with CODE and changes nothing.
+refused_snap() {
+	_d=$1 _c=$2
+	shift 2
+	_b=$(snap)
+	wq "$@"
+	expect_rc "[P5] $_d" 2 "refused ($_c)"
+	_a=$(snap)
+	[ "$_a" = "$_b" ] || { not_ok "[P5] ... changed nothing"; diag "before: $_b"; diag "after: $_a"; }
+}
+
+# --- refusals: nothing changes ------------------------------------------
+wq add
+expect_rc "add without --reviewer is a usage error" 2 'needs --reviewer'
+wq frobnicate
+expect_rc "an unknown subcommand is a usage error" 2 'unknown requesters command'
+b=$(snap)
+wq_as 65534 add --reviewer "$REV" wtreq1
+expect_rc "[P5] add as non-root is refused" 2 'refused (not_root)'
+wq_as 61102 remove --reviewer "$REV" wtreq1
+expect_rc "[P5] remove as non-root is refused" 2 'refused (not_root)'
+is "[P5] ... and changed nothing" "$(snap)" "$b"
+refused_snap "add refuses root as the reviewer" root_reviewer add --reviewer root wtreq1
+refused_snap "add refuses a reviewer that does not exist" unknown_reviewer add --reviewer wtnosuchrev wtreq1
+refused_snap "add refuses a reviewer name warrant does not accept" invalid_name add --reviewer Bad.Rev wtreq1
+refused_snap "add refuses a reviewer whose group name would pass 32 characters" invalid_name \
+    add --reviewer abcdefghijklmnopqrstuvwxy wtreq1
+refused_snap "add refuses nobody as the reviewer" system_account add --reviewer nobody wtreq1
+refused_snap "add refuses root as a requester" root_requester add --reviewer "$REV" root
+refused_snap "add refuses nobody as a requester" system_account add --reviewer "$REV" nobody
+refused_snap "add refuses a user that does not exist" unknown_user add --reviewer "$REV" wtnosuchuser
+refused_snap "add refuses a user name warrant does not accept" invalid_name add --reviewer "$REV" 'wt req'
+refused_snap "add refuses a name that looks like an option" invalid_name add --reviewer "$REV" -- -G
+refused_snap "one bad user refuses them all (wtreq1 is not added)" root_requester add --reviewer "$REV" wtreq1 root
+ln -s /tmp "$DIR"
+refused_snap "add refuses a symbolic link as the reviewer's directory" bad_directory add --reviewer "$REV" wtreq1
+check "[P5] ... the link is still a link to /tmp" test "$(readlink "$DIR")" = /tmp
+rm "$DIR"
+echo x >"$DIR"
+refused_snap "add refuses a file as the reviewer's directory" bad_directory add --reviewer "$REV" wtreq1
+rm "$DIR"
+check "[P5] the refusals made no group, directory or tmpfiles.d entry" sh -c \
+    "! getent group '$GRP' >/dev/null && [ ! -e '$DIR' ] && [ ! -e '$TMPF' ]"
+
+# --- add -------------------------------------------------------------------
+wq add --reviewer "$REV" wtreq1 wtreq2
+expect_rc "add --reviewer $REV wtreq1 wtreq2" 0
+for l in "group $GRP: created" "directory $DIR: created ($REV:$GRP 2750)" \
+    "tmpfiles $TMPF: written" "requester wtreq1: added to $GRP" \
+    "requester wtreq2: added to $GRP"; do
+	check "... says: $l" grep -qF -- "$l" "$OUT"
+done
+check "the group is a system group (gid below 1000)" test "$(getent group "$GRP" | cut -d: -f3)" -lt 1000
+is "wtreq1 and wtreq2 are its members" "$(getent group "$GRP" | cut -d: -f4)" "wtreq1,wtreq2"
+check "id -nG wtreq1 lists it" sh -c "id -nG wtreq1 | grep -qw '$GRP'"
+is "/run/warrant is root root 755" "$(stat -c '%U %G %a %F' /run/warrant)" "root root 755 directory"
+is "$DIR is $REV $GRP 2750" "$(stat -c '%U %G %a %F' "$DIR")" "$REV $GRP 2750 directory"
+is "$TMPF is root's, 0644, a regular file" "$(stat -c '%U %G %a %F' "$TMPF")" "root root 644 regular file"
+is "$TMPF holds exactly the two lines (and its comment)" "$(grep -v '^#' "$TMPF")" \
+    "d /run/warrant 0755 root root -
+d $DIR 2750 $REV $GRP -"
+check "no temporary file is left in /etc/tmpfiles.d" sh -c "! ls -A /etc/tmpfiles.d | grep -q '^\.'"
+
+# What the modes mean, with real processes and a real socket.
+check "the reviewer can bind a socket in $DIR" as "$REV" "$PY" -c \
+    "import socket; s = socket.socket(socket.AF_UNIX); s.bind('$DIR/t.sock')"
+is "... which gets the group $GRP (set-group-ID directory)" "$(stat -c '%U %G %F' "$DIR/t.sock")" \
+    "$REV $GRP socket"
+check "a requester can reach it (search the directory)" as wtreq1 test -S "$DIR/t.sock"
+check "a requester cannot create anything there (no socket squatting)" sh -c \
+    "! setpriv --reuid=wtreq1 --regid=\$(id -g wtreq1) --init-groups touch '$DIR/squat' 2>/dev/null && [ ! -e '$DIR/squat' ]"
+check "a user outside the group cannot reach it" sh -c \
+    "! setpriv --reuid=65534 --regid=65534 --clear-groups test -e '$DIR/t.sock'"
+rm -f "$DIR/t.sock"
+
+# --- idempotent --------------------------------------------------------
+b=$(snap)
+wq add --reviewer "$REV" wtreq1 wtreq2
+expect_rc "add again succeeds" 0
+is "... and changes nothing (group, directory incl. ctime, tmpfiles.d inode and mtime)" "$(snap)" "$b"
+check "... saying 'already' for every part, nothing created" sh -c \
+    "[ \"\$(grep -c already '$OUT')\" = 6 ] && ! grep -qE 'created|added|written|fixed' '$OUT'"
+wq add --reviewer "$REV" "$REV"
+expect_rc "adding the reviewer itself says it is pointless" 0 'is the reviewer itself'
+check "... and does not add it" sh -c "! id -nG '$REV' | grep -qw '$GRP'"
+wq add --reviewer "$REV"
+expect_rc "add without USER only checks the set-up" 0 "directory $DIR: already right"
+
+# --- put right what is wrong ---------------------------------------------
+chown wtreq1:wtreq1 "$DIR"
+chmod 0777 "$DIR"
+printf 'd %s 0777 wtreq1 wtreq1 -\n' "$DIR" >"$TMPF"
+touch "$DIR/planted"
+chown wtreq1 "$DIR/planted"
+wq list -j
+jcheck "list -j shows the directory wrong and the tmpfiles.d entry differing" \
+    '[(x["directory"]["state"], x["directory"]["mode"], x["tmpfiles"]["state"], x["ok"]) for x in j if x["reviewer"] == "wtreqrev"] == [("wrong", "2777", "differs", False)]' "$OUT"
+wq list
+expect_rc "list says how to fix it" 0 "to fix it: warrant requesters add --reviewer $REV"
+check "... with the directory WRONG" grep -qF "directory $DIR: WRONG: wtreq1:wtreq1 2777, want $REV:$GRP 2750" "$OUT"
+wq add --reviewer "$REV" wtreq1
+expect_rc "add fixes the directory" 0 "directory $DIR: fixed (was uid 61102, gid"
+check "... and rewrites the tmpfiles.d entry" grep -qx "tmpfiles $TMPF: rewritten (it differed)" "$OUT"
+check "... and names what a requester left in the directory" grep -qF "$DIR/planted belongs to uid 61102" "$ERR"
+is "$DIR is $REV $GRP 2750 again" "$(stat -c '%U %G %a' "$DIR")" "$REV $GRP 2750"
+is "$TMPF is right again" "$(grep -v '^#' "$TMPF")" "d /run/warrant 0755 root root -
+d $DIR 2750 $REV $GRP -"
+rm -f "$DIR/planted"
+
+# --- list ------------------------------------------------------------------
+wq list -j
+jcheck "list -j: reviewer, group, members, directory, tmpfiles, ok" \
+    '[x for x in j if x["reviewer"] == "wtreqrev"] == [x for x in j if x["group"] == "warrant-wtreqrev" and x["members"] == ["wtreq1", "wtreq2"] and x["reviewer_exists"] is True and x["directory"]["state"] == "ok" and x["directory"]["owner"] == "wtreqrev" and x["directory"]["group"] == "warrant-wtreqrev" and x["directory"]["mode"] == "2750" and x["run_dir"]["state"] == "ok" and x["tmpfiles"]["state"] == "ok" and x["tmpfiles"]["path"] == "/etc/tmpfiles.d/warrant-wtreqrev.conf" and x["ok"] is True] != []' "$OUT"
+cp "$OUT" "$WT_T/list-root.json"
+wq list
+expect_rc "list shows the reviewer and its requesters" 0 "^reviewer $REV: group $GRP (gid [0-9]*)$"
+check "... requesters, directory and tmpfiles.d entry" sh -c \
+    "grep -qx '  requesters: wtreq1, wtreq2' '$OUT' && grep -qx '  directory $DIR: ok ($REV:$GRP 2750)' '$OUT' && grep -qx '  tmpfiles $TMPF: ok' '$OUT'"
+wq_as 65534 list -j
+expect_rc "list needs no root" 0
+check "... and shows the same as for root" cmp -s "$OUT" "$WT_T/list-root.json"
+wq list --reviewer "$REV" -j
+jcheck "list --reviewer shows just that one" 'len(j) == 1 and j[0]["reviewer"] == "wtreqrev"' "$OUT"
+wq list --reviewer wtnoreviewer -j
+jcheck "list --reviewer of one without a set-up says what is missing" \
+    'j[0]["gid"] is None and j[0]["reviewer_exists"] is False and j[0]["directory"]["state"] == "missing" and j[0]["tmpfiles"]["state"] == "missing" and j[0]["ok"] is False' "$OUT"
+wq list extra
+expect_rc "list with an argument is a usage error" 2 'unexpected argument'
+
+# --- remove ----------------------------------------------------------------
+wq remove --reviewer "$REV"
+expect_rc "remove without USER is a usage error" 2 'at least one USER'
+refused_snap "remove refuses a user name warrant does not accept" invalid_name remove --reviewer "$REV" 'Wt.Req'
+refused_snap "remove refuses a reviewer name warrant does not accept" invalid_name remove --reviewer Bad.Rev wtreq2
+wq remove --reviewer "$REV" wtreq2
+expect_rc "remove --reviewer $REV wtreq2" 0 "requester wtreq2: removed from $GRP"
+check "... wtreq2 is out of the group, wtreq1 still in" sh -c \
+    "[ \"\$(getent group '$GRP' | cut -d: -f4)\" = wtreq1 ] && ! id -nG wtreq2 | grep -qw '$GRP'"
+check "... the directory and the tmpfiles.d entry stay" sh -c "[ -d '$DIR' ] && [ -f '$TMPF' ]"
+check "... and wtreq2 can no longer reach the directory" fails as wtreq2 test -x "$DIR"
+b=$(snap)
+wq remove --reviewer "$REV" wtreq2
+expect_rc "remove again: nothing to do" 0 "requester wtreq2: not in $GRP (nothing to do)"
+is "... and nothing changed" "$(snap)" "$b"
+wq list -j
+jcheck "list -j shows the one requester left" \
+    '[x["members"] for x in j if x["reviewer"] == "wtreqrev"] == [["wtreq1"]]' "$OUT"
+
+done_testing
