@@ -50,7 +50,7 @@ cmd_log_exec(int argc, char **argv)
 	int ch, json = 0, check = 0, rc;
 	struct store st;
 	json_t *events, *e;
-	char when[32];
+	char when[32], who[128];
 	size_t i;
 
 	while ((ch = getopt_long(argc, argv, "j", longopts, NULL)) != -1) {
@@ -85,11 +85,18 @@ cmd_log_exec(int argc, char **argv)
 	else {
 		json_array_foreach(events, i, e) {
 			format_time(json_integer_value(json_object_get(e, "at")), when, sizeof when);
-			printf("%5lld  %s  %-8s  %s\n",
+			printf("%5lld  %s  %-8s  %s",
 			    (long long)json_integer_value(json_object_get(e, "seq")), when,
 			    json_string_value(json_object_get(e, "kind")),
 			    json_is_string(json_object_get(e, "gate_id")) ?
 			    json_string_value(json_object_get(e, "gate_id")) : "-");
+			/* a request event names who asked (with the uid when not you) */
+			requester_label(json_object_get(e, "detail"), who, sizeof who);
+			if (*who != '\0') {
+				fputs("  requester ", stdout);
+				text_print(stdout, who);
+			}
+			putchar('\n');
 		}
 		rc = fflush(stdout);
 	}

@@ -6,6 +6,7 @@
  * standard error. Ctrl-C or SIGTERM stops it.
  */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "serve/serve.h"
@@ -44,5 +45,6 @@ cmd_serve_exec(int argc, char **argv)
 	rc = serve_run(&d) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	store_close(&d.st);
 	free(d.rates);
+	free(d.home);
 	return rc;
 }

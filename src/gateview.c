@@ -39,11 +39,18 @@ gate_print_line(FILE *fp, const json_t *g)
 {
 	int64_t age = now_seconds() - json_integer_value(json_object_get(g, "created_at"));
 	const char *project = json_str(g, "project");
+	char who[128];
 
 	fprintf(fp, "%s  %-8s  %lld root, %lld you  %4llds ago  ", json_str(g, "request_id"),
 	    json_str(g, "state"), (long long)json_integer_value(json_object_get(g, "root_count")),
 	    (long long)json_integer_value(json_object_get(g, "user_count")),
 	    (long long)(age < 0 ? 0 : age));
+	requester_label(g, who, sizeof who);
+	if (strcmp(who, json_str(g, "requester")) != 0) {
+		fputs("from ", fp);
+		text_print(fp, who);
+		fputs(": ", fp);
+	}
 	if (*project != '\0') {
 		text_print(fp, project);
 		fputs(": ", fp);
@@ -66,6 +73,7 @@ gate_print_full(FILE *fp, const json_t *g)
 	const char *key;
 	json_t *cmds = json_object_get(g, "commands"), *c, *a, *v;
 	size_t i, j, nroot = 0;
+	char who[128];
 
 	field(fp, "request", json_str(g, "request_id"));
 	field(fp, "state", json_str(g, "state"));
@@ -89,8 +97,9 @@ gate_print_full(FILE *fp, const json_t *g)
 		fputc(' ', fp);
 	}
 	fputc('\n', fp);
+	requester_label(g, who, sizeof who);
 	fprintf(fp, "%-12s ", "requester");
-	text_print(fp, json_str(g, "requester"));
+	text_print(fp, who);
 	if (*json_str(g, "agent") != '\0') {
 		fputs(" via agent ", fp);
 		text_print(fp, json_str(g, "agent"));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -145,4 +146,19 @@ outcome_exit(const json_t *outcome)
 	    strcmp(state, "denied") == 0 ? EXIT_WAIT_DENIED :
 	    strcmp(state, "expired") == 0 ? EXIT_WAIT_EXPIRED :
 	    json_is_object(ledger) && ledger_all_ran(ledger) ? EXIT_OK : EXIT_WAIT_FAILED;
+}
+
+/*
+ * Who asked for gate g, for people: the name, and its uid when that is
+ * not this user's (an agent of its own, through the daemon).
+ */
+void
+requester_label(const json_t *g, char *buf, size_t size)
+{
+	json_int_t uid = json_integer_value(json_object_get(g, "requester_uid"));
+
+	if (json_is_integer(json_object_get(g, "requester_uid")) && uid != (json_int_t)getuid())
+		snprintf(buf, size, "%s (uid %lld)", json_str(g, "requester"), (long long)uid);
+	else
+		snprintf(buf, size, "%s", json_str(g, "requester"));
 }

@@ -38,6 +38,7 @@ const char *json_str(const json_t *, const char *);
 int	 refusal_print(const char *, const struct refusal *);
 int	 label_valid(const char *);
 int	 outcome_exit(const json_t *);
+void	 requester_label(const json_t *, char *, size_t);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);

@@ -141,6 +141,9 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	}
 	rq.pid = p->pid;
 	rq.pid_start = p->start;
+	/* YOU commands run as the reviewer: by default in the reviewer's home */
+	free(rq.home);
+	rq.home = d->home != NULL ? xstrdup(d->home) : NULL;
 	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
 		requester_free(&rq);
 		conn_error(c, "internal", NULL, "cannot encode the request");

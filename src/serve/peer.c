@@ -176,15 +176,19 @@ peer_admitted(const struct daemon *d, struct peer *p, char *why, size_t size)
 int
 daemon_identity(struct daemon *d)
 {
+	struct passwd *pw;
+
 	d->uid = getuid();
 	if (d->uid == 0) {
 		fprintf(stderr, "warrant serve: runs as the reviewer, not as root\n");
 		return -1;
 	}
-	if (user_of(d->uid, d->name, sizeof d->name, NULL) != 0) {
+	if (user_of(d->uid, d->name, sizeof d->name, NULL) != 0 ||
+	    (pw = getpwuid(d->uid)) == NULL) {
 		fprintf(stderr, "warrant serve: uid %u has no user name\n", (unsigned)d->uid);
 		return -1;
 	}
+	d->home = pw->pw_dir != NULL && pw->pw_dir[0] == '/' ? xstrdup(pw->pw_dir) : NULL;
 	snprintf(d->group, sizeof d->group, "warrant-%s", d->name);
 	if ((size_t)snprintf(d->dir, sizeof d->dir, "%s/%s", WARRANT_RUN_DIR, d->name) >=
 	    sizeof d->dir || (size_t)snprintf(d->path, sizeof d->path, "%s/req.sock",

@@ -40,6 +40,7 @@ struct peer {
 struct daemon {
 	uid_t		 uid;
 	char		 name[64];	/* the reviewer */
+	char		*home;		/* its home: where YOU commands run by default */
 	char		 group[80];	/* warrant-REVIEWER */
 	char		 dir[96];
 	char		 path[108];	/* sizeof sun_path */

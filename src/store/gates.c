@@ -98,8 +98,9 @@ insert_gate(struct store *st, const struct gate_record *g)
 	for (i = 0; i < g->ncommands; i++)
 		if (insert_command(st, g->id, i, &g->commands[i]) != 0)
 			return -1;
-	d = json_pack("{s:s,s:s,s:I}", "manifest_sha256", g->manifest_sha256,
-	    "requester", g->requester, "commands", (json_int_t)g->ncommands);
+	d = json_pack("{s:s,s:s,s:I,s:I}", "manifest_sha256", g->manifest_sha256,
+	    "requester", g->requester, "requester_uid", (json_int_t)g->requester_uid,
+	    "commands", (json_int_t)g->ncommands);
 	rc = d != NULL ? audit_append(st, g->id, "request", d, g->created) : -1;
 	json_decref(d);
 	return rc;

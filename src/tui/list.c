@@ -78,7 +78,7 @@ gate_rows(int y, const json_t *g, int selected)
 	int x, pend = strcmp(json_str(g, "state"), "pending") == 0;
 	long long nroot = json_integer_value(json_object_get(g, "root_count"));
 	long long nyou = json_integer_value(json_object_get(g, "user_count"));
-	char buf[64], d[32];
+	char buf[64], d[32], who[128];
 	json_t *b;
 	size_t i;
 
@@ -108,9 +108,9 @@ gate_rows(int y, const json_t *g, int selected)
 	} else
 		x += tui_puts(y, x, COLS - 1 - x, strcmp(json_str(g, "state"), "approved") == 0 ?
 		    ST_GOOD : ST_BAD, json_str(g, "state")) + 2;
+	requester_label(g, who, sizeof who);
 	if (x < COLS - 1)
-		x += tui_cut(y, x, COLS - 1 - x < 16 ? COLS - 1 - x : 16, ST_NORMAL,
-		    json_str(g, "requester"));
+		x += tui_cut(y, x, COLS - 1 - x < 28 ? COLS - 1 - x : 28, ST_NORMAL, who);
 	if (*json_str(g, "project") != '\0' && x + 4 < COLS - 1) {
 		x += tui_puts(y, x, 3, ST_DIM, " / ");
 		tui_cut(y, x, COLS - 1 - x, ST_BOLD, json_str(g, "project"));

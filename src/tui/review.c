@@ -161,6 +161,7 @@ static void
 context(struct tui *t, struct tdoc *d)
 {
 	json_t *g = t->gate;
+	char who[128];
 
 	context_field(d, "Reason", json_str(g, "reason"));
 	context_field(d, "Host", json_str(g, "host"));
@@ -178,7 +179,8 @@ context(struct tui *t, struct tdoc *d)
 	doc_add(d, ST_LABEL, "Environment");
 	doc_tab(d, LABEL_COL);
 	env_inline(d, json_object_get(g, "env"));
-	context_field(d, "Requester", json_str(g, "requester"));
+	requester_label(g, who, sizeof who);
+	context_field(d, "Requester", who);
 	if (*json_str(g, "agent") != '\0') {
 		doc_add(d, ST_NORMAL, " via agent ");
 		doc_add(d, ST_NORMAL, json_str(g, "agent"));

@@ -1,0 +1,355 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# warrant serve end to end: agents as their own users (docs/design.md §11,
+# docs/protocol.md). As root: the reviewer wt-reviewer (a canary password,
+# group sudo), two box users made by `warrant box init --reviewer`
+# (wt-agent-a, wt-agent-b: the agent profile), an outsider (wt-reviewer2),
+# the reviewer's daemon on the real /run/warrant/wt-reviewer/req.sock, the
+# real sudo prompt driven through a pty, and raw socket clients
+# (tests/e2e/sock.py) for the hostile cases.
+#
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-serve.sh
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+need_root "the daemon tests create users and groups and run as root"
+sr_need || bail "the programs the real-sudo tests drive are installed"
+
+umask 022
+TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
+SR_DIR=$(mktemp -d /tmp/warrant-serve-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+A=wt-agent-a
+B=wt-agent-b
+REV=$SR_USER
+GRP=warrant-$REV
+SOCK=/run/warrant/$REV/req.sock
+MARK=/root/wt-serve-$TAG
+SOCKPY="$SR_DIR/sock.py"
+DPID=
+
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -"${1:-TERM}" "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DRC=$?
+	DPID=
+}
+cleanup() {
+	stop_daemon KILL
+	for p in $(pgrep -u "$A" 2>/dev/null) $(pgrep -u "$B" 2>/dev/null); do
+		kill -9 "$p" 2>/dev/null
+	done
+	for u in "$A" "$B"; do
+		userdel -r "$u" >/dev/null 2>&1
+		rm -f "/etc/sudoers.d/warrant-box-$u"
+	done
+	groupdel "$GRP" >/dev/null 2>&1
+	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
+	rmdir /run/warrant 2>/dev/null
+	rm -f "$MARK"
+	sr_user_teardown
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
+		rm -rf "$SR_DIR"
+	else
+		echo "# transcripts kept in $SR_DIR"
+	fi
+}
+at_exit cleanup
+
+sr_user_setup || bail "the reviewer users are set up"
+sr_install || bail "warrant is installed in its private prefix"
+W=$SR_WARRANT
+cp "$WARRANT_TOP/tests/e2e/sock.py" "$SOCKPY"
+
+# as USER CMD...: run as a box user, with its own groups and a clean
+# environment pointing at the daemon.
+as() {
+	as_u=$1
+	shift
+	setpriv --reuid="$as_u" --regid="$(id -g "$as_u")" --init-groups \
+	    env -i HOME="$(getent passwd "$as_u" | cut -d: -f6)" USER="$as_u" \
+	    PATH=/usr/bin:/bin LANG=C WARRANT_SOCKET="$SOCK" "$@"
+}
+# rev CMD...: run warrant as the reviewer, on its store.
+rev() { sr_as "$REV" "$W" "$@"; }
+# start_daemon: warrant serve as the reviewer; DPID is the daemon itself.
+start_daemon() {
+	(
+		set -f
+		IFS=$SR_NL
+		set -- $(sr_as_words "$REV") "$W" serve
+		unset IFS
+		exec "$@"
+	) 2>>"$SR_DIR/serve.log" &
+	DPID=$!
+	i=0
+	while [ ! -S "$SOCK" ] || ! "$PY" "$SOCKPY" "$SOCK" connect >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || return 1
+		kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+# req USER FILE [ARGS]: a request as USER through the daemon; the
+# descriptor in FILE.out, errors in FILE.err, the status in RC; G the id.
+req() {
+	rq_u=$1 rq_f=$2
+	shift 2
+	as "$rq_u" "$W" request "$@" <"$rq_f" >"$rq_f.out" 2>"$rq_f.err"
+	RC=$?
+	G=$(jscan 'j["request_id"]' "$rq_f.out" 2>/dev/null)
+}
+pending_of() { rev list -j | jscan "len([g for g in j if g['requester'] == '$1'])"; }
+mkreq() {
+	printf '{"reason":"%s","commands":[{"id":"%s","argv":%s,"why":"test"}]}\n' "$2" "$3" "$4" \
+	    >"$SR_DIR/$1.json"
+	chmod 644 "$SR_DIR/$1.json"
+}
+
+# ------------------------------------------------------------ provisioning
+section "box users with the agent profile"
+for u in "$A" "$B"; do
+	"$W" box init --user "$u" --reviewer "$REV" >"$SR_DIR/init-$u" 2>&1
+	check "box init --user $u --reviewer $REV" [ $? -eq 0 ]
+done
+check "the agent user is a member of $GRP" sh -c "id -nG $A | tr ' ' '\n' | grep -qx $GRP"
+as "$A" /usr/bin/sudo -n true </dev/null >/dev/null 2>&1
+check "[P3] the agent user cannot sudo -n (before any request)" [ $? -ne 0 ]
+
+# ------------------------------------------------------- daemon not running
+section "no daemon"
+mkreq touch "touch $TAG" t "[\"/usr/bin/touch\",\"$MARK\"]"
+req "$A" "$SR_DIR/touch.json"
+is "a request with no daemon running exits 7" "$RC" 7
+check "the error names the socket and how to start the daemon" \
+    sh -c "grep -q '$SOCK' '$SR_DIR/touch.json.err' && grep -q 'warrant serve' '$SR_DIR/touch.json.err'"
+as "$A" "$W" wait w-aaaaaaaaaa >/dev/null 2>&1
+is "wait with no daemon running exits 7" "$?" 7
+
+# ----------------------------------------------------------------- the daemon
+section "start"
+start_daemon || bail "warrant serve starts and answers on $SOCK"
+ok "warrant serve starts and answers on $SOCK"
+is "the socket belongs to the reviewer and the requester group, mode 0660" \
+    "$(stat -c '%U %G %a %F' "$SOCK")" "$REV $GRP 660 socket"
+
+section "a requester on another uid"
+req "$A" "$SR_DIR/touch.json" -o agent-a
+is "[P4] the agent user's request through the socket is stored (exit 0)" "$RC" 0
+GA=$G
+jcheck "the descriptor is the usual one (pending, sealed)" \
+    'j["state"] == "pending" and len(j["manifest_sha256"]) == 64' "$SR_DIR/touch.json.out"
+rev show "$GA" -j >"$SR_DIR/ga.json" 2>&1
+jcheck "the reviewer's store has it with the requester's name and uid" \
+    "j['requester'] == '$A' and j['requester_uid'] == $(id -u "$A") and j['agent'] == 'agent-a'" \
+    "$SR_DIR/ga.json"
+jcheck "the gate records the requesting process (pid and start time)" \
+    'j["requester_pid"] > 0 and j["requester_start"] > 0' "$SR_DIR/ga.json"
+rev show "$GA" >"$SR_DIR/ga.txt" 2>&1
+check "show says who asked: $A (uid N)" grep -q "$A (uid $(id -u "$A"))" "$SR_DIR/ga.txt"
+rev list >"$SR_DIR/list.txt" 2>&1
+check "list says who asked" grep -q "from $A (uid $(id -u "$A"))" "$SR_DIR/list.txt"
+rev log >"$SR_DIR/log.txt" 2>&1
+check "log names the requester of the request event" \
+    grep -q "request .*$GA.*requester $A (uid $(id -u "$A"))" "$SR_DIR/log.txt"
+
+section "who may connect"
+as wt-reviewer2 "$W" request --to "$REV" <"$SR_DIR/touch.json" >/dev/null 2>"$SR_DIR/out.err"
+is "a user outside $GRP cannot reach the socket (exit 7)" "$?" 7
+check "and is told it is not a requester" grep -q 'not a requester' "$SR_DIR/out.err"
+gid=$(getent group "$GRP" | cut -d: -f3)
+r=$(setpriv --reuid=wt-reviewer2 --regid="$(id -g wt-reviewer2)" --groups="$gid" \
+    "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+jcheck "a process holding the group but not a member in the group database is refused" \
+    'j["ok"] is False and j["error"]["code"] == "not_a_requester"' - <<EOF
+$r
+EOF
+r=$("$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+jcheck "root is refused (not_a_requester)" \
+    'j["ok"] is False and j["error"]["code"] == "not_a_requester"' - <<EOF
+$r
+EOF
+
+section "rate"
+n=0 code= GB=
+while [ "$n" -lt 40 ]; do
+	mkreq r "rate $n" r '["/usr/bin/true"]'
+	req "$B" "$SR_DIR/r.json" -j
+	if [ "$RC" -ne 0 ]; then
+		code=$(jscan 'j["error"]["code"]' "$SR_DIR/r.json.out")
+		break
+	fi
+	GB=$G
+	as "$B" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$G\"}" >/dev/null
+	n=$((n + 1))
+done
+is "30 requests in a minute pass, the 31st is refused (quota_exceeded)" "$n:$code" "30:quota_exceeded"
+
+section "each requester sees only its own gates"
+as "$A" "$W" wait -t 0 "$GB" >/dev/null 2>"$SR_DIR/waitb.err"
+is "A waiting on B's gate is refused (exit 2)" "$?" 2
+check "with unknown_gate (as for a gate that does not exist)" grep -q 'no gate of yours' "$SR_DIR/waitb.err"
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GB\"}" '{"op":"list","all":true}')
+jcheck "A cannot withdraw B's gate, nor learn it is settled" 'objs[0]["error"]["code"] == "unknown_gate"' - <<EOF
+$r
+EOF
+jcheck "A's list holds only A's gates" \
+    "j['ok'] and j['gates'] and all(g['requester'] == '$A' for g in j['gates'])" - <<EOF
+$r
+EOF
+
+section "approval bound to what was shown"
+pty_rv right expect-bad 60 "$W" answer "$GA" --run --expect 000000000000
+check "[P1] --expect with another hash is refused" grep -q gate_changed "$PTY_LOG"
+is "[P2] and no password was asked" "$(pty_prompts)" 0
+check "[P1] nothing ran" [ ! -e "$MARK" ]
+is "the gate is still pending" "$(sr_state "$GA")" pending
+
+section "the reviewer approves through the real sudo prompt"
+SHA=$(jscan 'j["manifest_sha256"]' "$SR_DIR/touch.json.out")
+as "$A" "$W" wait "$GA" -j >"$SR_DIR/wait-a.json" 2>"$SR_DIR/wait-a.err" &
+WPID=$!
+pty_rv right approve 90 "$W" answer "$GA" --run --expect "$(echo "$SHA" | cut -c1-16)"
+check "[P1] the approved ROOT command ran as root" sh -c "[ \"\$(stat -c %U '$MARK' 2>/dev/null)\" = root ]"
+is "[P2] sudo asked for the password once" "$(pty_prompts)" 1
+wait "$WPID"
+is "[P4] the agent's wait through the daemon exits 0" "$?" 0
+jcheck "and prints the ledger" \
+    'j["state"] == "approved" and entry(j, "t")["status"] == "ran"' "$SR_DIR/wait-a.json"
+check "[P2] no sudo ticket is left for the reviewer" no_ticket_anywhere
+as "$A" /usr/bin/sudo -n true </dev/null >/dev/null 2>&1
+check "[P3] the agent user still cannot sudo -n" [ $? -ne 0 ]
+
+section "quota"
+have=$(pending_of "$A")
+i=$have
+while [ "$i" -lt 16 ]; do
+	mkreq q$i "quota $i" q '["/usr/bin/true"]'
+	req "$A" "$SR_DIR/q$i.json"
+	[ "$RC" -eq 0 ] || break
+	i=$((i + 1))
+done
+is "16 pending gates are accepted" "$(pending_of "$A")" 16
+mkreq q16 "quota 16" q '["/usr/bin/true"]'
+req "$A" "$SR_DIR/q16.json" -j
+is "the 17th is refused (exit 2)" "$RC" 2
+jcheck "with quota_exceeded" 'j["error"]["code"] == "quota_exceeded"' "$SR_DIR/q16.json.out"
+is "and nothing was stored" "$(pending_of "$A")" 16
+ids=$(rev list -j | jscan "' '.join(g['request_id'] for g in j if g['requester'] == '$A')")
+for id in $ids; do
+	as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$id\",\"feedback\":\"done\"}" \
+	    >>"$SR_DIR/withdraw.out"
+done
+is "the requester withdraws its own gates" "$(pending_of "$A")" 0
+jcheck "a withdrawn gate is denied with the requester's words" \
+    "j['state'] == 'denied' and 'withdrawn by the requester: done' in j['feedback']" - <<EOF
+$(rev show "$(echo "$ids" | cut -d' ' -f1)" -j)
+EOF
+
+section "bad input on the socket"
+total=$(rev list -j | jscan 'len(j)')
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send 'garbage' '{"op":"list"}' '{"op":"fly"}' \
+    '{"op":"list","all":"yes"}' '{"op":"wait","id":"w-aaaa","timeout":-1}' \
+    "{\"op\":\"request\",\"request\":$(cat "$SR_DIR/touch.json"),\"requester\":\"$REV\"}" \
+    '{"op":"request","request":[1]}' '{"op":"wait"}' '{"op":"list","op":"wait"}')
+jcheck "malformed lines get invalid_json and the connection goes on" \
+    'objs[0]["error"]["code"] == "invalid_json" and objs[1]["ok"] is True' - <<EOF
+$r
+EOF
+jcheck "an unknown op is unknown_op; wrong types are invalid_field" \
+    '[o.get("error", {}).get("code") for o in objs[2:]] == ["unknown_op", "invalid_field", "invalid_field", "invalid_field", "invalid_field", "invalid_field", "invalid_json"]' - <<EOF
+$r
+EOF
+is "a request naming its own requester is refused and stores nothing" "$(rev list -j | jscan 'len(j)')" "$total"
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" big 300000)
+is "a line over 256 KiB gets message_too_large, then the connection is closed" \
+    "$(echo "$r" | jscan 'objs[0]["error"]["code"]' 2>/dev/null) $(echo "$r" | tail -1)" \
+    "message_too_large closed"
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" halfclose '{"op":"list"}')
+jcheck "a client that half-closes after its message still gets the reply" 'j["ok"] is True' - <<EOF
+$r
+EOF
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" raw "$(printf '{"op":"list","x":"\\u0000"}')")
+jcheck "a NUL escaped in a string is invalid_json" 'j["error"]["code"] == "invalid_json"' - <<EOF
+$r
+EOF
+as "$A" "$PY" "$SOCKPY" "$SOCK" slow '{"op":"list"                                               }' 40 >"$SR_DIR/slow.out" 2>&1 &
+SLOW=$!
+r=$(as "$B" "$PY" "$SOCKPY" "$SOCK" flood 20)
+jcheck "a flood of connections: 8 per requester are served, the rest get busy" \
+    'j.get("ok") == 8 and j.get("busy") == 12' - <<EOF
+$r
+EOF
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+jcheck "another requester is served meanwhile" 'j["ok"] is True' - <<EOF
+$r
+EOF
+wait "$SLOW"
+is "a client sending one byte a second is disconnected after 30 s" "$(cat "$SR_DIR/slow.out")" slow-closed
+
+section "MCP through the daemon (official SDK client, as the agent user)"
+MCP_DIR=$WARRANT_TOP/tests/mcp
+if [ ! -d "$MCP_DIR/node_modules/@modelcontextprotocol/sdk" ]; then
+	(cd "$MCP_DIR" && npm ci --no-audit --no-fund --loglevel=error) >"$SR_DIR/npm" 2>&1
+fi
+if [ -d "$MCP_DIR/node_modules/@modelcontextprotocol/sdk" ]; then
+	cp -r "$MCP_DIR" "$SR_DIR/mcp"
+	chmod -R a+rX "$SR_DIR/mcp"
+	(cd "$SR_DIR/mcp" && as "$A" env WARRANT_BIN="$W" WT_TAG="$TAG" \
+	    WARRANT_SOCKET="$SOCK" timeout -k 5 150 node test-socket.mjs) \
+	    >"$SR_DIR/mcp.out" 2>"$SR_DIR/mcp.err" &
+	MPID=$!
+	gm= i=0
+	while [ -z "$gm" ] && [ "$i" -lt 300 ]; do
+		sleep 0.2
+		gm=$(rev list -j | jscan "' '.join(g['request_id'] for g in j if g['reason'] == 'mcp-socket $TAG')")
+		i=$((i + 1))
+	done
+	check "the MCP call's gate reaches the reviewer's queue" [ -n "$gm" ]
+	jcheck "with the agent user as requester" "j['requester'] == '$A'" - <<EOF
+$(rev show "$gm" -j)
+EOF
+	rev answer "$gm" --run >"$SR_DIR/mcp-answer" 2>&1
+	check "the reviewer approves the YOU-only call without sudo" [ $? -eq 0 ]
+	wait "$MPID"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "mcp: ${line#ok - }" ;;
+		"not ok - "*) not_ok "mcp: ${line#not ok - }" ;;
+		"#"*) printf '%s\n' "$line" ;;
+		esac
+	done <"$SR_DIR/mcp.out"
+	grep -q '^ok - ' "$SR_DIR/mcp.out" || { not_ok "the MCP client ran"; diag "$(tail -5 "$SR_DIR/mcp.err")"; }
+else
+	not_ok "the MCP SDK is installed (npm ci in tests/mcp)"
+fi
+
+section "the daemon killed and restarted"
+mkreq k "kill $TAG" k '["/usr/bin/true"]'
+req "$A" "$SR_DIR/k.json"
+GK=$G
+as "$A" "$W" wait "$GK" -j >"$SR_DIR/wait-k.json" 2>"$SR_DIR/wait-k.err" &
+WPID=$!
+sleep 1
+stop_daemon KILL
+check "[P4] a SIGKILLed daemon leaves the socket file behind" [ -S "$SOCK" ]
+start_daemon
+check "a restarted daemon replaces its stale socket" [ $? -eq 0 ]
+is "[P4] the restarted daemon serves the same queue" "$(sr_state "$GK")" pending
+rev answer "$GK" --deny -f "not now $TAG" >/dev/null 2>&1
+wait "$WPID"
+is "a wait across the restart ends with the outcome (denied: exit 4)" "$?" 4
+jcheck "with the reviewer's feedback" "j['feedback'] == 'not now $TAG'" "$SR_DIR/wait-k.json"
+
+section "stop"
+stop_daemon TERM
+is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
+check "and removes its socket" [ ! -e "$SOCK" ]
+install -m 600 /dev/null "$SOCK"
+rev serve >/dev/null 2>"$SR_DIR/squat.err"
+is "a file at the socket path that is not the reviewer's socket stops serve (exit 1)" "$?" 1
+check "and is left alone" [ -f "$SOCK" ]
+rm -f "$SOCK"
+
+done_testing
