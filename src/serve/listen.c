@@ -157,8 +157,22 @@ turn_away(int fd, const char *code, const char *msg)
 	close(fd);
 }
 
-static void
-conn_free(struct conn *c)
+/* A connection of an admitted peer on fd (which it then owns). */
+struct conn *
+conn_open(int fd, struct peer *p)
+{
+	struct conn *c = xcalloc(1, sizeof *c);
+
+	c->fd = fd;
+	c->peer = *p;
+	memset(p, 0, sizeof *p);	/* its groups are the connection's now */
+	c->in = xcalloc(1, SERVE_LINE_MAX);
+	c->deadline = monotonic_ms() + SERVE_MESSAGE_MS;
+	return c;
+}
+
+void
+conn_close(struct conn *c)
 {
 	close(c->fd);
 	peer_free(&c->peer);
@@ -293,8 +307,8 @@ unlink_socket(struct daemon *d)
 static void
 conn_accept(struct daemon *d, int lfd, struct conn **conns, size_t *nconns)
 {
+	struct peer p;
 	char why[512];
-	struct conn *c;
 	size_t i, same = 0;
 	int fd;
 
@@ -304,37 +318,29 @@ conn_accept(struct daemon *d, int lfd, struct conn **conns, size_t *nconns)
 			warn("serve: accept");
 		return;
 	}
-	c = xcalloc(1, sizeof *c);
-	c->fd = fd;
-	if (peer_read(fd, &c->peer) != 0) {
+	if (peer_read(fd, &p) != 0) {
 		warn("serve: cannot read a peer's credentials");
-		peer_free(&c->peer);
-		free(c);
+		peer_free(&p);
 		close(fd);
 		return;
 	}
-	if (!peer_admitted(d, &c->peer, why, sizeof why)) {
-		warnx("serve: refused uid %u (pid %d): %s", (unsigned)c->peer.uid,
-		    (int)c->peer.pid, why);
+	if (!peer_admitted(d, &p, why, sizeof why)) {
+		warnx("serve: refused uid %u (pid %d): %s", (unsigned)p.uid, (int)p.pid, why);
 		turn_away(fd, "not_a_requester", why);
-		peer_free(&c->peer);
-		free(c);
+		peer_free(&p);
 		return;
 	}
 	for (i = 0; i < *nconns; i++)
-		same += conns[i]->peer.uid == c->peer.uid;
+		same += conns[i]->peer.uid == p.uid;
 	if (*nconns >= SERVE_CONN_MAX || same >= SERVE_CONN_PER_UID) {
-		warnx("serve: uid %u: too many connections", (unsigned)c->peer.uid);
+		warnx("serve: uid %u: too many connections", (unsigned)p.uid);
 		turn_away(fd, "busy", *nconns >= SERVE_CONN_MAX ? "the daemon has too many "
 		    "connections; try again shortly" : "this user has too many connections "
 		    "open to the daemon; close one first");
-		peer_free(&c->peer);
-		free(c);
+		peer_free(&p);
 		return;
 	}
-	c->in = xcalloc(1, SERVE_LINE_MAX);
-	c->deadline = monotonic_ms() + SERVE_MESSAGE_MS;
-	conns[(*nconns)++] = c;
+	conns[(*nconns)++] = conn_open(fd, &p);
 }
 
 /* The connections that wait on a gate get their tick (and heartbeat). */
@@ -441,14 +447,14 @@ serve_run(struct daemon *d)
 			if (!c->dead && c->eof && !c->busy && c->outlen == 0)
 				c->dead = 1;
 			if (c->dead)
-				conn_free(c);
+				conn_close(c);
 			else
 				conns[k++] = c;
 		}
 		n = k;
 	}
 	for (i = 0; i < n; i++)
-		conn_free(conns[i]);
+		conn_close(conns[i]);
 	unlink_socket(d);
 	close(lfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);

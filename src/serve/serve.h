@@ -58,6 +58,8 @@ struct conn;
 
 /* listen.c */
 int	 serve_run(struct daemon *);
+struct conn *conn_open(int, struct peer *);
+void	 conn_close(struct conn *);
 void	 conn_reply(struct conn *, json_t *, int);
 void	 conn_error(struct conn *, const char *, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
