@@ -221,6 +221,27 @@ check "[P2] no sudo ticket is left for the reviewer" no_ticket_anywhere
 as "$A" /usr/bin/sudo -n true </dev/null >/dev/null 2>&1
 check "[P3] the agent user still cannot sudo -n" [ $? -ne 0 ]
 
+section "a withdrawal cannot race an approval under way"
+NAP="4.$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+mkreq nap "nap $TAG" n "[\"/usr/bin/sleep\",\"$NAP\"]"
+req "$A" "$SR_DIR/nap.json"
+GN=$G
+( pty_rv right nap 90 "$W" answer "$GN" --run --no-detach ) &
+NPID=$!
+i=0
+while ! pgrep -f "sleep $NAP" >/dev/null && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+check "the approved command is running" pgrep -f "sleep $NAP" >/dev/null
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GN\"}")
+jcheck "[P7] withdrawing a gate whose approval runs is refused (not_pending)" \
+    'j["error"]["code"] == "not_pending"' - <<EOF
+$r
+EOF
+wait "$NPID"
+jcheck "[P7] the gate settles as approved with the command's ledger" \
+    'j["state"] == "approved"' - <<EOF
+$(rev show "$GN" -j)
+EOF
+
 section "quota"
 have=$(pending_of "$A")
 i=$have
