@@ -172,9 +172,9 @@ $r
 EOF
 
 section "rate"
-n=0 code= GB=
-while [ "$n" -lt 40 ]; do
-	mkreq r "rate $n" r '["/usr/bin/true"]'
+k=0 code= GB=
+while [ "$k" -lt 40 ]; do
+	mkreq r "rate $k" r '["/usr/bin/true"]'
 	req "$B" "$SR_DIR/r.json" -j
 	if [ "$RC" -ne 0 ]; then
 		code=$(jscan 'j["error"]["code"]' "$SR_DIR/r.json.out")
@@ -182,9 +182,9 @@ while [ "$n" -lt 40 ]; do
 	fi
 	GB=$G
 	as "$B" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$G\"}" >/dev/null
-	n=$((n + 1))
+	k=$((k + 1))
 done
-is "30 requests in a minute pass, the 31st is refused (quota_exceeded)" "$n:$code" "30:quota_exceeded"
+is "30 requests in a minute pass, the 31st is refused (quota_exceeded)" "$k:$code" "30:quota_exceeded"
 
 section "each requester sees only its own gates"
 as "$A" "$W" wait -t 0 "$GB" >/dev/null 2>"$SR_DIR/waitb.err"
@@ -230,7 +230,7 @@ GN=$G
 NPID=$!
 i=0
 while ! pgrep -f "sleep $NAP" >/dev/null && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-check "the approved command is running" pgrep -f "sleep $NAP" >/dev/null
+check "the approved command is running" sh -c "pgrep -f 'sleep $NAP' >/dev/null"
 r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GN\"}")
 jcheck "[P7] withdrawing a gate whose approval runs is refused (not_pending)" \
     'j["error"]["code"] == "not_pending"' - <<EOF
@@ -318,7 +318,7 @@ if [ -d "$MCP_DIR/node_modules/@modelcontextprotocol/sdk" ]; then
 	cp -r "$MCP_DIR" "$SR_DIR/mcp"
 	chmod -R a+rX "$SR_DIR/mcp"
 	(cd "$SR_DIR/mcp" && as "$A" env WARRANT_BIN="$W" WT_TAG="$TAG" \
-	    WARRANT_SOCKET="$SOCK" timeout -k 5 150 node test-socket.mjs) \
+	    WARRANT_SOCKET="$SOCK" timeout -k 5 150 node socket-agent.mjs) \
 	    >"$SR_DIR/mcp.out" 2>"$SR_DIR/mcp.err" &
 	MPID=$!
 	gm= i=0
