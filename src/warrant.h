@@ -32,7 +32,7 @@ int	 refusal_print(const char *, const struct refusal *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
-void	 gate_print_full(FILE *, const json_t *);
+void	 gate_print_full(FILE *, const json_t *, const char *);
 
 /* warrant.c: the command table. */
 struct cmd_entry {

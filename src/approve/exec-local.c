@@ -7,6 +7,8 @@
  * With --via sudo, ROOT commands as `sudo -k -u RUN_AS -- PATH ARGS` on
  * the terminal: a prompt per command, no ticket, the executable re-hashed
  * just before sudo runs it by path (a weaker binding, said in the ledger).
+ * Files the YOU commands name are staged for them in the run directory
+ * and removed after the batch.
  */
 #include <err.h>
 #include <errno.h>
@@ -36,20 +38,27 @@ open_sealed(const json_t *cmd)
 }
 
 static json_t *
-run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct capture *cap)
+run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const char *stage,
+    struct capture *cap)
 {
 	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds"), *e;
 	int root = is_root(cmd), fd, sudofd = -1, k = 0;
-	char name[64], *senv[SUDO_ENV_MAX], **argv;
+	char name[64], *senv[SUDO_ENV_MAX], **argv, **words;
 	size_t i, n = json_array_size(av);
 	struct exec_result res;
 	struct exec_spec x;
 
-	if ((fd = open_sealed(cmd)) < 0)
+	if ((words = argv_strings(av, stage)) == NULL)
+		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
+		    "its files were not staged");
+	if ((fd = open_sealed(cmd)) < 0) {
+		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "the executable changed since it was reviewed");
+	}
 	if (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0) {
 		close(fd);
+		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), "root", "refused",
 		    SUDO " cannot be opened");
 	}
@@ -65,7 +74,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 	} else
 		i = 0;
 	for (; i < n; i++)
-		argv[k++] = (char *)json_string_value(json_array_get(av, i));
+		argv[k++] = words[i];
 	memset(&x, 0, sizeof x);
 	x.exefd = root ? sudofd : fd;
 	x.argv = argv;
@@ -95,6 +104,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 		close(sudofd);
 	close(fd);
 	free(argv);
+	argv_strings_free(words);
 	return e;
 }
 
@@ -111,16 +121,75 @@ env_block(const json_t *ue)
 	return env;
 }
 
+/*
+ * The files of the run manifest for YOU commands: copied from the run
+ * directory's blob-HEX into a fresh RUN_DIR/files (the reviewer's, 0700),
+ * re-hashed on the way, with their sealed modes. 0 with the directory in
+ * dir (or "" when no command names a file); -1 when a file does not match
+ * its seal or cannot be staged (said; nothing ran, the directory removed).
+ */
+static int
+stage_you(struct batch *b, char dir[PATH_MAX])
+{
+	char blob[SHA256_HEX_LEN + 8];
+	const char *name;
+	json_t *f;
+	int dfd, rc;
+
+	dir[0] = '\0';
+	if (json_object_size(json_object_get(b->run, "files")) == 0)
+		return 0;
+	if (mkdirat(b->run_fd, RUN_FILES, 0700) != 0 ||
+	    (dfd = openat(b->run_fd, RUN_FILES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		say(b, "runner_error", "cannot create %s/%s: %s; nothing ran", b->run_dir,
+		    RUN_FILES, strerror(errno));
+		stage_remove(b->run_fd, RUN_FILES);
+		return -1;
+	}
+	json_object_foreach(json_object_get(b->run, "files"), name, f) {
+		mode_t mode = 0600;
+
+		file_mode_parse(json_str(f, "mode"), &mode);
+		snprintf(blob, sizeof blob, RUN_BLOB, json_str(f, "sha256"));
+		rc = stage_copy(b->run_fd, blob, dfd, name, json_str(f, "sha256"),
+		    (uint64_t)json_integer_value(json_object_get(f, "size")), mode,
+		    (uid_t)-1, (gid_t)-1);
+		if (rc != 0) {
+			if (rc > 0)
+				say(b, "runner_error", "file '%s' does not match its seal; nothing ran",
+				    name);
+			else
+				say(b, "runner_error", "cannot stage file '%s': %s; nothing ran", name,
+				    strerror(errno));
+			close(dfd);
+			stage_remove(b->run_fd, RUN_FILES);
+			return -1;
+		}
+	}
+	close(dfd);
+	if ((size_t)snprintf(dir, PATH_MAX, "%s/%s", b->run_dir, RUN_FILES) >= PATH_MAX) {
+		say(b, "runner_error", "the run directory's path is too long; nothing ran");
+		stage_remove(b->run_fd, RUN_FILES);
+		return -1;
+	}
+	return 0;
+}
+
 enum exec_end
 exec_local(struct batch *b, const struct approve_opts *opts)
 {
-	struct capture *cap = xmalloc(sizeof *cap);
-	char **env = env_block(json_object_get(b->run, "user_env"));
+	struct capture *cap;
+	char **env, stage[PATH_MAX];
 	enum exec_end end = EXEC_DONE;
 	json_t *c;
 	size_t i;
 
 	(void)opts;
+	if (stage_you(b, stage) != 0)
+		return EXEC_NOTHING_RAN;
+	cap = xmalloc(sizeof *cap);
+	env = env_block(json_object_get(b->run, "user_env"));
 	json_array_foreach(b->selected, i, c) {
 		if (stop_requested) {
 			say(b, "runner_error", "warrant answer was told to stop "
@@ -143,8 +212,12 @@ exec_local(struct batch *b, const struct approve_opts *opts)
 			end = EXEC_BROKEN;
 			break;
 		}
-		json_array_set_new(b->entries, i, run_command(b, c, i, env, cap));
+		json_array_set_new(b->entries, i, run_command(b, c, i, env, *stage ? stage : NULL,
+		    cap));
 	}
+	/* the staged files go, whatever happened */
+	if (*stage != '\0' && stage_remove(b->run_fd, RUN_FILES) != 0)
+		warnx("cannot remove %s", stage);
 	if (batch_record(b) != 0)
 		end = EXEC_BROKEN;
 	free(env);

@@ -288,6 +288,25 @@ deny_word(struct denylist *d, const char *word)
 	return deny_identity(d, &st, real, sha, 0);
 }
 
+/*
+ * Content known by its size and SHA-256 only (a reviewed file): the same
+ * content as a denied tool is that tool, and a copy of the dynamic loader
+ * runs whatever it is given (refused as an interactive program).
+ */
+enum deny_kind
+deny_content(struct denylist *d, off_t size, const char *sha256)
+{
+	char sha[SHA256_HEX_LEN + 1];
+	struct stat st;
+
+	memset(&st, 0, sizeof st);
+	st.st_dev = (dev_t)-1;	/* the same inode as nothing */
+	st.st_ino = (ino_t)-1;
+	st.st_size = size;
+	snprintf(sha, sizeof sha, "%s", sha256);
+	return worst(deny_identity(d, &st, "", sha, 0), deny_identity(d, &st, "", sha, 1));
+}
+
 const char *
 deny_code(enum deny_kind k)
 {

@@ -75,6 +75,7 @@ void	 denylist_free(struct denylist *);
 enum deny_kind deny_by_name(const struct denylist *, const char *);
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
 enum deny_kind deny_word(struct denylist *, const char *);
+enum deny_kind deny_content(struct denylist *, off_t, const char *);
 const char *deny_code(enum deny_kind);
 int	 deny_is_loader(struct denylist *, const struct exe *);
 int	 is_indirect_runner(const char *);
@@ -93,10 +94,28 @@ int	 is_indirect_runner(const char *);
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
+
+/* A reviewed file ("files"; files.c). */
+struct wfile {
+	const char	*name;
+	const char	*snapshot;	/* the path given, or NULL: inline content */
+	char		 source[PATH_MAX];	/* a snapshot's path, its directory resolved */
+	unsigned char	*data;		/* inline: the decoded content (owned) */
+	uint64_t	 size;
+	mode_t		 mode;
+	char		 modestr[8];	/* "0644" */
+	int		 fd;		/* a snapshot, opened and judged; else -1 */
+	char		 sha256[SHA256_HEX_LEN + 1];
+	int		 text;		/* valid UTF-8 without NUL */
+	int		 used;
+	char		 placeholder[72];	/* "{file:NAME}": argv as the rules read it */
+};
+
 struct wcommand {
 	const char	 *id;
 	int		  as_user;
 	const char	**argv;		/* NULL-terminated; borrowed */
+	struct wfile	**file;		/* per argv entry: the file it names, or NULL */
 	size_t		  argc;
 	const char	 *command;	/* YOU shell string, or NULL */
 	const char	 *why;
@@ -122,6 +141,8 @@ struct wrequest {
 	const char	 *next_prompt;
 	unsigned	  badges;
 	int		  nroot, nuser;
+	struct wfile	 *files;
+	size_t		  nfiles;
 };
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
 void	 request_free(struct wrequest *);
@@ -133,6 +154,20 @@ int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
 	    const struct requester *, struct refusal *);
 int	 opt_abbrev(const char *, const char *);
 int	 sed_script_runs(const char *);
+
+/* files.c: reviewed files. blob.c: their content in the state directory
+ * (STATE/blobs/sha256/HEX). */
+int	 files_parse(struct wrequest *, struct refusal *);
+struct wfile *files_ref(struct wrequest *, json_t *, const char *, struct refusal *);
+int	 files_all_used(const struct wrequest *, struct refusal *);
+int	 files_judge(struct wrequest *, const struct requester *, struct refusal *);
+int	 files_deny(struct denylist *, const struct wcommand *, const char *, struct refusal *);
+json_t	*files_manifest(const struct wrequest *);
+void	 files_free(struct wrequest *);
+int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
+int	 blob_open(const char *, const char *, uint64_t);
+int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);
+char	*blob_text(const char *, const json_t *, size_t, const char **);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);

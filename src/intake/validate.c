@@ -265,12 +265,16 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 		for (i = 1; i < c->argc && env == 0; i++)
 			if (strcmp(base_name(c->argv[i]), "env") == 0)
 				env = i + 1;
+	/* a reviewed file is neither an env word nor a path the requester
+	 * could change: it is staged root-owned at run time */
 	for (i = env; env > 0 && i < c->argc; i++) {
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		if (check_env_word(c->argv[i], r, sub) != 0)
+		if (c->file[i] == NULL && check_env_word(c->argv[i], r, sub) != 0)
 			return -1;
 	}
 	for (i = 1; i < c->argc; i++) {
+		if (c->file[i] != NULL)
+			continue;
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
 		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
 			return -1;
@@ -347,7 +351,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
 	} else if (!c->as_user) {
-		if (root_argv_check(d, c, idx, p, r) != 0)
+		if (root_argv_check(d, c, idx, p, r) != 0 || files_deny(d, c, path, r) != 0)
 			return -1;
 	} else {
 		/* YOU commands may run shells: only privilege tools, through
@@ -385,7 +389,7 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 		return refuse(r, "unknown_machine", "$.machine",
 		    "machine '%s' is not enrolled; remote targets are not available yet",
 		    q->machine);
-	if (check_env(q, r) != 0 || check_text(q, r) != 0 ||
+	if (check_env(q, r) != 0 || check_text(q, r) != 0 || files_judge(q, p, r) != 0 ||
 	    check_root_paths(q, p, r) != 0)
 		return -1;
 	d = denylist_load();

@@ -14,6 +14,13 @@
  * executable is re-hashed through the descriptor it is then executed
  * from. Anything refused runs nothing.
  *
+ * Reviewed files are staged before anything runs: each one's sealed
+ * content, hard-linked into the run directory as blob-HEX by `answer`, is
+ * copied into a fresh directory — root's (run_as's) under /run for ROOT
+ * commands, the reviewer's RUN_DIR/files for YOU commands — and re-hashed
+ * on the way; one that does not match refuses the whole batch. The
+ * staging directories are removed when the runner ends, whatever happened.
+ *
  * Its records in the run directory are root-owned, so nobody else can
  * forge them: runner.lock (held while the runner lives), started.json,
  * progress.json (made durable before each command starts) and
@@ -47,6 +54,7 @@ struct runner {
 	gid_t		 sudo_gid;
 	char		 sudo_user[64];
 	int		 dfd;			/* the run directory */
+	char		 run_dir[PATH_MAX];
 	json_t		*manifest;
 	const char	*run_sha;		/* of the run manifest, from argv */
 	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
@@ -54,6 +62,9 @@ struct runner {
 	char		 target_name[64], target_home[PATH_MAX];	/* run_as */
 	struct spawn_cred target_cred, sudo_cred;	/* uid, gid, groups */
 	size_t		 n;
+	char		***argv;		/* per command, files staged */
+	char		 stage_root[PATH_MAX];	/* ROOT commands' files, or "" */
+	char		 stage_you[PATH_MAX];	/* YOU commands' files, or "" */
 	int		*exefd;
 	char		**root_env, **user_env;
 	const char	*refused_why;
@@ -64,6 +75,14 @@ struct runner {
  * other, still write the ledger. */
 static volatile sig_atomic_t stop_requested;
 static sigset_t job_control;	/* ignored here and in every command */
+
+/* The staging directories, removed at exit by the process that owns
+ * them (after a detach, the child that runs the batch). */
+static struct {
+	pid_t	 owner;
+	char	 root[PATH_MAX];
+	int	 rundfd;
+} staged = { 0, "", -1 };
 
 static void
 on_stop(int sig)
@@ -125,6 +144,7 @@ read_manifest(struct runner *r, const char *path, size_t *len)
 	strcpy(dir, path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
+	strcpy(r->run_dir, *dir ? dir : "/");
 	if ((r->dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		errx(RUNNER_REFUSED, "run directory %s: %s", dir, strerror(errno));
 	if (fstat(r->dfd, &st) != 0 || st.st_uid != r->sudo_uid || (st.st_mode & 07777) != 0700)
@@ -160,7 +180,7 @@ is_root(const json_t *c)
 /* Ask sudoers whether the sudo user may run this command as run_as:
  * start `sudo -n -l -U USER -u RUN_AS -- PATH ARGS`; returns its pid. */
 static pid_t
-policy_start(const struct runner *r, const json_t *c)
+policy_start(const struct runner *r, const json_t *c, size_t idx)
 {
 	json_t *argv = json_object_get(c, "argv");
 	size_t n = json_array_size(argv), i, k = 0;
@@ -180,7 +200,7 @@ policy_start(const struct runner *r, const json_t *c)
 	av[k++] = "--";
 	av[k++] = str(c, "path");
 	for (i = 1; i < n; i++)
-		av[k++] = json_string_value(json_array_get(argv, i));
+		av[k++] = r->argv[idx][i];
 	if ((pid = spawn(&s)) < 0)
 		err(RUNNER_REFUSED, "cannot start sudo -l");
 	free(av);
@@ -211,7 +231,7 @@ policy_check(const struct runner *r)
 		for (k = 0; i < r->n && k < POLICY_BATCH; i++)
 			if (is_root(json_array_get(cmds, i))) {
 				idx[k] = i;
-				pids[k++] = policy_start(r, json_array_get(cmds, i));
+				pids[k++] = policy_start(r, json_array_get(cmds, i), i);
 			}
 		for (j = 0; j < k; j++)
 			if (!policy_allows(pids[j]) && idx[j] < refused)
@@ -226,9 +246,12 @@ policy_check(const struct runner *r)
 static int
 word_changeable(const struct writer *w, const char *word)
 {
-	const char *eq = strchr(word, '=');
+	const char *eq;
 	char why[PATH_MAX + 128];
 
+	if (word == NULL)
+		return 0;	/* a reviewed file, staged root-owned */
+	eq = strchr(word, '=');
 	if (word[0] != '/' && eq != NULL && eq[1] == '/')
 		word = eq + 1;
 	return word[0] == '/' && path_changeable(w, word, why, sizeof why) != 0;
@@ -302,6 +325,126 @@ verify_commands(struct runner *r)
 			return;
 		}
 	}
+}
+
+/* At exit of the process that owns them: the staging directories go,
+ * with whatever the batch left in them. */
+static void
+unstage(void)
+{
+	char parent[PATH_MAX], *slash;
+	int fd;
+
+	if (staged.owner == 0 || getpid() != staged.owner)
+		return;
+	if (staged.root[0] != '\0') {
+		strcpy(parent, staged.root);
+		slash = strrchr(parent, '/');
+		*slash = '\0';
+		if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    stage_remove(fd, slash + 1) != 0)
+			warnx("cannot remove %s", staged.root);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (staged.rundfd >= 0 && stage_remove(staged.rundfd, RUN_FILES) != 0)
+		warnx("cannot remove the staged files in %s", RUN_FILES);
+}
+
+/* Copy the files that commands of one kind name into dfd, owned by
+ * uid:gid; a file not matching its seal refuses the whole batch. */
+static void
+stage_into(const struct runner *r, int dfd, int root, uid_t uid, gid_t gid)
+{
+	json_t *files = json_object_get(r->manifest, "files"), *c, *a, *f;
+	char blob[SHA256_HEX_LEN + 8];
+	const char *name;
+	size_t i, j;
+	mode_t mode;
+	int rc;
+
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
+		if (is_root(c) != root)
+			continue;
+		json_array_foreach(json_object_get(c, "argv"), j, a) {
+			if ((name = file_ref(a)) == NULL)
+				continue;
+			f = json_object_get(files, name);
+			if (file_mode_parse(str(f, "mode"), &mode) != 0)
+				errx(RUNNER_REFUSED, "refusing: file '%s' has a bad mode", name);
+			snprintf(blob, sizeof blob, RUN_BLOB, str(f, "sha256"));
+			rc = stage_copy(r->dfd, blob, dfd, name, str(f, "sha256"),
+			    (uint64_t)json_integer_value(json_object_get(f, "size")), mode, uid, gid);
+			if (rc > 0)
+				errx(RUNNER_REFUSED, "refusing: file '%s' does not match its seal "
+				    "(sha256 %s); nothing ran", name, str(f, "sha256"));
+			if (rc < 0 && errno != EEXIST)	/* named twice: staged once */
+				err(RUNNER_REFUSED, "refusing: cannot stage file '%s'", name);
+		}
+	}
+}
+
+/*
+ * The files the commands name, before anything is checked or run: those
+ * of ROOT commands in a fresh 0700 directory under STAGE_ROOT owned by
+ * run_as (root, usually), those of YOU commands in RUN_DIR/files owned by
+ * the reviewer; each re-hashed as it is copied. Then every command's argv
+ * with the staged paths.
+ */
+static void
+stage(struct runner *r)
+{
+	json_t *cmds = json_object_get(r->manifest, "commands"), *c;
+	int need_root = 0, need_you = 0, dfd;
+	struct stat st;
+	size_t i;
+
+	json_array_foreach(cmds, i, c)
+		if (argv_has_files(json_object_get(c, "argv")))
+			*(is_root(c) ? &need_root : &need_you) = 1;
+	staged.owner = getpid();
+	if (atexit(unstage) != 0)
+		errx(RUNNER_REFUSED, "refusing: cannot arrange to remove staged files");
+	if (need_root) {
+		if (mkdir(STAGE_ROOT, 0711) != 0 && errno != EEXIST)
+			err(RUNNER_REFUSED, "refusing: cannot create %s", STAGE_ROOT);
+		if (lstat(STAGE_ROOT, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (st.st_mode & 022) != 0)
+			errx(RUNNER_REFUSED, "refusing: %s must be a directory of root's that "
+			    "only root can write", STAGE_ROOT);
+		/* run_as passes through to its own directory, lists nothing */
+		if ((st.st_mode & 07777) != 0711 && chmod(STAGE_ROOT, 0711) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot make %s mode 0711", STAGE_ROOT);
+		snprintf(r->stage_root, sizeof r->stage_root, "%s/batch.XXXXXX", STAGE_ROOT);
+		if (mkdtemp(r->stage_root) == NULL)
+			err(RUNNER_REFUSED, "refusing: cannot create a directory in %s", STAGE_ROOT);
+		strcpy(staged.root, r->stage_root);
+		if ((dfd = open(r->stage_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    fchown(dfd, r->target_cred.uid, r->target_cred.gid) != 0 || fchmod(dfd, 0700) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot prepare %s", r->stage_root);
+		stage_into(r, dfd, 1, r->target_cred.uid, r->target_cred.gid);
+		close(dfd);
+	}
+	if (need_you) {
+		if (mkdirat(r->dfd, RUN_FILES, 0700) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot create %s/%s", r->run_dir, RUN_FILES);
+		staged.rundfd = r->dfd;
+		if ((dfd = openat(r->dfd, RUN_FILES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || fstat(dfd, &st) != 0 || st.st_uid != 0 ||
+		    fchown(dfd, r->sudo_uid, r->sudo_gid) != 0 || fchmod(dfd, 0700) != 0)
+			errx(RUNNER_REFUSED, "refusing: cannot prepare %s/%s", r->run_dir, RUN_FILES);
+		stage_into(r, dfd, 0, r->sudo_uid, r->sudo_gid);
+		close(dfd);
+		if ((size_t)snprintf(r->stage_you, sizeof r->stage_you, "%s/%s", r->run_dir,
+		    RUN_FILES) >= sizeof r->stage_you)
+			errx(RUNNER_REFUSED, "refusing: the run directory's path is too long");
+	}
+	r->argv = xcalloc(r->n, sizeof *r->argv);
+	json_array_foreach(cmds, i, c)
+		if ((r->argv[i] = argv_strings(json_object_get(c, "argv"), is_root(c) ?
+		    (*r->stage_root ? r->stage_root : NULL) :
+		    (*r->stage_you ? r->stage_you : NULL))) == NULL)
+			errx(RUNNER_REFUSED, "refusing: command %zu names a file not staged", i);
 }
 
 /* "NAME=VALUE" replacing any entry of the same name. */
@@ -388,23 +531,34 @@ user_env(const struct runner *r)
 }
 
 static void
-root_log(const struct runner *r, const json_t *c, const json_t *entry)
+root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entry)
 {
-	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	json_t *argv = json_array(), *files = json_object(), *a, *line;
+	const char *name;
+	struct stat st;
+	size_t i;
+	char *s;
+	int fd;
+
+	/* argv as it ran, and the files it named by their seal */
+	json_array_foreach(json_object_get(c, "argv"), i, a) {
+		json_array_append_new(argv, json_string(r->argv[idx][i]));
+		if ((name = file_ref(a)) != NULL)
+			json_object_set(files, name, json_object_get(json_object_get(
+			    json_object_get(r->manifest, "files"), name), "sha256"));
+	}
+	line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:o,s:o,s:O,s:O,s:O,s:O}",
 	    "at", (json_int_t)now_seconds(), "request_id", r->request_id,
 	    "manifest_sha256", r->sha, "run_manifest_sha256", r->run_sha,
 	    "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
 	    "run_as", r->target_name,
 	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
 	    "executable_sha256", json_object_get(c, "executable_sha256"),
-	    "argv", json_object_get(c, "argv"), "status", json_object_get(entry, "status"),
+	    "argv", argv, "files", files, "status", json_object_get(entry, "status"),
 	    "exit_code", json_object_get(entry, "exit_code"),
 	    "duration_ms", json_object_get(entry, "duration_ms"),
 	    "output_bytes", json_object_get(entry, "output_bytes"));
-	char *s = json_dumps(line, JSON_COMPACT);
-	struct stat st;
-	int fd;
-
+	s = json_dumps(line, JSON_COMPACT);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0) {
@@ -458,17 +612,13 @@ open_log(const struct runner *r, size_t i)
 static json_t *
 run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
-	json_t *av = json_object_get(c, "argv"), *t = json_object_get(c, "timeout_seconds"), *e;
-	char **argv = xcalloc(json_array_size(av) + 1, sizeof *argv);
+	json_t *t = json_object_get(c, "timeout_seconds"), *e;
 	struct exec_result res;
 	struct exec_spec x;
-	size_t j;
 
-	for (j = 0; j < json_array_size(av); j++)
-		argv[j] = (char *)json_string_value(json_array_get(av, j));
 	memset(&x, 0, sizeof x);
 	x.exefd = r->exefd[i];
-	x.argv = argv;
+	x.argv = r->argv[i];
 	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
 	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
@@ -489,11 +639,10 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	}
 	if (cap->logfd >= 0)
 		close(cap->logfd);
-	free(argv);
 	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
 	    str(r->manifest, "output_to_agent"));
 	if (is_root(c))
-		root_log(r, c, e);
+		root_log(r, c, i, e);
 	return e;
 }
 
@@ -584,11 +733,13 @@ detach(struct runner *r)
 		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(RUNNER_REFUSED);
 		close(go[0]);
+		staged.owner = getpid();	/* the batch's files are the child's now */
 		return;
 	}
 	close(go[0]);
 	if (write_started(r, pid) != 0)
 		exit(RUNNER_REFUSED);	/* the child sees the pipe close: nothing runs */
+	staged.owner = 0;	/* released: the child removes the staged files */
 	if (write(go[1], "g", 1) != 1)
 		err(RUNNER_BROKEN, "cannot release the batch");
 	exit(0);
@@ -699,6 +850,7 @@ main(int argc, char **argv)
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
+	stage(&r);
 	verify_commands(&r);
 	take_lock(&r);
 	if (detached)
