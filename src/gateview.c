@@ -200,7 +200,12 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 			text_print(fp, json_str(c, "given_path"));
 			fputc(')', fp);
 		}
-		fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
+		if (json_is_true(json_object_get(c, "sealed_at_run")))
+			fputs("\n    sha256 (sealed at run time: it does not exist yet, an earlier "
+			    "ROOT command may create it; it is resolved, checked and hashed when "
+			    "it runs, and the hash that ran goes into the ledger)\n", fp);
+		else
+			fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
 	}
 	print_files(fp, json_object_get(g, "files"), statedir);
 }

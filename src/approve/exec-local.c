@@ -37,21 +37,63 @@ open_sealed(const json_t *cmd)
 	return fd;
 }
 
+/* Who asked, from the run manifest, for the rules an executable sealed
+ * at run time is judged by (uid 0 without one: anyone but root). */
+static void
+requester_writer(const struct batch *b, struct writer *w, gid_t *groups, size_t max)
+{
+	json_t *rq = json_object_get(b->run, "requester"), *g;
+	size_t i, n = 0;
+
+	memset(w, 0, sizeof *w);
+	if (!json_is_object(rq))
+		return;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < max)
+			groups[n++] = (gid_t)json_integer_value(g);
+	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w->groups = groups;
+	w->ngroups = (int)n;
+}
+
+/* A "refused" entry for a command sealed at run time, with what was found. */
+static json_t *
+refused_at_run(const json_t *cmd, const char *real, const char *sha, const char *why)
+{
+	json_t *e = ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused", why);
+
+	json_object_set_new(e, "path", json_string(*real ? real : json_str(cmd, "path")));
+	json_object_set_new(e, "executable_sha256", *sha ? json_string(sha) : json_null());
+	return e;
+}
+
 static json_t *
 run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const char *stage,
     struct capture *cap)
 {
 	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds"), *e;
-	int root = is_root(cmd), fd, sudofd = -1, k = 0;
-	char name[64], *senv[SUDO_ENV_MAX], **argv, **words;
+	int root = is_root(cmd), fd, sudofd = -1, k = 0,
+	    at_run = json_is_true(json_object_get(cmd, "sealed_at_run"));
+	char name[64], *senv[SUDO_ENV_MAX], **argv, **words, real[PATH_MAX] = "",
+	    sha[SHA256_HEX_LEN + 1] = "", why[PATH_MAX + 256];
 	size_t i, n = json_array_size(av);
 	struct exec_result res;
 	struct exec_spec x;
+	gid_t groups[256];
+	struct writer w;
 
 	if ((words = argv_strings(av, stage)) == NULL)
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "its files were not staged");
-	if ((fd = open_sealed(cmd)) < 0) {
+	/* sealed at run time: judged now, by the request's rules */
+	if (at_run) {
+		requester_writer(b, &w, groups, sizeof groups / sizeof groups[0]);
+		if ((fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why,
+		    sizeof why)) < 0) {
+			argv_strings_free(words);
+			return refused_at_run(cmd, real, sha, why);
+		}
+	} else if ((fd = open_sealed(cmd)) < 0) {
 		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "the executable changed since it was reviewed");
@@ -69,7 +111,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 		argv[k++] = "-u";
 		argv[k++] = (char *)json_str(b->run, "run_as");
 		argv[k++] = "--";
-		argv[k++] = (char *)json_str(cmd, "path");
+		argv[k++] = at_run ? real : (char *)json_str(cmd, "path");
 		i = 1;
 	} else
 		i = 0;
@@ -96,6 +138,10 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 	}
 	e = ledger_entry_ran(json_str(cmd, "id"), json_str(cmd, "as"), &res, cap,
 	    json_str(b->run, "output_to_agent"));
+	if (at_run) {
+		json_object_set_new(e, "path", json_string(real));
+		json_object_set_new(e, "executable_sha256", json_string(sha));
+	}
 	if (cap->logfd >= 0)
 		close(cap->logfd);
 	if (root)

@@ -60,25 +60,13 @@ struct exe {
 	char		sha256[SHA256_HEX_LEN + 1];
 	struct stat	st;
 };
-int	 exe_lookup(const char *, char *, size_t);
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
-int	 open_regular(const char *, struct stat *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
 int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
 
-/* denylist.c: nested privilege tools and interactive programs, loaded
- * for one validation and freed after it. */
-enum deny_kind { DENY_NONE = 0, DENY_NESTED, DENY_INTERACTIVE };
-struct denylist;
-struct denylist *denylist_load(void);
-void	 denylist_free(struct denylist *);
-enum deny_kind deny_by_name(const struct denylist *, const char *);
+/* The denylists (shared/denylist.c, shared.h) for a resolved executable. */
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
-enum deny_kind deny_word(struct denylist *, const char *);
-enum deny_kind deny_content(struct denylist *, off_t, const char *);
-const char *deny_code(enum deny_kind);
 int	 deny_is_loader(struct denylist *, const struct exe *);
-int	 is_indirect_runner(const char *);
 
 /* risk.c: badges, shown and never blocking. */
 #define BADGE_SHELL		0x001
@@ -91,6 +79,7 @@ int	 is_indirect_runner(const char *);
 #define BADGE_REMOTE		0x080
 #define BADGE_LONG_TIMEOUT	0x100
 #define BADGE_MIXED_SCRIPT	0x200
+#define BADGE_SEALED_AT_RUN	0x400
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
@@ -122,6 +111,7 @@ struct wcommand {
 	char		  cwd[PATH_MAX];	/* "" until validated: the home */
 	long long	  timeout;	/* 0: none given */
 	struct exe	  exe;
+	int		  sealed_at_run;	/* exe.path is created by an earlier command */
 	unsigned	  badges;
 };
 

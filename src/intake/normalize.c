@@ -23,12 +23,13 @@ command_json(const struct wcommand *c)
 	for (i = 0; i < c->argc; i++)
 		json_array_append_new(argv, c->file[i] != NULL ?
 		    json_pack("{s:s}", "file", c->file[i]->name) : json_string(c->argv[i]));
-	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o}",
+	return json_pack("{s:s,s:s,s:o,s:s,s:o,s:b,s:s,s:s,s:o}",
 	    "id", c->id,
 	    "as", c->as_user ? "user" : "root",
 	    "argv", argv,
 	    "path", c->exe.path,
-	    "executable_sha256", c->exe.sha256,
+	    "executable_sha256", c->sealed_at_run ? json_null() : json_string(c->exe.sha256),
+	    "sealed_at_run", c->sealed_at_run,
 	    "why", c->why,
 	    "cwd", c->cwd,
 	    "timeout_seconds", seconds_or_null(c->timeout));

@@ -69,7 +69,7 @@ record_fill(struct gate_record *g, const struct wrequest *q, const char *id)
 		r->command = c->command;
 		r->given_path = c->exe.given;
 		r->path = c->exe.path;
-		r->executable_sha256 = c->exe.sha256;
+		r->executable_sha256 = c->exe.sha256;	/* "" when sealed at run time */
 		r->why = c->why;
 		r->cwd = c->cwd;
 		r->timeout = c->timeout;

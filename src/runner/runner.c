@@ -12,7 +12,10 @@
  * on its argv (compared in constant time), be canonical and well formed;
  * sudoers must allow the sudo user every ROOT command as run_as; every
  * executable is re-hashed through the descriptor it is then executed
- * from. Anything refused runs nothing.
+ * from. Anything refused runs nothing. An executable sealed at run time
+ * (an earlier command of the batch installs it) is judged just before
+ * its command starts instead, by the request's rules, and the hash that
+ * ran goes into the ledger and the root log.
  *
  * Reviewed files are staged before anything runs: each one's sealed
  * content, hard-linked into the run directory as blob-HEX by `answer`, is
@@ -66,6 +69,10 @@ struct runner {
 	char		 stage_root[PATH_MAX];	/* ROOT commands' files, or "" */
 	char		 stage_you[PATH_MAX];	/* YOU commands' files, or "" */
 	int		*exefd;
+	char		(*atrun_path)[PATH_MAX];	/* sealed at run time: what ran */
+	char		(*atrun_sha)[SHA256_HEX_LEN + 1];
+	struct writer	 requester;		/* who asked; uid 0: anyone but root */
+	gid_t		 requester_groups[256];
 	char		**root_env, **user_env;
 	const char	*refused_why;
 	size_t		 refused_at;
@@ -177,6 +184,13 @@ is_root(const json_t *c)
 	return strcmp(str(c, "as"), "root") == 0;
 }
 
+/* An executable sealed at run time (it did not exist at request time). */
+static int
+at_run(const json_t *c)
+{
+	return json_is_true(json_object_get(c, "sealed_at_run"));
+}
+
 /* Ask sudoers whether the sudo user may run this command as run_as:
  * start `sudo -n -l -U USER -u RUN_AS -- PATH ARGS`; returns its pid. */
 static pid_t
@@ -201,8 +215,7 @@ policy_start(const struct runner *r, const json_t *c, size_t idx)
 	av[k++] = str(c, "path");
 	for (i = 1; i < n; i++)
 		av[k++] = r->argv[idx][i];
-	if ((pid = spawn(&s)) < 0)
-		err(RUNNER_REFUSED, "cannot start sudo -l");
+	pid = spawn(&s);	/* -1: the policy cannot be asked */
 	free(av);
 	return pid;
 }
@@ -212,6 +225,8 @@ policy_allows(pid_t pid)
 {
 	int status;
 
+	if (pid < 0)
+		return 0;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 0;
@@ -229,9 +244,11 @@ policy_check(const struct runner *r)
 
 	while (i < r->n && refused == r->n) {
 		for (k = 0; i < r->n && k < POLICY_BATCH; i++)
-			if (is_root(json_array_get(cmds, i))) {
+			/* one sealed at run time is asked just before it runs */
+			if (is_root(json_array_get(cmds, i)) && !at_run(json_array_get(cmds, i))) {
 				idx[k] = i;
-				pids[k++] = policy_start(r, json_array_get(cmds, i), i);
+				if ((pids[k++] = policy_start(r, json_array_get(cmds, i), i)) < 0)
+					err(RUNNER_REFUSED, "cannot start sudo -l");
 			}
 		for (j = 0; j < k; j++)
 			if (!policy_allows(pids[j]) && idx[j] < refused)
@@ -265,35 +282,48 @@ word_changeable(const struct writer *w, const char *word)
 static size_t
 requester_can_change(const struct runner *r)
 {
-	json_t *rq = json_object_get(r->manifest, "requester"), *c, *g;
-	gid_t groups[256];
-	struct writer w;
-	size_t i, j, n = 0;
+	const struct writer *w = &r->requester;
+	json_t *c;
+	size_t i, j;
 
-	if (!json_is_object(rq))
+	if (!json_is_object(json_object_get(r->manifest, "requester")))
 		return r->n;
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		if (n < sizeof groups / sizeof groups[0])
-			groups[n++] = (gid_t)json_integer_value(g);
-	w.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	w.groups = groups;
-	w.ngroups = (int)n;
-	w.self = 0;
 	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
 		if (!is_root(c))
 			continue;
-		if (word_changeable(&w, str(c, "path")))
+		if (!at_run(c) && word_changeable(w, str(c, "path")))
 			return i;
 		for (j = 1; j < json_array_size(json_object_get(c, "argv")); j++)
-			if (word_changeable(&w, json_string_value(json_array_get(
+			if (word_changeable(w, json_string_value(json_array_get(
 			    json_object_get(c, "argv"), j))))
 				return i;
 	}
 	return r->n;
 }
 
+/* Who asked, from the run manifest: the writer the writability rules
+ * judge for. Without one (a root requester, or none found), anyone but
+ * root. */
+static void
+load_requester(struct runner *r)
+{
+	json_t *rq = json_object_get(r->manifest, "requester"), *g;
+	size_t i, n = 0;
+
+	memset(&r->requester, 0, sizeof r->requester);
+	if (!json_is_object(rq))
+		return;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < sizeof r->requester_groups / sizeof r->requester_groups[0])
+			r->requester_groups[n++] = (gid_t)json_integer_value(g);
+	r->requester.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	r->requester.groups = r->requester_groups;
+	r->requester.ngroups = (int)n;
+}
+
 /* Before anything runs: policy for every ROOT command, then every
- * executable opened and hashed. The first refusal stops it all. */
+ * executable opened and hashed (but those sealed at run time: run_all
+ * judges each just before it starts). The first refusal stops it all. */
 static void
 verify_commands(struct runner *r)
 {
@@ -303,6 +333,8 @@ verify_commands(struct runner *r)
 	size_t i;
 
 	r->exefd = xcalloc(r->n, sizeof *r->exefd);
+	r->atrun_path = xcalloc(r->n, sizeof *r->atrun_path);
+	r->atrun_sha = xcalloc(r->n, sizeof *r->atrun_sha);
 	for (i = 0; i < r->n; i++)
 		r->exefd[i] = -1;
 	if ((i = policy_check(r)) < r->n) {
@@ -317,6 +349,8 @@ verify_commands(struct runner *r)
 		return;
 	}
 	json_array_foreach(cmds, i, c) {
+		if (at_run(c))
+			continue;
 		r->exefd[i] = open(str(c, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->exefd[i] < 0 || fstat(r->exefd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
 		    sha256_fd(r->exefd[i], hex) != 0 || !digest_equal(hex, str(c, "executable_sha256"))) {
@@ -552,12 +586,16 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	    "manifest_sha256", r->sha, "run_manifest_sha256", r->run_sha,
 	    "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
 	    "run_as", r->target_name,
-	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
-	    "executable_sha256", json_object_get(c, "executable_sha256"),
+	    "id", json_object_get(c, "id"), "path", at_run(c) ?
+	    json_object_get(entry, "path") : json_object_get(c, "path"),
+	    "executable_sha256", at_run(c) ? json_object_get(entry, "executable_sha256") :
+	    json_object_get(c, "executable_sha256"),
 	    "argv", argv, "files", files, "status", json_object_get(entry, "status"),
 	    "exit_code", json_object_get(entry, "exit_code"),
 	    "duration_ms", json_object_get(entry, "duration_ms"),
 	    "output_bytes", json_object_get(entry, "output_bytes"));
+	if (at_run(c))
+		json_object_set_new(line, "sealed_at_run", json_true());
 	s = json_dumps(line, JSON_COMPACT);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -641,8 +679,39 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		close(cap->logfd);
 	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
 	    str(r->manifest, "output_to_agent"));
+	/* sealed at run time: the file that ran, by the hash it had */
+	if (at_run(c)) {
+		json_object_set_new(e, "path", json_string(r->atrun_path[i]));
+		json_object_set_new(e, "executable_sha256", json_string(r->atrun_sha[i]));
+	}
 	if (is_root(c))
 		root_log(r, c, i, e);
+	return e;
+}
+
+/*
+ * A command whose executable is sealed at run time, just before it
+ * starts: for a ROOT command sudoers must allow it now that it exists;
+ * then the executable is resolved and judged as at request time
+ * (exe_at_run) and its descriptor kept for the command. NULL when it may
+ * run; else its "refused" entry, with what was found.
+ */
+static json_t *
+judge_at_run(struct runner *r, const json_t *c, size_t i)
+{
+	char why[PATH_MAX + 256];
+	json_t *e;
+
+	if (is_root(c) && !policy_allows(policy_start(r, c, i)))
+		snprintf(why, sizeof why, "sudoers does not allow this command for the reviewer");
+	else if ((r->exefd[i] = exe_at_run(str(c, "path"), &r->requester, is_root(c),
+	    r->atrun_path[i], r->atrun_sha[i], why, sizeof why)) >= 0)
+		return NULL;
+	e = ledger_entry_not_run(str(c, "id"), str(c, "as"), "refused", why);
+	json_object_set_new(e, "path", json_string(*r->atrun_path[i] ? r->atrun_path[i] :
+	    str(c, "path")));
+	json_object_set_new(e, "executable_sha256", *r->atrun_sha[i] ?
+	    json_string(r->atrun_sha[i]) : json_null());
 	return e;
 }
 
@@ -677,6 +746,8 @@ run_all(struct runner *r)
 		else if (stop_requested)
 			e = ledger_entry_not_run(id, as, "skipped",
 			    halt = "not run: the runner was told to stop");
+		else if (at_run(c) && (e = judge_at_run(r, c, i)) != NULL)
+			failed = 1;
 		else {
 			json_array_append_new(entries, ledger_entry_not_run(id, as, "interrupted",
 			    "started; the runner stopped before it finished"));
@@ -850,6 +921,7 @@ main(int argc, char **argv)
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
+	load_requester(&r);
 	stage(&r);
 	verify_commands(&r);
 	take_lock(&r);

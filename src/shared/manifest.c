@@ -173,10 +173,15 @@ manifest_check(const json_t *m, char *why, size_t size)
 	json_array_foreach(cmds, i, c) {
 		s = json_string_value(json_object_get(c, "as"));
 		v = json_object_get(c, "argv");
+		/* sealed at run time (absent before it existed): no hash yet */
+		a = json_object_get(c, "sealed_at_run");
+		if (a != NULL && !json_is_boolean(a))
+			return bad(why, size, "command %zu of the manifest is malformed", i);
 		if (!json_is_string(json_object_get(c, "id")) || s == NULL ||
 		    (strcmp(s, "root") != 0 && strcmp(s, "user") != 0) ||
 		    !is_absolute(json_object_get(c, "path")) ||
-		    !is_hex64(json_string_value(json_object_get(c, "executable_sha256"))) ||
+		    !(json_is_true(a) ? json_is_null(json_object_get(c, "executable_sha256")) :
+		    is_hex64(json_string_value(json_object_get(c, "executable_sha256")))) ||
 		    !json_is_string(json_object_get(c, "why")) ||
 		    !(json_is_null(json_object_get(c, "cwd")) || is_absolute(json_object_get(c, "cwd"))) ||
 		    !is_timeout(json_object_get(c, "timeout_seconds")) ||

@@ -109,6 +109,30 @@ struct writer {
 int	 path_writable(const struct writer *, const char *, char *, size_t);
 int	 path_changeable(const struct writer *, const char *, char *, size_t);
 
+int	 open_regular(const char *, struct stat *);
+int	 exe_lookup(const char *, char *, size_t);
+
+/* denylist.c: nested privilege tools and interactive programs (by name,
+ * by path in /etc/shells, by identity), loaded for one judgement and
+ * freed after it; indirect runners and the dynamic loader. */
+enum deny_kind { DENY_NONE = 0, DENY_NESTED, DENY_INTERACTIVE };
+struct denylist;
+struct denylist *denylist_load(void);
+void	 denylist_free(struct denylist *);
+enum deny_kind deny_by_name(const struct denylist *, const char *);
+enum deny_kind deny_file(struct denylist *, const char *, const char *, const struct stat *,
+	    const char *);
+int	 deny_loader_file(struct denylist *, const char *, const char *, const struct stat *,
+	    const char *);
+enum deny_kind deny_word(struct denylist *, const char *);
+enum deny_kind deny_content(struct denylist *, off_t, const char *);
+const char *deny_code(enum deny_kind);
+int	 is_indirect_runner(const char *);
+
+/* atrun.c: an executable sealed at run time, judged and hashed now. */
+int	 exe_at_run(const char *, const struct writer *, int, char [PATH_MAX],
+	    char [SHA256_HEX_LEN + 1], char *, size_t);
+
 /* policy.c: credential shapes and environment names that steer loading. */
 const char *credential_shape(const char *);
 int	 contains_credential(const char *);

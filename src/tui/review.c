@@ -234,7 +234,10 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		doc_add(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
-	detail(d, card, "sha256", ST_NORMAL, json_str(c, "executable_sha256"));
+	if (json_is_true(json_object_get(c, "sealed_at_run")))
+		detail(d, card, "sha256", ST_BAD, "at run time (the ledger gets the hash that ran)");
+	else
+		detail(d, card, "sha256", ST_NORMAL, json_str(c, "executable_sha256"));
 	detail(d, card, "cwd", ST_NORMAL, json_str(c, "cwd"));
 	to = json_object_get(c, "timeout_seconds");
 	if (json_is_integer(to))
@@ -413,6 +416,16 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 	doc_tab(d, CARD_INDENT);
 	doc_add(d, ST_LABEL, "why  ");
 	doc_add(d, ST_NORMAL, json_str(c, "why"));
+	/* the sealed-at-run badge says why on the card itself */
+	if (json_is_true(json_object_get(c, "sealed_at_run"))) {
+		doc_line(d, i, LINE_MID, CARD_INDENT + 5);
+		doc_tab(d, CARD_INDENT);
+		doc_add(d, ST_RISK, "[sealed-at-run] ");
+		doc_add(d, ST_NORMAL, json_str(c, "path"));
+		doc_add(d, ST_NORMAL, " does not exist yet: an earlier ROOT command may create it. "
+		    "It is resolved, checked (who could change it, the denylists) and hashed "
+		    "when it runs; the ledger gets the hash that ran.");
+	}
 	card_files(t, d, i, c);
 	if (t->details)
 		card_details(t, d, i, c);

@@ -10,6 +10,9 @@
 # fresh directory that is gone after the batch (attached and detached;
 # run_as's own when it is another user);
 # YOU commands get their own staged copies; --via sudo cannot stage.
+# Install, then use: a program an earlier ROOT command creates is sealed
+# at run time, judged then (a renamed shell, one the requester could
+# change: refused) and the hash that ran is in the ledger and root log.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-files.sh
 #
@@ -96,7 +99,7 @@ section "set-up"
 if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, warrant installed"
 else bail "infra: cannot set up the reviewer or install warrant"; fi
 rm -rf "$OPT"
-install -d -m 0755 -o root -g root "$OPT" "$DEST"
+install -d -m 0755 -o root -g root "$OPT" "$DEST" "$OPT/bin"
 SRC=$SR_HOME/wt-files-src
 rm -rf "$SRC"
 install -d -m 0755 -o "$SR_USER" -g "$SR_GID" "$SRC" "$SR_DIR/you"
@@ -279,13 +282,117 @@ jcheck "[P1] (g) the copy is $SR_USER2's, 0600, under $STAGE, and $SR_USER2 read
     "entry(j, 'where')['output_tail'].startswith('$SR_USER2 600 $STAGE/batch.') and entry(j, 'read')['output_tail'] == 'note g\\n'" "$ANS"
 is "[P1] (g) no staging directory is left" "$(stage_count)" "$STAGE0"
 
-# ============================================================ (f) refusals
-section "(f) refusals"
+# ============================================================ (h) install, then use
+section "(h) install, then use: an executable sealed at run time"
+TRUE_SHA=$(sha256sum </usr/bin/true | cut -d' ' -f1)
+BASH_SHA=$(sha256sum </bin/bash | cut -d' ' -f1)
+# A gate made now for a program that appears later (h4).
+mkgate h4 <<EOF
+{"reason":"files (h4)","commands":[
+  {"id":"install","argv":["/usr/bin/install","-m","0755","/usr/bin/true","$OPT/bin/wt-later"],"why":"install"},
+  {"id":"you","as":"user","argv":["$OPT/bin/wt-later"],"why":"use it as you"}]}
+EOF
+GH4=$G
+mkgate h1 <<EOF
+{"reason":"files (h1): install a tool I built, then run it",
+ "files":{"tool":{"snapshot":"$SR_DIR/tool.orig","mode":"0755"}},
+ "commands":[
+  {"id":"install","argv":["/usr/bin/install","-m","0755",{"file":"tool"},"$OPT/bin/wt-newtool"],"why":"install"},
+  {"id":"run","argv":["$OPT/bin/wt-newtool"],"why":"run it as root"},
+  {"id":"you","as":"user","argv":["$OPT/bin/wt-newtool"],"why":"run it as you"}]}
+EOF
+GH1=$G
+sr_as "$SR_USER" "$SR_WARRANT" show "$GH1" -j >"$SR_DIR/h1.showj" 2>&1
+jcheck "[P1] (h1) the program that does not exist yet is sealed at run time: no hash, the badge" \
+    "j['manifest']['commands'][1]['sealed_at_run'] is True and j['manifest']['commands'][1]['executable_sha256'] is None and 'sealed-at-run' in j['commands'][1]['badges'] and 'sealed-at-run' in j['commands'][2]['badges'] and j['manifest']['commands'][0]['sealed_at_run'] is False" \
+    "$SR_DIR/h1.showj"
+sr_as "$SR_USER" "$SR_WARRANT" show "$GH1" >"$SR_DIR/h1.show" 2>&1
+check "[P1] (h1) the card says why" grep -q "sealed at run time: it does not exist yet" "$SR_DIR/h1.show"
+answer right h1 "$GH1" --run --no-detach -j
+is "[P3] (h1) answer exits 0" "$ANS_RC" 0
+jcheck "[P1] (h1) installed, then run as root and as you" \
+    "[e['status'] for e in entries(j)] == ['ran', 'ran', 'ran']" "$ANS"
+jcheck "[P1] (h1) the ledger carries the path and the hash that ran, for both" \
+    "all(entry(j, i)['executable_sha256'] == '$TRUE_SHA' and entry(j, i)['path'] == '$OPT/bin/wt-newtool' for i in ('run', 'you')) and 'executable_sha256' not in entry(j, 'install')" \
+    "$ANS"
+tail -n +"$((RL0 + 1))" "$RL" | grep "\"request_id\":\"$GH1\"" | grep '"id":"run"' >"$SR_DIR/h1.rl"
+jcheck "[P4] (h1) the root log has the hash that ran, sealed at run time" \
+    "j['sealed_at_run'] is True and j['executable_sha256'] == '$TRUE_SHA' and j['path'] == '$OPT/bin/wt-newtool'" \
+    "$SR_DIR/h1.rl"
+
+section "(h2) a shell under another name, created by the batch: refused when it runs"
+D=$(mktemp -d)
+cp /bin/bash "$D/wt-sh"
+chmod 0755 "$D/wt-sh"
+tar -cf "$OPT/shell.tar" -C "$D" wt-sh
+rm -rf "$D"
+chmod 0644 "$OPT/shell.tar"
+mkgate h2 <<EOF
+{"reason":"files (h2)","stop_on_failure":false,"commands":[
+  {"id":"untar","argv":["/usr/bin/tar","-xf","$OPT/shell.tar","-C","$OPT/bin"],"why":"unpack"},
+  {"id":"sh","argv":["$OPT/bin/wt-sh","--version"],"why":"what it is"},
+  {"id":"after","argv":["/usr/bin/true"],"why":"still runs"}]}
+EOF
+answer right h2 "$G" --run --no-detach -j
+is "[P3] (h2) answer exits 0 (a command was refused)" "$ANS_RC" 0
+jcheck "[P1] (h2) the renamed shell is refused as root, by its hash, and never ran" \
+    "entry(j, 'untar')['status'] == 'ran' and entry(j, 'sh')['status'] == 'refused' and 'shell' in entry(j, 'sh')['error'] and entry(j, 'sh')['executable_sha256'] == '$BASH_SHA' and entry(j, 'sh')['output_tail'] == '' and entry(j, 'after')['status'] == 'ran'" \
+    "$ANS"
+check "[P1] (h2) ... and has no root log line" \
+    sh -c '! tail -n +"$(($1 + 1))" "$2" | grep "\"request_id\":\"$3\"" | grep -q "\"id\":\"sh\""' \
+    sh "$RL0" "$RL" "$G"
+
+section "(h3) writable by the requester when it runs: refused"
+mkgate h3 <<EOF
+{"reason":"files (h3)","files":{"tool":{"snapshot":"$SR_DIR/tool.orig","mode":"0755"}},
+ "commands":[
+  {"id":"install","argv":["/usr/bin/install","-m","0757",{"file":"tool"},"$OPT/bin/wt-open"],"why":"install it world-writable"},
+  {"id":"run","argv":["$OPT/bin/wt-open"],"why":"run it"},
+  {"id":"next","argv":["/usr/bin/true"],"why":"after a refusal: skipped"}]}
+EOF
+answer right h3 "$G" --run --no-detach -j
+jcheck "[P1] (h3) a world-writable program is refused at run time; the rest skipped" \
+    "entry(j, 'install')['status'] == 'ran' and entry(j, 'run')['status'] == 'refused' and 'could change' in entry(j, 'run')['error'] and entry(j, 'run')['executable_sha256'] == '$TRUE_SHA' and entry(j, 'next')['status'] == 'skipped'" \
+    "$ANS"
+
+section "(h4) a YOU command run by answer itself, sealed at run time"
+install -m 0755 /usr/bin/true "$OPT/bin/wt-later"
+sr_as "$SR_USER" setsid -w "$SR_WARRANT" answer "$GH4" --run -c you --no-detach -j \
+    </dev/null >"$SR_DIR/h4.out" 2>"$SR_DIR/h4.err"
+is "[P3] (h4) the YOU command alone is approved without a terminal" "$?" 0
+jcheck "[P1] (h4) it ran, judged and hashed when it ran" \
+    "entry(j, 'you')['status'] == 'ran' and entry(j, 'you')['executable_sha256'] == '$TRUE_SHA' and entry(j, 'install')['status'] == 'not_approved'" \
+    "$SR_DIR/h4.out"
+mkgate h4b <<EOF
+{"reason":"files (h4b)","commands":[
+  {"id":"install","argv":["/usr/bin/true"],"why":"stands for an install"},
+  {"id":"you","as":"user","argv":["$OPT/bin/wt-later2"],"why":"use it as you"}]}
+EOF
+install -m 0757 /usr/bin/true "$OPT/bin/wt-later2"
+sr_as "$SR_USER" setsid -w "$SR_WARRANT" answer "$G" --run -c you --no-detach -j \
+    </dev/null >"$SR_DIR/h4b.out" 2>"$SR_DIR/h4b.err"
+jcheck "[P1] (h4) ... and refused when the requester could change it" \
+    "entry(j, 'you')['status'] == 'refused' and 'could change' in entry(j, 'you')['error']" \
+    "$SR_DIR/h4b.out"
+
+section "(h5) refused at request time"
 req_as_reviewer() {
 	printf '%s' "$2" >"$SR_DIR/$1.json"
 	sr_as "$SR_USER" "$SR_WARRANT" request -j <"$SR_DIR/$1.json" >"$SR_DIR/$1.out" 2>&1
 	REQ_RC=$?
 }
+req_as_reviewer h5a "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"why\":\"w\",\"argv\":[\"$OPT/bin/wt-none\"]}]}"
+jcheck "[P5] (h5) a missing program with no ROOT command before it: bad_executable" \
+    "j['error']['code'] == 'bad_executable' and j['error']['path'] == '\$.commands[0].argv[0]'" "$SR_DIR/h5a.out"
+req_as_reviewer h5b "{\"reason\":\"r\",\"commands\":[{\"id\":\"i\",\"why\":\"w\",\"argv\":[\"/usr/bin/true\"]},{\"id\":\"a\",\"why\":\"w\",\"argv\":[\"$SRC/wt-none\"]}]}"
+jcheck "[P5] (h5) one the requester could create itself: writable_executable" \
+    "j['error']['code'] == 'writable_executable' and j['error']['path'] == '\$.commands[1].argv[0]'" "$SR_DIR/h5b.out"
+req_as_reviewer h5c "{\"reason\":\"r\",\"commands\":[{\"id\":\"i\",\"why\":\"w\",\"argv\":[\"/usr/bin/true\"]},{\"id\":\"a\",\"why\":\"w\",\"argv\":[\"$OPT/bin/dash\"]}]}"
+jcheck "[P5] (h5) one named like a shell: interactive_program" \
+    "j['error']['code'] == 'interactive_program'" "$SR_DIR/h5c.out"
+
+# ============================================================ (f) refusals
+section "(f) refusals"
 req_as_reviewer f1 '{"reason":"r","files":{"x":{"snapshot":"/etc/shadow"}},"commands":[{"id":"a","why":"w","argv":["/usr/bin/true",{"file":"x"}]}]}'
 is "[P5] (f) a snapshot the requester cannot read: exit 2" "$REQ_RC" 2
 jcheck "[P5] (f) ... invalid_field at \$.files.x.snapshot" \

@@ -528,6 +528,177 @@ test_stage(void **state)
 	assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/*
+ * Install, then use (docs/design.md §3): an absolute executable that does
+ * not exist is accepted after an earlier ROOT command, sealed at run
+ * time, unless the requester could create it, its path is not plain, or
+ * its name is denied; without an earlier ROOT command it is refused.
+ */
+static void
+test_sealed_at_run_request(void **state)
+{
+	const char *tool = "/usr/local/sbin/wt-unit-sealed-at-run";
+	char json[1024], why[256];
+	struct requester me;
+	struct wrequest q;
+	struct refusal r;
+	json_t *m, *c;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	assert_int_equal(access(tool, F_OK), -1);
+#define TWO(first, second) "{\"reason\":\"r\",\"commands\":[" first "," second "]}"
+#define INSTALL "{\"id\":\"i\",\"why\":\"w\",\"argv\":[\"/usr/bin/true\"]}"
+	snprintf(json, sizeof json, TWO(INSTALL, "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"%s\",\"x\"]}"),
+	    tool);
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	if (validate_request(&q, &me, &r) != 0)
+		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
+	assert_true(q.cmds[1].sealed_at_run);
+	assert_true(q.cmds[1].badges & BADGE_SEALED_AT_RUN);
+	assert_false(q.cmds[0].sealed_at_run);
+	m = manifest_build(&q, "w-aaaaaaaaaa", "host");
+	c = json_array_get(json_object_get(m, "commands"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "path")), tool);
+	assert_true(json_is_null(json_object_get(c, "executable_sha256")));
+	assert_true(json_is_true(json_object_get(c, "sealed_at_run")));
+	assert_true(json_is_false(json_object_get(json_array_get(json_object_get(m, "commands"), 0),
+	    "sealed_at_run")));
+	assert_int_equal(manifest_check(m, why, sizeof why), 0);
+	/* the shape the runner relies on: no hash with the flag, one without */
+	json_object_set_new(c, "executable_sha256", json_string(q.cmds[0].exe.sha256));
+	assert_int_equal(manifest_check(m, why, sizeof why), -1);
+	json_object_set_new(c, "executable_sha256", json_null());
+	json_object_set_new(c, "sealed_at_run", json_false());
+	assert_int_equal(manifest_check(m, why, sizeof why), -1);
+	json_object_set_new(c, "sealed_at_run", json_string("yes"));
+	assert_int_equal(manifest_check(m, why, sizeof why), -1);
+	json_decref(m);
+	request_free(&q);
+
+	/* a YOU command after a ROOT one may use it too */
+	snprintf(json, sizeof json, TWO(INSTALL, "{\"id\":\"u\",\"as\":\"user\",\"why\":\"w\","
+	    "\"argv\":[\"%s\"]}"), tool);
+	check_case(&me, json, "", "", "YOU after ROOT");
+	/* no earlier ROOT command: missing */
+	snprintf(json, sizeof json, "{\"reason\":\"r\",\"commands\":[{\"id\":\"u\",\"why\":\"w\","
+	    "\"argv\":[\"%s\"]}," INSTALL "]}", tool);
+	check_case(&me, json, "bad_executable", "$.commands[0].argv[0]", "first");
+	snprintf(json, sizeof json, TWO("{\"id\":\"i\",\"as\":\"user\",\"why\":\"w\",\"argv\":"
+	    "[\"/usr/bin/true\"]}", "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"%s\"]}"), tool);
+	check_case(&me, json, "bad_executable", "$.commands[1].argv[0]", "after a YOU command");
+	/* not a plain path */
+	check_case(&me, TWO(INSTALL, "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"/usr/local/sbin/../sbin/wt-x\"]}"),
+	    "bad_executable", "$.commands[1].argv[0]", "..");
+	check_case(&me, TWO(INSTALL, "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"/usr/local/sbin//wt-x\"]}"),
+	    "bad_executable", "$.commands[1].argv[0]", "//");
+	/* a path the requester (root: anyone but root) could create itself */
+	check_case(&me, TWO(INSTALL, "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"/tmp/wt-unit-none/x\"]}"),
+	    "writable_executable", "$.commands[1].argv[0]", "under /tmp");
+	/* denied by name before it exists */
+	check_case(&me, TWO(INSTALL, "{\"id\":\"u\",\"why\":\"w\",\"argv\":[\"/usr/local/sbin/bash\"]}"),
+	    "interactive_program", "$.commands[1].argv[0]", "bash");
+	check_case(&me, TWO(INSTALL, "{\"id\":\"u\",\"as\":\"user\",\"why\":\"w\","
+	    "\"argv\":[\"/usr/local/sbin/sudo\"]}"),
+	    "nested_privilege_tool", "$.commands[1].argv[0]", "sudo as YOU");
+	requester_free(&me);
+#undef TWO
+#undef INSTALL
+}
+
+/* copy src (absolute) to dst with mode */
+static void
+copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char *buf;
+	size_t len;
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(read_bounded(fd, &buf, &len, 64 * 1024 * 1024), 0);
+	close(fd);
+	make_file(dst, buf, len, mode);
+	free(buf);
+}
+
+/* exe_at_run: what the runner (and answer) judge when the command starts. */
+static void
+test_exe_at_run(void **state)
+{
+	char d[] = "/tmp/wt-atrun.XXXXXX", p[PATH_MAX], real[PATH_MAX],
+	    sha[SHA256_HEX_LEN + 1], hex[SHA256_HEX_LEN + 1], why[PATH_MAX + 256];
+	struct writer w = { 0 }, anyone = { 0 };
+	gid_t groups[1] = { 4242 };
+	int fd;
+
+	(void)state;
+	w.uid = 4242;
+	w.groups = groups;
+	w.ngroups = 1;
+	assert_non_null(mkdtemp(d));
+	assert_int_equal(chmod(d, 0755), 0);
+	snprintf(p, sizeof p, "%s/tool", d);
+	/* missing */
+	assert_int_equal(exe_at_run(p, &w, 1, real, sha, why, sizeof why), -1);
+	assert_non_null(strstr(why, "does not exist"));
+	copy_file("/usr/bin/true", p, 0755);
+	fd = exe_at_run(p, &w, 1, real, sha, why, sizeof why);
+	if (fd < 0)
+		fail_msg("refused: %s", why);
+	close(fd);
+	assert_string_equal(real, p);
+	fd = open("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(sha256_fd(fd, hex), 0);
+	close(fd);
+	assert_string_equal(sha, hex);
+	/* writable by the requester, or by anyone but root */
+	assert_int_equal(chmod(p, 0757), 0);
+	assert_int_equal(exe_at_run(p, &w, 0, real, sha, why, sizeof why), -1);
+	assert_non_null(strstr(why, "could change"));
+	assert_string_equal(sha, hex);	/* what was found, for the ledger */
+	assert_int_equal(chmod(p, 0755), 0);
+	assert_int_equal(chown(p, 4242, 0), 0);
+	assert_int_equal(exe_at_run(p, &w, 1, real, sha, why, sizeof why), -1);
+	assert_int_equal(exe_at_run(p, &anyone, 1, real, sha, why, sizeof why), -1);
+	assert_int_equal(chown(p, 0, 0), 0);
+	/* not executable */
+	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(exe_at_run(p, &w, 1, real, sha, why, sizeof why), -1);
+	assert_non_null(strstr(why, "not executable"));
+	/* a renamed shell: refused as root, fine as you */
+	if (access("/bin/bash", R_OK) == 0) {
+		copy_file("/bin/bash", p, 0755);
+		assert_int_equal(exe_at_run(p, &w, 1, real, sha, why, sizeof why), -1);
+		assert_non_null(strstr(why, "shell"));
+		fd = exe_at_run(p, &w, 0, real, sha, why, sizeof why);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	/* a copy of a privilege tool: refused either way */
+	if (access("/usr/bin/sudo", R_OK) == 0) {
+		copy_file("/usr/bin/sudo", p, 0755);
+		assert_int_equal(exe_at_run(p, &w, 0, real, sha, why, sizeof why), -1);
+		assert_non_null(strstr(why, "privilege tool"));
+	}
+	/* through a symlink the requester could swap: the path counts */
+	unlink(p);
+	copy_file("/usr/bin/true", p, 0755);
+	snprintf(real, sizeof real, "%s/sub", d);
+	assert_int_equal(mkdir(real, 0777), 0);
+	assert_int_equal(chmod(real, 0777), 0);
+	snprintf(why, sizeof why, "%s/sub/link", d);
+	assert_int_equal(symlink(p, why), 0);
+	strcpy(real, why);
+	{
+		char link[PATH_MAX];
+
+		strcpy(link, real);
+		assert_int_equal(exe_at_run(link, &w, 1, real, sha, why, sizeof why), -1);
+		assert_non_null(strstr(why, "could change"));
+	}
+	assert_int_equal(nftw(d, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 int
 main(void)
 {
@@ -540,6 +711,8 @@ main(void)
 		cmocka_unit_test(test_manifest),
 		cmocka_unit_test(test_blobs),
 		cmocka_unit_test(test_stage),
+		cmocka_unit_test(test_sealed_at_run_request),
+		cmocka_unit_test(test_exe_at_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
