@@ -42,7 +42,7 @@ void	 requester_label(const json_t *, char *, size_t);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
-void	 gate_print_full(FILE *, const json_t *);
+void	 gate_print_full(FILE *, const json_t *, const char *);
 
 /*
  * client/link.c: a requester's gates, in this user's store or through the
