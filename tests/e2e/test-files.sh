@@ -375,6 +375,37 @@ jcheck "[P1] (h4) ... and refused when the requester could change it" \
     "entry(j, 'you')['status'] == 'refused' and 'could change' in entry(j, 'you')['error']" \
     "$SR_DIR/h4b.out"
 
+section "(h6) install a local .deb as root, then use its program as you"
+# The most common batch there is: a package, then its program. The .deb is
+# built here (dpkg-deb) and travels as a reviewed file.
+DEB=wt-deb-hello
+DEBBIN=/usr/bin/wt-deb-hello
+TAG=$(sr_random 8)
+dpkg --purge "$DEB" >/dev/null 2>&1
+rm -rf "$SR_DIR/deb"
+install -d "$SR_DIR/deb/DEBIAN" "$SR_DIR/deb/usr/bin"
+cp /usr/bin/echo "$SR_DIR/deb$DEBBIN"
+printf 'Package: %s\nVersion: 1.0\nArchitecture: all\nMaintainer: warrant tests <t@example.invalid>\nDescription: warrant e2e package\n' \
+    "$DEB" >"$SR_DIR/deb/DEBIAN/control"
+dpkg-deb --root-owner-group -b "$SR_DIR/deb" "$SRC/hello.deb" >/dev/null 2>&1
+chown "$SR_USER:$SR_GID" "$SRC/hello.deb"
+check "(h6) the test builds a .deb with dpkg-deb" [ -s "$SRC/hello.deb" ]
+at_exit 'dpkg --purge wt-deb-hello >/dev/null 2>&1'
+mkgate h6 <<EOF
+{"reason":"files (h6): install my package, then use it",
+ "files":{"hello.deb":{"snapshot":"$SRC/hello.deb","mode":"0644"}},
+ "commands":[
+  {"id":"install","argv":["/usr/bin/dpkg","-i",{"file":"hello.deb"}],"why":"install the package"},
+  {"id":"hello","as":"user","argv":["$DEBBIN","hello-$TAG"],"why":"use its program"}]}
+EOF
+GH6=$G
+check "[P5] (h6) the request is accepted though $DEBBIN does not exist yet" [ "${GH6#none-}" = "$GH6" ]
+answer right h6 "$GH6" --run --no-detach -j
+jcheck "[P1] (h6) dpkg installed it as root and the program ran as you" \
+    "[e['status'] for e in entries(j)] == ['ran', 'ran'] and 'hello-$TAG' in entry(j, 'hello')['output_tail']" "$ANS"
+check "(h6) the package is installed" sh -c "dpkg -s $DEB 2>/dev/null | grep -q 'Status: install ok installed'"
+dpkg --purge "$DEB" >/dev/null 2>&1
+
 section "(h5) refused at request time"
 req_as_reviewer() {
 	printf '%s' "$2" >"$SR_DIR/$1.json"
