@@ -400,7 +400,7 @@ diag "$kills daemon kills; $(cat "$SR_DIR"/told-* 2>/dev/null | wc -l) requests 
 rev list -a -l 1000 -j >"$SR_DIR/all.json"
 lost=0
 for id in $(cat "$SR_DIR"/told-* 2>/dev/null); do
-	jscan "any(g['request_id'] == '$id' for g in j)" "$SR_DIR/all.json" | grep -qx True ||
+	jscan "any(g['request_id'] == '$id' for g in j)" "$SR_DIR/all.json" | grep -qx true ||
 	    lost=$((lost + 1))
 done
 is "[P4] no gate an agent was told about is lost" "$lost" 0
