@@ -88,7 +88,7 @@ parse_one(struct wfile *f, const char *name, json_t *o, size_t *inline_total,
 	f->name = name;
 	f->fd = -1;
 	snprintf(f->placeholder, sizeof f->placeholder, "{file:%s}", name);
-	if (!file_name_ok(name))
+	if (!id_name_ok(name))
 		return refuse(r, "invalid_field", path, "file names are 1-64 letters, digits, "
 		    "'.', '_' or '-', starting with a letter or digit");
 	if (!json_is_object(o))

@@ -105,25 +105,6 @@ known_keys(json_t *obj, const char *const *keys, const char *path, struct refusa
 	return 0;
 }
 
-/* ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ */
-static int
-valid_id(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9');
-
-		if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
-			return 0;
-	}
-	return 1;
-}
-
 /* A non-empty string of at most max bytes; absent is fine unless required. */
 static int
 get_string(json_t *obj, const char *key, const char *path, int required,
@@ -231,7 +212,7 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 	if (get_string(c, "id", path, 1, 64, &cmd->id, r) != 0)
 		return -1;
 	snprintf(sub, sizeof sub, "%s.id", path);
-	if (!valid_id(cmd->id))
+	if (!id_name_ok(cmd->id))
 		return refuse(r, "invalid_field", sub,
 		    "command ids are 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
 	for (i = 0; i < idx; i++)
@@ -342,7 +323,7 @@ parse_top(struct wrequest *q, struct refusal *r)
 		return -1;
 	if (q->run_as == NULL)
 		q->run_as = "root";
-	else if (!valid_id(q->run_as))
+	else if (!id_name_ok(q->run_as))
 		return refuse(r, "invalid_field", "$.run_as", "'run_as' must be a user name");
 
 	if (get_string(j, "cwd", "$", 0, PATH_MAX - 1, &s, r) != 0)

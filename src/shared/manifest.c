@@ -67,7 +67,7 @@ files_check(const json_t *files, char *why, size_t size)
 	if (!json_is_object(files) || json_object_size(files) > FILES_MAX)
 		return bad(why, size, "the manifest's files are malformed");
 	json_object_foreach((json_t *)files, name, f) {
-		if (!file_name_ok(name) || !json_is_object(f))
+		if (!id_name_ok(name) || !json_is_object(f))
 			return bad(why, size, "the manifest's files are malformed");
 		json_object_foreach(f, key, v) {
 			for (i = 0; keys[i] != NULL && strcmp(keys[i], key) != 0; i++)

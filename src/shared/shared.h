@@ -87,7 +87,7 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define FILE_SNAPSHOT_MAX	(64LL * 1024 * 1024)	/* each */
 #define FILES_TOTAL_MAX		(256LL * 1024 * 1024)	/* everything, in all */
 #define STAGE_ROOT		"/run/warrant-stage"	/* ROOT commands' files */
-int	 file_name_ok(const char *);
+int	 id_name_ok(const char *);
 int	 file_mode_parse(const char *, mode_t *);
 const char *file_ref(const json_t *);
 int	 argv_has_files(const json_t *);

@@ -18,10 +18,11 @@
 #define COPY_CHUNK	(64 * 1024)
 #define REMOVE_DEPTH	16
 
-/* ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$, the command id pattern: never '/',
- * never "." or "..", so a name is always one entry of a directory. */
+/* ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$: command ids, run_as names and file
+ * names. Never '/', never "." or "..": a file name is always one entry of
+ * a directory. */
 int
-file_name_ok(const char *s)
+id_name_ok(const char *s)
 {
 	size_t n = strlen(s), i;
 
