@@ -414,6 +414,8 @@ section "stop"
 stop_daemon TERM
 is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
 check "and removes its socket" [ ! -e "$SOCK" ]
+rev serve --rate 0 >/dev/null 2>&1
+is "serve --rate 0 is a usage error (exit 2)" "$?" 2
 install -m 600 /dev/null "$SOCK"
 rev serve >/dev/null 2>"$SR_DIR/squat.err"
 is "a file at the socket path that is not the reviewer's socket stops serve (exit 1)" "$?" 1
