@@ -64,6 +64,9 @@ int	 link_submit(struct link *, const char *, size_t, const char *, const char *
 int	 link_wait(struct link *, const char *, long, json_t **);
 int	 link_withdraw(struct link *, const char *, const char *);
 
+/* notify.c: a desktop notification for the reviewer, if there is a desktop. */
+void	 notify_reviewer(const char *, const char *, int, int);
+
 /* warrant.c: the command table. */
 struct cmd_entry {
 	const char	*name;

@@ -117,9 +117,11 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	/* accepted, so exactly one of reason and its alias why is there */
 	if (*(reason = json_str(args, "reason")) == '\0')
 		reason = json_str(args, "why");
-	notify_reviewer(c->gate, reason,
-	    (int)json_integer_value(json_object_get(desc, "root_count")),
-	    (int)json_integer_value(json_object_get(desc, "user_count")));
+	/* through the daemon, the daemon tells the reviewer: this is the agent's session */
+	if (s->link.local)
+		notify_reviewer(c->gate, reason,
+		    (int)json_integer_value(json_object_get(desc, "root_count")),
+		    (int)json_integer_value(json_object_get(desc, "user_count")));
 	json_decref(desc);
 	progress(s, c);
 	return 0;

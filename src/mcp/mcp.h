@@ -76,8 +76,6 @@ json_t	*result_text(const char *, int, json_t *, int);
 json_t	*result_refusal(const struct refusal *, int);
 json_t	*result_settled(json_t *, int);
 
-/* notify.c: telling the reviewer. */
-void	 notify_reviewer(const char *, const char *, int, int);
 
 /* server.c */
 int	 mcp_serve(const char *);

@@ -174,6 +174,11 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	else {
 		warnx("serve: %s from %s (uid %u, pid %d) waits for review",
 		    json_str(desc, "request_id"), p->name, (unsigned)p->uid, (int)p->pid);
+		/* accepted, so exactly one of reason and its alias why is there */
+		notify_reviewer(json_str(desc, "request_id"),
+		    *json_str(req, "reason") != '\0' ? json_str(req, "reason") : json_str(req, "why"),
+		    (int)json_integer_value(json_object_get(desc, "root_count")),
+		    (int)json_integer_value(json_object_get(desc, "user_count")));
 		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
 	}
 }

@@ -115,3 +115,5 @@ try:
         sys.exit("unknown mode")
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e)))
+except Exception as e:
+    print("sock.py:", type(e).__name__, e)

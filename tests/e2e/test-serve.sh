@@ -159,8 +159,8 @@ as wt-reviewer2 "$W" request --to "$REV" <"$SR_DIR/touch.json" >/dev/null 2>"$SR
 is "a user outside $GRP cannot reach the socket (exit 7)" "$?" 7
 check "and is told it is not a requester" grep -q 'not a requester' "$SR_DIR/out.err"
 gid=$(getent group "$GRP" | cut -d: -f3)
-r=$(setpriv --reuid=wt-reviewer2 --regid="$(id -g wt-reviewer2)" --groups="$gid" \
-    "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+r=$(cd / && setpriv --reuid=wt-reviewer2 --regid="$(id -g wt-reviewer2)" --groups="$gid" \
+    "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}' 2>&1)
 jcheck "a process holding the group but not a member in the group database is refused" \
     'j["ok"] is False and j["error"]["code"] == "not_a_requester"' - <<EOF
 $r
@@ -349,6 +349,30 @@ $(rev show "$ga" -j)
 EOF
 else
 	not_ok "the MCP SDK is installed (npm ci in tests/mcp)"
+fi
+
+section "the daemon tells the reviewer"
+# A stand-in notify-send that records its arguments, only where there is
+# no real one (as test-mcp.sh does); the daemon runs in a "desktop".
+if [ ! -e /usr/bin/notify-send ]; then
+	install -d -o "$REV" "$SR_DIR/notify"
+	at_exit 'rm -f /usr/bin/notify-send'
+	printf '#!/bin/sh\nfor a; do printf "%%s\\n" "$a"; done >"%s/notify/args"\n' "$SR_DIR" \
+	    >/usr/bin/notify-send
+	chmod 755 /usr/bin/notify-send
+	stop_daemon TERM
+	SR_EXTRA_ENV=DISPLAY=:97 start_daemon
+	mkreq note "notify $TAG" t '["/usr/bin/true"]'
+	req "$A" "$SR_DIR/note.json"
+	i=0
+	while [ ! -s "$SR_DIR/notify/args" ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	check "a request from an agent user makes the daemon notify the reviewer, naming the gate" \
+	    grep -q "warrant answer $G" "$SR_DIR/notify/args"
+	rm -f /usr/bin/notify-send
+	stop_daemon TERM
+	start_daemon || bail "warrant serve starts again"
+else
+	skip "the daemon runs notify-send" "needs no real /usr/bin/notify-send"
 fi
 
 section "the daemon killed and restarted"

@@ -30,6 +30,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (getenv("WARRANT_HOME") == NULL &&
 	    (mkdtemp(home) == NULL || setenv("WARRANT_HOME", home, 1) != 0))
 		abort();
+	/* no desktop notification per request */
+	unsetenv("DISPLAY");
+	unsetenv("WAYLAND_DISPLAY");
+	unsetenv("DBUS_SESSION_BUS_ADDRESS");
 	d.uid = getuid();
 	d.max_pending = SERVE_QUOTA_PENDING;
 	d.rate_count = SERVE_RATE_COUNT;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Telling the reviewer that a gate waits: a desktop notification through
- * /usr/bin/notify-send when a desktop session is reachable. It never
- * blocks the server: notify-send runs as a detached grandchild with no
+ * /usr/bin/notify-send when a desktop session is reachable (from `warrant
+ * mcp` on the reviewer's own uid, or from the reviewer's daemon for its
+ * requesters). It never blocks the server: notify-send runs as a detached grandchild with no
  * descriptor of ours, and failing to notify changes nothing (the review
  * console rings its own bell when a new gate appears).
  */
@@ -13,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "warrant.h"
 
 #define NOTIFY_SEND	"/usr/bin/notify-send"
 #define NOTIFY_REASON	200	/* bytes of the reason shown */
