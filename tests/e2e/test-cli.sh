@@ -269,6 +269,31 @@ check "list with WARRANT_HOME under /root: exit 1" [ "$RC" -eq 1 ]
 check "... saying whose directory is in the way" err_has "/root belongs to uid 0, not to you"
 check "... and nothing was created there" [ ! -e /root/wt-e2e-state ]
 
+diag "warrant wait: output, feedback and next as they are"
+# printf's output: " \   ^__^", a \r progress line ending in CR LF, an ESC
+cat >"$WT_T/cow.json" <<'JSON'
+{"reason":"cow","output_to_agent":"full","next":{"prompt":"then C:\\dir"},
+ "commands":[{"id":"cow","why":"w","as":"user","argv":["/usr/bin/printf",
+  " \\\\   ^__^\\n0%%\\r50%%\\r100%% done\\r\\nesc \\033[2J\\n"]}]}
+JSON
+accepted_file "a YOU request whose output has backslashes, CRs and an escape" "$WT_T/cow.json"
+COW=$GATE
+wr answer "$COW" --run
+wr wait "$COW" -t 10
+check "wait on the approved gate: exit 0" [ "$RC" -eq 0 ]
+check "wait: a backslash in the output is one backslash" sh -c 'grep -qx "   |  \\\\   ^__^" "$1"' sh "$WT_T/out"
+check "wait: a \\r progress line is its last state, CR LF a line end" \
+    sh -c 'grep -qx "   | 100% done" "$1" && ! grep -qF "50%" "$1" && ! grep -qF "\\r" "$1"' sh "$WT_T/out"
+check "wait: an escape in the output is still shown as \\x1b" \
+    sh -c 'grep -qxF "   | esc \\x1b[2J" "$1"' sh "$WT_T/out"
+check "wait: no raw control characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "wait: next.prompt keeps its backslash" sh -c 'grep -qxF "next: then C:\\dir" "$1"' sh "$WT_T/out"
+accepted_file "a second one, to deny with a note" "$WT_T/cow.json"
+wr answer "$GATE" --deny -f "$(printf 'no\\thanks\r\nsee C:\\docs')"
+wr wait "$GATE" -t 10
+check "wait on a denied gate: feedback with one backslash, a line per line" \
+    sh -c 'grep -qxF "feedback: no\\thanks" "$1" && grep -qxF "          see C:\\docs" "$1"' sh "$WT_T/out"
+
 diag "refusals teach the fix (a hint per code and common shape)"
 # hint ARGV_JSON WORDS DESC: the -j refusal's hint and the human line hold WORDS
 hint() {
