@@ -68,7 +68,6 @@ enum view { VIEW_LIST, VIEW_GATE };
 enum mode { MODE_NORMAL, MODE_DENY };
 
 #define POLL_MS		500
-#define FEEDBACK_MAX	1024	/* characters the reviewer may type */
 
 struct tui {
 	struct store	*st;
@@ -106,7 +105,7 @@ struct tui {
 	char		 outcome[1024];
 	enum style	 outcome_style;
 
-	/* denial feedback being typed */
+	/* denial feedback being typed (FEEDBACK_MAX bytes as UTF-8) */
 	wchar_t		 fb[FEEDBACK_MAX + 1];
 	size_t		 fblen;
 };

@@ -294,6 +294,23 @@ wr wait "$GATE" -t 10
 check "wait on a denied gate: feedback with one backslash, a line per line" \
     sh -c 'grep -qxF "feedback: no\\thanks" "$1" && grep -qxF "          see C:\\docs" "$1"' sh "$WT_T/out"
 
+diag "a denial note: UTF-8 of at most 4096 bytes (FEEDBACK_MAX)"
+accepted "a gate to deny with a long note" "$(requ '["true"]')"
+NOTE=$("$PY" -c 'print("\u00e9" * 2048, end="")')
+wr answer "$GATE" --deny -f "${NOTE}x"
+check "answer --deny -f with 4097 bytes: exit 2" [ "$RC" -eq 2 ]
+check "... saying a denial note is UTF-8 text of at most 4096 bytes" \
+    err_has "a denial note is UTF-8 text of at most 4096 bytes"
+check "... and the gate is still pending" [ "$(as_req "$W" show -j "$GATE" | jscan 'j["state"]')" = pending ]
+wr answer "$GATE" --deny -f "$(printf 'bad \377 byte')"
+check "answer --deny -f with a byte that is not UTF-8: refused the same way" \
+    sh -c '[ "$1" -eq 2 ] && grep -qF "a denial note is UTF-8 text of at most 4096 bytes" "$2"' \
+    sh "$RC" "$WT_T/err"
+wr answer "$GATE" --deny -f "$NOTE"
+check "a note of exactly 4096 bytes (2048 characters) is taken whole" \
+    sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ]' sh "$RC" \
+    "$(as_req "$W" show -j "$GATE" | jscan 'j["feedback"]')" "$NOTE"
+
 diag "refusals teach the fix (a hint per code and common shape)"
 # hint ARGV_JSON WORDS DESC: the -j refusal's hint and the human line hold WORDS
 hint() {

@@ -587,6 +587,29 @@ keys q
 keys q
 tm kill-session -t "$CS"
 
+# one note limit everywhere (FEEDBACK_MAX): 4096 bytes of UTF-8, not characters
+mkgate longnote <<'JSON'
+{"reason": "Deny me at length.", "commands": [{"id": "n", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+LN=$G
+console longnote -- "$LN"
+wait_for "1 command as root"
+keys d
+"$PY" -c 'print("\u00e9" * 2048, end="")' | tm load-buffer -b wtnote -
+tm paste-buffer -b wtnote -d -t "$CS"
+keys -l "x"
+# (the console takes the 2049 keys one by one, redrawing after each)
+shows "a note past 4096 bytes is refused with the one rule" \
+    "a denial note is UTF-8 text of at most 4096 bytes" 300
+keys Enter
+wait_for "Feedback"
+fb=$(rv "$WBIN" show "$LN" -j | jscan 'j["feedback"]')
+is "the denial keeps the note of 4096 bytes (2048 characters) whole" \
+    "$(printf '%s' "$fb" | wc -c):$(gate_state "$LN")" "4096:denied"
+keys q
+keys q
+tm kill-session -t "$CS"
+
 # ---------------------------------------------------------------- make demo
 section "make demo on a terminal"
 CS=demo
