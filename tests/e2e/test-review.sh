@@ -464,7 +464,7 @@ tm kill-session -t "$CS"
 
 # ---------------------------------------------------------------- wrapping
 section "wrapping at 80 columns"
-WR_REASON="Enable the development proxy site so that the new frontend can be reached through nginx on this machine while we test it"
+WR_REASON="Enable the development proxy site so that the new frontend is reachable through nginx on this machine while we test it"
 WR_WHY="Link the site configuration into sites-enabled so that nginx picks it up on the next reload of its configuration files"
 WR_LONG="/srv/$(printf 'd0123456789/%.0s' 1 2 3 4 5 6 7 8 9 10 11 12)end"
 mkgate wrap <<JSON
