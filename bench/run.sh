@@ -8,7 +8,8 @@
 # (runs per store size, default 100), BENCH_HASH_RUNS (default 7),
 # BENCH_BIG (largest store, default 100000), BENCH_KEEP=1 (keep the
 # temporary directory with its stores, for a closer look). Benchmarks 4
-# and 5 (the root runner) are bench/runner.sh, with its own knobs.
+# and 5 (the root runner) are bench/runner.sh, 6 and 7 (the reviewer's
+# daemon) bench/serve.sh, each with its own knobs.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -282,5 +283,11 @@ echo
 runner_rc=0
 sh "$top/bench/runner.sh" "$build" || runner_rc=$?
 echo
+
+# --- 6 and 7. the reviewer's daemon (bench/serve.sh: needs root, skipped otherwise)
+serve_rc=0
+sh "$top/bench/serve.sh" "$build" || serve_rc=$?
+echo
 echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-exit "$runner_rc"
+[ "$runner_rc" -ne 0 ] && exit "$runner_rc"
+exit "$serve_rc"

@@ -12,10 +12,12 @@
  * they share whatever the machine was doing during the measurement. Each
  * run is timed from just before the spawn to the return of waitpid.
  *
- * One line per group on standard output:
+ * One line per label on standard output:
  *   LABEL median=M p90=P min=A max=B mean=X n=N fail=F
- * (milliseconds; fail counts runs that did not exit 0). It reports and
- * never judges: the exit status is 0 whenever the runs could be made.
+ * (milliseconds; fail counts runs that did not exit 0). Groups given the
+ * same LABEL are reported together, their runs pooled (the same command
+ * as different users, say). It reports and never judges: the exit status
+ * is 0 whenever the runs could be made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,15 +167,28 @@ main(int argc, char **argv)
 		}
 	}
 	for (j = 0; j < ngroups; j++) {
-		struct group *g = &gs[j];
-		double sum = 0;
+		double *pool, sum = 0;
+		int k, np = 0, fail = 0;
 
-		qsort(g->ms, (size_t)runs, sizeof *g->ms, cmp_double);
-		for (r = 0; r < runs; r++)
-			sum += g->ms[r];
+		for (k = 0; k < j && strcmp(gs[k].label, gs[j].label) != 0; k++)
+			;
+		if (k < j)
+			continue;	/* reported with its first group */
+		pool = calloc((size_t)runs * (size_t)ngroups, sizeof *pool);
+		for (k = j; k < ngroups; k++) {
+			if (strcmp(gs[k].label, gs[j].label) != 0)
+				continue;
+			memcpy(pool + np, gs[k].ms, (size_t)runs * sizeof *pool);
+			np += runs;
+			fail += gs[k].fail;
+		}
+		qsort(pool, (size_t)np, sizeof *pool, cmp_double);
+		for (r = 0; r < np; r++)
+			sum += pool[r];
 		printf("%s median=%.3f p90=%.3f min=%.3f max=%.3f mean=%.3f n=%d fail=%d\n",
-		    g->label, pct(g->ms, runs, 50), pct(g->ms, runs, 90), g->ms[0],
-		    g->ms[runs - 1], sum / runs, runs, g->fail);
+		    gs[j].label, pct(pool, np, 50), pct(pool, np, 90), pool[0],
+		    pool[np - 1], sum / np, np, fail);
+		free(pool);
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ cmd_show_exec(int argc, char **argv)
 	if (json)
 		rc = print_json(g);
 	else {
-		gate_print_full(stdout, g);
+		gate_print_full(stdout, g, st.dir);
 		rc = fflush(stdout);
 	}
 	json_decref(g);

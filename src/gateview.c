@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* Human views of a gate for the terminal. Every piece of agent text goes
- * through text_print so it cannot drive the terminal. */
+ * through text_print so it cannot drive the terminal, the content of a
+ * reviewed file included. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "warrant.h"
@@ -67,8 +69,59 @@ field(FILE *fp, const char *label, const char *value)
 	fputc('\n', fp);
 }
 
+#define SHOW_CONTENT_MAX	(64 * 1024)
+
+/*
+ * The reviewed files: name, size, mode and SHA-256 as sealed, where the
+ * content came from, and the content itself when it is text (from the
+ * blob store, checked against the seal), made safe line by line.
+ */
+static void
+print_files(FILE *fp, const json_t *files, const char *statedir)
+{
+	const char *name, *what;
+	json_t *f;
+	char *text;
+	long long size;
+
+	if (json_object_size(files) == 0)
+		return;
+	fprintf(fp, "\nfiles: %zu, staged for the commands at run time\n",
+	    json_object_size(files));
+	json_object_foreach((json_t *)files, name, f) {
+		size = (long long)json_integer_value(json_object_get(f, "size"));
+		fputs("\n  FILE    ", fp);
+		text_print(fp, name);
+		fprintf(fp, "  %lld bytes  mode %s\n", size, json_str(f, "mode"));
+		fprintf(fp, "    sha256 %s\n", json_str(f, "sha256"));
+		if (json_is_string(json_object_get(f, "source"))) {
+			fputs("    from  snapshot of ", fp);
+			text_print(fp, json_str(f, "source"));
+			fputs(", taken at request time\n", fp);
+		} else
+			fputs("    from  the request (inline)\n", fp);
+		text = blob_text(statedir, f, SHOW_CONTENT_MAX, &what);
+		if (text == NULL) {
+			if (strcmp(what, "binary") == 0)
+				fprintf(fp, "    binary, %lld bytes\n", size);
+			else
+				fprintf(fp, "    content %s in the store: it cannot be shown, and "
+				    "the runner will refuse it\n", what);
+			continue;
+		}
+		if (size == 0)
+			fputs("    (empty)\n", fp);
+		else
+			text_print_lines(fp, text, "    | ");
+		if ((long long)strlen(text) < size)
+			fprintf(fp, "    ... %lld more bytes not shown\n",
+			    size - (long long)strlen(text));
+		free(text);
+	}
+}
+
 void
-gate_print_full(FILE *fp, const json_t *g)
+gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 {
 	const char *key;
 	json_t *cmds = json_object_get(g, "commands"), *c, *a, *v;
@@ -141,7 +194,12 @@ gate_print_full(FILE *fp, const json_t *g)
 		fputc('\n', fp);
 		json_array_foreach(json_object_get(c, "argv"), j, a) {
 			fprintf(fp, "    argv[%zu] ", j);
-			text_print(fp, json_string_value(a));
+			if (file_ref(a) != NULL) {
+				fputs("(file ", fp);
+				text_print(fp, file_ref(a));
+				fputs(": the path of its staged copy)", fp);
+			} else
+				text_print(fp, json_string_value(a));
 			fputc('\n', fp);
 		}
 		fputs("    path  ", fp);
@@ -151,6 +209,12 @@ gate_print_full(FILE *fp, const json_t *g)
 			text_print(fp, json_str(c, "given_path"));
 			fputc(')', fp);
 		}
-		fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
+		if (json_is_true(json_object_get(c, "sealed_at_run")))
+			fputs("\n    sha256 (sealed at run time: it does not exist yet, an earlier "
+			    "ROOT command may create it; it is resolved, checked and hashed when "
+			    "it runs, and the hash that ran goes into the ledger)\n", fp);
+		else
+			fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
 	}
+	print_files(fp, json_object_get(g, "files"), statedir);
 }

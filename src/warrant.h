@@ -54,7 +54,7 @@ int	 feedback_ok(const char *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
-void	 gate_print_full(FILE *, const json_t *);
+void	 gate_print_full(FILE *, const json_t *, const char *);
 
 /*
  * client/link.c: a requester's gates, in this user's store or through the

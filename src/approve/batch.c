@@ -105,13 +105,30 @@ requester_json(const json_t *gate)
 	return json_pack("{s:I,s:o}", "uid", (json_int_t)uid, "groups", groups);
 }
 
-/* The run manifest: the sealed one with only the selected commands, and
- * the YOU environment (null when no YOU command runs); sealed. */
+/* The files the selected commands name, as sealed: a file only an
+ * unselected command uses is neither sealed into the subset nor staged. */
+static json_t *
+selected_files(const json_t *all, const json_t *selected)
+{
+	json_t *files = json_object(), *c, *a;
+	const char *name;
+	size_t i, j;
+
+	json_array_foreach(selected, i, c)
+		json_array_foreach(json_object_get(c, "argv"), j, a)
+			if ((name = file_ref(a)) != NULL)
+				json_object_set(files, name, json_object_get(all, name));
+	return files;
+}
+
+/* The run manifest: the sealed one with only the selected commands (and
+ * the files they name), and the YOU environment (null when no YOU command
+ * runs); sealed. */
 int
 batch_seal_run(struct batch *b, json_t *selected)
 {
+	json_t *c, *files = json_object_get(b->manifest, "files");
 	char *bytes;
-	json_t *c;
 	size_t i;
 	int you = 0;
 
@@ -120,6 +137,8 @@ batch_seal_run(struct batch *b, json_t *selected)
 			you = 1;
 	b->run = json_deep_copy(b->manifest);
 	json_object_set(b->run, "commands", selected);
+	if (files != NULL)
+		json_object_set_new(b->run, "files", selected_files(files, selected));
 	b->selected = json_object_get(b->run, "commands");
 	/* the ledger binds to the approved subset as sealed; the runner gets
 	 * the hash of the file it reads, the subset with user_env */
@@ -139,6 +158,29 @@ batch_seal_run(struct batch *b, json_t *selected)
 		return -1;
 	}
 	free(bytes);
+	return 0;
+}
+
+/*
+ * The content of every file of the run manifest, checked against its
+ * seal and linked into the run directory as blob-HEX, where the executor
+ * (the runner, or this process for YOU commands) reads it, re-hashing it
+ * as it stages it. 0, or -1 with the reason said (nothing ran).
+ */
+int
+batch_link_files(struct batch *b)
+{
+	const char *name;
+	char why[PATH_MAX + 128];
+	json_t *f;
+
+	json_object_foreach(json_object_get(b->run, "files"), name, f)
+		if (blob_link(b->st->dir, json_str(f, "sha256"),
+		    (uint64_t)json_integer_value(json_object_get(f, "size")), b->run_fd,
+		    why, sizeof why) != 0) {
+			say(b, "runner_error", "file '%s': %s; nothing ran", name, why);
+			return -1;
+		}
 	return 0;
 }
 

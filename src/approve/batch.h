@@ -56,6 +56,7 @@ int	 is_root(const json_t *);
 int	 batch_load(struct batch *, struct store *, const char *);
 void	 batch_free(struct batch *);
 int	 batch_seal_run(struct batch *, json_t *);
+int	 batch_link_files(struct batch *);
 void	 batch_mark_rest(struct batch *, const char *, const char *);
 int	 batch_stop_now(const struct batch *);
 int	 batch_record(struct batch *);

@@ -7,6 +7,8 @@
  * With --via sudo, ROOT commands as `sudo -k -u RUN_AS -- PATH ARGS` on
  * the terminal: a prompt per command, no ticket, the executable re-hashed
  * just before sudo runs it by path (a weaker binding, said in the ledger).
+ * Files the YOU commands name are staged for them in the run directory
+ * and removed after the batch.
  */
 #include <err.h>
 #include <errno.h>
@@ -35,21 +37,70 @@ open_sealed(const json_t *cmd)
 	return fd;
 }
 
+/* Who asked, from the run manifest, for the rules an executable sealed
+ * at run time is judged by (uid 0 without one: anyone but root). */
+static void
+requester_writer(const struct batch *b, struct writer *w, gid_t *groups, size_t max)
+{
+	json_t *rq = json_object_get(b->run, "requester"), *g;
+	size_t i, n = 0;
+
+	memset(w, 0, sizeof *w);
+	if (!json_is_object(rq))
+		return;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < max)
+			groups[n++] = (gid_t)json_integer_value(g);
+	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w->groups = groups;
+	w->ngroups = (int)n;
+}
+
+/* A "refused" entry for a command sealed at run time, with what was found. */
 static json_t *
-run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct capture *cap)
+refused_at_run(const json_t *cmd, const char *real, const char *sha, const char *why)
+{
+	json_t *e = ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused", why);
+
+	json_object_set_new(e, "path", json_string(*real ? real : json_str(cmd, "path")));
+	json_object_set_new(e, "executable_sha256", *sha ? json_string(sha) : json_null());
+	return e;
+}
+
+static json_t *
+run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const char *stage,
+    struct capture *cap)
 {
 	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds"), *e;
-	int root = is_root(cmd), fd, sudofd = -1, k = 0;
-	char name[64], *senv[SUDO_ENV_MAX], **argv;
+	int root = is_root(cmd), fd, sudofd = -1, k = 0,
+	    at_run = json_is_true(json_object_get(cmd, "sealed_at_run"));
+	char name[64], *senv[SUDO_ENV_MAX], **argv, **words, real[PATH_MAX] = "",
+	    sha[SHA256_HEX_LEN + 1] = "", why[PATH_MAX + 256];
 	size_t i, n = json_array_size(av);
 	struct exec_result res;
 	struct exec_spec x;
+	gid_t groups[256];
+	struct writer w;
 
-	if ((fd = open_sealed(cmd)) < 0)
+	if ((words = argv_strings(av, stage)) == NULL)
+		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
+		    "its files were not staged");
+	/* sealed at run time: judged now, by the request's rules */
+	if (at_run) {
+		requester_writer(b, &w, groups, sizeof groups / sizeof groups[0]);
+		if ((fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why,
+		    sizeof why)) < 0) {
+			argv_strings_free(words);
+			return refused_at_run(cmd, real, sha, why);
+		}
+	} else if ((fd = open_sealed(cmd)) < 0) {
+		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "the executable changed since it was reviewed");
+	}
 	if (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0) {
 		close(fd);
+		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), "root", "refused",
 		    SUDO " cannot be opened");
 	}
@@ -60,12 +111,12 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 		argv[k++] = "-u";
 		argv[k++] = (char *)json_str(b->run, "run_as");
 		argv[k++] = "--";
-		argv[k++] = (char *)json_str(cmd, "path");
+		argv[k++] = at_run ? real : (char *)json_str(cmd, "path");
 		i = 1;
 	} else
 		i = 0;
 	for (; i < n; i++)
-		argv[k++] = (char *)json_string_value(json_array_get(av, i));
+		argv[k++] = words[i];
 	memset(&x, 0, sizeof x);
 	x.exefd = root ? sudofd : fd;
 	x.argv = argv;
@@ -87,6 +138,10 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 	}
 	e = ledger_entry_ran(json_str(cmd, "id"), json_str(cmd, "as"), &res, cap,
 	    json_str(b->run, "output_to_agent"));
+	if (at_run) {
+		json_object_set_new(e, "path", json_string(real));
+		json_object_set_new(e, "executable_sha256", json_string(sha));
+	}
 	if (cap->logfd >= 0)
 		close(cap->logfd);
 	if (root)
@@ -95,6 +150,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, struct c
 		close(sudofd);
 	close(fd);
 	free(argv);
+	argv_strings_free(words);
 	return e;
 }
 
@@ -111,16 +167,75 @@ env_block(const json_t *ue)
 	return env;
 }
 
+/*
+ * The files of the run manifest for YOU commands: copied from the run
+ * directory's blob-HEX into a fresh RUN_DIR/files (the reviewer's, 0700),
+ * re-hashed on the way, with their sealed modes. 0 with the directory in
+ * dir (or "" when no command names a file); -1 when a file does not match
+ * its seal or cannot be staged (said; nothing ran, the directory removed).
+ */
+static int
+stage_you(struct batch *b, char dir[PATH_MAX])
+{
+	char blob[SHA256_HEX_LEN + 8];
+	const char *name;
+	json_t *f;
+	int dfd, rc;
+
+	dir[0] = '\0';
+	if (json_object_size(json_object_get(b->run, "files")) == 0)
+		return 0;
+	if (mkdirat(b->run_fd, RUN_FILES, 0700) != 0 ||
+	    (dfd = openat(b->run_fd, RUN_FILES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		say(b, "runner_error", "cannot create %s/%s: %s; nothing ran", b->run_dir,
+		    RUN_FILES, strerror(errno));
+		stage_remove(b->run_fd, RUN_FILES);
+		return -1;
+	}
+	json_object_foreach(json_object_get(b->run, "files"), name, f) {
+		mode_t mode = 0600;
+
+		file_mode_parse(json_str(f, "mode"), &mode);
+		snprintf(blob, sizeof blob, RUN_BLOB, json_str(f, "sha256"));
+		rc = stage_copy(b->run_fd, blob, dfd, name, json_str(f, "sha256"),
+		    (uint64_t)json_integer_value(json_object_get(f, "size")), mode,
+		    (uid_t)-1, (gid_t)-1);
+		if (rc != 0) {
+			if (rc > 0)
+				say(b, "runner_error", "file '%s' does not match its seal; nothing ran",
+				    name);
+			else
+				say(b, "runner_error", "cannot stage file '%s': %s; nothing ran", name,
+				    strerror(errno));
+			close(dfd);
+			stage_remove(b->run_fd, RUN_FILES);
+			return -1;
+		}
+	}
+	close(dfd);
+	if ((size_t)snprintf(dir, PATH_MAX, "%s/%s", b->run_dir, RUN_FILES) >= PATH_MAX) {
+		say(b, "runner_error", "the run directory's path is too long; nothing ran");
+		stage_remove(b->run_fd, RUN_FILES);
+		return -1;
+	}
+	return 0;
+}
+
 enum exec_end
 exec_local(struct batch *b, const struct approve_opts *opts)
 {
-	struct capture *cap = xmalloc(sizeof *cap);
-	char **env = env_block(json_object_get(b->run, "user_env"));
+	struct capture *cap;
+	char **env, stage[PATH_MAX];
 	enum exec_end end = EXEC_DONE;
 	json_t *c;
 	size_t i;
 
 	(void)opts;
+	if (stage_you(b, stage) != 0)
+		return EXEC_NOTHING_RAN;
+	cap = xmalloc(sizeof *cap);
+	env = env_block(json_object_get(b->run, "user_env"));
 	json_array_foreach(b->selected, i, c) {
 		if (stop_requested) {
 			say(b, "runner_error", "warrant answer was told to stop "
@@ -143,8 +258,12 @@ exec_local(struct batch *b, const struct approve_opts *opts)
 			end = EXEC_BROKEN;
 			break;
 		}
-		json_array_set_new(b->entries, i, run_command(b, c, i, env, cap));
+		json_array_set_new(b->entries, i, run_command(b, c, i, env, *stage ? stage : NULL,
+		    cap));
 	}
+	/* the staged files go, whatever happened */
+	if (*stage != '\0' && stage_remove(b->run_fd, RUN_FILES) != 0)
+		warnx("cannot remove %s", stage);
 	if (batch_record(b) != 0)
 		end = EXEC_BROKEN;
 	free(env);

@@ -184,6 +184,14 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		*code = EXIT_INTERNAL;
 		return -1;
 	}
+	json_array_foreach(sel, i, c)
+		if (o->via_sudo && is_root(c) && argv_has_files(json_object_get(c, "argv"))) {
+			json_decref(sel);
+			say(b, "runner_error", "--via sudo cannot stage the reviewed files of "
+			    "ROOT commands root-owned; answer without it");
+			*code = EXIT_INTERNAL;
+			return -1;
+		}
 	if (batch_seal_run(b, sel) != 0) {
 		json_decref(sel);
 		*code = EXIT_INTERNAL;
@@ -244,6 +252,13 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		goto out;
 	}
 	if (make_run_dir(&b) != 0) {
+		result = failure(&b);
+		goto out;
+	}
+	/* the reviewed files' content, checked against the seal before any
+	 * prompt, where the executor will read it */
+	if (batch_link_files(&b) != 0) {
+		*code = EXIT_INTERNAL;
 		result = failure(&b);
 		goto out;
 	}

@@ -214,21 +214,24 @@ read_reply(struct link *l)
 }
 
 /*
- * Send msg and read the first reply line. A daemon that is busy is asked
- * again a few times; one that closed the connection (restarted) once
- * more on a new one. EXIT_OK with *reply, else EXIT_UNREACHABLE after
- * saying why.
+ * Send msg and read the first reply line. A daemon that turned the
+ * connection away as busy is asked again a few times, and so is one whose
+ * connection was closed before it took the message (a restart). One that
+ * took it and went away before answering is asked again only when resend
+ * says the operation may safely run twice (not a request: that could make
+ * two gates). EXIT_OK with *reply, else EXIT_UNREACHABLE after saying why.
  */
 static int
-call(struct link *l, json_t *msg, json_t **reply)
+call(struct link *l, json_t *msg, int resend, json_t **reply)
 {
 	struct timespec pause = { 0, 250 * 1000 * 1000 };
-	int tries = 0, e;
+	int tries = 0, sent, e;
 
 	for (;;) {
 		if (l->fd < 0 && link_connect(l, 0) != 0)
 			return EXIT_UNREACHABLE;
-		if (send_message(l, msg) == 0 && (*reply = read_reply(l)) != NULL) {
+		sent = send_message(l, msg) == 0;
+		if (sent && (*reply = read_reply(l)) != NULL) {
 			const char *code = json_str(json_object_get(*reply, "error"), "code");
 
 			if (strcmp(code, "busy") != 0 || ++tries > BUSY_RETRIES)
@@ -236,6 +239,11 @@ call(struct link *l, json_t *msg, json_t **reply)
 			json_decref(*reply);
 		} else if ((e = errno) != ECONNRESET && e != EPIPE) {
 			unreachable(l, e);
+			return EXIT_UNREACHABLE;
+		} else if (sent && !resend) {
+			warnx("the reviewer's daemon at %s closed the connection before "
+			    "answering; the request may or may not be stored: see `warrant "
+			    "list` on the reviewer's side before asking again", l->path);
 			return EXIT_UNREACHABLE;
 		} else if (++tries > BUSY_RETRIES) {
 			unreachable(l, e);
@@ -302,7 +310,7 @@ link_submit(struct link *l, const char *bytes, size_t len, const char *agent,
 	    "agent", agent, "project", project);
 	if (msg == NULL)
 		return EXIT_INTERNAL;
-	rc = call(l, msg, &reply);
+	rc = call(l, msg, 0, &reply);
 	json_decref(msg);
 	if (rc != EXIT_OK)
 		return rc;
@@ -365,7 +373,7 @@ link_wait(struct link *l, const char *arg, long timeout, json_t **outcome)
 		return EXIT_INTERNAL;
 	if (timeout >= 0)
 		json_object_set_new(msg, "timeout", json_integer(timeout));
-	if ((rc = call(l, msg, &reply)) != EXIT_OK) {
+	if ((rc = call(l, msg, 1, &reply)) != EXIT_OK) {
 		json_decref(msg);
 		return rc;
 	}
@@ -429,7 +437,7 @@ link_withdraw(struct link *l, const char *id, const char *why)
 	if ((msg = json_pack("{s:s,s:s,s:s}", "op", "withdraw", "id", id,
 	    "feedback", why)) == NULL)
 		return -1;
-	rc = call(l, msg, &reply);
+	rc = call(l, msg, 1, &reply);
 	json_decref(msg);
 	if (rc != EXIT_OK)
 		return -1;

@@ -1239,6 +1239,11 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	for (j = 1; j < s.argc; j++)
 		resolved_base(s.argv[j], s.real[j]);
 	find_exempt(&s);
+	/* a reviewed file is content the reviewer reads, staged root-owned:
+	 * not a word to judge (its identity is judged by files_deny) */
+	for (j = 1; j < s.argc; j++)
+		if (c->file != NULL && c->file[j] != NULL)
+			s.exempt[j] = 1;
 
 	for (j = 0; j < s.argc; j++) {
 		if (s.exempt[j])

@@ -12,52 +12,6 @@
 
 #include "warrant.h"
 
-/* Open a regular file for reading without following a final symlink and
- * without blocking on a FIFO; -1 with errno when it is anything else. */
-int
-open_regular(const char *path, struct stat *st)
-{
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) != 0) {
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
-		return -1;
-	}
-	return fd;
-}
-
-/* Find a bare name on the trusted path; 0 with the path in out. */
-int
-exe_lookup(const char *name, char *out, size_t size)
-{
-	static const char *const dirs[] = {
-		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
-		"/sbin", "/bin",
-	};
-	struct stat st;
-	size_t i;
-
-	if (*name == '\0' || strchr(name, '/') != NULL ||
-	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return -1;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if ((size_t)snprintf(out, size, "%s/%s", dirs[i], name) >= size)
-			return -1;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (st.st_mode & 0111) != 0)
-			return 0;
-	}
-	return -1;
-}
-
 /*
  * Resolve argv[0] into exe: the given name, the real path and the SHA-256
  * of the file's content read through one descriptor. Refuses with
@@ -102,6 +56,19 @@ exe_resolve(const char *name, struct exe *e, struct refusal *r, const char *jpat
 	}
 	close(fd);
 	return 0;
+}
+
+/* The denylists (shared/denylist.c) for an executable resolved here. */
+enum deny_kind
+deny_executable(struct denylist *d, const struct exe *e)
+{
+	return deny_file(d, e->given, e->path, &e->st, e->sha256);
+}
+
+int
+deny_is_loader(struct denylist *d, const struct exe *e)
+{
+	return deny_loader_file(d, e->given, e->path, &e->st, e->sha256);
 }
 
 /* Could p replace the file at path? The shared judgement (path_writable)

@@ -19,11 +19,13 @@ static const struct {
 	    "use \"command\" for a shell string)" },
 	{ "shell_request", "inline code and shell strings cannot be reviewed: give each step as "
 	    "its own command, in order, and keep code in a root-owned file" },
-	{ "writable_executable", "root never runs a file the agent can change: have an earlier "
-	    "ROOT command install it root-owned (e.g. install -o root -m 0755 SRC "
-	    "/usr/local/bin/NAME) and run that, or run it as a YOU command" },
-	{ "writable_argument", "root never reads or acts on a path the agent can change: "
-	    "name a root-owned path (copy the file there in an earlier ROOT command)" },
+	{ "writable_executable", "root never runs a file the agent can change: give it as a "
+	    "reviewed file (\"files\": {\"tool\": {\"snapshot\": PATH, \"mode\": \"0755\"}}) "
+	    "and have an earlier ROOT command install it (argv [\"install\", \"-m\", \"0755\", "
+	    "{\"file\": \"tool\"}, \"/usr/local/bin/tool\"]), or run it as a YOU command" },
+	{ "writable_argument", "root never reads or acts on a path the agent can change: put "
+	    "what root must read in \"files\" (inline \"content\" or a \"snapshot\") and name "
+	    "it in argv as {\"file\": NAME}, or name a root-owned path" },
 	{ "credential_field_rejected", "never put a secret in a request: let the program read "
 	    "it from a root-owned file or ask for it itself" },
 	{ "forbidden_env", "that variable changes what programs load or run: leave it out, or "

@@ -65,24 +65,13 @@ struct exe {
 	char		sha256[SHA256_HEX_LEN + 1];
 	struct stat	st;
 };
-int	 exe_lookup(const char *, char *, size_t);
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
-int	 open_regular(const char *, struct stat *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
 int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
 
-/* denylist.c: nested privilege tools and interactive programs, loaded
- * for one validation and freed after it. */
-enum deny_kind { DENY_NONE = 0, DENY_NESTED, DENY_INTERACTIVE };
-struct denylist;
-struct denylist *denylist_load(void);
-void	 denylist_free(struct denylist *);
-enum deny_kind deny_by_name(const struct denylist *, const char *);
+/* The denylists (shared/denylist.c, shared.h) for a resolved executable. */
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
-enum deny_kind deny_word(struct denylist *, const char *);
-const char *deny_code(enum deny_kind);
 int	 deny_is_loader(struct denylist *, const struct exe *);
-int	 is_indirect_runner(const char *);
 
 /* risk.c: badges, shown and never blocking. */
 #define BADGE_SHELL		0x001
@@ -95,19 +84,39 @@ int	 is_indirect_runner(const char *);
 #define BADGE_REMOTE		0x080
 #define BADGE_LONG_TIMEOUT	0x100
 #define BADGE_MIXED_SCRIPT	0x200
+#define BADGE_SEALED_AT_RUN	0x400
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
+
+/* A reviewed file ("files"; files.c). */
+struct wfile {
+	const char	*name;
+	const char	*snapshot;	/* the path given, or NULL: inline content */
+	char		 source[PATH_MAX];	/* a snapshot's path, its directory resolved */
+	unsigned char	*data;		/* inline: the decoded content (owned) */
+	uint64_t	 size;
+	mode_t		 mode;
+	char		 modestr[8];	/* "0644" */
+	int		 fd;		/* a snapshot, opened and judged; else -1 */
+	char		 sha256[SHA256_HEX_LEN + 1];
+	int		 text;		/* valid UTF-8 without NUL */
+	int		 used;
+	char		 placeholder[72];	/* "{file:NAME}": argv as the rules read it */
+};
+
 struct wcommand {
 	const char	 *id;
 	int		  as_user;
 	const char	**argv;		/* NULL-terminated; borrowed */
+	struct wfile	**file;		/* per argv entry: the file it names, or NULL */
 	size_t		  argc;
 	const char	 *command;	/* YOU shell string, or NULL */
 	const char	 *why;
 	char		  cwd[PATH_MAX];	/* "" until validated: the home */
 	long long	  timeout;	/* 0: none given */
 	struct exe	  exe;
+	int		  sealed_at_run;	/* exe.path is created by an earlier command */
 	unsigned	  badges;
 };
 
@@ -127,6 +136,8 @@ struct wrequest {
 	const char	 *next_prompt;
 	unsigned	  badges;
 	int		  nroot, nuser;
+	struct wfile	 *files;
+	size_t		  nfiles;
 };
 json_t	*request_load(const char *, size_t, struct refusal *);
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
@@ -139,6 +150,20 @@ int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
 	    const struct requester *, struct refusal *);
 int	 opt_abbrev(const char *, const char *);
 int	 sed_script_runs(const char *);
+
+/* files.c: reviewed files. blob.c: their content in the state directory
+ * (STATE/blobs/sha256/HEX). */
+int	 files_parse(struct wrequest *, struct refusal *);
+struct wfile *files_ref(struct wrequest *, json_t *, const char *, struct refusal *);
+int	 files_all_used(const struct wrequest *, struct refusal *);
+int	 files_judge(struct wrequest *, const struct requester *, struct refusal *);
+int	 files_deny(struct denylist *, const struct wcommand *, const char *, struct refusal *);
+json_t	*files_manifest(const struct wrequest *);
+void	 files_free(struct wrequest *);
+int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
+int	 blob_open(const char *, const char *, uint64_t);
+int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);
+char	*blob_text(const char *, const json_t *, size_t, const char **);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);

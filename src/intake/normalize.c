@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The manifest (docs/design.md §4): the validated request as it will run,
- * every field present, absent optional values null. Its canonical bytes
- * are what the seal covers (shared/manifest.c).
+ * every field present, absent optional values null; a reviewed file by
+ * name, SHA-256, size and mode (its content is in the blob store), and
+ * {"file": NAME} where an argv names one. Its canonical bytes are what
+ * the seal covers (shared/manifest.c).
  */
 #include "warrant.h"
 
@@ -19,13 +21,15 @@ command_json(const struct wcommand *c)
 	size_t i;
 
 	for (i = 0; i < c->argc; i++)
-		json_array_append_new(argv, json_string(c->argv[i]));
-	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o}",
+		json_array_append_new(argv, c->file[i] != NULL ?
+		    json_pack("{s:s}", "file", c->file[i]->name) : json_string(c->argv[i]));
+	return json_pack("{s:s,s:s,s:o,s:s,s:o,s:b,s:s,s:s,s:o}",
 	    "id", c->id,
 	    "as", c->as_user ? "user" : "root",
 	    "argv", argv,
 	    "path", c->exe.path,
-	    "executable_sha256", c->exe.sha256,
+	    "executable_sha256", c->sealed_at_run ? json_null() : json_string(c->exe.sha256),
+	    "sealed_at_run", c->sealed_at_run,
 	    "why", c->why,
 	    "cwd", c->cwd,
 	    "timeout_seconds", seconds_or_null(c->timeout));
@@ -40,7 +44,7 @@ manifest_build(const struct wrequest *q, const char *id, const char *host)
 
 	for (i = 0; i < q->ncmds; i++)
 		json_array_append_new(cmds, command_json(&q->cmds[i]));
-	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o}",
+	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o,s:o}",
 	    "schema_version", 1,
 	    "request_id", id,
 	    "host", host,
@@ -49,5 +53,6 @@ manifest_build(const struct wrequest *q, const char *id, const char *host)
 	    "env", q->env != NULL ? json_incref(q->env) : json_object(),
 	    "stop_on_failure", q->stop_on_failure,
 	    "output_to_agent", q->output_to_agent,
-	    "commands", cmds);
+	    "commands", cmds,
+	    "files", files_manifest(q));
 }

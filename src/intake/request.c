@@ -26,7 +26,7 @@
 static const char *const request_keys[] = {
 	"schema_version", "reason", "why", "commands", "run_as", "cwd", "env",
 	"stop_on_failure", "output_to_agent", "gate_timeout_seconds",
-	"timeout_seconds", "machine", "next", NULL
+	"timeout_seconds", "machine", "next", "files", NULL
 };
 static const char *const command_keys[] = {
 	"id", "argv", "why", "as", "cwd", "timeout_seconds", "command", NULL
@@ -103,25 +103,6 @@ known_keys(json_t *obj, const char *const *keys, const char *path, struct refusa
 		}
 	}
 	return 0;
-}
-
-/* ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ */
-static int
-valid_id(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9');
-
-		if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
-			return 0;
-	}
-	return 1;
 }
 
 /* A non-empty string of at most max bytes; absent is fine unless required. */
@@ -231,7 +212,7 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 	if (get_string(c, "id", path, 1, 64, &cmd->id, r) != 0)
 		return -1;
 	snprintf(sub, sizeof sub, "%s.id", path);
-	if (!valid_id(cmd->id))
+	if (!id_name_ok(cmd->id))
 		return refuse(r, "invalid_field", sub,
 		    "command ids are 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
 	for (i = 0; i < idx; i++)
@@ -275,6 +256,7 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 	if (cmd->command != NULL) {
 		cmd->argc = 5;
 		cmd->argv = xcalloc(6, sizeof *cmd->argv);
+		cmd->file = xcalloc(6, sizeof *cmd->file);
 		memcpy(cmd->argv, bash_argv, sizeof bash_argv);
 		cmd->argv[4] = cmd->command;
 		return 0;
@@ -287,10 +269,23 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 		return refuse(r, "invalid_field", sub, "'argv' has more than %d entries", MAX_ARGV);
 	cmd->argc = json_array_size(argv);
 	cmd->argv = xcalloc(cmd->argc + 1, sizeof *cmd->argv);
+	cmd->file = xcalloc(cmd->argc + 1, sizeof *cmd->file);
 	json_array_foreach(argv, i, v) {
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		/* {"file": NAME}: a reviewed file, staged at run time; the
+		 * rules read it as "{file:NAME}" */
+		if (json_is_object(v) && i > 0) {
+			if ((cmd->file[i] = files_ref(q, v, sub, r)) == NULL)
+				return -1;
+			cmd->argv[i] = cmd->file[i]->placeholder;
+			continue;
+		}
+		if (json_is_object(v))
+			return refuse(r, "invalid_field", sub, "argv[0] names the program; a file "
+			    "cannot be argv[0] (install it with an earlier ROOT command, then run it)");
 		if (!json_is_string(v) || json_string_length(v) == 0)
-			return refuse(r, "invalid_field", sub, "argv entries must be non-empty strings");
+			return refuse(r, "invalid_field", sub,
+			    "argv entries must be non-empty strings or {\"file\": NAME}");
 		if (json_string_length(v) > MAX_ARG)
 			return refuse(r, "invalid_field", sub, "argv entry is longer than %d bytes",
 			    MAX_ARG);
@@ -328,7 +323,7 @@ parse_top(struct wrequest *q, struct refusal *r)
 		return -1;
 	if (q->run_as == NULL)
 		q->run_as = "root";
-	else if (!valid_id(q->run_as))
+	else if (!id_name_ok(q->run_as))
 		return refuse(r, "invalid_field", "$.run_as", "'run_as' must be a user name");
 
 	if (get_string(j, "cwd", "$", 0, PATH_MAX - 1, &s, r) != 0)
@@ -425,7 +420,7 @@ request_parse(const char *buf, size_t len, struct wrequest *q, struct refusal *r
 	memset(q, 0, sizeof *q);
 	if ((q->json = request_load(buf, len, r)) == NULL)
 		return -1;
-	if (parse_top(q, r) != 0)
+	if (parse_top(q, r) != 0 || files_parse(q, r) != 0)
 		goto fail;
 	cmds = json_object_get(q->json, "commands");
 	if (cmds == NULL) {
@@ -450,6 +445,8 @@ request_parse(const char *buf, size_t len, struct wrequest *q, struct refusal *r
 		else
 			q->nroot++;
 	}
+	if (files_all_used(q, r) != 0)
+		goto fail;
 	return 0;
 fail:
 	request_free(q);
@@ -462,9 +459,12 @@ request_free(struct wrequest *q)
 	size_t i;
 
 	if (q->cmds != NULL)
-		for (i = 0; i < q->ncmds; i++)
+		for (i = 0; i < q->ncmds; i++) {
 			free(q->cmds[i].argv);
+			free(q->cmds[i].file);
+		}
 	free(q->cmds);
+	files_free(q);
 	json_decref(q->json);
 	memset(q, 0, sizeof *q);
 }

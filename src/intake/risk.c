@@ -12,7 +12,7 @@
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
 	"service-restart", "lockout-prone", "indirect-exec", "remote",
-	"long-timeout", "mixed-script",
+	"long-timeout", "mixed-script", "sealed-at-run",
 };
 
 static const char *const interpreters[] = {
@@ -174,6 +174,8 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_REMOTE;
 	if (c->timeout > LONG_TIMEOUT_SECONDS)
 		b |= BADGE_LONG_TIMEOUT;
+	if (c->sealed_at_run)
+		b |= BADGE_SEALED_AT_RUN;
 	return b;
 }
 

@@ -61,14 +61,15 @@ record_fill(struct gate_record *g, const struct wrequest *q, const char *id)
 		json_t *argv = json_array();
 
 		for (k = 0; k < c->argc; k++)
-			json_array_append_new(argv, json_string(c->argv[k]));
+			json_array_append_new(argv, c->file[k] != NULL ?
+			    json_pack("{s:s}", "file", c->file[k]->name) : json_string(c->argv[k]));
 		r->id = c->id;
 		r->as_user = c->as_user;
 		r->argv = argv;
 		r->command = c->command;
 		r->given_path = c->exe.given;
 		r->path = c->exe.path;
-		r->executable_sha256 = c->exe.sha256;
+		r->executable_sha256 = c->exe.sha256;	/* "" when sealed at run time */
 		r->why = c->why;
 		r->cwd = c->cwd;
 		r->timeout = c->timeout;
@@ -90,24 +91,26 @@ record_free(struct gate_record *g)
 }
 
 /*
- * Store q (validated for rq) as a pending gate. Returns 0 with the
- * descriptor in *desc, or -1 after saying why.
+ * Store q (validated for rq) as a pending gate: the content of its files
+ * in the blob store first, then the gate. EXIT_OK with the descriptor in
+ * *desc; EXIT_REFUSED with r filled (a snapshot changed since it was
+ * judged); EXIT_INTERNAL after saying why.
  */
 static int
 gate_create(struct store *given, const struct wrequest *q, const struct requester *rq,
-    const char *agent, const char *project, json_t **desc)
+    const char *agent, const char *project, json_t **desc, struct refusal *r)
 {
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
 	struct gate_record g = { 0 };
 	json_t *manifest = NULL, *d = NULL;
 	struct store st;
 	int64_t now;
-	int rc = -1;
+	int rc = EXIT_INTERNAL, b;
 
 	*desc = NULL;
 	if (gate_id_new(id) != 0) {
 		warnx("cannot read the system's random source: %m");
-		return -1;
+		return EXIT_INTERNAL;
 	}
 	if (gethostname(host, sizeof host) != 0)
 		strcpy(host, "localhost");
@@ -138,11 +141,13 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 	}
 	if (given == NULL && store_open(&st) != 0)
 		goto out;
-	if (gate_insert(given != NULL ? given : &st, &g) == 0) {
+	if ((b = blobs_store(q, given != NULL ? given->dir : st.dir, r)) == 0 &&
+	    gate_insert(given != NULL ? given : &st, &g) == 0) {
 		*desc = d;
 		d = NULL;
-		rc = 0;
-	}
+		rc = EXIT_OK;
+	} else if (b == -1)
+		rc = EXIT_REFUSED;
 	if (given == NULL)
 		store_close(&st);
 out:
@@ -178,8 +183,7 @@ gate_submit(struct store *st, const char *bytes, size_t len, const struct reques
 	if (validate_request(&q, rq, r) != 0)
 		rc = EXIT_REFUSED;
 	else
-		rc = gate_create(st, &q, rq, agent, project, desc) == 0 ?
-		    EXIT_OK : EXIT_INTERNAL;
+		rc = gate_create(st, &q, rq, agent, project, desc, r);
 	request_free(&q);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * credential-shaped data, no environment that steers a loader or an
  * interpreter. Each rule refuses the whole request with its stable code.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,12 +266,16 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 		for (i = 1; i < c->argc && env == 0; i++)
 			if (strcmp(base_name(c->argv[i]), "env") == 0)
 				env = i + 1;
+	/* a reviewed file is neither an env word nor a path the requester
+	 * could change: it is staged root-owned at run time */
 	for (i = env; env > 0 && i < c->argc; i++) {
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		if (check_env_word(c->argv[i], r, sub) != 0)
+		if (c->file[i] == NULL && check_env_word(c->argv[i], r, sub) != 0)
 			return -1;
 	}
 	for (i = 1; i < c->argc; i++) {
+		if (c->file[i] != NULL)
+			continue;
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
 		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
 			return -1;
@@ -301,6 +306,60 @@ check_root_paths(const struct wrequest *q, const struct requester *p, struct ref
 			return -1;
 	}
 	return 0;
+}
+
+/* Does an earlier command of q than idx run as root? */
+static int
+earlier_root(const struct wrequest *q, size_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < idx; i++)
+		if (!q->cmds[i].as_user)
+			return 1;
+	return 0;
+}
+
+/*
+ * An absolute argv[0] that does not exist (lstat: ENOENT) when an earlier
+ * ROOT command of the request may create it (install, then use;
+ * docs/design.md §3): 1 when it is sealed at run time, its path kept as
+ * given; 0 when the path exists (resolve it as usual); -1 refused — a
+ * path that is not clean, that the requester could create itself, or
+ * that no earlier ROOT command precedes.
+ */
+static int
+sealed_at_run(struct wrequest *q, size_t idx, const struct requester *p,
+    struct refusal *r, const char *sub)
+{
+	struct wcommand *c = &q->cmds[idx];
+	const char *path = c->argv[0];
+	char why[PATH_MAX + 128];
+	struct stat st;
+	size_t n = strlen(path);
+	int rc;
+
+	if (path[0] != '/' || c->command != NULL || lstat(path, &st) == 0 || errno != ENOENT)
+		return 0;
+	if (!earlier_root(q, idx))
+		return refuse(r, "bad_executable", sub, "'%s' does not exist; a program that does "
+		    "not exist yet may be named (by absolute path) only after a ROOT command of "
+		    "the same request that installs it", path);
+	if (n >= PATH_MAX || strstr(path, "//") != NULL || strstr(path, "/./") != NULL ||
+	    strstr(path, "/../") != NULL || path[n - 1] == '/' ||
+	    (n >= 2 && strcmp(path + n - 2, "/.") == 0) ||
+	    (n >= 3 && strcmp(path + n - 3, "/..") == 0))
+		return refuse(r, "bad_executable", sub, "'%s' does not exist yet; name it by a "
+		    "plain absolute path (no '.', '..', '//' or trailing '/')", path);
+	/* what the requester could create itself is not root's to run */
+	if ((rc = path_changeable_by(p, path, why, sizeof why)) != 0)
+		return refuse(r, "writable_executable", sub, "%s", rc > 0 ? why :
+		    "the executable's path cannot be checked");
+	memset(&c->exe, 0, sizeof c->exe);
+	strcpy(c->exe.given, path);
+	strcpy(c->exe.path, path);
+	c->sealed_at_run = 1;
+	return 1;
 }
 
 static int
@@ -334,9 +393,11 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 		return refuse(r, deny_code(k), sub, "'%s' is a %s and cannot be requested",
 		    c->argv[0], k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
-	if (exe_resolve(c->argv[0], &c->exe, r, sub) != 0)
+	if ((rc = sealed_at_run(q, idx, p, r, sub)) < 0 ||
+	    (rc == 0 && exe_resolve(c->argv[0], &c->exe, r, sub) != 0))
 		return -1;
-	k = deny_executable(d, &c->exe);
+	/* sealed at run time: judged by name above, by identity when it runs */
+	k = c->sealed_at_run ? DENY_NONE : deny_executable(d, &c->exe);
 	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 		return refuse(r, deny_code(k), sub, "'%s' (%s) is a %s and cannot be requested",
 		    c->argv[0], c->exe.path, k == DENY_NESTED ?
@@ -347,7 +408,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
 	} else if (!c->as_user) {
-		if (root_argv_check(d, c, idx, p, r) != 0)
+		if (root_argv_check(d, c, idx, p, r) != 0 || files_deny(d, c, path, r) != 0)
 			return -1;
 	} else {
 		/* YOU commands may run shells: only privilege tools, through
@@ -359,7 +420,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 			    k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
 	}
 	if (!c->as_user) {
-		rc = path_replaceable(p, c->exe.path, why, sizeof why);
+		rc = c->sealed_at_run ? 0 : path_replaceable(p, c->exe.path, why, sizeof why);
 		if (rc != 0)
 			return refuse(r, "writable_executable", sub, "%s",
 			    rc > 0 ? why : "the executable's path cannot be checked");
@@ -385,7 +446,7 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 		return refuse(r, "unknown_machine", "$.machine",
 		    "machine '%s' is not enrolled; remote targets are not available yet",
 		    q->machine);
-	if (check_env(q, r) != 0 || check_text(q, r) != 0 ||
+	if (check_env(q, r) != 0 || check_text(q, r) != 0 || files_judge(q, p, r) != 0 ||
 	    check_root_paths(q, p, r) != 0)
 		return -1;
 	d = denylist_load();

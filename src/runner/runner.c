@@ -12,7 +12,17 @@
  * on its argv (compared in constant time), be canonical and well formed;
  * sudoers must allow the sudo user every ROOT command as run_as; every
  * executable is re-hashed through the descriptor it is then executed
- * from. Anything refused runs nothing.
+ * from. Anything refused runs nothing. An executable sealed at run time
+ * (an earlier command of the batch installs it) is judged just before
+ * its command starts instead, by the request's rules, and the hash that
+ * ran goes into the ledger and the root log.
+ *
+ * Reviewed files are staged before anything runs: each one's sealed
+ * content, hard-linked into the run directory as blob-HEX by `answer`, is
+ * copied into a fresh directory — root's (run_as's) under /run for ROOT
+ * commands, the reviewer's RUN_DIR/files for YOU commands — and re-hashed
+ * on the way; one that does not match refuses the whole batch. The
+ * staging directories are removed when the runner ends, whatever happened.
  *
  * Its records in the run directory are root-owned, so nobody else can
  * forge them: runner.lock (held while the runner lives), started.json,
@@ -47,6 +57,7 @@ struct runner {
 	gid_t		 sudo_gid;
 	char		 sudo_user[64];
 	int		 dfd;			/* the run directory */
+	char		 run_dir[PATH_MAX];
 	json_t		*manifest;
 	const char	*run_sha;		/* of the run manifest, from argv */
 	char		 sha[SHA256_HEX_LEN + 1];	/* seal of the approved subset */
@@ -54,7 +65,14 @@ struct runner {
 	char		 target_name[64], target_home[PATH_MAX];	/* run_as */
 	struct spawn_cred target_cred, sudo_cred;	/* uid, gid, groups */
 	size_t		 n;
+	char		***argv;		/* per command, files staged */
+	char		 stage_root[PATH_MAX];	/* ROOT commands' files, or "" */
+	char		 stage_you[PATH_MAX];	/* YOU commands' files, or "" */
 	int		*exefd;
+	char		(*atrun_path)[PATH_MAX];	/* sealed at run time: what ran */
+	char		(*atrun_sha)[SHA256_HEX_LEN + 1];
+	struct writer	 requester;		/* who asked; uid 0: anyone but root */
+	gid_t		 requester_groups[256];
 	char		**root_env, **user_env;
 	const char	*refused_why;
 	size_t		 refused_at;
@@ -64,6 +82,14 @@ struct runner {
  * other, still write the ledger. */
 static volatile sig_atomic_t stop_requested;
 static sigset_t job_control;	/* ignored here and in every command */
+
+/* The staging directories, removed at exit by the process that owns
+ * them (after a detach, the child that runs the batch). */
+static struct {
+	pid_t	 owner;
+	char	 root[PATH_MAX];
+	int	 rundfd;
+} staged = { 0, "", -1 };
 
 static void
 on_stop(int sig)
@@ -125,6 +151,7 @@ read_manifest(struct runner *r, const char *path, size_t *len)
 	strcpy(dir, path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
+	strcpy(r->run_dir, *dir ? dir : "/");
 	if ((r->dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		errx(RUNNER_REFUSED, "run directory %s: %s", dir, strerror(errno));
 	if (fstat(r->dfd, &st) != 0 || st.st_uid != r->sudo_uid || (st.st_mode & 07777) != 0700)
@@ -157,10 +184,17 @@ is_root(const json_t *c)
 	return strcmp(str(c, "as"), "root") == 0;
 }
 
+/* An executable sealed at run time (it did not exist at request time). */
+static int
+at_run(const json_t *c)
+{
+	return json_is_true(json_object_get(c, "sealed_at_run"));
+}
+
 /* Ask sudoers whether the sudo user may run this command as run_as:
  * start `sudo -n -l -U USER -u RUN_AS -- PATH ARGS`; returns its pid. */
 static pid_t
-policy_start(const struct runner *r, const json_t *c)
+policy_start(const struct runner *r, const json_t *c, size_t idx)
 {
 	json_t *argv = json_object_get(c, "argv");
 	size_t n = json_array_size(argv), i, k = 0;
@@ -180,9 +214,8 @@ policy_start(const struct runner *r, const json_t *c)
 	av[k++] = "--";
 	av[k++] = str(c, "path");
 	for (i = 1; i < n; i++)
-		av[k++] = json_string_value(json_array_get(argv, i));
-	if ((pid = spawn(&s)) < 0)
-		err(RUNNER_REFUSED, "cannot start sudo -l");
+		av[k++] = r->argv[idx][i];
+	pid = spawn(&s);	/* -1: the policy cannot be asked */
 	free(av);
 	return pid;
 }
@@ -192,6 +225,8 @@ policy_allows(pid_t pid)
 {
 	int status;
 
+	if (pid < 0)
+		return 0;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 0;
@@ -209,9 +244,11 @@ policy_check(const struct runner *r)
 
 	while (i < r->n && refused == r->n) {
 		for (k = 0; i < r->n && k < POLICY_BATCH; i++)
-			if (is_root(json_array_get(cmds, i))) {
+			/* one sealed at run time is asked just before it runs */
+			if (is_root(json_array_get(cmds, i)) && !at_run(json_array_get(cmds, i))) {
 				idx[k] = i;
-				pids[k++] = policy_start(r, json_array_get(cmds, i));
+				if ((pids[k++] = policy_start(r, json_array_get(cmds, i), i)) < 0)
+					err(RUNNER_REFUSED, "cannot start sudo -l");
 			}
 		for (j = 0; j < k; j++)
 			if (!policy_allows(pids[j]) && idx[j] < refused)
@@ -226,9 +263,12 @@ policy_check(const struct runner *r)
 static int
 word_changeable(const struct writer *w, const char *word)
 {
-	const char *eq = strchr(word, '=');
+	const char *eq;
 	char why[PATH_MAX + 128];
 
+	if (word == NULL)
+		return 0;	/* a reviewed file, staged root-owned */
+	eq = strchr(word, '=');
 	if (word[0] != '/' && eq != NULL && eq[1] == '/')
 		word = eq + 1;
 	return word[0] == '/' && path_changeable(w, word, why, sizeof why) != 0;
@@ -242,35 +282,48 @@ word_changeable(const struct writer *w, const char *word)
 static size_t
 requester_can_change(const struct runner *r)
 {
-	json_t *rq = json_object_get(r->manifest, "requester"), *c, *g;
-	gid_t groups[256];
-	struct writer w;
-	size_t i, j, n = 0;
+	const struct writer *w = &r->requester;
+	json_t *c;
+	size_t i, j;
 
-	if (!json_is_object(rq))
+	if (!json_is_object(json_object_get(r->manifest, "requester")))
 		return r->n;
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		if (n < sizeof groups / sizeof groups[0])
-			groups[n++] = (gid_t)json_integer_value(g);
-	w.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	w.groups = groups;
-	w.ngroups = (int)n;
-	w.self = 0;
 	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
 		if (!is_root(c))
 			continue;
-		if (word_changeable(&w, str(c, "path")))
+		if (!at_run(c) && word_changeable(w, str(c, "path")))
 			return i;
 		for (j = 1; j < json_array_size(json_object_get(c, "argv")); j++)
-			if (word_changeable(&w, json_string_value(json_array_get(
+			if (word_changeable(w, json_string_value(json_array_get(
 			    json_object_get(c, "argv"), j))))
 				return i;
 	}
 	return r->n;
 }
 
+/* Who asked, from the run manifest: the writer the writability rules
+ * judge for. Without one (a root requester, or none found), anyone but
+ * root. */
+static void
+load_requester(struct runner *r)
+{
+	json_t *rq = json_object_get(r->manifest, "requester"), *g;
+	size_t i, n = 0;
+
+	memset(&r->requester, 0, sizeof r->requester);
+	if (!json_is_object(rq))
+		return;
+	json_array_foreach(json_object_get(rq, "groups"), i, g)
+		if (n < sizeof r->requester_groups / sizeof r->requester_groups[0])
+			r->requester_groups[n++] = (gid_t)json_integer_value(g);
+	r->requester.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	r->requester.groups = r->requester_groups;
+	r->requester.ngroups = (int)n;
+}
+
 /* Before anything runs: policy for every ROOT command, then every
- * executable opened and hashed. The first refusal stops it all. */
+ * executable opened and hashed (but those sealed at run time: run_all
+ * judges each just before it starts). The first refusal stops it all. */
 static void
 verify_commands(struct runner *r)
 {
@@ -280,6 +333,8 @@ verify_commands(struct runner *r)
 	size_t i;
 
 	r->exefd = xcalloc(r->n, sizeof *r->exefd);
+	r->atrun_path = xcalloc(r->n, sizeof *r->atrun_path);
+	r->atrun_sha = xcalloc(r->n, sizeof *r->atrun_sha);
 	for (i = 0; i < r->n; i++)
 		r->exefd[i] = -1;
 	if ((i = policy_check(r)) < r->n) {
@@ -294,6 +349,8 @@ verify_commands(struct runner *r)
 		return;
 	}
 	json_array_foreach(cmds, i, c) {
+		if (at_run(c))
+			continue;
 		r->exefd[i] = open(str(c, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->exefd[i] < 0 || fstat(r->exefd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
 		    sha256_fd(r->exefd[i], hex) != 0 || !digest_equal(hex, str(c, "executable_sha256"))) {
@@ -302,6 +359,126 @@ verify_commands(struct runner *r)
 			return;
 		}
 	}
+}
+
+/* At exit of the process that owns them: the staging directories go,
+ * with whatever the batch left in them. */
+static void
+unstage(void)
+{
+	char parent[PATH_MAX], *slash;
+	int fd;
+
+	if (staged.owner == 0 || getpid() != staged.owner)
+		return;
+	if (staged.root[0] != '\0') {
+		strcpy(parent, staged.root);
+		slash = strrchr(parent, '/');
+		*slash = '\0';
+		if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    stage_remove(fd, slash + 1) != 0)
+			warnx("cannot remove %s", staged.root);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (staged.rundfd >= 0 && stage_remove(staged.rundfd, RUN_FILES) != 0)
+		warnx("cannot remove the staged files in %s", RUN_FILES);
+}
+
+/* Copy the files that commands of one kind name into dfd, owned by
+ * uid:gid; a file not matching its seal refuses the whole batch. */
+static void
+stage_into(const struct runner *r, int dfd, int root, uid_t uid, gid_t gid)
+{
+	json_t *files = json_object_get(r->manifest, "files"), *c, *a, *f;
+	char blob[SHA256_HEX_LEN + 8];
+	const char *name;
+	size_t i, j;
+	mode_t mode;
+	int rc;
+
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
+		if (is_root(c) != root)
+			continue;
+		json_array_foreach(json_object_get(c, "argv"), j, a) {
+			if ((name = file_ref(a)) == NULL)
+				continue;
+			f = json_object_get(files, name);
+			if (file_mode_parse(str(f, "mode"), &mode) != 0)
+				errx(RUNNER_REFUSED, "refusing: file '%s' has a bad mode", name);
+			snprintf(blob, sizeof blob, RUN_BLOB, str(f, "sha256"));
+			rc = stage_copy(r->dfd, blob, dfd, name, str(f, "sha256"),
+			    (uint64_t)json_integer_value(json_object_get(f, "size")), mode, uid, gid);
+			if (rc > 0)
+				errx(RUNNER_REFUSED, "refusing: file '%s' does not match its seal "
+				    "(sha256 %s); nothing ran", name, str(f, "sha256"));
+			if (rc < 0 && errno != EEXIST)	/* named twice: staged once */
+				err(RUNNER_REFUSED, "refusing: cannot stage file '%s'", name);
+		}
+	}
+}
+
+/*
+ * The files the commands name, before anything is checked or run: those
+ * of ROOT commands in a fresh 0700 directory under STAGE_ROOT owned by
+ * run_as (root, usually), those of YOU commands in RUN_DIR/files owned by
+ * the reviewer; each re-hashed as it is copied. Then every command's argv
+ * with the staged paths.
+ */
+static void
+stage(struct runner *r)
+{
+	json_t *cmds = json_object_get(r->manifest, "commands"), *c;
+	int need_root = 0, need_you = 0, dfd;
+	struct stat st;
+	size_t i;
+
+	json_array_foreach(cmds, i, c)
+		if (argv_has_files(json_object_get(c, "argv")))
+			*(is_root(c) ? &need_root : &need_you) = 1;
+	staged.owner = getpid();
+	if (atexit(unstage) != 0)
+		errx(RUNNER_REFUSED, "refusing: cannot arrange to remove staged files");
+	if (need_root) {
+		if (mkdir(STAGE_ROOT, 0711) != 0 && errno != EEXIST)
+			err(RUNNER_REFUSED, "refusing: cannot create %s", STAGE_ROOT);
+		if (lstat(STAGE_ROOT, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (st.st_mode & 022) != 0)
+			errx(RUNNER_REFUSED, "refusing: %s must be a directory of root's that "
+			    "only root can write", STAGE_ROOT);
+		/* run_as passes through to its own directory, lists nothing */
+		if ((st.st_mode & 07777) != 0711 && chmod(STAGE_ROOT, 0711) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot make %s mode 0711", STAGE_ROOT);
+		snprintf(r->stage_root, sizeof r->stage_root, "%s/batch.XXXXXX", STAGE_ROOT);
+		if (mkdtemp(r->stage_root) == NULL)
+			err(RUNNER_REFUSED, "refusing: cannot create a directory in %s", STAGE_ROOT);
+		strcpy(staged.root, r->stage_root);
+		if ((dfd = open(r->stage_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    fchown(dfd, r->target_cred.uid, r->target_cred.gid) != 0 || fchmod(dfd, 0700) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot prepare %s", r->stage_root);
+		stage_into(r, dfd, 1, r->target_cred.uid, r->target_cred.gid);
+		close(dfd);
+	}
+	if (need_you) {
+		if (mkdirat(r->dfd, RUN_FILES, 0700) != 0)
+			err(RUNNER_REFUSED, "refusing: cannot create %s/%s", r->run_dir, RUN_FILES);
+		staged.rundfd = r->dfd;
+		if ((dfd = openat(r->dfd, RUN_FILES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || fstat(dfd, &st) != 0 || st.st_uid != 0 ||
+		    fchown(dfd, r->sudo_uid, r->sudo_gid) != 0 || fchmod(dfd, 0700) != 0)
+			errx(RUNNER_REFUSED, "refusing: cannot prepare %s/%s", r->run_dir, RUN_FILES);
+		stage_into(r, dfd, 0, r->sudo_uid, r->sudo_gid);
+		close(dfd);
+		if ((size_t)snprintf(r->stage_you, sizeof r->stage_you, "%s/%s", r->run_dir,
+		    RUN_FILES) >= sizeof r->stage_you)
+			errx(RUNNER_REFUSED, "refusing: the run directory's path is too long");
+	}
+	r->argv = xcalloc(r->n, sizeof *r->argv);
+	json_array_foreach(cmds, i, c)
+		if ((r->argv[i] = argv_strings(json_object_get(c, "argv"), is_root(c) ?
+		    (*r->stage_root ? r->stage_root : NULL) :
+		    (*r->stage_you ? r->stage_you : NULL))) == NULL)
+			errx(RUNNER_REFUSED, "refusing: command %zu names a file not staged", i);
 }
 
 /* "NAME=VALUE" replacing any entry of the same name. */
@@ -388,23 +565,38 @@ user_env(const struct runner *r)
 }
 
 static void
-root_log(const struct runner *r, const json_t *c, const json_t *entry)
+root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entry)
 {
-	json_t *line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	json_t *argv = json_array(), *files = json_object(), *a, *line;
+	const char *name;
+	struct stat st;
+	size_t i;
+	char *s;
+	int fd;
+
+	/* argv as it ran, and the files it named by their seal */
+	json_array_foreach(json_object_get(c, "argv"), i, a) {
+		json_array_append_new(argv, json_string(r->argv[idx][i]));
+		if ((name = file_ref(a)) != NULL)
+			json_object_set(files, name, json_object_get(json_object_get(
+			    json_object_get(r->manifest, "files"), name), "sha256"));
+	}
+	line = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O,s:o,s:o,s:O,s:O,s:O,s:O}",
 	    "at", (json_int_t)now_seconds(), "request_id", r->request_id,
 	    "manifest_sha256", r->sha, "run_manifest_sha256", r->run_sha,
 	    "sudo_user", r->sudo_user, "sudo_uid", (int)r->sudo_uid,
 	    "run_as", r->target_name,
-	    "id", json_object_get(c, "id"), "path", json_object_get(c, "path"),
-	    "executable_sha256", json_object_get(c, "executable_sha256"),
-	    "argv", json_object_get(c, "argv"), "status", json_object_get(entry, "status"),
+	    "id", json_object_get(c, "id"), "path", at_run(c) ?
+	    json_object_get(entry, "path") : json_object_get(c, "path"),
+	    "executable_sha256", at_run(c) ? json_object_get(entry, "executable_sha256") :
+	    json_object_get(c, "executable_sha256"),
+	    "argv", argv, "files", files, "status", json_object_get(entry, "status"),
 	    "exit_code", json_object_get(entry, "exit_code"),
 	    "duration_ms", json_object_get(entry, "duration_ms"),
 	    "output_bytes", json_object_get(entry, "output_bytes"));
-	char *s = json_dumps(line, JSON_COMPACT);
-	struct stat st;
-	int fd;
-
+	if (at_run(c))
+		json_object_set_new(line, "sealed_at_run", json_true());
+	s = json_dumps(line, JSON_COMPACT);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0) {
@@ -458,17 +650,13 @@ open_log(const struct runner *r, size_t i)
 static json_t *
 run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
-	json_t *av = json_object_get(c, "argv"), *t = json_object_get(c, "timeout_seconds"), *e;
-	char **argv = xcalloc(json_array_size(av) + 1, sizeof *argv);
+	json_t *t = json_object_get(c, "timeout_seconds"), *e;
 	struct exec_result res;
 	struct exec_spec x;
-	size_t j;
 
-	for (j = 0; j < json_array_size(av); j++)
-		argv[j] = (char *)json_string_value(json_array_get(av, j));
 	memset(&x, 0, sizeof x);
 	x.exefd = r->exefd[i];
-	x.argv = argv;
+	x.argv = r->argv[i];
 	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
 	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
@@ -489,11 +677,41 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	}
 	if (cap->logfd >= 0)
 		close(cap->logfd);
-	free(argv);
 	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
 	    str(r->manifest, "output_to_agent"));
+	/* sealed at run time: the file that ran, by the hash it had */
+	if (at_run(c)) {
+		json_object_set_new(e, "path", json_string(r->atrun_path[i]));
+		json_object_set_new(e, "executable_sha256", json_string(r->atrun_sha[i]));
+	}
 	if (is_root(c))
-		root_log(r, c, e);
+		root_log(r, c, i, e);
+	return e;
+}
+
+/*
+ * A command whose executable is sealed at run time, just before it
+ * starts: for a ROOT command sudoers must allow it now that it exists;
+ * then the executable is resolved and judged as at request time
+ * (exe_at_run) and its descriptor kept for the command. NULL when it may
+ * run; else its "refused" entry, with what was found.
+ */
+static json_t *
+judge_at_run(struct runner *r, const json_t *c, size_t i)
+{
+	char why[PATH_MAX + 256];
+	json_t *e;
+
+	if (is_root(c) && !policy_allows(policy_start(r, c, i)))
+		snprintf(why, sizeof why, "sudoers does not allow this command for the reviewer");
+	else if ((r->exefd[i] = exe_at_run(str(c, "path"), &r->requester, is_root(c),
+	    r->atrun_path[i], r->atrun_sha[i], why, sizeof why)) >= 0)
+		return NULL;
+	e = ledger_entry_not_run(str(c, "id"), str(c, "as"), "refused", why);
+	json_object_set_new(e, "path", json_string(*r->atrun_path[i] ? r->atrun_path[i] :
+	    str(c, "path")));
+	json_object_set_new(e, "executable_sha256", *r->atrun_sha[i] ?
+	    json_string(r->atrun_sha[i]) : json_null());
 	return e;
 }
 
@@ -528,6 +746,8 @@ run_all(struct runner *r)
 		else if (stop_requested)
 			e = ledger_entry_not_run(id, as, "skipped",
 			    halt = "not run: the runner was told to stop");
+		else if (at_run(c) && (e = judge_at_run(r, c, i)) != NULL)
+			failed = 1;
 		else {
 			json_array_append_new(entries, ledger_entry_not_run(id, as, "interrupted",
 			    "started; the runner stopped before it finished"));
@@ -584,11 +804,13 @@ detach(struct runner *r)
 		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(RUNNER_REFUSED);
 		close(go[0]);
+		staged.owner = getpid();	/* the batch's files are the child's now */
 		return;
 	}
 	close(go[0]);
 	if (write_started(r, pid) != 0)
 		exit(RUNNER_REFUSED);	/* the child sees the pipe close: nothing runs */
+	staged.owner = 0;	/* released: the child removes the staged files */
 	if (write(go[1], "g", 1) != 1)
 		err(RUNNER_BROKEN, "cannot release the batch");
 	exit(0);
@@ -699,6 +921,8 @@ main(int argc, char **argv)
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
+	load_requester(&r);
+	stage(&r);
 	verify_commands(&r);
 	take_lock(&r);
 	if (detached)

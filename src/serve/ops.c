@@ -72,20 +72,32 @@ rate_allow(struct daemon *d, uid_t uid)
 		if (d->rates[i].uid == uid)
 			r = &d->rates[i];
 	if (r == NULL) {
-		if (d->nrates == SERVE_RATE_UIDS)
-			d->nrates = 0;	/* forget everyone rather than grow */
 		if (d->rates == NULL)
 			d->rates = xcalloc(SERVE_RATE_UIDS, sizeof *d->rates);
+		if (d->nrates == SERVE_RATE_UIDS)
+			rates_free(d);	/* forget everyone rather than grow */
 		r = &d->rates[d->nrates++];
-		memset(r, 0, sizeof *r);
 		r->uid = uid;
+		r->at = xcalloc((size_t)d->rate_count, sizeof *r->at);
+		r->next = 0;
 	}
-	/* r->at[r->next] is the oldest of the last SERVE_RATE_COUNT requests */
+	/* r->at[r->next] is the oldest of the last rate_count requests */
 	if (r->at[r->next] != 0 && now - r->at[r->next] < SERVE_RATE_SECONDS * 1000)
 		return 0;
 	r->at[r->next] = now;
-	r->next = (r->next + 1) % SERVE_RATE_COUNT;
+	r->next = (r->next + 1) % d->rate_count;
 	return 1;
+}
+
+/* Forget every requester's recent requests. */
+void
+rates_free(struct daemon *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrates; i++)
+		free(d->rates[i].at);
+	d->nrates = 0;
 }
 
 static void
@@ -119,18 +131,18 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	}
 	if (!rate_allow(d, p->uid)) {
 		warnx("serve: %s (uid %u): rate limit", p->name, (unsigned)p->uid);
-		conn_error(c, "quota_exceeded", "$", "more than %d requests in %d seconds; "
-		    "wait before asking again", SERVE_RATE_COUNT, SERVE_RATE_SECONDS);
+		conn_error(c, "quota_exceeded", "$", "more than %ld requests in %d seconds; "
+		    "wait before asking again", d->rate_count, SERVE_RATE_SECONDS);
 		return;
 	}
 	if ((pending = store_count_pending(&d->st, p->uid)) < 0) {
 		conn_error(c, "internal", NULL, "the daemon cannot read its store");
 		return;
 	}
-	if (pending >= SERVE_QUOTA_PENDING) {
+	if (pending >= d->max_pending) {
 		warnx("serve: %s (uid %u): %ld pending gates", p->name, (unsigned)p->uid, pending);
 		conn_error(c, "quota_exceeded", "$", "you have %ld gates waiting for review "
-		    "(at most %d); wait for them or withdraw one", pending, SERVE_QUOTA_PENDING);
+		    "(at most %ld); wait for them or withdraw one", pending, d->max_pending);
 		return;
 	}
 	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {

@@ -20,9 +20,10 @@
 #define SERVE_OUT_MAX		(4 * 1024 * 1024)	/* replies not yet read */
 #define SERVE_TICK_MS		250		/* how often waited gates are read */
 #define SERVE_BEAT_MS		5000		/* "pending" lines while waiting */
-#define SERVE_QUOTA_PENDING	16		/* pending gates per requester */
-#define SERVE_RATE_COUNT	30		/* requests ... */
+#define SERVE_QUOTA_PENDING	16		/* pending gates per requester ... */
+#define SERVE_RATE_COUNT	30		/* ... and requests ... */
 #define SERVE_RATE_SECONDS	60		/* ... in any this many seconds */
+#define SERVE_LIMIT_MAX		100000		/* what the options may raise them to */
 #define SERVE_RATE_UIDS		1024		/* requesters remembered for the rate */
 
 /* Who is on the other end, as the kernel said at accept. */
@@ -46,10 +47,12 @@ struct daemon {
 	char		 path[108];	/* sizeof sun_path */
 	struct stat	 bound;		/* the socket file made here */
 	struct store	 st;
+	long		 max_pending;	/* serve --max-pending */
+	long		 rate_count;	/* serve --rate */
 	struct rate {
 		uid_t	 uid;
-		int64_t	 at[SERVE_RATE_COUNT];	/* ring of request times */
-		int	 next;
+		int64_t	*at;		/* ring of the last rate_count request times */
+		long	 next;
 	}		*rates;
 	size_t		 nrates;
 };
@@ -75,5 +78,6 @@ int	 daemon_identity(struct daemon *);
 /* ops.c */
 void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
 int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
+void	 rates_free(struct daemon *);
 
 #endif

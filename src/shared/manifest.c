@@ -49,6 +49,48 @@ is_timeout(const json_t *v)
 }
 
 static int __attribute__((format(printf, 3, 4)))
+bad(char *why, size_t size, const char *fmt, ...);
+
+/* The reviewed files: NAME -> {mode, sha256, size, source}; a manifest
+ * from before files existed has none. */
+static int
+files_check(const json_t *files, char *why, size_t size)
+{
+	static const char *const keys[] = { "mode", "sha256", "size", "source", NULL };
+	const char *name, *key;
+	json_t *f, *v;
+	mode_t mode;
+	size_t i;
+
+	if (files == NULL)
+		return 0;
+	if (!json_is_object(files) || json_object_size(files) > FILES_MAX)
+		return bad(why, size, "the manifest's files are malformed");
+	json_object_foreach((json_t *)files, name, f) {
+		if (!id_name_ok(name) || !json_is_object(f))
+			return bad(why, size, "the manifest's files are malformed");
+		json_object_foreach(f, key, v) {
+			for (i = 0; keys[i] != NULL && strcmp(keys[i], key) != 0; i++)
+				;
+			if (keys[i] == NULL)
+				return bad(why, size, "file %s of the manifest has an unknown member",
+				    name);
+		}
+		v = json_object_get(f, "source");
+		if (!json_is_string(json_object_get(f, "mode")) ||
+		    file_mode_parse(json_string_value(json_object_get(f, "mode")), &mode) != 0 ||
+		    strlen(json_string_value(json_object_get(f, "mode"))) != 4 ||
+		    !is_hex64(json_string_value(json_object_get(f, "sha256"))) ||
+		    !json_is_integer(json_object_get(f, "size")) ||
+		    json_integer_value(json_object_get(f, "size")) < 0 ||
+		    json_integer_value(json_object_get(f, "size")) > FILE_SNAPSHOT_MAX ||
+		    !(json_is_null(v) || is_absolute(v)))
+			return bad(why, size, "file %s of the manifest is malformed", name);
+	}
+	return 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
 bad(char *why, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -69,9 +111,10 @@ int
 manifest_check(const json_t *m, char *why, size_t size)
 {
 	static const char *const known[] = { "schema_version", "request_id", "host", "run_as",
-		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "user_env", "requester",
-		NULL };
-	json_t *cmds = json_object_get(m, "commands"), *c, *v, *ue;
+		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "files", "user_env",
+		"requester", NULL };
+	json_t *cmds = json_object_get(m, "commands"), *files = json_object_get(m, "files"),
+	    *c, *v, *ue, *a;
 	const char *key, *s;
 	size_t i, j;
 
@@ -123,23 +166,32 @@ manifest_check(const json_t *m, char *why, size_t size)
 			    json_integer_value(x) > 0xfffffffeLL)
 				return bad(why, size, "the manifest's requester is malformed");
 	}
+	if (files_check(files, why, size) != 0)
+		return -1;
 	if (!json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)
 		return bad(why, size, "the manifest's commands are malformed");
 	json_array_foreach(cmds, i, c) {
 		s = json_string_value(json_object_get(c, "as"));
 		v = json_object_get(c, "argv");
+		/* sealed at run time (absent before it existed): no hash yet */
+		a = json_object_get(c, "sealed_at_run");
+		if (a != NULL && !json_is_boolean(a))
+			return bad(why, size, "command %zu of the manifest is malformed", i);
 		if (!json_is_string(json_object_get(c, "id")) || s == NULL ||
 		    (strcmp(s, "root") != 0 && strcmp(s, "user") != 0) ||
 		    !is_absolute(json_object_get(c, "path")) ||
-		    !is_hex64(json_string_value(json_object_get(c, "executable_sha256"))) ||
+		    !(json_is_true(a) ? json_is_null(json_object_get(c, "executable_sha256")) :
+		    is_hex64(json_string_value(json_object_get(c, "executable_sha256")))) ||
 		    !json_is_string(json_object_get(c, "why")) ||
 		    !(json_is_null(json_object_get(c, "cwd")) || is_absolute(json_object_get(c, "cwd"))) ||
 		    !is_timeout(json_object_get(c, "timeout_seconds")) ||
 		    !json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > 64)
 			return bad(why, size, "command %zu of the manifest is malformed", i);
-		for (j = 0; j < json_array_size(v); j++)
-			if (!json_is_string(json_array_get(v, j)))
-				return bad(why, size, "command %zu has a non-string argument", i);
+		/* an argument is a string or {"file": NAME} of a file listed */
+		json_array_foreach(v, j, a)
+			if (!json_is_string(a) && (j == 0 || file_ref(a) == NULL ||
+			    json_object_get(files, file_ref(a)) == NULL))
+				return bad(why, size, "command %zu has a malformed argument", i);
 		/* a YOU command runs in its own directory: the runner needs it */
 		if (strcmp(s, "user") == 0 && !is_absolute(json_object_get(c, "cwd")))
 			return bad(why, size, "command %zu has no working directory", i);

@@ -3,13 +3,62 @@
  * Could someone replace a file, or change what a path names: the
  * writability judgement shared by request validation (for the requester,
  * at request time) and the runner (for the same requester, again just
- * before the batch runs).
+ * before the batch runs). And two helpers both use: opening a regular
+ * file, and finding a bare name on the trusted path.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "shared.h"
+
+/* Open a regular file for reading without following a final symlink and
+ * without blocking on a FIFO; -1 with errno when it is anything else. */
+int
+open_regular(const char *path, struct stat *st)
+{
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Find a bare name on the trusted path; 0 with the path in out. */
+int
+exe_lookup(const char *name, char *out, size_t size)
+{
+	static const char *const dirs[] = {
+		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+		"/sbin", "/bin",
+	};
+	struct stat st;
+	size_t i;
+
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -1;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if ((size_t)snprintf(out, size, "%s/%s", dirs[i], name) >= size)
+			return -1;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111) != 0)
+			return 0;
+	}
+	return -1;
+}
 
 static int
 in_groups(const struct writer *p, gid_t gid)

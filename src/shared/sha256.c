@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
- * bytes for manifests, and a constant-time comparison of hex digests. */
+ * bytes for manifests, incrementally for copied files, and a constant-time
+ * comparison of hex digests. */
 #include <err.h>
 #include <errno.h>
 #include <string.h>
@@ -57,6 +58,38 @@ sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
 	rc = 0;
 out:
 	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/* Incremental hashing, for content hashed as it is copied: begin (NULL
+ * only when libcrypto is out of memory), update, end (frees it). */
+void *
+sha256_begin(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		ctx = NULL;
+	}
+	return ctx;
+}
+
+int
+sha256_update(void *ctx, const void *p, size_t n)
+{
+	return EVP_DigestUpdate(ctx, p, n) == 1 ? 0 : -1;
+}
+
+int
+sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[32];
+	int rc = EVP_DigestFinal_ex(ctx, md, NULL) == 1 ? 0 : -1;
+
+	EVP_MD_CTX_free(ctx);
+	if (rc == 0)
+		to_hex(md, hex);
 	return rc;
 }
 

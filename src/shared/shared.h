@@ -38,6 +38,9 @@ int	 proc_alive(pid_t, long long);
 /* sha256.c: digests, always lowercase hex. */
 int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
 void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
+void	*sha256_begin(void);
+int	 sha256_update(void *, const void *, size_t);
+int	 sha256_end(void *, char [SHA256_HEX_LEN + 1]);
 int	 digest_equal(const char *, const char *);
 
 /* text.c: agent text made safe for a terminal. */
@@ -47,6 +50,7 @@ char	*text_json_safe(const char *, size_t);
 char	*text_output(const char *);
 void	 text_print_output(FILE *, const char *, const char *, const char *);
 void	 text_print(FILE *, const char *);
+void	 text_print_lines(FILE *, const char *, const char *);
 
 /* canon.c: canonical JSON bytes. */
 char	*canon_dump(const json_t *, size_t *);
@@ -67,8 +71,33 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUN_PROGRESS	"progress.json"	/* durable before each command starts */
 #define RUN_LEDGER	"ledger.json"	/* the batch is over */
 #define RUN_OUTPUT	"output-%zu.log"
+#define RUN_BLOB	"blob-%s"		/* a file's sealed content, by its SHA-256 */
+#define RUN_FILES	"files"		/* YOU commands' staged files */
 #define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
+
+/*
+ * stage.c: reviewed files (docs/design.md §3 files). A file has a name
+ * (the command id pattern), a mode (four octal digits, no setuid, setgid
+ * or sticky bit) and sealed content, copied for a batch into a fresh
+ * directory and re-hashed as it is copied; an argv element {"file": NAME}
+ * becomes that directory's NAME.
+ */
+#define FILES_MAX		64
+#define FILE_INLINE_MAX		(64 * 1024)		/* decoded bytes, each */
+#define FILES_INLINE_TOTAL	(1024 * 1024)		/* decoded bytes, in all */
+#define FILE_SNAPSHOT_MAX	(64LL * 1024 * 1024)	/* each */
+#define FILES_TOTAL_MAX		(256LL * 1024 * 1024)	/* everything, in all */
+#define STAGE_ROOT		"/run/warrant-stage"	/* ROOT commands' files */
+int	 id_name_ok(const char *);
+int	 file_mode_parse(const char *, mode_t *);
+const char *file_ref(const json_t *);
+int	 argv_has_files(const json_t *);
+char	**argv_strings(const json_t *, const char *);
+void	 argv_strings_free(char **);
+int	 stage_copy(int, const char *, int, const char *, const char *, uint64_t, mode_t,
+	    uid_t, gid_t);
+int	 stage_remove(int, const char *);
 
 /* path.c: who could replace a file (path_writable: resolved paths), or
  * change what a path names as root would resolve it (path_changeable:
@@ -82,6 +111,30 @@ struct writer {
 };
 int	 path_writable(const struct writer *, const char *, char *, size_t);
 int	 path_changeable(const struct writer *, const char *, char *, size_t);
+
+int	 open_regular(const char *, struct stat *);
+int	 exe_lookup(const char *, char *, size_t);
+
+/* denylist.c: nested privilege tools and interactive programs (by name,
+ * by path in /etc/shells, by identity), loaded for one judgement and
+ * freed after it; indirect runners and the dynamic loader. */
+enum deny_kind { DENY_NONE = 0, DENY_NESTED, DENY_INTERACTIVE };
+struct denylist;
+struct denylist *denylist_load(void);
+void	 denylist_free(struct denylist *);
+enum deny_kind deny_by_name(const struct denylist *, const char *);
+enum deny_kind deny_file(struct denylist *, const char *, const char *, const struct stat *,
+	    const char *);
+int	 deny_loader_file(struct denylist *, const char *, const char *, const struct stat *,
+	    const char *);
+enum deny_kind deny_word(struct denylist *, const char *);
+enum deny_kind deny_content(struct denylist *, off_t, const char *);
+const char *deny_code(enum deny_kind);
+int	 is_indirect_runner(const char *);
+
+/* atrun.c: an executable sealed at run time, judged and hashed now. */
+int	 exe_at_run(const char *, const struct writer *, int, char [PATH_MAX],
+	    char [SHA256_HEX_LEN + 1], char *, size_t);
 
 /* policy.c: credential shapes and environment names that steer loading. */
 const char *credential_shape(const char *);

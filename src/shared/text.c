@@ -240,3 +240,26 @@ text_json_safe(const char *s, size_t n)
 	}
 	return b.p;
 }
+
+/* Multi-line text for a reviewer's terminal: each line neutralised on its
+ * own (text_visible), prefixed with indent. */
+void
+text_print_lines(FILE *fp, const char *s, const char *indent)
+{
+	const char *nl;
+	char *line;
+
+	while (*s != '\0') {
+		nl = strchr(s, '\n');
+		line = strndup(s, nl != NULL ? (size_t)(nl - s) : strlen(s));
+		if (line == NULL)
+			abort();
+		fputs(indent, fp);
+		text_print(fp, line);
+		fputc('\n', fp);
+		free(line);
+		if (nl == NULL)
+			break;
+		s = nl + 1;
+	}
+}

@@ -370,6 +370,13 @@ store_gate(struct store *st, const char *id, int with_manifest)
 	} else if (rc != SQLITE_DONE)
 		store_fail(st, "reading the gate");
 	sqlite3_finalize(s);
+	/* the reviewed files, as sealed (none in a manifest older than them) */
+	if (g != NULL) {
+		json_t *files = json_object_get(json_object_get(g, "manifest"), "files");
+
+		json_object_set_new(g, "files", json_is_object(files) ? json_incref(files) :
+		    json_object());
+	}
 	if (g != NULL && !with_manifest)
 		json_object_del(g, "manifest");
 	return g;

@@ -4,8 +4,10 @@
  * and as you with a "Root access" pill, the context, and a checklist of
  * cards, each command marked on its own card (a numbered red ROOT badge
  * and a red border, or a YOU badge with "as USER, in CWD" under it), never
- * by position. Details (v) add every argv element on its own line, the
- * resolved path, hashes, timeouts, environment and policies.
+ * by position. A reviewed file a command names is on its card by name,
+ * size, mode and SHA-256. Details (v) add every argv element on its own
+ * line, the resolved path, hashes, timeouts, environment and policies,
+ * and the content of text files, each line neutralised.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #define LABEL_COL	12	/* where context values start */
 #define CARD_INDENT	4	/* card text under the checkbox */
 #define DETAIL_COL	9	/* card detail values, after labels at 0 */
+#define FILE_SHOW_MAX	(64 * 1024)	/* bytes of a file's text shown */
 
 int
 gate_cmd_root(const json_t *c)
@@ -59,12 +62,22 @@ command_line(struct tdoc *d, enum style style, const json_t *c)
 	const char *s;
 
 	json_array_foreach(argv, i, a) {
+		if (i > 0)
+			doc_addw(d, style, L" ");
+		/* a reviewed file, unquoted: a literal "{file:x}" is quoted */
+		if (file_ref(a) != NULL) {
+			char *ref;
+
+			if (asprintf(&ref, "{file:%s}", file_ref(a)) >= 0) {
+				doc_word(d, style, ref);
+				free(ref);
+			}
+			continue;
+		}
 		s = i == 0 && *json_str(c, "path") != '\0' ? json_str(c, "path") :
 		    json_string_value(a);
 		if (s == NULL)
 			s = "";
-		if (i > 0)
-			doc_addw(d, style, L" ");
 		w = tui_wide(s);
 		if (plain_word(s)) {
 			doc_wordw(d, style, w);
@@ -235,7 +248,12 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 
 	json_array_foreach(argv, i, a) {
 		snprintf(label, sizeof label, "argv[%zu]", i);
-		detail(d, card, label, ST_NORMAL, json_string_value(a));
+		if (file_ref(a) != NULL) {
+			detail(d, card, label, ST_BOLD, "file ");
+			doc_add(d, ST_BOLD, file_ref(a));
+			doc_add(d, ST_DIM, " (the path of its staged copy)");
+		} else
+			detail(d, card, label, ST_NORMAL, json_string_value(a));
 	}
 	detail(d, card, "path", ST_NORMAL, json_str(c, "path"));
 	if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
@@ -243,7 +261,10 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		doc_word(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
-	detail(d, card, "sha256", ST_NORMAL, json_str(c, "executable_sha256"));
+	if (json_is_true(json_object_get(c, "sealed_at_run")))
+		detail(d, card, "sha256", ST_BAD, "at run time (the ledger gets the hash that ran)");
+	else
+		detail(d, card, "sha256", ST_NORMAL, json_str(c, "executable_sha256"));
 	detail(d, card, "cwd", ST_NORMAL, json_str(c, "cwd"));
 	to = json_object_get(c, "timeout_seconds");
 	if (json_is_integer(to))
@@ -257,6 +278,97 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 	} else
 		detail(d, card, "env", ST_NORMAL, "yours, from the user manager, allowlisted "
 		    "(not the agent's)");
+}
+
+/* The reviewed files a command names: name, size, mode and SHA-256 on
+ * the card; with details, where it came from and its text. */
+static void
+card_files(struct tui *t, struct tdoc *d, int card, const json_t *c)
+{
+	json_t *files = json_object_get(t->gate, "files"), *a, *f, *ft;
+	const char *name, *text, *nl;
+	long long size;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(c, "argv"), i, a) {
+		if ((name = file_ref(a)) == NULL)
+			continue;
+		/* each file once per card */
+		for (j = 1; j < i; j++)
+			if (file_ref(json_array_get(json_object_get(c, "argv"), j)) != NULL &&
+			    strcmp(file_ref(json_array_get(json_object_get(c, "argv"), j)), name) == 0)
+				break;
+		if (j < i)
+			continue;
+		f = json_object_get(files, name);
+		size = (long long)json_integer_value(json_object_get(f, "size"));
+		doc_line(d, card, LINE_MID, CARD_INDENT + 5);
+		doc_tab(d, CARD_INDENT);
+		doc_add(d, ST_LABEL, "file ");
+		doc_add(d, ST_BOLD, name);
+		doc_addf(d, ST_NORMAL, "  %lld bytes  mode %s  sha256 ", size, json_str(f, "mode"));
+		doc_add(d, ST_NORMAL, json_str(f, "sha256"));
+		if (!t->details)
+			continue;
+		doc_line(d, card, LINE_MID, CARD_INDENT + 7);
+		doc_tab(d, CARD_INDENT + 5);
+		if (json_is_string(json_object_get(f, "source"))) {
+			doc_add(d, ST_DIM, "snapshot of ");
+			doc_add(d, ST_NORMAL, json_str(f, "source"));
+			doc_add(d, ST_DIM, ", taken at request time");
+		} else
+			doc_add(d, ST_DIM, "inline in the request");
+		ft = json_object_get(t->file_text, name);
+		if (!json_is_string(json_object_get(ft, "text"))) {
+			doc_line(d, card, LINE_MID, CARD_INDENT + 7);
+			doc_tab(d, CARD_INDENT + 5);
+			if (strcmp(json_str(ft, "what"), "binary") == 0)
+				doc_addf(d, ST_NORMAL, "binary, %lld bytes", size);
+			else
+				doc_addf(d, ST_BAD, "content %s in the store: the runner will refuse it",
+				    json_str(ft, "what"));
+			continue;
+		}
+		for (text = json_str(ft, "text"); *text != '\0'; text = nl + 1) {
+			char *line;
+
+			nl = strchr(text, '\n');
+			line = strndup(text, nl != NULL ? (size_t)(nl - text) : strlen(text));
+			if (line == NULL)
+				break;
+			doc_line(d, card, LINE_MID, CARD_INDENT + 7);
+			doc_tab(d, CARD_INDENT + 5);
+			doc_add(d, ST_DIM, "| ");
+			doc_add(d, ST_NORMAL, line);
+			free(line);
+			if (nl == NULL)
+				break;
+		}
+		if ((long long)json_string_length(json_object_get(ft, "text")) < size) {
+			doc_line(d, card, LINE_MID, CARD_INDENT + 7);
+			doc_tab(d, CARD_INDENT + 5);
+			doc_addf(d, ST_BAD, "... %lld more bytes not shown", size -
+			    (long long)json_string_length(json_object_get(ft, "text")));
+		}
+	}
+}
+
+/* The text of every reviewed file of the gate, read once when it is
+ * opened: NAME -> {"text": STR} or {"what": "binary"|"missing"|"changed"}. */
+static json_t *
+load_file_text(struct tui *t)
+{
+	json_t *out = json_object(), *f;
+	const char *name, *what;
+	char *text;
+
+	json_object_foreach(json_object_get(t->gate, "files"), name, f) {
+		text = blob_text(t->st->dir, f, FILE_SHOW_MAX, &what);
+		json_object_set_new(out, name, text != NULL ? json_pack("{s:s}", "text", text) :
+		    json_pack("{s:s}", "what", what));
+		free(text);
+	}
+	return out;
 }
 
 /* The tick box; once the gate is settled, what became of the command. */
@@ -329,6 +441,17 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 	doc_tab(d, CARD_INDENT);
 	doc_add(d, ST_LABEL, "why  ");
 	doc_add(d, ST_NORMAL, json_str(c, "why"));
+	/* the sealed-at-run badge says why on the card itself */
+	if (json_is_true(json_object_get(c, "sealed_at_run"))) {
+		doc_line(d, i, LINE_MID, CARD_INDENT + 5);
+		doc_tab(d, CARD_INDENT);
+		doc_add(d, ST_RISK, "[sealed-at-run] ");
+		doc_add(d, ST_NORMAL, json_str(c, "path"));
+		doc_add(d, ST_NORMAL, " does not exist yet: an earlier ROOT command may create it. "
+		    "It is resolved, checked (who could change it, the denylists) and hashed "
+		    "when it runs; the ledger gets the hash that ran.");
+	}
+	card_files(t, d, i, c);
 	if (t->details)
 		card_details(t, d, i, c);
 	doc_line(d, i, LINE_BOTTOM, 0);
@@ -521,6 +644,7 @@ gate_open(struct tui *t, const char *id)
 	t->details = 0;
 	*t->outcome = '\0';
 	t->ledger = strcmp(json_str(g, "state"), "approved") == 0 ? gate_ledger(t->st, id) : NULL;
+	t->file_text = load_file_text(t);
 	t->view = VIEW_GATE;
 	*t->status = '\0';
 	gate_layout(t);
@@ -532,6 +656,8 @@ gate_close(struct tui *t)
 {
 	json_decref(t->gate);
 	json_decref(t->ledger);
+	json_decref(t->file_text);
+	t->file_text = NULL;
 	free(t->ticked);
 	free(t->card_first);
 	free(t->card_last);

@@ -104,6 +104,7 @@ struct tui {
 	char		 gate_id[GATE_ID_LEN + 1];
 	json_t		*gate;		/* store_gate with the manifest */
 	json_t		*ledger;	/* once approved */
+	json_t		*file_text;	/* NAME -> its content as text, or why not */
 	int		*ticked;
 	size_t		 ncmds;
 	size_t		 focus;

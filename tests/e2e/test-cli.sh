@@ -261,7 +261,7 @@ diag "usage lines end without a trailing space"
 wr --help
 check "warrant --help: no line ends in a space" sh -c '[ -s "$1" ] && ! grep -q " \$" "$1"' sh "$WT_T/out"
 wr help mcp
-check "warrant help mcp: the usage line has no trailing space" sh -c 'head -1 "$1" | grep -qx "usage: warrant mcp"' sh "$WT_T/out"
+check "warrant help mcp: the usage line has no trailing space" sh -c 'head -1 "$1" | grep -qx "usage: warrant mcp \[--to REVIEWER\]"' sh "$WT_T/out"
 
 diag "a state directory under someone else's directory"
 WARRANT_HOME_REQ=/root/wt-e2e-state wr list

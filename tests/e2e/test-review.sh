@@ -3,7 +3,8 @@
 # warrant review, the reviewer's console, driven in a private tmux server
 # (send-keys, capture-pane): the gate list (live, with the bell), the review
 # of a ROOT+YOU request (badges, counts, pill, as/cwd, colours), every key,
-# an escape-injection request, 80x24 and resizes, TERM=vt100 and NO_COLOR,
+# an escape-injection request, reviewed files and a program sealed at run
+# time on the card (text on v), 80x24 and resizes, TERM=vt100 and NO_COLOR,
 # a YOU-only approval without a prompt, a denial that `warrant wait` then
 # reports, and, as root, an approval through the host's real sudo prompt
 # with the password typed into the tmux pane.
@@ -638,6 +639,41 @@ is "[P3] and the pane title is unchanged by the output" "$(title)" "$t_before"
 keys q
 keys q
 tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- files
+section "reviewed files and a program sealed at run time"
+LATER="/usr/local/sbin/wt-tui-$TAG"
+mkgate files <<JSON
+{"reason": "Files on the card.",
+ "files": {"app.conf": {"content": "listen 8080\\n\u001b]2;FILEPWN\u0007 x\\n", "mode": "0640"},
+           "blob": {"content": "AAEC/w==", "encoding": "base64", "mode": "0600"}},
+ "commands": [
+  {"id": "inst", "argv": ["/usr/bin/install", "-m", "0640", {"file": "app.conf"}, {"file": "blob"},
+   "/usr/local/sbin"], "why": "Install two files."},
+  {"id": "later", "argv": ["$LATER"], "why": "Run what an earlier command installs."}]}
+JSON
+FILES=$G
+CONF_SHA=$("$PY" -c 'import hashlib; print(hashlib.sha256(b"listen 8080\n\x1b]2;FILEPWN\x07 x\n").hexdigest())')
+console files -- "$FILES"
+tm resize-window -t "$CS" -x 200 -y 50
+shows "[P1] the card names a file it uses: name, size, mode, SHA-256" \
+    "file app.conf  27 bytes  mode 0640  sha256 $CONF_SHA" 30
+shows "[P1] ... and the binary one" "file blob  4 bytes  mode 0600  sha256"
+shows "[P1] the command line shows {file:NAME}, unquoted" "{file:app.conf} {file:blob} /usr/local/sbin"
+shows "[P1] the sealed-at-run badge says why on the card" \
+    "[sealed-at-run] $LATER does not exist yet: an earlier ROOT command may create it."
+t_before=$(title)
+keys v
+shows "[P1] v shows a file's text, line by line" "| listen 8080"
+shows "[P6] ... with an escape made visible, not drawn" '| \x1b]2;FILEPWN\x07 x'
+is "[P6] ... and the pane title is unchanged" "$(title)" "$t_before"
+shows "[P1] binary content is said to be binary" "binary, 4 bytes"
+shows "[P1] details say where a file came from" "inline in the request"
+shows "[P1] details give the sealed-at-run command's hash as at run time" "at run time (the ledger gets the hash that ran)"
+keys q
+keys q
+tm kill-session -t "$CS"
+rv "$WBIN" answer "$FILES" --deny -f "not run" >/dev/null 2>&1
 
 # ---------------------------------------------------------------- deny
 section "denial with feedback"

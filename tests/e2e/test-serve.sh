@@ -172,9 +172,9 @@ $r
 EOF
 
 section "rate"
-n=0 code= GB=
-while [ "$n" -lt 40 ]; do
-	mkreq r "rate $n" r '["/usr/bin/true"]'
+k=0 code= GB=
+while [ "$k" -lt 40 ]; do
+	mkreq r "rate $k" r '["/usr/bin/true"]'
 	req "$B" "$SR_DIR/r.json" -j
 	if [ "$RC" -ne 0 ]; then
 		code=$(jscan 'j["error"]["code"]' "$SR_DIR/r.json.out")
@@ -182,9 +182,9 @@ while [ "$n" -lt 40 ]; do
 	fi
 	GB=$G
 	as "$B" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$G\"}" >/dev/null
-	n=$((n + 1))
+	k=$((k + 1))
 done
-is "30 requests in a minute pass, the 31st is refused (quota_exceeded)" "$n:$code" "30:quota_exceeded"
+is "30 requests in a minute pass, the 31st is refused (quota_exceeded)" "$k:$code" "30:quota_exceeded"
 
 section "each requester sees only its own gates"
 as "$A" "$W" wait -t 0 "$GB" >/dev/null 2>"$SR_DIR/waitb.err"
@@ -230,7 +230,7 @@ GN=$G
 NPID=$!
 i=0
 while ! pgrep -f "sleep $NAP" >/dev/null && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-check "the approved command is running" pgrep -f "sleep $NAP" >/dev/null
+check "the approved command is running" sh -c "pgrep -f 'sleep $NAP' >/dev/null"
 r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GN\"}")
 jcheck "[P7] withdrawing a gate whose approval runs is refused (not_pending)" \
     'j["error"]["code"] == "not_pending"' - <<EOF
@@ -334,7 +334,7 @@ if [ -d "$MCP_DIR/node_modules/@modelcontextprotocol/sdk" ]; then
 	cp -r "$MCP_DIR" "$SR_DIR/mcp"
 	chmod -R a+rX "$SR_DIR/mcp"
 	(cd "$SR_DIR/mcp" && as "$A" env WARRANT_BIN="$W" WT_TAG="$TAG" \
-	    WARRANT_SOCKET="$SOCK" timeout -k 5 150 node test-socket.mjs) \
+	    WARRANT_SOCKET="$SOCK" timeout -k 5 150 node socket-agent.mjs) \
 	    >"$SR_DIR/mcp.out" 2>"$SR_DIR/mcp.err" &
 	MPID=$!
 	gm= i=0
@@ -358,6 +358,11 @@ EOF
 		esac
 	done <"$SR_DIR/mcp.out"
 	grep -q '^ok - ' "$SR_DIR/mcp.out" || { not_ok "the MCP client ran"; diag "$(tail -5 "$SR_DIR/mcp.err")"; }
+	ga=$(rev list -a -j | jscan "' '.join(g['request_id'] for g in j if g['reason'] == 'abandon $TAG')")
+	jcheck "a call still waiting when the agent's session ends is withdrawn through the daemon" \
+	    "j['state'] == 'denied' and j['feedback'].startswith('withdrawn by the requester: withdrawn')" - <<EOF
+$(rev show "$ga" -j)
+EOF
 else
 	not_ok "the MCP SDK is installed (npm ci in tests/mcp)"
 fi
@@ -379,10 +384,54 @@ wait "$WPID"
 is "a wait across the restart ends with the outcome (denied: exit 4)" "$?" 4
 jcheck "with the reviewer's feedback" "j['feedback'] == 'not now $TAG'" "$SR_DIR/wait-k.json"
 
+section "chaos: the daemon killed at random moments"
+# Two requesters ask and withdraw in a loop while the daemon is SIGKILLed
+# and restarted every 50-350 ms. Every request that got a descriptor must
+# be in the reviewer's store afterwards, and the store must be intact.
+mkreq c "chaos $TAG" c '["/usr/bin/true"]'
+for u in "$A" "$B"; do
+	(
+		k=0
+		while [ "$k" -lt 25 ]; do
+			if as "$u" "$W" request <"$SR_DIR/c.json" >"$SR_DIR/c-$u.$k" 2>/dev/null; then
+				id=$(jscan 'j["request_id"]' "$SR_DIR/c-$u.$k")
+				echo "$id" >>"$SR_DIR/told-$u"
+				as "$u" "$PY" "$SOCKPY" "$SOCK" send \
+				    "{\"op\":\"withdraw\",\"id\":\"$id\"}" >/dev/null 2>&1
+			fi
+			k=$((k + 1))
+		done
+	) &
+	eval "CH_$(echo "$u" | tr -c 'a-z\n' _)=\$!"
+done
+kills=0
+while kill -0 "$CH_wt_agent_a" 2>/dev/null || kill -0 "$CH_wt_agent_b" 2>/dev/null; do
+	sleep "0.$(($(od -An -N1 -tu1 /dev/urandom) % 3 + 1))"
+	stop_daemon KILL
+	kills=$((kills + 1))
+	start_daemon || break
+done
+wait "$CH_wt_agent_a" "$CH_wt_agent_b"
+diag "$kills daemon kills; $(cat "$SR_DIR"/told-* 2>/dev/null | wc -l) requests answered with a descriptor"
+rev list -a -l 1000 -j >"$SR_DIR/all.json"
+lost=0
+for id in $(cat "$SR_DIR"/told-* 2>/dev/null); do
+	jscan "any(g['request_id'] == '$id' for g in j)" "$SR_DIR/all.json" | grep -qx true ||
+	    lost=$((lost + 1))
+done
+is "[P4] no gate an agent was told about is lost" "$lost" 0
+check "the daemon served requests between the kills" [ -s "$SR_DIR/told-$A" ] || [ -s "$SR_DIR/told-$B" ]
+is "the store is intact (integrity_check)" \
+    "$(sr_as "$REV" sqlite3 "$SR_STATE/warrant.db" 'PRAGMA integrity_check')" ok
+rev log --verify >/dev/null 2>&1
+is "the audit chain verifies" "$?" 0
+
 section "stop"
 stop_daemon TERM
 is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
 check "and removes its socket" [ ! -e "$SOCK" ]
+rev serve --rate 0 >/dev/null 2>&1
+is "serve --rate 0 is a usage error (exit 2)" "$?" 2
 install -m 600 /dev/null "$SOCK"
 rev serve >/dev/null 2>"$SR_DIR/squat.err"
 is "a file at the socket path that is not the reviewer's socket stops serve (exit 1)" "$?" 1

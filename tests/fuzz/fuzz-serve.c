@@ -31,6 +31,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	    (mkdtemp(home) == NULL || setenv("WARRANT_HOME", home, 1) != 0))
 		abort();
 	d.uid = getuid();
+	d.max_pending = SERVE_QUOTA_PENDING;
+	d.rate_count = SERVE_RATE_COUNT;
 	snprintf(d.name, sizeof d.name, "fuzz");
 	snprintf(d.group, sizeof d.group, "warrant-fuzz");
 	if (store_open(&d.st) != 0)

@@ -39,6 +39,12 @@ check(res.isError !== true && text.includes(`hello-${tag}`),
 check(res.structuredContent?.state === 'approved' &&
     res.structuredContent?.ledger?.entries?.[0]?.status === 'ran',
     'structuredContent carries the approved ledger', res.structuredContent);
+// a call left waiting when the session ends: its gate is withdrawn
+client.callTool({ name: 'request_commands', arguments: {
+	reason: `abandon ${tag}`,
+	commands: [{ id: 'late', why: 'w', as: 'user', argv: ['/usr/bin/true'] }],
+} }, undefined, { timeout: 120000 }).catch(() => {});
+await new Promise((r) => setTimeout(r, 1500));
 await client.close();
 if (!/mcp:/.test(log))
 	diag(log);

@@ -6,6 +6,8 @@
  * a denylisted file, or the same content (SHA-256, compared only when the
  * sizes match) as any file named in /etc/shells or any denylisted tool on
  * the trusted path. A renamed or hard-linked copy of bash is still bash.
+ * Request validation judges with it, and so does the runner, for an
+ * executable sealed at run time (docs/design.md §3, "install, then use").
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warrant.h"
+#include "shared.h"
 
 static const char *const nested_tools[] = {
 	"sudo", "sudoedit", "su", "doas", "pkexec", "run0", NULL
@@ -238,26 +240,30 @@ worst(enum deny_kind a, enum deny_kind b)
 	    a != DENY_NONE ? a : b;
 }
 
+/* An executable given as given, resolved to path (st its stat, sha its
+ * SHA-256 or "" to read it): by the names of both, and by identity. */
 enum deny_kind
-deny_executable(struct denylist *d, const struct exe *e)
+deny_file(struct denylist *d, const char *given, const char *path, const struct stat *st,
+    const char *sha256)
 {
 	char sha[SHA256_HEX_LEN + 1];
 
-	strcpy(sha, e->sha256);
-	return worst(worst(deny_by_name(d, e->given), deny_by_name(d, e->path)),
-	    deny_identity(d, &e->st, e->path, sha, 0));
+	snprintf(sha, sizeof sha, "%s", sha256);
+	return worst(worst(deny_by_name(d, given), deny_by_name(d, path)),
+	    deny_identity(d, st, path, sha, 0));
 }
 
 /* The dynamic loader, by name or identity: an indirect runner. */
 int
-deny_is_loader(struct denylist *d, const struct exe *e)
+deny_loader_file(struct denylist *d, const char *given, const char *path,
+    const struct stat *st, const char *sha256)
 {
 	char sha[SHA256_HEX_LEN + 1];
 
-	if (is_loader_name(e->given) || is_loader_name(e->path))
+	if (is_loader_name(given) || is_loader_name(path))
 		return 1;
-	strcpy(sha, e->sha256);
-	return deny_identity(d, &e->st, e->path, sha, 1) != DENY_NONE;
+	snprintf(sha, sizeof sha, "%s", sha256);
+	return deny_identity(d, st, path, sha, 1) != DENY_NONE;
 }
 
 /*
@@ -286,6 +292,25 @@ deny_word(struct denylist *d, const char *word)
 	if ((k = deny_by_name(d, real)) != DENY_NONE)
 		return k;
 	return deny_identity(d, &st, real, sha, 0);
+}
+
+/*
+ * Content known by its size and SHA-256 only (a reviewed file): the same
+ * content as a denied tool is that tool, and a copy of the dynamic loader
+ * runs whatever it is given (refused as an interactive program).
+ */
+enum deny_kind
+deny_content(struct denylist *d, off_t size, const char *sha256)
+{
+	char sha[SHA256_HEX_LEN + 1];
+	struct stat st;
+
+	memset(&st, 0, sizeof st);
+	st.st_dev = (dev_t)-1;	/* the same inode as nothing */
+	st.st_ino = (ino_t)-1;
+	st.st_size = size;
+	snprintf(sha, sizeof sha, "%s", sha256);
+	return worst(deny_identity(d, &st, "", sha, 0), deny_identity(d, &st, "", sha, 1));
 }
 
 const char *

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The blob store (docs/store.md "Blobs"): the content of reviewed files,
+ * content-addressed in the state directory as STATE/blobs/sha256/HEX
+ * (0600, directories 0700), written through a temporary file that is
+ * fsynced and renamed, one copy per content. A gate's manifest names a
+ * file's SHA-256 and size; whoever reads a blob checks both.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+#define BLOB_CHUNK	(64 * 1024)
+
+/* STATE/blobs/sha256, created when asked; a descriptor, or -1. */
+static int
+blob_dir(const char *statedir, int create)
+{
+	int sfd, bfd, dfd = -1;
+
+	sfd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		return -1;
+	if (create && mkdirat(sfd, "blobs", 0700) != 0 && errno != EEXIST)
+		goto out;
+	bfd = openat(sfd, "blobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0)
+		goto out;
+	if (create && mkdirat(bfd, "sha256", 0700) != 0 && errno != EEXIST) {
+		close(bfd);
+		goto out;
+	}
+	dfd = openat(bfd, "sha256", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(bfd);
+out:
+	close(sfd);
+	return dfd;
+}
+
+/* Does dfd/name hold exactly size bytes hashing to sha? */
+static int
+blob_good(int dfd, const char *name, const char *sha, uint64_t size)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct stat st;
+	int fd, ok;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+	    sha256_fd(fd, hex) == 0 && digest_equal(hex, sha);
+	close(fd);
+	return ok;
+}
+
+/*
+ * One file's content into a new temporary file in dfd, hashed as it is
+ * written; a snapshot is read again from the descriptor it was judged
+ * through. 0 with the name in tmp; 1 when the content is no longer the
+ * one judged; -1 with errno.
+ */
+static int
+blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
+{
+	char hex[SHA256_HEX_LEN + 1];
+	unsigned char *buf = NULL;
+	uint64_t total = 0;
+	void *h = NULL;
+	int fd, rc = -1, saved;
+	ssize_t n;
+
+	/* a name of our own: another request may store the same content */
+	fd = -1;
+	for (n = 0; n < 100 && fd < 0; n++) {
+		snprintf(tmp, 32, ".tmp-%ld-%zd", (long)getpid(), n);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return -1;
+	if (f->snapshot == NULL) {
+		if (write_all(fd, f->data, f->size) != 0)
+			goto out;
+		total = f->size;
+		sha256_bytes(f->data, f->size, hex);
+	} else {
+		if ((h = sha256_begin()) == NULL)
+			goto out;
+		buf = xmalloc(BLOB_CHUNK);
+		for (;;) {
+			n = pread(f->fd, buf, BLOB_CHUNK, (off_t)total);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				goto out;
+			if (n == 0)
+				break;
+			total += (uint64_t)n;
+			if (total > f->size) {
+				rc = 1;
+				goto out;
+			}
+			if (sha256_update(h, buf, (size_t)n) != 0 ||
+			    write_all(fd, buf, (size_t)n) != 0)
+				goto out;
+		}
+		n = sha256_end(h, hex);
+		h = NULL;
+		if (n != 0)
+			goto out;
+	}
+	if (total != f->size || !digest_equal(hex, f->sha256)) {
+		rc = 1;
+		goto out;
+	}
+	if (fchmod(fd, 0600) != 0 || fsync(fd) != 0)
+		goto out;
+	rc = 0;
+out:
+	saved = errno;
+	if (h != NULL)
+		sha256_end(h, hex);
+	free(buf);
+	if (close(fd) != 0 && rc == 0) {
+		saved = errno;
+		rc = -1;
+	}
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	errno = saved;
+	return rc;
+}
+
+/*
+ * The content of every file of q into the blob store of statedir, before
+ * the gate that names it is stored. All are written to temporary files
+ * first, so a snapshot that changed since it was judged stores nothing
+ * (a refusal); then each is renamed to its name, unless a good copy is
+ * there already. 0; -1 with r filled (a refusal); -2 after saying why.
+ */
+int
+blobs_store(const struct wrequest *q, const char *statedir, struct refusal *r)
+{
+	char (*tmp)[32] = NULL, path[160];
+	size_t i, made = 0;
+	int dfd, rc = -2, w;
+
+	if (q->nfiles == 0)
+		return 0;
+	if ((dfd = blob_dir(statedir, 1)) < 0) {
+		warn("%s/blobs/sha256", statedir);
+		return -2;
+	}
+	tmp = xcalloc(q->nfiles, sizeof *tmp);
+	for (made = 0; made < q->nfiles; made++) {
+		const struct wfile *f = &q->files[made];
+
+		if ((w = blob_write_tmp(dfd, f, tmp[made])) == 1) {
+			snprintf(path, sizeof path, "$.files.%s.snapshot", f->name);
+			refuse(r, "invalid_field", path, "'%s' changed while warrant was copying "
+			    "it; ask again once it no longer changes", f->snapshot);
+			rc = -1;
+			goto out;
+		}
+		if (w != 0) {
+			warn("%s/blobs/sha256: storing file %s", statedir, f->name);
+			goto out;
+		}
+	}
+	for (i = 0; i < q->nfiles; i++) {
+		const struct wfile *f = &q->files[i];
+
+		if (blob_good(dfd, f->sha256, f->sha256, f->size))
+			continue;
+		if (renameat(dfd, tmp[i], dfd, f->sha256) != 0) {
+			warn("%s/blobs/sha256/%s", statedir, f->sha256);
+			goto out;
+		}
+		tmp[i][0] = '\0';
+	}
+	if (fsync(dfd) != 0) {
+		warn("%s/blobs/sha256", statedir);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < made; i++)
+		if (tmp[i][0] != '\0')
+			unlinkat(dfd, tmp[i], 0);
+	free(tmp);
+	close(dfd);
+	return rc;
+}
+
+/* The blob of sha (size bytes), opened read-only, never through a
+ * symlink, a regular file of that size; or -1. Its content is not
+ * hashed here. */
+int
+blob_open(const char *statedir, const char *sha, uint64_t size)
+{
+	struct stat st;
+	int dfd, fd;
+
+	if ((dfd = blob_dir(statedir, 0)) < 0)
+		return -1;
+	fd = openat(dfd, sha, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != size)) {
+		close(fd);
+		errno = EINVAL;
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Put the blob of sha into the run directory rundfd as blob-HEX, where
+ * the executor reads it from: a hard link (the same file, no copy), after
+ * checking that it still hashes to sha. 0; -1 with the reason in why.
+ */
+int
+blob_link(const char *statedir, const char *sha, uint64_t size, int rundfd, char *why,
+    size_t whysize)
+{
+	char name[SHA256_HEX_LEN + 8], hex[SHA256_HEX_LEN + 1];
+	int dfd, fd, rc = -1;
+
+	snprintf(name, sizeof name, RUN_BLOB, sha);
+	if ((fd = blob_open(statedir, sha, size)) < 0) {
+		snprintf(why, whysize, "its content is missing from the store (%s/blobs/sha256/%s)",
+		    statedir, sha);
+		return -1;
+	}
+	if (sha256_fd(fd, hex) != 0 || !digest_equal(hex, sha)) {
+		close(fd);
+		snprintf(why, whysize, "its content in the store no longer hashes to its seal "
+		    "(%s/blobs/sha256/%s was changed)", statedir, sha);
+		return -1;
+	}
+	close(fd);
+	if ((dfd = blob_dir(statedir, 0)) < 0) {
+		snprintf(why, whysize, "the blob store cannot be opened: %s", strerror(errno));
+		return -1;
+	}
+	if (linkat(dfd, sha, rundfd, name, 0) == 0 || errno == EEXIST)
+		rc = 0;
+	else
+		snprintf(why, whysize, "its content cannot be linked into the run directory: %s",
+		    strerror(errno));
+	close(dfd);
+	return rc;
+}
+
+/*
+ * A file of a manifest (its "sha256" and "size") as text to show: the
+ * first max bytes of its content when the whole blob hashes to its seal
+ * and is text (valid UTF-8 without NUL), NULL otherwise, with *what
+ * saying why ("binary", "missing", "changed").
+ */
+char *
+blob_text(const char *statedir, const json_t *file, size_t max, const char **what)
+{
+	const char *sha = json_string_value(json_object_get(file, "sha256"));
+	uint64_t size = (uint64_t)json_integer_value(json_object_get(file, "size"));
+	char hex[SHA256_HEX_LEN + 1], *buf;
+	size_t len = 0, i, k;
+	unsigned cp;
+	ssize_t n;
+	int fd;
+
+	*what = "missing";
+	if (sha == NULL || statedir == NULL || (fd = blob_open(statedir, sha, size)) < 0)
+		return NULL;
+	if (sha256_fd(fd, hex) != 0 || !digest_equal(hex, sha)) {
+		close(fd);
+		*what = "changed";
+		return NULL;
+	}
+	buf = xmalloc(size + 1);
+	while (len < size && (n = pread(fd, buf + len, size - len, (off_t)len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	*what = "binary";
+	for (i = 0; len == size && i < len; i += k)
+		if (buf[i] == '\0' || (k = utf8_decode((unsigned char *)buf + i, len - i, &cp)) == 0)
+			break;
+	if (len != size || i < len) {
+		free(buf);
+		if (len != size)
+			*what = "changed";
+		return NULL;
+	}
+	/* cut at max, at a character boundary */
+	if (len > max) {
+		for (len = max; len > 0 && ((unsigned char)buf[len] & 0xc0) == 0x80; len--)
+			;
+	}
+	buf[len] = '\0';
+	*what = "text";
+	return buf;
+}
