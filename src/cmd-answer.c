@@ -36,7 +36,8 @@ const struct cmd_entry cmd_answer_entry = {
 	"                      the ledger); never detached\n"
 	"  -e, --expect SHA256 approve only if the sealed manifest is still the one\n"
 	"                      reviewed (its hash, or a prefix of 12 or more)\n"
-	"  -f, --feedback TEXT a note for the agent with --deny\n"
+	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
+	"                      4096 bytes)\n"
 	"  -j, --json          print the result as JSON\n",
 	.exec = cmd_answer_exec,
 };
@@ -174,8 +175,10 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "--run and --deny exclude each other");
 	if (no && nselect > 0)
 		return usage_error(&cmd_answer_entry, "a denial is of the whole gate: no -c");
-	if (feedback != NULL && (!no || strlen(feedback) > 4096))
-		return usage_error(&cmd_answer_entry, "-f goes with --deny (at most 4096 bytes)");
+	if (feedback != NULL && !no)
+		return usage_error(&cmd_answer_entry, "-f goes with --deny");
+	if (feedback != NULL && !feedback_ok(feedback))
+		return usage_error(&cmd_answer_entry, "-f: %s", FEEDBACK_RULE);
 	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {

@@ -52,18 +52,13 @@ print_human(const json_t *o)
 			putchar('\n');
 		}
 		if ((s = json_string_value(json_object_get(e, "output_tail"))) != NULL)
-			text_print_lines(stdout, s, "   | ");
+			text_print_output(stdout, s, "   | ", "   | ");
 	}
-	if ((s = json_string_value(json_object_get(o, "feedback"))) != NULL) {
-		fputs("feedback: ", stdout);
-		text_print(stdout, s);
-		putchar('\n');
-	}
-	if ((s = json_string_value(json_object_get(o, "next_prompt"))) != NULL) {
-		fputs("next: ", stdout);
-		text_print(stdout, s);
-		putchar('\n');
-	}
+	/* the reviewer's and the agent's words as they are (text_output) */
+	if ((s = json_string_value(json_object_get(o, "feedback"))) != NULL)
+		text_print_output(stdout, s, "feedback: ", "          ");
+	if ((s = json_string_value(json_object_get(o, "next_prompt"))) != NULL)
+		text_print_output(stdout, s, "next: ", "      ");
 }
 
 /* Print an outcome (link_wait) as JSON or for people; returns code. */

@@ -39,6 +39,22 @@ parse_count(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* A denial note within FEEDBACK_RULE: valid UTF-8 of at most FEEDBACK_MAX
+ * bytes. */
+int
+feedback_ok(const char *s)
+{
+	size_t n = strlen(s), i, k;
+	unsigned cp;
+
+	if (n > FEEDBACK_MAX)
+		return 0;
+	for (i = 0; i < n; i += k)
+		if ((k = utf8_decode((const unsigned char *)s + i, n - i, &cp)) == 0)
+			return 0;
+	return 1;
+}
+
 /* A string member of a JSON object, or "" when it is missing or not one. */
 const char *
 json_str(const json_t *o, const char *key)

@@ -19,6 +19,17 @@
 
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
 
+/*
+ * A denial note (warrant answer --deny -f, the console's note, the
+ * feedback of a withdrawal over the socket): UTF-8 text of at most
+ * FEEDBACK_MAX bytes on every surface; a longer one is refused with
+ * FEEDBACK_RULE and changes nothing.
+ */
+#define FEEDBACK_MAX	4096
+#define FEEDBACK_STR_(n)	#n
+#define FEEDBACK_STR(n)	FEEDBACK_STR_(n)
+#define FEEDBACK_RULE	"a denial note is UTF-8 text of at most " FEEDBACK_STR(FEEDBACK_MAX) " bytes"
+
 /* Exit codes shared by every command (docs/design.md §6). */
 #define EXIT_OK		0
 #define EXIT_INTERNAL	1
@@ -39,6 +50,7 @@ int	 refusal_print(const char *, const struct refusal *);
 int	 label_valid(const char *);
 int	 outcome_exit(const json_t *);
 void	 requester_label(const json_t *, char *, size_t);
+int	 feedback_ok(const char *);
 
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * What a tools/call returns: a readable text for the agent (every piece of
- * untrusted text neutralised, since clients show it on terminals) and, for
+ * untrusted text neutralised, since clients show it on terminals; command
+ * output, feedback and next.prompt as they are, text_output, with only
+ * terminal controls made visible and \r progress resolved) and, for
  * protocol revisions that have it, structuredContent with the same facts
  * as JSON: the ledger filtered by output_to_agent, as `warrant wait -j`
  * prints it, or the refusal as `warrant request -j` prints it.
@@ -48,21 +50,12 @@ result_refusal(const struct refusal *rf, int with_structured)
 	return r;
 }
 
-/* Untrusted multi-line text, each line neutralised and indented. */
+/* Untrusted multi-line text (output, feedback, next.prompt) as it is, each
+ * line made safe (text_output) and indented. */
 static void
 put_lines(FILE *fp, const char *s, const char *indent)
 {
-	size_t n = strlen(s);
-
-	if (n > 0 && s[n - 1] == '\n') {
-		char *t = strndup(s, n - 1);
-
-		if (t == NULL)
-			return;
-		text_print_lines(fp, t, indent);
-		free(t);
-	} else
-		text_print_lines(fp, s, indent);
+	text_print_output(fp, s, indent, indent);
 }
 
 static void

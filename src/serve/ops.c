@@ -13,7 +13,6 @@
 #include "serve.h"
 
 #define WAIT_MAX_SECONDS	604800
-#define FEEDBACK_MAX		4096
 #define LIST_MAX		100
 
 /* Refuse members other than the allowed ones. 0, or -1 after the error. */
@@ -255,9 +254,8 @@ op_withdraw(struct daemon *d, struct conn *c, json_t *msg)
 
 	if (members_only(c, msg, allowed) != 0)
 		return;
-	if (f != NULL && (!json_is_string(f) || json_string_length(f) > FEEDBACK_MAX)) {
-		conn_error(c, "invalid_field", "$.feedback", "feedback is a string of at "
-		    "most %d bytes", FEEDBACK_MAX);
+	if (f != NULL && (!json_is_string(f) || !feedback_ok(json_string_value(f)))) {
+		conn_error(c, "invalid_field", "$.feedback", "%s", FEEDBACK_RULE);
 		return;
 	}
 	if (own_gate(d, c, msg, id) != 0)

@@ -47,6 +47,8 @@ int	 digest_equal(const char *, const char *);
 size_t	 utf8_decode(const unsigned char *, size_t, unsigned *);
 char	*text_visible(const char *);
 char	*text_json_safe(const char *, size_t);
+char	*text_output(const char *);
+void	 text_print_output(FILE *, const char *, const char *, const char *);
 void	 text_print(FILE *, const char *);
 void	 text_print_lines(FILE *, const char *, const char *);
 

@@ -92,44 +92,115 @@ invisible(unsigned cp)
 	    uc_is_property_default_ignorable_code_point(cp) || cp == 0x2800);
 }
 
+/*
+ * Append n bytes of s, neutralised: invalid UTF-8, control characters
+ * and invisible code points as visible escapes. For text_visible (raw 0)
+ * a backslash is doubled and newline, tab and CR are escaped too, so the
+ * result is one unambiguous line; for output (raw 1) backslash, newline
+ * and tab stay as they are.
+ */
+static void
+neutralise(struct sbuf *b, const char *s, size_t n, int raw)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	char esc[16];
+	unsigned cp;
+	size_t k;
+
+	while (p < end) {
+		k = *p == 0 ? 0 : utf8_decode(p, (size_t)(end - p), &cp);
+		if (k == 0) {
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			sb_put(b, esc, strlen(esc));
+			p++;
+			continue;
+		}
+		if (raw && (cp == '\\' || cp == '\n' || cp == '\t'))
+			sb_put(b, (const char *)p, 1);
+		else if (cp == '\\')
+			sb_put(b, "\\\\", 2);
+		else if (cp == '\n')
+			sb_put(b, "\\n", 2);
+		else if (cp == '\t')
+			sb_put(b, "\\t", 2);
+		else if (cp == '\r')
+			sb_put(b, "\\r", 2);
+		else if (cp < 0x20 || cp == 0x7f) {
+			snprintf(esc, sizeof esc, "\\x%02x", cp);
+			sb_put(b, esc, strlen(esc));
+		} else if (invisible(cp)) {
+			snprintf(esc, sizeof esc, "<U+%04X>", cp);
+			sb_put(b, esc, strlen(esc));
+		} else
+			sb_put(b, (const char *)p, k);
+		p += k;
+	}
+}
+
 /* A newly allocated copy of s that is safe to print on a terminal. */
 char *
 text_visible(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	struct sbuf b = { NULL, 0, 0 };
-	char esc[16];
-	unsigned cp;
-	size_t n;
 
 	sb_put(&b, "", 0);
-	while (*p != '\0') {
-		n = utf8_decode(p, 4, &cp);	/* NUL-terminated: a NUL ends any sequence */
-		if (n == 0) {
-			snprintf(esc, sizeof esc, "\\x%02x", *p);
-			sb_put(&b, esc, strlen(esc));
-			p++;
-			continue;
-		}
-		if (cp == '\\')
-			sb_put(&b, "\\\\", 2);
-		else if (cp == '\n')
-			sb_put(&b, "\\n", 2);
-		else if (cp == '\t')
-			sb_put(&b, "\\t", 2);
-		else if (cp == '\r')
-			sb_put(&b, "\\r", 2);
-		else if (cp < 0x20 || cp == 0x7f) {
-			snprintf(esc, sizeof esc, "\\x%02x", cp);
-			sb_put(&b, esc, strlen(esc));
-		} else if (invisible(cp)) {
-			snprintf(esc, sizeof esc, "<U+%04X>", cp);
-			sb_put(&b, esc, strlen(esc));
-		} else
-			sb_put(&b, (const char *)p, n);
-		p += n;
+	neutralise(&b, s, strlen(s), 0);
+	return b.p;
+}
+
+/*
+ * Command output (or other text) for its reader, the agent or a person at
+ * a terminal: the text as it is, backslashes and tabs included, with only
+ * what must not reach a terminal neutralised as in text_visible (escape
+ * introducers and other control characters, invalid UTF-8, invisible and
+ * direction-changing code points, shown as \xNN and <U+XXXX>). A carriage
+ * return does what it does on a terminal: of a line only what follows
+ * its last CR is kept (a progress bar ends as its last state), and CRs
+ * at the end of a line (CR LF) are just the line end. Free the result.
+ */
+char *
+text_output(const char *s)
+{
+	struct sbuf b = { NULL, 0, 0 };
+	const char *nl, *end, *from, *q;
+
+	sb_put(&b, "", 0);
+	while (*s != '\0') {
+		nl = strchr(s, '\n');
+		end = nl != NULL ? nl : s + strlen(s);
+		while (end > s && end[-1] == '\r')
+			end--;
+		for (from = s, q = s; q < end; q++)
+			if (*q == '\r')
+				from = q + 1;
+		neutralise(&b, from, (size_t)(end - from), 1);
+		if (nl == NULL)
+			break;
+		sb_put(&b, "\n", 1);
+		s = nl + 1;
 	}
 	return b.p;
+}
+
+/* text_output, line by line: the first line after first, the others
+ * after indent; a final newline starts no empty line. */
+void
+text_print_output(FILE *fp, const char *s, const char *first, const char *indent)
+{
+	char *v = text_output(s), *line = v, *nl;
+
+	while (*line != '\0') {
+		nl = strchr(line, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		fputs(line == v ? first : indent, fp);
+		fputs(line, fp);
+		fputc('\n', fp);
+		if (nl == NULL)
+			break;
+		line = nl + 1;
+	}
+	free(v);
 }
 
 void
@@ -170,8 +241,8 @@ text_json_safe(const char *s, size_t n)
 	return b.p;
 }
 
-/* Multi-line output for a terminal: each line neutralised on its own,
- * prefixed with indent. */
+/* Multi-line text for a reviewer's terminal: each line neutralised on its
+ * own (text_visible), prefixed with indent. */
 void
 text_print_lines(FILE *fp, const char *s, const char *indent)
 {

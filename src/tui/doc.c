@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * A document for the review view: text laid out in lines of a fixed width,
- * wrapped (never cut) with a hanging indent, each line plain or part of a
- * command's card. Every piece of text goes through tui_wide first.
+ * each line plain or part of a command's card. What is added after a
+ * doc_line is one paragraph, laid out when the next line starts (or at
+ * doc_end): prose wraps at spaces, a word (an argv element, a badge) only
+ * before it, onto continuation lines at the paragraph's hanging indent.
+ * Only a word longer than a whole line is cut, and then the lines that go
+ * on with it are marked in the gutter (↪, or \ without UTF-8), so a cut
+ * is never mistaken for a new word or an option. A visible escape
+ * (<U+XXXX>, \xNN) is never split. Every piece of text goes through
+ * tui_wide first.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tui/tui.h"
+
+#define TAB	L'\0'		/* a cell that moves to a column */
 
 void
 doc_free(struct tdoc *d)
@@ -21,8 +30,10 @@ doc_free(struct tdoc *d)
 		free(d->l[i].segs);
 	}
 	free(d->l);
+	free(d->p);
 	d->l = NULL;
-	d->n = d->cap = 0;
+	d->p = NULL;
+	d->n = d->cap = d->pn = d->pcap = 0;
 }
 
 void
@@ -31,15 +42,7 @@ doc_reset(struct tdoc *d, int plain_width, int card_width)
 	doc_free(d);
 	d->plain_width = plain_width < 8 ? 8 : plain_width;
 	d->card_width = card_width < 8 ? 8 : card_width;
-	d->col = d->indent = 0;
-}
-
-static struct tline *
-cur(struct tdoc *d)
-{
-	if (d->n == 0)
-		doc_line(d, -1, LINE_PLAIN, 0);
-	return &d->l[d->n - 1];
+	d->indent = 0;
 }
 
 static int
@@ -48,9 +51,20 @@ width(const struct tdoc *d, const struct tline *l)
 	return l->card >= 0 ? d->card_width : d->plain_width;
 }
 
-/* Start a new line; continuation lines of wrapped text start at indent. */
-void
-doc_line(struct tdoc *d, int card, enum line_kind kind, int indent)
+static int
+cw(wchar_t c)
+{
+	int w;
+
+	if (c == TAB)
+		return 0;
+	w = wcwidth(c);
+	return w < 0 ? 1 : w;
+}
+
+/* A new physical line (no layout). */
+static struct tline *
+new_line(struct tdoc *d, int card, enum line_kind kind)
 {
 	struct tline *l;
 
@@ -68,14 +82,7 @@ doc_line(struct tdoc *d, int card, enum line_kind kind, int indent)
 	memset(l, 0, sizeof *l);
 	l->kind = kind;
 	l->card = card;
-	d->col = 0;
-	d->indent = indent;
-}
-
-void
-doc_blank(struct tdoc *d, int card)
-{
-	doc_line(d, card, card >= 0 ? LINE_MID : LINE_PLAIN, 0);
+	return l;
 }
 
 static void
@@ -94,57 +101,211 @@ seg_push(struct tline *l, const wchar_t *w, size_t n, int col, enum style s)
 	ns->style = s;
 }
 
+/* Cells [from, to) onto line l: one segment per run of one style. */
+static void
+emit(struct tline *l, const struct tcell *p, size_t from, size_t to)
+{
+	wchar_t *buf = xcalloc(to - from + 1, sizeof *buf);
+	size_t k, i, n = 0;
+
+	for (i = from; i < to; i = k) {
+		if (p[i].c == TAB) {
+			k = i + 1;
+			continue;
+		}
+		n = 0;
+		for (k = i; k < to && p[k].c != TAB && p[k].style == p[i].style &&
+		    (k == i || p[k].x == p[k - 1].x + cw(p[k - 1].c)); k++)
+			buf[n++] = p[k].c;
+		seg_push(l, buf, n, p[i].x, (enum style)p[i].style);
+	}
+	free(buf);
+}
+
+/* Is there a break opportunity just before cell i (i > 0)? */
+static int
+opportunity(const struct tcell *p, size_t i)
+{
+	return !p[i].nobreak && p[i].c != L' ' && p[i].c != TAB &&
+	    (p[i - 1].c == L' ' || p[i - 1].c == TAB);
+}
+
+/* The width of the word that starts at cell i: up to a space between
+ * words, a tab stop or the next break opportunity. */
+static int
+word_width(const struct tcell *p, size_t n, size_t i)
+{
+	int w = cw(p[i].c);
+
+	for (i++; i < n && p[i].c != TAB && !(p[i].c == L' ' && !p[i].nobreak) &&
+	    !opportunity(p, i); i++)
+		w += cw(p[i].c);
+	return w;
+}
+
 /*
- * Where to wrap before w[i]: at i, or earlier so that a visible escape
+ * Where to cut before cell i: at i, or earlier so that a visible escape
  * (<U+XXXX>, \xNN) that started in [start, i) moves to the next line whole.
  */
 static size_t
-break_at(const wchar_t *w, size_t start, size_t i)
+cut_at(const struct tcell *p, size_t n, size_t start, size_t i)
 {
 	size_t k;
 
 	for (k = i; k > start && i - k < 9; k--) {
-		if (w[k - 1] == L'>')
+		if (p[k - 1].c == L'>')
 			break;
-		if (w[k - 1] == L'<' && w[k] == L'U' && w[k + 1] == L'+')
+		if (p[k - 1].c == L'<' && k + 1 < n && p[k].c == L'U' && p[k + 1].c == L'+')
 			return k - 1;
 	}
 	for (k = i; k > start && i - k < 4; k--)
-		if (w[k - 1] == L'\\' && w[k] == L'x')
+		if (p[k - 1].c == L'\\' && p[k].c == L'x')
 			return k - 1;
 	return i;
 }
 
-/* Append safe wide text (made by tui_wide), wrapping onto continuation
- * lines as needed. */
+/* Lay the paragraph out, from the last line on. */
+static void
+flush(struct tdoc *d)
+{
+	static const wchar_t mark_utf8[] = L"\x21aa", mark_ascii[] = L"\\";
+	struct tcell *p = d->p;
+	size_t n = d->pn, ls = 0, brk = 0, i = 0, b, end, k;
+	int cont = d->indent < 2 ? 2 : d->indent, col = 0, w, t, cut;
+	struct tline *l;
+
+	if (n == 0 || d->n == 0)
+		goto out;
+	l = &d->l[d->n - 1];
+	while (i < n) {
+		if (p[i].c == TAB) {
+			t = col >= p[i].tab ? col + 1 : p[i].tab;
+			if (t >= width(d, l)) {
+				emit(l, p, ls, i);
+				l = new_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN);
+				ls = i + 1;
+				col = cont;
+				brk = 0;
+			} else
+				col = t;
+			p[i++].x = col;
+			continue;
+		}
+		w = cw(p[i].c);
+		if (i > ls && opportunity(p, i))
+			brk = i;
+		if (w > 0 && col + w > width(d, l) && i > ls) {
+			if (p[i].c == L' ' && !p[i].nobreak) {
+				/* a space between words: the line ends here */
+				for (end = i; end > ls && p[end - 1].c == L' ' &&
+				    !p[end - 1].nobreak; end--)
+					;
+				while (i < n && p[i].c == L' ' && !p[i].nobreak)
+					i++;
+				emit(l, p, ls, end);
+				if (i == n)
+					goto out;	/* nothing goes on */
+				l = new_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN);
+				ls = i;
+				col = cont;
+				brk = 0;
+				continue;
+			}
+			cut = !(brk > ls && word_width(p, n, brk) <= width(d, l) - cont);
+			if (cut) {
+				b = cut_at(p, n, ls, i);
+				if (b <= ls)
+					b = i;	/* the escape alone is wider than a line */
+				end = b;
+			} else
+				for (b = end = brk; end > ls && p[end - 1].c == L' ' &&
+				    !p[end - 1].nobreak; end--)
+					;
+			emit(l, p, ls, end);
+			l = new_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN);
+			if (cut)
+				seg_push(l, tui_utf8 ? mark_utf8 : mark_ascii, 1, cont - 2, ST_DIM);
+			for (col = cont, k = b; k < i; k++) {
+				p[k].x = col;
+				col += cw(p[k].c);
+			}
+			ls = b;
+			brk = 0;
+			continue;	/* cell i again, on the new line */
+		}
+		p[i++].x = col;
+		col += w;
+	}
+	emit(l, p, ls, n);
+out:
+	d->pn = 0;
+}
+
+/* Start a new line; continuation lines of wrapped text start at indent. */
+void
+doc_line(struct tdoc *d, int card, enum line_kind kind, int indent)
+{
+	flush(d);
+	new_line(d, card, kind);
+	d->indent = indent;
+}
+
+void
+doc_blank(struct tdoc *d, int card)
+{
+	doc_line(d, card, card >= 0 ? LINE_MID : LINE_PLAIN, 0);
+}
+
+/* Lay out what was added last; call before reading the lines. */
+void
+doc_end(struct tdoc *d)
+{
+	flush(d);
+}
+
+static void
+cell_push(struct tdoc *d, wchar_t c, enum style s, int nobreak, int tab)
+{
+	struct tcell *c1;
+
+	if (d->n == 0)
+		new_line(d, -1, LINE_PLAIN);
+	if (d->pn == d->pcap) {
+		size_t cap = d->pcap ? d->pcap * 2 : 128;
+		struct tcell *np = xcalloc(cap, sizeof *np);
+
+		if (d->p != NULL)
+			memcpy(np, d->p, d->pn * sizeof *np);
+		free(d->p);
+		d->p = np;
+		d->pcap = cap;
+	}
+	c1 = &d->p[d->pn++];
+	c1->c = c;
+	c1->style = (unsigned char)s;
+	c1->nobreak = (unsigned char)nobreak;
+	c1->tab = tab;
+	c1->x = 0;
+}
+
+/* Append safe wide text (made by tui_wide) as prose: it may wrap at its
+ * spaces. */
 void
 doc_addw(struct tdoc *d, enum style s, const wchar_t *w)
 {
-	struct tline *l = cur(d);
-	size_t start = 0, i, b;
-	int startcol = d->col, c;
+	for (; *w != L'\0'; w++)
+		cell_push(d, *w, s, 0, 0);
+}
 
-	for (i = 0; w[i] != L'\0'; i++) {
-		c = wcwidth(w[i]);
-		if (c < 0)
-			c = 1;
-		if (c > 0 && d->col + c > width(d, l) && d->col > d->indent) {
-			b = break_at(w, start, i);
-			if (b == start && startcol <= d->indent)
-				b = i;		/* the escape alone is wider than a line */
-			if (b > start)
-				seg_push(l, w + start, b - start, startcol, s);
-			doc_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN, d->indent);
-			l = cur(d);
-			d->col = d->indent;
-			for (start = b; b < i; b++)
-				d->col += wcwidth(w[b]) < 0 ? 1 : wcwidth(w[b]);
-			startcol = d->indent;
-		}
-		d->col += c;
-	}
-	if (i > start)
-		seg_push(l, w + start, i - start, startcol, s);
+/* Append safe wide text as one word: it wraps only before it, and is cut
+ * (visibly) only when longer than a line. */
+void
+doc_wordw(struct tdoc *d, enum style s, const wchar_t *w)
+{
+	size_t i;
+
+	for (i = 0; w[i] != L'\0'; i++)
+		cell_push(d, w[i], s, i > 0, 0);
 }
 
 /* Append text (agent text or ours) in style s. */
@@ -154,6 +315,15 @@ doc_add(struct tdoc *d, enum style s, const char *text)
 	wchar_t *w = tui_wide(text);
 
 	doc_addw(d, s, w);
+	free(w);
+}
+
+void
+doc_word(struct tdoc *d, enum style s, const char *text)
+{
+	wchar_t *w = tui_wide(text);
+
+	doc_wordw(d, s, w);
 	free(w);
 }
 
@@ -173,14 +343,5 @@ doc_addf(struct tdoc *d, enum style s, const char *fmt, ...)
 void
 doc_tab(struct tdoc *d, int col)
 {
-	struct tline *l = cur(d);
-
-	if (d->col >= col)
-		col = d->col + 1;
-	if (col >= width(d, l)) {
-		doc_line(d, l->card, l->card >= 0 ? LINE_MID : LINE_PLAIN, d->indent);
-		d->col = d->indent;
-		return;
-	}
-	d->col = col;
+	cell_push(d, TAB, ST_NORMAL, 0, col);
 }

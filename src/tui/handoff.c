@@ -244,6 +244,30 @@ deny_begin(struct tui *t)
 	*t->status = '\0';
 }
 
+/* The bytes of c in the note (the locale's encoding: UTF-8, or ASCII). */
+static size_t
+char_bytes(wchar_t c)
+{
+	char buf[MB_LEN_MAX];
+	mbstate_t ps;
+	size_t k;
+
+	memset(&ps, 0, sizeof ps);
+	k = wcrtomb(buf, c, &ps);
+	return k == (size_t)-1 ? 0 : k;
+}
+
+/* The note's length in bytes, as feedback_utf8 will make it. */
+static size_t
+note_bytes(const struct tui *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->fblen; i++)
+		n += char_bytes(t->fb[i]);
+	return n;
+}
+
 /* The note as UTF-8 (ASCII only outside UTF-8 locales); NULL when empty. */
 static char *
 feedback_utf8(const struct tui *t)
@@ -301,9 +325,10 @@ void
 deny_key(struct tui *t, int type, wint_t k)
 {
 	if (type == KEY_CODE_YES) {
-		if (k == KEY_BACKSPACE && t->fblen > 0)
+		if (k == KEY_BACKSPACE && t->fblen > 0) {
 			t->fb[--t->fblen] = L'\0';
-		else if (k == KEY_ENTER)
+			*t->status = '\0';
+		} else if (k == KEY_ENTER)
 			deny_now(t);
 		return;
 	}
@@ -318,10 +343,12 @@ deny_key(struct tui *t, int type, wint_t k)
 	case 0x7f: case 8:
 		if (t->fblen > 0)
 			t->fb[--t->fblen] = L'\0';
+		*t->status = '\0';
 		return;
 	case 21:	/* ^U */
 		t->fblen = 0;
 		t->fb[0] = L'\0';
+		*t->status = '\0';
 		return;
 	default:
 		break;
@@ -330,8 +357,9 @@ deny_key(struct tui *t, int type, wint_t k)
 		beep();
 		return;
 	}
-	if (t->fblen >= FEEDBACK_MAX) {
-		tui_status(t, ST_BAD, "the note is at most %d characters", FEEDBACK_MAX);
+	if (t->fblen >= FEEDBACK_MAX || note_bytes(t) + char_bytes((wchar_t)k) > FEEDBACK_MAX) {
+		beep();
+		tui_status(t, ST_BAD, "%s", FEEDBACK_RULE);
 		return;
 	}
 	t->fb[t->fblen++] = (wchar_t)k;
@@ -346,8 +374,11 @@ deny_draw(struct tui *t)
 	int room = COLS - 4;
 
 	tui_fill(LINES - 2, 0, COLS, ST_BAR);
-	tui_cut(LINES - 2, 1, COLS - 2, ST_BAR,
-	    "Deny: a note for the agent (optional). Enter denies, Esc cancels");
+	if (*t->status != '\0')	/* the note is full */
+		tui_cut(LINES - 2, 1, COLS - 2, t->status_style, t->status);
+	else
+		tui_cut(LINES - 2, 1, COLS - 2, ST_BAR,
+		    "Deny: a note for the agent (optional). Enter denies, Esc cancels");
 	move(LINES - 1, 0);
 	clrtoeol();
 	tui_puts(LINES - 1, 0, 2, ST_BOLD, "> ");

@@ -48,29 +48,30 @@ plain_word(const char *a)
 
 /*
  * The command line as a shell would read it: the resolved path, then the
- * arguments, quoted where needed so element boundaries stay visible. Each
- * word is made safe first and the quoting added after, so a quote inside
- * a word shows as '\'' and not with the backslash escaped again.
+ * arguments, quoted where needed so element boundaries stay visible, each
+ * one word of the document (lines wrap between arguments). Each word is
+ * made safe first and the quoting added after, so a quote inside a word
+ * shows as '\'' and not with the backslash escaped again.
  */
-static wchar_t *
-command_line(const json_t *c)
+static void
+command_line(struct tdoc *d, enum style style, const json_t *c)
 {
 	json_t *argv = json_object_get(c, "argv"), *a;
-	wchar_t *buf = NULL, *w, *p;
-	size_t len = 0, i;
+	wchar_t *buf, *w, *p;
+	size_t i, n;
 	const char *s;
-	FILE *fp;
 
-	if ((fp = open_wmemstream(&buf, &len)) == NULL)
-		return tui_wide("");
 	json_array_foreach(argv, i, a) {
 		if (i > 0)
-			fputwc(L' ', fp);
+			doc_addw(d, style, L" ");
 		/* a reviewed file, unquoted: a literal "{file:x}" is quoted */
 		if (file_ref(a) != NULL) {
-			w = tui_wide(file_ref(a));
-			fwprintf(fp, L"{file:%ls}", w);
-			free(w);
+			char *ref;
+
+			if (asprintf(&ref, "{file:%s}", file_ref(a)) >= 0) {
+				doc_word(d, style, ref);
+				free(ref);
+			}
 			continue;
 		}
 		s = i == 0 && *json_str(c, "path") != '\0' ? json_str(c, "path") :
@@ -78,27 +79,29 @@ command_line(const json_t *c)
 		if (s == NULL)
 			s = "";
 		w = tui_wide(s);
-		if (plain_word(s))
-			fputws(w, fp);
-		else {
-			fputwc(L'\'', fp);
-			for (p = w; *p != L'\0'; p++) {
-				if (*p == L'\'')
-					fputws(L"'\\''", fp);
-				else
-					fputwc(*p, fp);
-			}
-			fputwc(L'\'', fp);
+		if (plain_word(s)) {
+			doc_wordw(d, style, w);
+			free(w);
+			continue;
 		}
+		buf = xcalloc(wcslen(w) * 4 + 3, sizeof *buf);
+		n = 0;
+		buf[n++] = L'\'';
+		for (p = w; *p != L'\0'; p++) {
+			if (*p == L'\'') {
+				wmemcpy(buf + n, L"'\\''", 4);
+				n += 4;
+			} else
+				buf[n++] = *p;
+		}
+		buf[n++] = L'\'';
+		doc_wordw(d, style, buf);
+		free(buf);
 		free(w);
 	}
-	if (fclose(fp) != 0 || buf == NULL) {
-		free(buf);
-		return tui_wide("");
-	}
-	return buf;
 }
 
+/* A labelled line of prose (it wraps at spaces). */
 static void
 context_field(struct tdoc *d, const char *label, const char *value)
 {
@@ -106,6 +109,17 @@ context_field(struct tdoc *d, const char *label, const char *value)
 	doc_add(d, ST_LABEL, label);
 	doc_tab(d, LABEL_COL);
 	doc_add(d, ST_NORMAL, value);
+}
+
+/* A labelled value that is one word (a path, a hash): never split at
+ * its spaces. */
+static void
+context_word(struct tdoc *d, const char *label, const char *value)
+{
+	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
+	doc_add(d, ST_LABEL, label);
+	doc_tab(d, LABEL_COL);
+	doc_word(d, ST_NORMAL, value);
 }
 
 static void
@@ -125,6 +139,18 @@ badges(struct tdoc *d, const json_t *list, int none)
 	}
 }
 
+/* KEY=VALUE, one word. */
+static void
+env_word(struct tdoc *d, const char *key, const json_t *v)
+{
+	char *kv;
+
+	if (asprintf(&kv, "%s=%s", key, json_is_string(v) ? json_string_value(v) : "") < 0)
+		return;
+	doc_word(d, ST_BOLD, kv);
+	free(kv);
+}
+
 static void
 env_inline(struct tdoc *d, const json_t *env)
 {
@@ -139,9 +165,7 @@ env_inline(struct tdoc *d, const json_t *env)
 	doc_add(d, ST_NORMAL, " plus");
 	json_object_foreach((json_t *)env, key, v) {
 		doc_add(d, ST_NORMAL, " ");
-		doc_add(d, ST_BOLD, key);
-		doc_add(d, ST_BOLD, "=");
-		doc_add(d, ST_BOLD, json_string_value(v));
+		env_word(d, key, v);
 	}
 }
 
@@ -174,15 +198,15 @@ context(struct tui *t, struct tdoc *d)
 	char who[128];
 
 	context_field(d, "Reason", json_str(g, "reason"));
-	context_field(d, "Host", json_str(g, "host"));
+	context_word(d, "Host", json_str(g, "host"));
 	if (*json_str(g, "machine") != '\0') {
 		doc_add(d, ST_NORMAL, ", for machine ");
-		doc_add(d, ST_BOLD, json_str(g, "machine"));
+		doc_word(d, ST_BOLD, json_str(g, "machine"));
 	}
 	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
 	if (json_integer_value(json_object_get(g, "root_count")) > 0) {
-		context_field(d, "Run as", json_str(g, "run_as"));
-		context_field(d, "Cwd", json_str(g, "cwd"));
+		context_word(d, "Run as", json_str(g, "run_as"));
+		context_word(d, "Cwd", json_str(g, "cwd"));
 	} else
 		context_field(d, "Root", "none: every command runs as you");
 	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
@@ -205,13 +229,14 @@ context(struct tui *t, struct tdoc *d)
 		context_field(d, "Feedback", json_str(g, "feedback"));
 }
 
+/* A detail of a card: its value is one word (an argv element, a path). */
 static void
 detail(struct tdoc *d, int card, const char *label, enum style s, const char *value)
 {
 	doc_line(d, card, LINE_MID, DETAIL_COL);
 	doc_add(d, ST_LABEL, label);
 	doc_tab(d, DETAIL_COL);
-	doc_add(d, s, value);
+	doc_word(d, s, value);
 }
 
 static void
@@ -233,7 +258,7 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 	detail(d, card, "path", ST_NORMAL, json_str(c, "path"));
 	if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 		doc_add(d, ST_DIM, " (given as ");
-		doc_add(d, ST_DIM, json_str(c, "given_path"));
+		doc_word(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
 	if (json_is_true(json_object_get(c, "sealed_at_run")))
@@ -372,19 +397,20 @@ static void
 card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 {
 	int root = gate_cmd_root(c);
-	wchar_t *line;
+	char badge[32];
 
-	t->card_first[i] = d->n;
 	doc_line(d, i, LINE_TOP, 0);
+	t->card_first[i] = d->n - 1;
 	doc_line(d, i, LINE_MID, CARD_INDENT);
 	checkbox(t, d, i, c);
 	doc_add(d, ST_NORMAL, " ");
-	if (root)
-		doc_addf(d, ST_ROOT_BADGE, " ROOT %d ", rootno);
-	else
-		doc_add(d, ST_YOU_BADGE, " YOU ");
+	if (root) {
+		snprintf(badge, sizeof badge, " ROOT %d ", rootno);
+		doc_word(d, ST_ROOT_BADGE, badge);
+	} else
+		doc_word(d, ST_YOU_BADGE, " YOU ");
 	doc_add(d, ST_NORMAL, " ");
-	doc_add(d, ST_BOLD, json_str(c, "id"));
+	doc_word(d, ST_BOLD, json_str(c, "id"));
 	if (json_array_size(json_object_get(c, "badges")) > 0) {
 		doc_add(d, ST_NORMAL, "  ");
 		badges(d, json_object_get(c, "badges"), 0);
@@ -395,25 +421,22 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 		doc_add(d, ST_NORMAL, "as ");
 		doc_add(d, ST_BOLD, t->user);
 		doc_add(d, ST_NORMAL, ", in ");
-		doc_add(d, ST_BOLD, json_str(c, "cwd"));
+		doc_word(d, ST_BOLD, json_str(c, "cwd"));
 	} else {
 		doc_line(d, i, LINE_MID, CARD_INDENT);
 		doc_tab(d, CARD_INDENT);
 		doc_add(d, ST_NORMAL, "as ");
 		doc_add(d, ST_ROOT_BORDER, json_str(t->gate, "run_as"));
 		doc_add(d, ST_NORMAL, ", in ");
-		doc_add(d, ST_BOLD, json_str(c, "cwd"));
+		doc_word(d, ST_BOLD, json_str(c, "cwd"));
 	}
 	doc_line(d, i, LINE_MID, CARD_INDENT + 2);
 	doc_tab(d, CARD_INDENT);
 	if (json_is_string(json_object_get(c, "command"))) {
 		doc_add(d, ST_DIM, "$ ");
 		doc_add(d, ST_BOLD, json_str(c, "command"));
-	} else {
-		line = command_line(c);
-		doc_addw(d, ST_BOLD, line);
-		free(line);
-	}
+	} else
+		command_line(d, ST_BOLD, c);
 	doc_line(d, i, LINE_MID, CARD_INDENT + 5);
 	doc_tab(d, CARD_INDENT);
 	doc_add(d, ST_LABEL, "why  ");
@@ -458,13 +481,11 @@ policies(struct tui *t, struct tdoc *d)
 	json_object_foreach(json_object_get(g, "env"), key, v) {
 		doc_line(d, -1, LINE_PLAIN, LABEL_COL + 2);
 		doc_tab(d, LABEL_COL);
-		doc_add(d, ST_BOLD, key);
-		doc_add(d, ST_BOLD, "=");
-		doc_add(d, ST_BOLD, json_string_value(v));
+		env_word(d, key, v);
 	}
 	if (*json_str(g, "next_prompt") != '\0')
 		context_field(d, "Next", json_str(g, "next_prompt"));
-	context_field(d, "Manifest", json_str(g, "manifest_sha256"));
+	context_word(d, "Manifest", json_str(g, "manifest_sha256"));
 }
 
 static void
@@ -484,7 +505,7 @@ ledger(struct tui *t, struct tdoc *d)
 		doc_tab(d, 2);
 		doc_add(d, strcmp(s, "ran") == 0 ? ST_GOOD : ST_BAD, s);
 		doc_tab(d, 11);
-		doc_add(d, ST_BOLD, json_str(e, "id"));
+		doc_word(d, ST_BOLD, json_str(e, "id"));
 		doc_addf(d, ST_DIM, " as %s", json_str(e, "as"));
 		code = json_object_get(e, "exit_code");
 		if (json_is_integer(code))
@@ -553,6 +574,7 @@ gate_layout(struct tui *t)
 	if (t->ledger != NULL)
 		ledger(t, d);
 	doc_blank(d, -1);
+	doc_end(d);
 }
 
 static void

@@ -2,7 +2,7 @@
 /*
  * The review console (warrant review): state shared by its parts. wtext.c
  * turns agent text into safe wide characters and owns the styles; doc.c
- * lays text out in wrapped lines; list.c is the gate list, gate.c the
+ * lays text out in wrapped lines; list.c is the gate list, review.c the
  * review of one gate, handoff.c approval and denial, tui.c the loop.
  */
 #ifndef TUI_H
@@ -34,7 +34,8 @@ int	 tui_cut(int, int, int, enum style, const char *);
 void	 tui_fill(int, int, int, enum style);
 chtype	 tui_chattr(enum style);
 
-/* doc.c: text wrapped into lines, each maybe inside a command's card. */
+/* doc.c: text wrapped into lines, each maybe inside a command's card;
+ * prose wraps at spaces, a word (doc_word) only before it. */
 enum line_kind { LINE_PLAIN, LINE_TOP, LINE_MID, LINE_BOTTOM };
 struct tseg {
 	wchar_t		*w;
@@ -47,17 +48,29 @@ struct tline {
 	struct tseg	*segs;
 	size_t		 nsegs;
 };
+struct tcell {				/* one character of a paragraph */
+	wchar_t		 c;		/* L'\0': move to column tab */
+	int		 x;		/* its column, once laid out */
+	short		 tab;
+	unsigned char	 style;
+	unsigned char	 nobreak;	/* inside a word: no break before it */
+};
 struct tdoc {
 	struct tline	*l;
 	size_t		 n, cap;
 	int		 plain_width, card_width;
-	int		 col, indent;	/* of the line being built */
+	int		 indent;	/* of the paragraph being built */
+	struct tcell	*p;		/* the paragraph, from the last line on */
+	size_t		 pn, pcap;
 };
 void	 doc_reset(struct tdoc *, int, int);
 void	 doc_free(struct tdoc *);
 void	 doc_line(struct tdoc *, int, enum line_kind, int);
 void	 doc_add(struct tdoc *, enum style, const char *);
 void	 doc_addw(struct tdoc *, enum style, const wchar_t *);
+void	 doc_word(struct tdoc *, enum style, const char *);
+void	 doc_wordw(struct tdoc *, enum style, const wchar_t *);
+void	 doc_end(struct tdoc *);
 void	 doc_addf(struct tdoc *, enum style, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 doc_tab(struct tdoc *, int);
@@ -68,7 +81,6 @@ enum view { VIEW_LIST, VIEW_GATE };
 enum mode { MODE_NORMAL, MODE_DENY };
 
 #define POLL_MS		500
-#define FEEDBACK_MAX	1024	/* characters the reviewer may type */
 
 struct tui {
 	struct store	*st;
@@ -107,7 +119,7 @@ struct tui {
 	char		 outcome[1024];
 	enum style	 outcome_style;
 
-	/* denial feedback being typed */
+	/* denial feedback being typed (FEEDBACK_MAX bytes as UTF-8) */
 	wchar_t		 fb[FEEDBACK_MAX + 1];
 	size_t		 fblen;
 };
@@ -128,7 +140,7 @@ void	 list_draw(struct tui *);
 void	 list_key(struct tui *, int, wint_t);
 void	 list_refresh(struct tui *, json_t *);
 
-/* gate.c */
+/* review.c */
 int	 gate_open(struct tui *, const char *);
 void	 gate_close(struct tui *);
 void	 gate_reload(struct tui *);

@@ -269,6 +269,48 @@ check "list with WARRANT_HOME under /root: exit 1" [ "$RC" -eq 1 ]
 check "... saying whose directory is in the way" err_has "/root belongs to uid 0, not to you"
 check "... and nothing was created there" [ ! -e /root/wt-e2e-state ]
 
+diag "warrant wait: output, feedback and next as they are"
+# printf's output: " \   ^__^", a \r progress line ending in CR LF, an ESC
+cat >"$WT_T/cow.json" <<'JSON'
+{"reason":"cow","output_to_agent":"full","next":{"prompt":"then C:\\dir"},
+ "commands":[{"id":"cow","why":"w","as":"user","argv":["/usr/bin/printf",
+  " \\\\   ^__^\\n0%%\\r50%%\\r100%% done\\r\\nesc \\033[2J\\n"]}]}
+JSON
+accepted_file "a YOU request whose output has backslashes, CRs and an escape" "$WT_T/cow.json"
+COW=$GATE
+wr answer "$COW" --run
+wr wait "$COW" -t 10
+check "wait on the approved gate: exit 0" [ "$RC" -eq 0 ]
+check "wait: a backslash in the output is one backslash" sh -c 'grep -qx "   |  \\\\   ^__^" "$1"' sh "$WT_T/out"
+check "wait: a \\r progress line is its last state, CR LF a line end" \
+    sh -c 'grep -qx "   | 100% done" "$1" && ! grep -qF "50%" "$1" && ! grep -qF "\\r" "$1"' sh "$WT_T/out"
+check "wait: an escape in the output is still shown as \\x1b" \
+    sh -c 'grep -qxF "   | esc \\x1b[2J" "$1"' sh "$WT_T/out"
+check "wait: no raw control characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+check "wait: next.prompt keeps its backslash" sh -c 'grep -qxF "next: then C:\\dir" "$1"' sh "$WT_T/out"
+accepted_file "a second one, to deny with a note" "$WT_T/cow.json"
+wr answer "$GATE" --deny -f "$(printf 'no\\thanks\r\nsee C:\\docs')"
+wr wait "$GATE" -t 10
+check "wait on a denied gate: feedback with one backslash, a line per line" \
+    sh -c 'grep -qxF "feedback: no\\thanks" "$1" && grep -qxF "          see C:\\docs" "$1"' sh "$WT_T/out"
+
+diag "a denial note: UTF-8 of at most 4096 bytes (FEEDBACK_MAX)"
+accepted "a gate to deny with a long note" "$(requ '["true"]')"
+NOTE=$("$PY" -c 'print("\u00e9" * 2048, end="")')
+wr answer "$GATE" --deny -f "${NOTE}x"
+check "answer --deny -f with 4097 bytes: exit 2" [ "$RC" -eq 2 ]
+check "... saying a denial note is UTF-8 text of at most 4096 bytes" \
+    err_has "a denial note is UTF-8 text of at most 4096 bytes"
+check "... and the gate is still pending" [ "$(as_req "$W" show -j "$GATE" | jscan 'j["state"]')" = pending ]
+wr answer "$GATE" --deny -f "$(printf 'bad \377 byte')"
+check "answer --deny -f with a byte that is not UTF-8: refused the same way" \
+    sh -c '[ "$1" -eq 2 ] && grep -qF "a denial note is UTF-8 text of at most 4096 bytes" "$2"' \
+    sh "$RC" "$WT_T/err"
+wr answer "$GATE" --deny -f "$NOTE"
+check "a note of exactly 4096 bytes (2048 characters) is taken whole" \
+    sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ]' sh "$RC" \
+    "$(as_req "$W" show -j "$GATE" | jscan 'j["feedback"]')" "$NOTE"
+
 diag "refusals teach the fix (a hint per code and common shape)"
 # hint ARGV_JSON WORDS DESC: the -j refusal's hint and the human line hold WORDS
 hint() {

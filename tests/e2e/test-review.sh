@@ -463,6 +463,89 @@ else
 fi
 tm kill-session -t "$CS"
 
+# ---------------------------------------------------------------- wrapping
+section "wrapping at 80 columns"
+WR_REASON="Enable the development proxy site so that the new frontend is reachable through nginx on this machine while we test it"
+WR_WHY="Link the site configuration into sites-enabled so that nginx picks it up on the next reload of its configuration files"
+WR_LONG="/srv/$(printf 'd0123456789/%.0s' 1 2 3 4 5 6 7 8 9 10 11 12)end"
+mkgate wrap <<JSON
+{"reason": "$WR_REASON",
+ "commands": [
+  {"id": "link", "argv": ["/usr/bin/ln", "-s", "/etc/nginx/sites-available/dev-proxy",
+    "/etc/nginx/sites-enabled/dev-proxy"], "why": "$WR_WHY"},
+  {"id": "long", "as": "user", "argv": ["/usr/bin/true", "$WR_LONG"], "why": "A long path."}
+ ]}
+JSON
+WRAP=$G
+# block FIRST STOP: the screen from the line holding FIRST to the one
+# before the next line holding STOP, card borders and the focus mark
+# taken off (80 columns), blanks squeezed, one line each.
+block() {
+	screen | "$PY" -c '
+import sys
+first, stop = sys.argv[1], sys.argv[2]
+out, on = [], False
+for l in sys.stdin.read().split("\n"):
+    if not on and first in l:
+        on = True
+    elif on and stop in l:
+        break
+    if on:
+        if len(l) >= 78 and l[1] in "│x" and l[77] in "│x":
+            l = l[2:77]    # a card line (x: its border without UTF-8)
+        out.append(" ".join(l.split()))
+print("\n".join(out))' "$1" "$2"
+}
+# whole_args WORD...: every line of stdin is a run of whole WORDs.
+whole_args() {
+	"$PY" -c '
+import sys
+args = set(sys.argv[1:])
+lines = [l for l in sys.stdin.read().split("\n") if l]
+sys.exit(0 if len(lines) > 1 and all(set(l.split()) <= args for l in lines) else 1)' "$@"
+}
+console wrap -- "$WRAP"
+wait_for "Root access"
+b=$(block "/usr/bin/ln" "why")
+if echo "$b" | whole_args /usr/bin/ln -s /etc/nginx/sites-available/dev-proxy \
+    /etc/nginx/sites-enabled/dev-proxy; then
+	ok "a command line wraps between arguments, never inside one"
+else
+	not_ok "a command line wraps between arguments, never inside one"
+	diag "$b"
+	shot
+fi
+is "the reason wraps at spaces: no word is cut" "$(block "Reason " "Host " | tr '\n' ' ' | sed 's/ *$//')" \
+    "Reason $WR_REASON"
+is "a why wraps at spaces: no word is cut" "$(block "why " "└" | tr '\n' ' ' | sed 's/ *$//')" \
+    "why $WR_WHY"
+keys j
+b=$(block "/usr/bin/true" "why")
+if [ "$(echo "$b" | sed 1d | grep -vc '^↪ ')" = 0 ] && [ "$(echo "$b" | wc -l)" -gt 1 ] &&
+    [ "$(echo "$b" | sed 's/^↪ //' | tr -d '\n')" = "/usr/bin/true $WR_LONG" ]; then
+	ok "an argument longer than a line is cut, each line that goes on with it marked ↪"
+else
+	not_ok "an argument longer than a line is cut, each line that goes on with it marked ↪"
+	diag "$b"
+	shot
+fi
+yes_ "80x24 with wrapped text: nothing past column 80" [ "$(widest)" -le 80 ]
+tm kill-session -t "$CS"
+console wrapc LANG=C -- "$WRAP"
+wait_for "Root access"
+keys j
+b=$(block "/usr/bin/true" "why")
+if [ "$(echo "$b" | sed 1d | grep -vc '^\\ ')" = 0 ] && [ "$(echo "$b" | wc -l)" -gt 1 ] &&
+    [ "$(echo "$b" | sed 's/^\\ //' | tr -d '\n')" = "/usr/bin/true $WR_LONG" ]; then
+	ok "without UTF-8 (LANG=C) the mark is a plain backslash"
+else
+	not_ok "without UTF-8 (LANG=C) the mark is a plain backslash"
+	diag "$b"
+	shot
+fi
+tm kill-session -t "$CS"
+rv "$WBIN" answer "$WRAP" --deny >/dev/null 2>&1
+
 # ---------------------------------------------------------------- injection
 section "escape injection"
 LONG=""
@@ -486,7 +569,8 @@ inj_ok=1
 for f in 'pwn \x1b]2;PWNED\x07 clear\x1b[2J\x1b[H bell\x07' 'rtl <U+202E>evil' \
     'why \x1b[31mred\x1b[0m \x1b]0;TITLE2\x1b\\ done' "'"'\x1b[2J\x1b[1;1HFAKE'"'" 'WT_X=\x1b[5mblink' \
     "'it'\\''s<U+3164><U+3164>x'"; do
-	screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "$f" || { inj_ok=0; diag "not shown: $f"; }
+	screen | tr -d '\n' | sed 's/ *│ *//g' | tr -s ' ' | grep -qF -- "$f" ||
+	    { inj_ok=0; diag "not shown: $f"; }
 done
 if [ "$inj_ok" -eq 1 ]; then ok "reason, why, argv and env escapes are shown as visible escapes"; else
 	not_ok "[P6] reason, why, argv and env escapes are shown as visible escapes"; shot; fi
@@ -496,7 +580,8 @@ if screen | tr -d '\n' | sed 's/ *│ *//g' | grep -qF -- "'\\\\''"; then
 else
 	ok "a quote in an argument is shown as '\\'' with one backslash"
 fi
-all=$(screen | sed 's/^.│ *//; s/ *│ *$//' | tr -d '\n ')
+# (a cut argument goes on after a ↪ in the gutter)
+all=$(screen | sed 's/^.│ *//; s/ *│ *$//; s/^↪//' | tr -d '\n ')
 miss=""
 i=1
 while [ "$i" -le 40 ]; do
@@ -619,6 +704,28 @@ else
 	not_ok "[P4] warrant wait reports the denial (exit 4) with the feedback"
 	diag "exit $rc: $(cat "$TD/deny.out")"
 fi
+keys q
+keys q
+tm kill-session -t "$CS"
+# one note limit everywhere (FEEDBACK_MAX): 4096 bytes of UTF-8, not characters
+mkgate longnote <<'JSON'
+{"reason": "Deny me at length.", "commands": [{"id": "n", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+LN=$G
+console longnote -- "$LN"
+wait_for "1 command as root"
+keys d
+"$PY" -c 'print("\u00e9" * 2048, end="")' | tm load-buffer -b wtnote -
+tm paste-buffer -b wtnote -d -t "$CS"
+keys -l "x"
+# (the console takes the 2049 keys one by one, redrawing after each)
+shows "a note past 4096 bytes is refused with the one rule" \
+    "a denial note is UTF-8 text of at most 4096 bytes" 300
+keys Enter
+wait_for "Feedback"
+fb=$(rv "$WBIN" show "$LN" -j | jscan 'j["feedback"]')
+is "the denial keeps the note of 4096 bytes (2048 characters) whole" \
+    "$(printf '%s' "$fb" | wc -c):$(gate_state "$LN")" "4096:denied"
 keys q
 keys q
 tm kill-session -t "$CS"

@@ -258,6 +258,22 @@ is "the 17th is refused (exit 2)" "$RC" 2
 jcheck "with quota_exceeded" 'j["error"]["code"] == "quota_exceeded"' "$SR_DIR/q16.json.out"
 is "and nothing was stored" "$(pending_of "$A")" 16
 ids=$(rev list -j | jscan "' '.join(g['request_id'] for g in j if g['requester'] == '$A')")
+# one note limit everywhere (FEEDBACK_MAX): 4097 bytes refused, 4096 taken
+LASTQ=${ids##* }
+over=$("$PY" -c 'import json, sys; print(json.dumps({"op": "withdraw", "id": sys.argv[1],
+    "feedback": "\u00e9" * 2048 + sys.argv[2]}))' "$LASTQ" x)
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "$over")
+jcheck "a withdrawal's note over 4096 bytes is refused with the one rule (invalid_field)" \
+    'j["error"]["code"] == "invalid_field" and j["error"]["message"] == "a denial note is UTF-8 text of at most 4096 bytes"' - <<EOF
+$r
+EOF
+is "... and the gate stays pending" "$(sr_state "$LASTQ")" pending
+over=$("$PY" -c 'import json, sys; print(json.dumps({"op": "withdraw", "id": sys.argv[1],
+    "feedback": "\u00e9" * 2048}))' "$LASTQ")
+r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "$over")
+jcheck "a note of exactly 4096 bytes is taken" 'j["ok"] is True' - <<EOF
+$r
+EOF
 for id in $ids; do
 	as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$id\",\"feedback\":\"done\"}" \
 	    >>"$SR_DIR/withdraw.out"

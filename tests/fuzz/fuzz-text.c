@@ -27,6 +27,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
 			__builtin_trap();
 	free(v);
+	/* output: only newline and tab of the controls, and no CR */
+	v = text_output(s);
+	for (i = 0; v[i] != '\0'; i++)
+		if (((unsigned char)v[i] < 0x20 && v[i] != '\n' && v[i] != '\t') || v[i] == 0x7f)
+			__builtin_trap();
+	free(v);
 	v = text_json_safe((const char *)data, size);
 	json_decref(json_string(v) ?: (__builtin_trap(), NULL));
 	free(v);

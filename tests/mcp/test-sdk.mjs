@@ -131,6 +131,36 @@ async function outputNone() {
 	await client.close();
 }
 
+// Output reaches the agent as it is (cowsay's backslashes once, apt's \r
+// progress as its last state), with terminal escapes still neutralised.
+async function outputAsIs() {
+	const home = newHome('asis');
+	const { client } = await connect(home);
+	const reason = 'mcp output as it is';
+	const fmt = ' \\\\   ^__^\\n  (oo)\\\\_______\\n0%%\\r50%%\\r100%% done\\r\\nesc \\033[2J\\tend\\n';
+	const call = client.callTool({
+		name: 'request_commands',
+		arguments: { reason, output_to_agent: 'full', next: { prompt: 'then C:\\dir\\x' },
+			commands: [{ id: 'cow', why: 'w', as: 'user', argv: ['/usr/bin/printf', fmt] }] },
+	});
+	const gate = await pendingGate(home, reason);
+	await warrant(home, ['answer', gate.request_id, '--run']);
+	const res = await call;
+	const t = text(res);
+	const lines = t.split('\n');
+	check(lines.includes('   |  \\   ^__^') && lines.includes('   |   (oo)\\_______'),
+	    'a backslash in the output reaches the agent as one backslash', t);
+	check(lines.includes('   | 100% done') && !t.includes('50%') && !t.includes('\\r'),
+	    'a \\r progress line reaches the agent as its last state, CR LF as a line end', t);
+	check(lines.includes('   | esc \\x1b[2J\tend') && !t.includes('\x1b'),
+	    'an escape in the output is still shown as \\x1b, a tab stays a tab', t);
+	check(lines.includes('   then C:\\dir\\x'), 'next.prompt keeps its backslashes too', t);
+	check(res.structuredContent?.ledger?.entries?.[0]?.output_tail ===
+	    ' \\   ^__^\n  (oo)\\_______\n0%\r50%\r100% done\r\nesc \x1b[2J\tend\n',
+	    'structuredContent keeps the output exact', res.structuredContent);
+	await client.close();
+}
+
 async function denied() {
 	const home = newHome('denied');
 	const { client } = await connect(home);
@@ -276,6 +306,7 @@ try {
 	await listTools();
 	await approved();
 	await outputNone();
+	await outputAsIs();
 	await denied();
 	await expired();
 	await refused();

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* text_visible: agent text can never reach the terminal as control. */
+/* text_visible: agent text can never reach the terminal as control;
+ * text_output: command output as it is, made just as safe. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -145,6 +146,48 @@ test_json_safe_cut_sequence(void **s)
 	free(whole);
 }
 
+static void
+expect_output(const char *in, const char *want)
+{
+	char *got = text_output(in);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* text_output: command output as it is, only what must not reach a
+ * terminal neutralised, carriage returns as a terminal treats them. */
+static void
+test_output(void **s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)s;
+	/* cowsay: a backslash is one backslash, tabs and lines stay */
+	expect_output(" \\   ^__^\n  \\  (oo)\\_______\n", " \\   ^__^\n  \\  (oo)\\_______\n");
+	expect_output("a\tb\n\nc", "a\tb\n\nc");
+	/* apt's progress: only the last state of a line; CR LF is a line end */
+	expect_output("0% [Working]\r20% [Working]\r100% done\nnext\n",
+	    "100% done\nnext\n");
+	expect_output("Reading lists... Done\r\n", "Reading lists... Done\n");
+	expect_output("50%\r", "50%");
+	expect_output("\r\r\n", "\n");
+	/* still neutralised: escapes, other controls, invisible code points,
+	 * invalid UTF-8 */
+	expect_output("\x1b]2;PWNED\x07 said\x1b[2J", "\\x1b]2;PWNED\\x07 said\\x1b[2J");
+	expect_output("a\x08\x0b\x0c\x7f", "a\\x08\\x0b\\x0c\\x7f");
+	expect_output("\xc2\x9b" "31m \xe2\x80\xae" "x", "<U+009B>31m <U+202E>x");
+	expect_output("\xff ok", "\\xff ok");
+	/* line by line, with a prefix for the first line and the others */
+	assert_non_null(fp = open_memstream(&buf, &len));
+	text_print_output(fp, "one\\\r\ntwo 1%\rtwo 2%\n", "out: ", "   | ");
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(buf, "out: one\\\n   | two 2%\n");
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -156,6 +199,7 @@ main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_no_raw_escape_survives),
 		cmocka_unit_test(test_json_safe_cut_sequence),
+		cmocka_unit_test(test_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
