@@ -371,7 +371,7 @@ elif role == "mcp-codex":
     s = tomllib.loads(text)["mcp_servers"]["warrant"]
     cmd, env = [s["command"]] + s.get("args", []), s.get("env", {})
 elif role == "mcp-opencode":
-    s = json.loads(text)["mcp"]["warrant"]
+    s = json.loads(text)["mcp"]["servers"]["warrant"]
     cmd, env = s["command"], s.get("environment", {})
 cmd = [rev if a == doc_rev else a for a in cmd]
 env = {k: v.replace("/run/warrant/%s/" % doc_rev, "/run/warrant/%s/" % rev) for k, v in env.items()}
