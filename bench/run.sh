@@ -6,7 +6,9 @@
 # usage: sh bench/run.sh BUILD_DIR
 # Environment: BENCH_RUNS (request runs, default 200), BENCH_SCALE_RUNS
 # (runs per store size, default 100), BENCH_HASH_RUNS (default 7),
-# BENCH_BIG (largest store, default 100000), BENCH_KEEP=1 (keep the
+# BENCH_BIG (largest store, default 100000), BENCH_BASELINE (another
+# warrant binary timed beside this one in benchmark 1), BENCH_ONLY=request
+# (benchmark 1 alone), BENCH_KEEP=1 (keep the
 # temporary directory with its stores, for a closer look). Benchmarks 4
 # and 5 (the root runner) are bench/runner.sh, with its own knobs.
 set -eu
@@ -104,7 +106,16 @@ floor=$work/floor.db
 $sqlite -batch -init /dev/null "$floor" \
     "PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL);" >/dev/null
 out1=$work/bench1.txt
-"$timeit" -n "$runs" -w 10 \
+# BENCH_BASELINE=PATH: another build of warrant (say, before a change),
+# timed in the same interleaved rounds against a store of its own.
+set --
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	[ -x "$BENCH_BASELINE" ] || { echo "bench: $BENCH_BASELINE is not executable" >&2; exit 1; }
+	h1b=$(newhome request_baseline)
+	WARRANT_HOME=$h1b "$BENCH_BASELINE" request <"$work/req3.json" >/dev/null
+	set -- baseline "$work/req3.json" "WARRANT_HOME=$h1b" "$BENCH_BASELINE" request :::
+fi
+"$timeit" -n "$runs" -w 10 "$@" \
     request "$work/req3.json" "WARRANT_HOME=$h1" "$warrant" request ::: \
     true - /bin/true ::: \
     sqlite3 - "$sqlite" -batch -init /dev/null "$floor" \
@@ -117,8 +128,16 @@ t_med=$(field "$out1" true median)
 s_med=$(field "$out1" sqlite3 median)
 printf "  request (3 commands): median %s ms (p90 %s); floor exec /bin/true %s ms (p90 %s);" \
     "$r_med" "$(field "$out1" request p90)" "$t_med" "$(field "$out1" true p90)"
-printf " floor sqlite3 WAL+FULL commit %s ms (p90 %s); ratio %sx (aim <= 1.3x)\n" \
+printf " floor sqlite3 WAL+FULL commit %s ms (p90 %s); ratio %sx (aim <= 1.25x)\n" \
     "$s_med" "$(field "$out1" sqlite3 p90)" "$(calc "$r_med / $s_med")"
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	b_med=$(field "$out1" baseline median)
+	printf "  baseline %s: median %s ms (p90 %s); ratio %sx to the floor; this build / baseline %sx\n" \
+	    "$BENCH_BASELINE" "$b_med" "$(field "$out1" baseline p90)" \
+	    "$(calc "$b_med / $s_med")" "$(calc "$r_med / $b_med")"
+fi
+printf "  (net of launch: request - /bin/true %s ms, sqlite3 - /bin/true %s ms; ratio %sx)\n" \
+    "$(calc "$r_med - $t_med")" "$(calc "$s_med - $t_med")" "$(calc "($r_med - $t_med) / ($s_med - $t_med)")"
 v_med=$(field "$out1" version median)
 sv_med=$(field "$out1" sqlite3_version median)
 printf "  (context, no aim) start-up alone: warrant --version %s ms, sqlite3 -version %s ms;" \
@@ -127,6 +146,10 @@ printf " beyond start-up: request %s ms, sqlite3 commit %s ms\n" \
     "$(calc "$r_med - $v_med")" "$(calc "$s_med - $sv_med")"
 failures "$out1"
 echo
+if [ "${BENCH_ONLY:-}" = request ]; then
+	echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 # --- 2. SHA-256 throughput ----------------------------------------------------
 echo "2. SHA-256 of a 256 MiB file: sha256_fd vs openssl dgst, $hash_runs interleaved runs each"
