@@ -8,7 +8,8 @@
 # (runs per store size, default 100), BENCH_HASH_RUNS (default 7),
 # BENCH_BIG (largest store, default 100000), BENCH_BASELINE (another
 # warrant binary timed beside this one in benchmark 1), BENCH_ONLY=request
-# (benchmark 1 alone), BENCH_KEEP=1 (keep the
+# (benchmark 1 alone) or gc (3b alone), BENCH_APPROVALS (3b, default
+# 1000), BENCH_KEEP=1 (keep the
 # temporary directory with its stores, for a closer look). Benchmarks 4
 # and 5 (the root runner) are bench/runner.sh, with its own knobs.
 set -eu
@@ -98,6 +99,7 @@ echo "  times are wall-clock per process (spawn to exit); median and p90 in ms"
 echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 echo
 
+if [ "${BENCH_ONLY:-}" != gc ]; then
 # --- 1. request latency against two floors ----------------------------------
 echo "1. warrant request (3 commands) vs floors, $runs interleaved runs each"
 h1=$(newhome request)
@@ -300,6 +302,43 @@ printf "  (no aim) list -a -j with %s gates: median %s ms over 5 runs\n" \
     "$big" "$(field "$out3" labig median)"
 failures "$out3"
 echo
+
+fi	# BENCH_ONLY=gc skips 1-3
+
+# --- 3b. disk use after many approvals (the retention policy) -----------------
+approvals=${BENCH_APPROVALS:-1000}
+echo "3b. disk use after $approvals YOU-only approvals with 1 MiB of output each (warrant answer prunes)"
+hg=$(newhome store_gc)
+printf '%s\n' '{"reason":"bench","commands":[{"id":"a","as":"user","why":"w","argv":["/usr/bin/head","--bytes=1048576","/dev/zero"]}]}' \
+    >"$work/mib.json"
+t0=$(date +%s)
+peak=0 i=0 fails=0
+while [ "$i" -lt "$approvals" ]; do
+	id=$(WARRANT_HOME=$hg "$warrant" request <"$work/mib.json" | sed -n 's/^{"request_id":"\([^"]*\)".*/\1/p')
+	WARRANT_HOME=$hg "$warrant" answer "$id" --run --no-detach -j </dev/null >/dev/null 2>&1 ||
+	    fails=$((fails + 1))
+	i=$((i + 1))
+	if [ $((i % 50)) -eq 0 ]; then
+		k=$(du -sk "$hg" | cut -f1)
+		[ "$k" -le "$peak" ] || peak=$k
+	fi
+done
+secs=$(($(date +%s) - t0))
+state_k=$(du -sk "$hg" | cut -f1)
+runs_k=$(du -sk "$hg/runs" | cut -f1)
+ndirs=$(find "$hg/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
+printf "  after %s approvals (%s s, %s ms each): state directory %s MiB (runs/ %s MiB in %s directories," \
+    "$approvals" "$secs" "$(calc "$secs * 1000 / $approvals")" "$(calc "$state_k / 1024")" \
+    "$(calc "$runs_k / 1024")" "$ndirs"
+printf " database %s MiB, requests.jsonl %s MiB); peak seen %s MiB; aim: runs/ <= 256 MiB (the default bound)\n" \
+    "$(calc "$(stat -c %s "$hg/warrant.db") / 1048576")" \
+    "$(calc "$(stat -c %s "$hg/requests.jsonl") / 1048576")" "$(calc "$peak / 1024")"
+printf "  without pruning it would be about %s MiB of output logs\n" "$approvals"
+[ "$fails" -eq 0 ] || echo "  WARNING: $fails approvals failed"
+WARRANT_HOME=$hg "$warrant" gc --vacuum -j >"$work/gc.json"
+printf "  warrant gc --vacuum: %s\n" "$(cat "$work/gc.json")"
+echo
+[ "${BENCH_ONLY:-}" != gc ] || exit 0
 
 # --- 4 and 5. the root runner (bench/runner.sh: needs root, skipped otherwise) --
 runner_rc=0

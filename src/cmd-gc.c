@@ -6,8 +6,8 @@
  * rotates requests.jsonl past a size (one old file kept); with --vacuum
  * compacts the database. A run directory whose gate is pending, whose
  * gate has an unsettled attempt, or whose runner still holds its lock is
- * never touched. `warrant answer` runs the same pruning (quietly) after
- * every batch it settles.
+ * never touched. `warrant answer` runs the same pruning and rotation
+ * (quietly, with the defaults) after every approval it runs.
  */
 #include <dirent.h>
 #include <err.h>
@@ -68,6 +68,8 @@ disk_use(int dfd, int depth)
 		close(fd);
 		return 0;
 	}
+	if (fstat(dfd, &sb) == 0)
+		n += (long long)sb.st_blocks * 512;	/* the directory itself */
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
@@ -216,6 +218,8 @@ prune(struct store *st, int runs_fd, int64_t max_age, long long max_bytes, int d
 	return rep;
 }
 
+static json_t *rotate_jsonl(struct store *, int);
+
 /* The state directory's runs/, opened; -2 when there is none. */
 static int
 runs_open(struct store *st)
@@ -238,7 +242,7 @@ runs_open(struct store *st)
 int
 gc_prune_default(struct store *st)
 {
-	json_t *rep;
+	json_t *rep, *jsonl;
 	int fd = runs_open(st);
 
 	if (fd == -2)
@@ -251,9 +255,11 @@ gc_prune_default(struct store *st)
 		return 0;
 	}
 	rep = prune(st, fd, GC_MAX_AGE_DAYS * 86400LL, GC_MAX_RUNS_MIB * 1048576LL, 0);
+	jsonl = rotate_jsonl(st, 0);
 	close(fd);
 	json_decref(rep);
-	return rep != NULL ? 0 : -1;
+	json_decref(jsonl);
+	return rep != NULL && jsonl != NULL ? 0 : -1;
 }
 
 /* requests.jsonl past GC_JSONL_MIB becomes requests.jsonl.1 (replacing
