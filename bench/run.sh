@@ -6,7 +6,10 @@
 # usage: sh bench/run.sh BUILD_DIR
 # Environment: BENCH_RUNS (request runs, default 200), BENCH_SCALE_RUNS
 # (runs per store size, default 100), BENCH_HASH_RUNS (default 7),
-# BENCH_BIG (largest store, default 100000), BENCH_KEEP=1 (keep the
+# BENCH_BIG (largest store, default 100000), BENCH_BASELINE (another
+# warrant binary timed beside this one in benchmark 1), BENCH_ONLY=request
+# (benchmark 1 alone) or gc (3b alone), BENCH_APPROVALS (3b, default
+# 1000), BENCH_KEEP=1 (keep the
 # temporary directory with its stores, for a closer look). Benchmarks 4
 # and 5 (the root runner) are bench/runner.sh, 6 and 7 (the reviewer's
 # daemon) bench/serve.sh, each with its own knobs.
@@ -97,6 +100,7 @@ echo "  times are wall-clock per process (spawn to exit); median and p90 in ms"
 echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 echo
 
+if [ "${BENCH_ONLY:-}" != gc ]; then
 # --- 1. request latency against two floors ----------------------------------
 echo "1. warrant request (3 commands) vs floors, $runs interleaved runs each"
 h1=$(newhome request)
@@ -105,7 +109,16 @@ floor=$work/floor.db
 $sqlite -batch -init /dev/null "$floor" \
     "PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL);" >/dev/null
 out1=$work/bench1.txt
-"$timeit" -n "$runs" -w 10 \
+# BENCH_BASELINE=PATH: another build of warrant (say, before a change),
+# timed in the same interleaved rounds against a store of its own.
+set --
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	[ -x "$BENCH_BASELINE" ] || { echo "bench: $BENCH_BASELINE is not executable" >&2; exit 1; }
+	h1b=$(newhome request_baseline)
+	WARRANT_HOME=$h1b "$BENCH_BASELINE" request <"$work/req3.json" >/dev/null
+	set -- baseline "$work/req3.json" "WARRANT_HOME=$h1b" "$BENCH_BASELINE" request :::
+fi
+"$timeit" -n "$runs" -w 10 "$@" \
     request "$work/req3.json" "WARRANT_HOME=$h1" "$warrant" request ::: \
     true - /bin/true ::: \
     sqlite3 - "$sqlite" -batch -init /dev/null "$floor" \
@@ -118,8 +131,16 @@ t_med=$(field "$out1" true median)
 s_med=$(field "$out1" sqlite3 median)
 printf "  request (3 commands): median %s ms (p90 %s); floor exec /bin/true %s ms (p90 %s);" \
     "$r_med" "$(field "$out1" request p90)" "$t_med" "$(field "$out1" true p90)"
-printf " floor sqlite3 WAL+FULL commit %s ms (p90 %s); ratio %sx (aim <= 1.3x)\n" \
+printf " floor sqlite3 WAL+FULL commit %s ms (p90 %s); ratio %sx (aim <= 1.25x)\n" \
     "$s_med" "$(field "$out1" sqlite3 p90)" "$(calc "$r_med / $s_med")"
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	b_med=$(field "$out1" baseline median)
+	printf "  baseline %s: median %s ms (p90 %s); ratio %sx to the floor; this build / baseline %sx\n" \
+	    "$BENCH_BASELINE" "$b_med" "$(field "$out1" baseline p90)" \
+	    "$(calc "$b_med / $s_med")" "$(calc "$r_med / $b_med")"
+fi
+printf "  (net of launch: request - /bin/true %s ms, sqlite3 - /bin/true %s ms; ratio %sx)\n" \
+    "$(calc "$r_med - $t_med")" "$(calc "$s_med - $t_med")" "$(calc "($r_med - $t_med) / ($s_med - $t_med)")"
 v_med=$(field "$out1" version median)
 sv_med=$(field "$out1" sqlite3_version median)
 printf "  (context, no aim) start-up alone: warrant --version %s ms, sqlite3 -version %s ms;" \
@@ -128,6 +149,10 @@ printf " beyond start-up: request %s ms, sqlite3 commit %s ms\n" \
     "$(calc "$r_med - $v_med")" "$(calc "$s_med - $sv_med")"
 failures "$out1"
 echo
+if [ "${BENCH_ONLY:-}" = request ]; then
+	echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 # --- 2. SHA-256 throughput ----------------------------------------------------
 echo "2. SHA-256 of a 256 MiB file: sha256_fd vs openssl dgst, $hash_runs interleaved runs each"
@@ -278,6 +303,43 @@ printf "  (no aim) list -a -j with %s gates: median %s ms over 5 runs\n" \
     "$big" "$(field "$out3" labig median)"
 failures "$out3"
 echo
+
+fi	# BENCH_ONLY=gc skips 1-3
+
+# --- 3b. disk use after many approvals (the retention policy) -----------------
+approvals=${BENCH_APPROVALS:-1000}
+echo "3b. disk use after $approvals YOU-only approvals with 1 MiB of output each (warrant answer prunes)"
+hg=$(newhome store_gc)
+printf '%s\n' '{"reason":"bench","commands":[{"id":"a","as":"user","why":"w","argv":["/usr/bin/head","--bytes=1048576","/dev/zero"]}]}' \
+    >"$work/mib.json"
+t0=$(date +%s)
+peak=0 i=0 fails=0
+while [ "$i" -lt "$approvals" ]; do
+	id=$(WARRANT_HOME=$hg "$warrant" request <"$work/mib.json" | sed -n 's/^{"request_id":"\([^"]*\)".*/\1/p')
+	WARRANT_HOME=$hg "$warrant" answer "$id" --run --no-detach -j </dev/null >/dev/null 2>&1 ||
+	    fails=$((fails + 1))
+	i=$((i + 1))
+	if [ $((i % 50)) -eq 0 ]; then
+		k=$(du -sk "$hg" | cut -f1)
+		[ "$k" -le "$peak" ] || peak=$k
+	fi
+done
+secs=$(($(date +%s) - t0))
+state_k=$(du -sk "$hg" | cut -f1)
+runs_k=$(du -sk "$hg/runs" | cut -f1)
+ndirs=$(find "$hg/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
+printf "  after %s approvals (%s s, %s ms each): state directory %s MiB (runs/ %s MiB in %s directories," \
+    "$approvals" "$secs" "$(calc "$secs * 1000 / $approvals")" "$(calc "$state_k / 1024")" \
+    "$(calc "$runs_k / 1024")" "$ndirs"
+printf " database %s MiB, requests.jsonl %s MiB); peak seen %s MiB; aim: runs/ <= 256 MiB (the default bound)\n" \
+    "$(calc "$(stat -c %s "$hg/warrant.db") / 1048576")" \
+    "$(calc "$(stat -c %s "$hg/requests.jsonl") / 1048576")" "$(calc "$peak / 1024")"
+printf "  without pruning it would be about %s MiB of output logs\n" "$approvals"
+[ "$fails" -eq 0 ] || echo "  WARNING: $fails approvals failed"
+WARRANT_HOME=$hg "$warrant" gc --vacuum -j >"$work/gc.json"
+printf "  warrant gc --vacuum: %s\n" "$(cat "$work/gc.json")"
+echo
+[ "${BENCH_ONLY:-}" != gc ] || exit 0
 
 # --- 4 and 5. the root runner (bench/runner.sh: needs root, skipped otherwise) --
 runner_rc=0

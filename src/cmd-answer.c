@@ -203,13 +203,16 @@ cmd_answer_exec(int argc, char **argv)
 		return rc;
 	}
 	r = approve_run(&st, id, select, nselect, &opts, &code);
-	store_close(&st);
 	if (r != NULL) {
 		if (json)
 			print_json(r);
 		else
 			print_human(r);
 		json_decref(r);
+		fflush(stdout);
 	}
+	/* the retention policy's pruning, after the answer is out (cmd-gc.c) */
+	(void)gc_prune_default(&st);
+	store_close(&st);
 	return code;
 }

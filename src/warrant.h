@@ -100,6 +100,12 @@ extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
+extern const struct cmd_entry cmd_gc_entry;
+/* cmd-gc.c: the retention policy's defaults (man/warrant.1, gc) */
+#define GC_MAX_AGE_DAYS	30	/* run directories of gates settled longer ago */
+#define GC_MAX_RUNS_MIB	256	/* all run directories together */
+#define GC_JSONL_MIB	16	/* requests.jsonl rotates past this */
+int	 gc_prune_default(struct store *);
 int	 usage_error(const struct cmd_entry *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 print_json(const json_t *);

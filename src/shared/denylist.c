@@ -53,6 +53,7 @@ static const char *const loader_globs[] = {
 	"/lib/*-linux-*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*",
 	"/usr/lib/*-linux-*/ld-*.so*", "/lib/ld.so*", NULL
 };
+#define LOADER_GLOBS	(sizeof loader_globs / sizeof loader_globs[0] - 1)
 
 #define MAX_KNOWN	96
 #define MAX_SHELLS	48
@@ -128,13 +129,35 @@ add_known(struct denylist *d, const char *path, enum deny_kind kind, int loader)
 	d->nknown++;
 }
 
+/* A glob pattern with its fixed leading directory resolved (realpath):
+ * "/lib/ld-*.so*" is "/usr/lib/ld-*.so*" where /lib links to usr/lib. */
+static int
+real_pattern(const char *glob_pat, char *out, size_t size)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t k = strcspn(glob_pat, "*?[");
+
+	while (k > 0 && glob_pat[k - 1] != '/')
+		k--;
+	if (k < 2 || k - 1 >= sizeof dir)
+		return -1;
+	memcpy(dir, glob_pat, k - 1);
+	dir[k - 1] = '\0';
+	if (realpath(dir, real) == NULL)
+		return -1;
+	return (size_t)snprintf(out, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real,
+	    glob_pat + k) < size ? 0 : -1;
+}
+
 /* /etc/shells, the denylisted tools on the trusted path and the dynamic
  * loaders, as they are now. */
 struct denylist *
 denylist_load(void)
 {
-	char line[PATH_MAX], found[PATH_MAX];
+	char line[PATH_MAX], found[PATH_MAX], pat[LOADER_GLOBS][PATH_MAX];
 	struct denylist *d = xcalloc(1, sizeof *d);
+	struct trusted_path tp;
+	size_t npat = 0;
 	const char *const *t;
 	glob_t g;
 	FILE *fp;
@@ -151,14 +174,27 @@ denylist_load(void)
 		}
 		fclose(fp);
 	}
+	trusted_path_load(&tp);
 	for (t = nested_tools; *t != NULL; t++)
-		if (exe_lookup(*t, found, sizeof found) == 0)
+		if (exe_lookup_in(&tp, *t, found, sizeof found) == 0)
 			add_known(d, found, DENY_NESTED, 0);
 	for (t = interactive_tools; *t != NULL; t++)
-		if (exe_lookup(*t, found, sizeof found) == 0)
+		if (exe_lookup_in(&tp, *t, found, sizeof found) == 0)
 			add_known(d, found, DENY_INTERACTIVE, 0);
 	for (t = loader_globs; *t != NULL; t++) {
-		if (glob(*t, GLOB_NOSORT, NULL, &g) != 0)
+		/*
+		 * Each real directory read once: /lib, /lib64 and /lib32 are
+		 * links into /usr on a merged /usr, and reading a directory of
+		 * a thousand libraries is the dearest step of a request.
+		 */
+		if (real_pattern(*t, pat[npat], sizeof pat[npat]) != 0)
+			continue;
+		for (n = 0; n < npat; n++)
+			if (strcmp(pat[n], pat[npat]) == 0)
+				break;
+		if (n < npat)
+			continue;
+		if (glob(pat[npat++], GLOB_NOSORT, NULL, &g) != 0)
 			continue;
 		for (n = 0; n < g.gl_pathc; n++)
 			add_known(d, g.gl_pathv[n], DENY_NONE, 1);

@@ -36,28 +36,63 @@ open_regular(const char *path, struct stat *st)
 	return fd;
 }
 
-/* Find a bare name on the trusted path; 0 with the path in out. */
-int
-exe_lookup(const char *name, char *out, size_t size)
+static const char *const trusted_dirs[] = {
+	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+};
+
+/*
+ * The directories of the trusted path, in order, each real directory
+ * once: on a merged /usr (Debian) /sbin and /bin are links to /usr/sbin
+ * and /usr/bin, and a name missing from those is missing from them too.
+ * Same directory = same device and inode (stat follows the links); a
+ * directory that is not there is left out. Loaded for one judgement, by
+ * whoever makes many lookups (the denylist), never cached.
+ */
+void
+trusted_path_load(struct trusted_path *tp)
 {
-	static const char *const dirs[] = {
-		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
-		"/sbin", "/bin",
-	};
+	struct stat st[TRUSTED_DIRS];
+	size_t i, j;
+
+	tp->n = 0;
+	for (i = 0; i < TRUSTED_DIRS; i++) {
+		if (stat(trusted_dirs[i], &st[tp->n]) != 0 || !S_ISDIR(st[tp->n].st_mode))
+			continue;
+		for (j = 0; j < tp->n; j++)
+			if (st[j].st_dev == st[tp->n].st_dev && st[j].st_ino == st[tp->n].st_ino)
+				break;
+		if (j == tp->n)
+			tp->dir[tp->n++] = trusted_dirs[i];
+	}
+}
+
+/* Find a bare name in tp's directories (every directory of the trusted
+ * path when tp is NULL); 0 with the path in out. */
+int
+exe_lookup_in(const struct trusted_path *tp, const char *name, char *out, size_t size)
+{
+	size_t i, n = tp != NULL ? tp->n : TRUSTED_DIRS;
 	struct stat st;
-	size_t i;
 
 	if (*name == '\0' || strchr(name, '/') != NULL ||
 	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return -1;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if ((size_t)snprintf(out, size, "%s/%s", dirs[i], name) >= size)
+	for (i = 0; i < n; i++) {
+		if ((size_t)snprintf(out, size, "%s/%s",
+		    tp != NULL ? tp->dir[i] : trusted_dirs[i], name) >= size)
 			return -1;
 		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (st.st_mode & 0111) != 0)
 			return 0;
 	}
 	return -1;
+}
+
+/* Find a bare name on the trusted path; 0 with the path in out. */
+int
+exe_lookup(const char *name, char *out, size_t size)
+{
+	return exe_lookup_in(NULL, name, out, size);
 }
 
 static int

@@ -1,15 +1,59 @@
 /* SPDX-License-Identifier: ISC */
-/* SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
+/*
+ * SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
  * bytes for manifests, incrementally for copied files, and a constant-time
- * comparison of hex digests. */
+ * comparison of hex digests.
+ *
+ * Through the low-level SHA256_Init/Update/Final (deprecated since OpenSSL
+ * 3.0, still built by default): the same assembly as the EVP interface,
+ * without it. The first EVP digest of a process makes OpenSSL load its
+ * default provider and fill its name tables before it can fetch SHA-256:
+ * 1-2 ms, more than the rest of a `warrant request`, and megabytes of the
+ * runner's resident memory. A libcrypto built without the deprecated
+ * interfaces (OPENSSL_NO_DEPRECATED_3_0) gets the EVP path instead, with
+ * the digest fetched once per process (see sha256_md).
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <err.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include "shared.h"
+
+#if !defined(OPENSSL_NO_DEPRECATED_3_0)
+#define SHA256_LOW_LEVEL	1
+#else
+#define SHA256_LOW_LEVEL	0
+#include <pthread.h>
+
+static EVP_MD *sha256_fetched;
+
+static void
+sha256_fetch(void)
+{
+	sha256_fetched = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+}
+
+/*
+ * The digest, fetched once, lazily, and kept for the life of the process:
+ * an immutable handle to an algorithm that depends on nothing about who
+ * asks, not request state (what the "no static caches" rule is about).
+ * EVP_sha256() would fetch it again at every EVP_DigestInit_ex.
+ */
+static const EVP_MD *
+sha256_md(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, sha256_fetch);
+	return sha256_fetched;
+}
+#endif
 
 #define HASH_CHUNK	(256 * 1024)
 
@@ -26,6 +70,78 @@ to_hex(const unsigned char *md, char hex[SHA256_HEX_LEN + 1])
 	hex[SHA256_HEX_LEN] = '\0';
 }
 
+#if SHA256_LOW_LEVEL
+/* Hash everything readable from fd; 0 on success, -1 with errno set. */
+int
+sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
+{
+	static unsigned char buf[HASH_CHUNK];
+	unsigned char md[32];
+	SHA256_CTX ctx;
+	ssize_t n;
+
+	SHA256_Init(&ctx);
+	for (;;) {
+		n = read(fd, buf, sizeof buf);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		SHA256_Update(&ctx, buf, (size_t)n);
+	}
+	SHA256_Final(md, &ctx);
+	to_hex(md, hex);
+	return 0;
+}
+
+/* Incremental hashing, for content hashed as it is copied: begin (NULL
+ * only when out of memory), update, end (frees it). */
+void *
+sha256_begin(void)
+{
+	SHA256_CTX *ctx = malloc(sizeof *ctx);
+
+	if (ctx != NULL)
+		SHA256_Init(ctx);
+	return ctx;
+}
+
+int
+sha256_update(void *ctx, const void *p, size_t n)
+{
+	return SHA256_Update(ctx, p, n) == 1 ? 0 : -1;
+}
+
+int
+sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[32];
+
+	SHA256_Final(md, ctx);
+	explicit_bzero(ctx, sizeof(SHA256_CTX));
+	free(ctx);
+	to_hex(md, hex);
+	return 0;
+}
+
+void
+sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[32];
+	SHA256_CTX ctx;
+
+	/* not SHA256(): since OpenSSL 3.0 that one-shot goes through EVP */
+	SHA256_Init(&ctx);
+	SHA256_Update(&ctx, p, n);
+	SHA256_Final(md, &ctx);
+	to_hex(md, hex);
+}
+
+#else	/* the EVP interface */
+
 /* Hash everything readable from fd; 0 on success, -1 with errno set. */
 int
 sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
@@ -38,7 +154,7 @@ sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return -1;
-	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+	if (EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1)
 		goto out;
 	for (;;) {
 		n = read(fd, buf, sizeof buf);
@@ -61,14 +177,12 @@ out:
 	return rc;
 }
 
-/* Incremental hashing, for content hashed as it is copied: begin (NULL
- * only when libcrypto is out of memory), update, end (frees it). */
 void *
 sha256_begin(void)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
-	if (ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+	if (ctx != NULL && EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1) {
 		EVP_MD_CTX_free(ctx);
 		ctx = NULL;
 	}
@@ -98,13 +212,14 @@ sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
 {
 	unsigned char md[32];
 
-	if (EVP_Digest(p, n, md, NULL, EVP_sha256(), NULL) != 1) {
+	if (EVP_Digest(p, n, md, NULL, sha256_md(), NULL) != 1) {
 		/* libcrypto cannot fail here short of memory exhaustion. */
 		warnx("SHA-256 failed");
 		abort();
 	}
 	to_hex(md, hex);
 }
+#endif
 
 /* Equal hex digests, compared in constant time. */
 int

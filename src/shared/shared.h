@@ -114,6 +114,14 @@ int	 path_changeable(const struct writer *, const char *, char *, size_t);
 
 int	 open_regular(const char *, struct stat *);
 int	 exe_lookup(const char *, char *, size_t);
+/* TRUSTED_PATH's directories, each real directory once (path.c) */
+#define TRUSTED_DIRS	6
+struct trusted_path {
+	const char	*dir[TRUSTED_DIRS];
+	size_t		 n;
+};
+void	 trusted_path_load(struct trusted_path *);
+int	 exe_lookup_in(const struct trusted_path *, const char *, char *, size_t);
 
 /* denylist.c: nested privilege tools and interactive programs (by name,
  * by path in /etc/shells, by identity), loaded for one judgement and

@@ -118,6 +118,10 @@ int	 attempt_abandon(struct store *, int64_t, const char *, const char *);
 json_t	*attempt_get(struct store *, int64_t);
 json_t	*attempts_unsettled(struct store *);
 
+/* retain.c: what warrant gc may remove, and compacting the database. */
+int	 gate_retention(struct store *, const char *, int64_t *);
+int	 store_vacuum(struct store *);
+
 /* chain.c: the append-only, hash-chained events table. */
 json_t	*audit_events(struct store *);
 int	 audit_verify(struct store *, char *, size_t, long *);
