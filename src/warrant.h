@@ -83,6 +83,7 @@ extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_requesters_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_pair_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
 int	 usage_error(const struct cmd_entry *, const char *, ...)

@@ -52,6 +52,7 @@ struct daemon {
 		int	 next;
 	}		*rates;
 	size_t		 nrates;
+	int		 web;		/* the web page is served too: the socket may be missing */
 };
 
 struct conn;
