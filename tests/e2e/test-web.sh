@@ -24,6 +24,7 @@ PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
 U=http://127.0.0.1:$PORT
 JAR=$SR_DIR/jar
 T=$SR_DIR/t
+RMARK=/root/wt-web-mark-$PORT
 DPID=
 
 stop_daemon() {
@@ -35,6 +36,7 @@ stop_daemon() {
 }
 cleanup() {
 	stop_daemon KILL
+	rm -f "$RMARK"
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
 		rm -rf "$SR_DIR"
@@ -250,6 +252,69 @@ curl -s -N -b "$JAR" --max-time 2 "$U/api/events" >"$T.sse"
 check "GET /api/events streams the gate count" grep -q '^data: {"pending":' "$T.sse"
 ST=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$U/api/events")
 is "the event stream needs a session" "$ST" 401
+
+# ------------------------------------------------------------ the page in Chromium
+section "the page in Chromium"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+SHOTS=$WARRANT_BUILD/test-web-shots
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	for d in "pair from the printed link" "see the gates" "deny with feedback" \
+	    "approve YOU-only" "ROOT gate: the terminal command, no approve control"; do
+		skip "$d" "chromium or node is missing (scripts/deps.sh)"
+	done
+else
+	rm -rf "$SHOTS"
+	mkdir -p "$SHOTS"
+	printf '{"reason":"deny me \\u202e","commands":[{"id":"d","why":"w","as":"user","argv":["/usr/bin/touch","%s/deny-mark"]}]}\n' "$SR_DIR" >"$SR_DIR/b1.json"
+	gate "$SR_DIR/b1.json"
+	GD=$G
+	printf '{"reason":"root only","commands":[{"id":"r1","why":"w","argv":["/usr/bin/touch","%s"]}]}\n' "$RMARK" >"$SR_DIR/b3.json"
+	gate "$SR_DIR/b3.json"
+	GR=$G HR=$H
+	chmod 777 "$SR_DIR"
+	printf '{"reason":"run me","commands":[{"id":"y1","why":"w","as":"user","argv":["/bin/sh","-c","echo hello-from-you; touch %s/page-mark"]}]}\n' "$SR_DIR" >"$SR_DIR/b2.json"
+	gate "$SR_DIR/b2.json"
+	GY=$G
+	rev pair --no-qr >"$T.bpair"
+	BURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.bpair")
+	cat >"$SR_DIR/steps.json" <<EOF
+[{"open": "$BURL"},
+ {"wait": "document.querySelectorAll('#pending article.gate').length >= 3"},
+ {"eval": "location.href"},
+ {"eval": "document.querySelector('article[data-gate=\"$GR\"] code.term').textContent"},
+ {"eval": "document.querySelectorAll('article[data-gate=\"$GR\"] button.approve, article[data-gate=\"$GR\"] input[type=checkbox]').length"},
+ {"eval": "document.querySelector('article[data-gate=\"$GD\"] .reason').textContent"},
+ {"eval": "document.querySelectorAll('script, img, b').length"},
+ {"shot": "$SHOTS/list-390x844.png"},
+ {"type": ["article[data-gate=\"$GD\"] textarea", "not from the phone"]},
+ {"click": "article[data-gate=\"$GD\"] button.deny"},
+ {"wait": "!document.querySelector('#pending article[data-gate=\"$GD\"]')"},
+ {"click": "article[data-gate=\"$GY\"] button.approve"},
+ {"wait": "(document.querySelector('#recent article[data-gate=\"$GY\"]') || {textContent: ''}).textContent.includes('hello-from-you')", "ms": 20000},
+ {"eval": "document.querySelector('#recent article[data-gate=\"$GY\"]').scrollIntoView(), 1"},
+ {"shot": "$SHOTS/gate-390x844.png"}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome" "$SR_DIR/steps.json" \
+	    >"$T.cdp" 2>"$T.cdp.err"
+	step() { sed -n "${1}p" "$T.cdp" | jscan "$2" >/dev/null 2>&1; }
+	check "pair from the printed link (the token leaves the address bar)" step 3 "j['value'] == '$U/'"
+	check "the ROOT gate shows the exact terminal command" step 4 "j['value'] == 'warrant answer $GR --run --expect $HR'"
+	check "[P3] and no approve control" step 5 "j['value'] == 0"
+	check "[P6] agent text is shown neutralised, as text" step 6 "j['value'] == 'deny me <U+202E>'"
+	check "no markup from the agent became an element" step 7 "j['value'] == 1"
+	check "a screenshot of the list at 390x844" [ -s "$SHOTS/list-390x844.png" ]
+	check "deny with feedback from the page" step 11 "j['ok']"
+	rev wait -j -t 5 "$GD" >"$T.wait" 2>&1
+	jcheck "the agent's wait sees the denial and the feedback" \
+	    'j["state"] == "denied" and j["feedback"] == "not from the phone"' "$T.wait"
+	check "approve a YOU-only gate: its ledger shows up on the page" step 13 "j['ok']"
+	check "it ran" [ -e "$SR_DIR/page-mark" ]
+	check "a screenshot of the settled gate" [ -s "$SHOTS/gate-390x844.png" ]
+	check "[P3] the ROOT gate's command did not run" [ ! -e "$RMARK" ]
+	is "[P3] and its gate is pending" "$(state_of "$GR")" pending
+	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp" "$T.cdp.err" | tail -c 1500)"; fi
+	chmod 755 "$SR_DIR"
+fi
 
 # ------------------------------------------------------------ many connections
 section "connections"
