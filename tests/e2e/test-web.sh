@@ -61,7 +61,7 @@ start_daemon() {
 	) 2>>"$SR_DIR/serve.log" &
 	DPID=$!
 	i=0
-	until curl -s -o /dev/null "$U/app.css"; do
+	until curl -sk -o /dev/null "$U/app.css"; do
 		i=$((i + 1))
 		[ "$i" -lt 100 ] || return 1
 		kill -0 "$DPID" 2>/dev/null || return 1
@@ -366,4 +366,26 @@ check "revoking it again is refused" grep -q 'unknown_device' "$T.err"
 stop_daemon
 is "SIGTERM stops the daemon cleanly" "$DRC" 0
 check "and the URL file is removed" [ ! -e "$SR_STATE/web.url" ]
+
+# ------------------------------------------------------------ TLS
+section "TLS"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+    -keyout "$SR_DIR/key.pem" -out "$SR_DIR/cert.pem" -subj /CN=localhost \
+    -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+chown "$REV" "$SR_DIR/key.pem" "$SR_DIR/cert.pem"
+chmod 600 "$SR_DIR/key.pem"
+U=https://127.0.0.1:$PORT
+check "warrant serve --http with --tls-cert and --tls-key" \
+    start_daemon --tls-cert "$SR_DIR/cert.pem" --tls-key "$SR_DIR/key.pem"
+rev pair --no-qr >"$T.tpair"
+TOK=$(grep -o '#token=[A-Za-z0-9_-]*' "$T.tpair" | cut -d= -f2)
+check "under TLS the link is https://" grep -q "^  $U/#token=" "$T.tpair"
+ST=$(curl -sk -o "$T" -D "$T.h" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"token\":\"$TOK\"}" "$U/api/pair")
+is "pairing over TLS" "$ST" 200
+check "the cookie is __Host-warrant, Secure, HttpOnly, SameSite=Strict" \
+    grep -q 'Set-Cookie: __Host-warrant=.*; HttpOnly; SameSite=Strict; Secure' "$T.h"
+ST=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")
+check "plain HTTP gets no page" [ "$ST" = 000 ]
+stop_daemon
 done_testing
