@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "web.h"
 
 #define CSP	"default-src 'none'; script-src 'self'; style-src 'self'; " \
@@ -473,6 +474,7 @@ web_start(struct web *w, const struct web_config *cfg)
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG | MHD_USE_POLL;
 	char *cert = NULL, *key = NULL, port[8];
+	unsigned timeout = WEB_TIMEOUT_S;
 	sigset_t block, old;
 	size_t i;
 
@@ -537,6 +539,11 @@ web_start(struct web *w, const struct web_config *cfg)
 	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
 	/* __Host- needs Secure, and Secure needs https */
 	snprintf(w->cookie, sizeof w->cookie, "%s", w->tls ? "__Host-warrant" : "warrant");
+#if WARRANT_TEST_HOOKS
+	/* the end-to-end build: a short idle timeout for the slow-client test */
+	if (getenv("WARRANT_TEST_WEB_TIMEOUT") != NULL)
+		timeout = (unsigned)strtoul(getenv("WARRANT_TEST_WEB_TIMEOUT"), NULL, 10);
+#endif
 	pthread_mutex_init(&w->lock, NULL);
 	if (store_open(&w->st) != 0) {
 		free(cert);
@@ -554,7 +561,7 @@ web_start(struct web *w, const struct web_config *cfg)
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_IP,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
 	    MHD_OPTION_STRICT_FOR_CLIENT, 1,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, w,

@@ -94,7 +94,9 @@ attempts_of() { sqlite3 "$SR_STATE/warrant.db" "SELECT count(*) FROM attempts WH
 
 # ------------------------------------------------------------ the daemon
 section "the daemon"
-start_daemon || bail "warrant serve --http starts"
+# the e2e build (test hooks): connections idle for 3 s are closed
+SR_EXTRA_ENV=WARRANT_TEST_WEB_TIMEOUT=3 start_daemon || bail "warrant serve --http starts"
+unset SR_EXTRA_ENV
 ok "warrant serve --http 127.0.0.1:$PORT answers"
 rev serve --http 0.0.0.0:1 >/dev/null 2>"$T.err"
 check "a non-loopback address without --listen-any is refused" grep -q 'not a loopback' "$T.err"
@@ -351,6 +353,22 @@ sleep 0.5
 api GET /api/gates
 is "and answers again once they are gone" "$ST" 200
 check "the daemon lived through it" kill -0 "$DPID"
+
+# a slow client: half a request, then nothing
+"$PY" - "$PORT" >"$T.slow" <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /api/gates HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+t0 = time.time()
+try:
+    d = s.recv(4096)
+except OSError:
+    d = b""
+print("closed" if d == b"" else "answered", round(time.time() - t0))
+EOF
+read -r how secs <"$T.slow"
+check "a slow client is disconnected once idle ($how after ${secs}s, limit 3 s in this build)" \
+    [ "$how" = closed ] && [ "${secs:-99}" -le 6 ]
 
 # ------------------------------------------------------------ revoke
 section "revoke"
