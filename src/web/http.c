@@ -301,6 +301,19 @@ is_static(const char *method, const char *url)
 	    strcmp(url, "/app.js") == 0 || strcmp(url, "/app.css") == 0);
 }
 
+/* The daemon's log line for a refused header; its value is the client's,
+ * so it is cut and neutralised like agent text. */
+static void
+log_refusal(const char *name, const char *value)
+{
+	char cut[80], *v;
+
+	snprintf(cut, sizeof cut, "%s", value != NULL ? value : "(none)");
+	v = text_visible(cut);
+	warnx("web: refused a request: %s %s", name, v);
+	free(v);
+}
+
 /*
  * Everything a request must pass before its body is read. Returns 0 to
  * go on, else the MHD result after a refusal was queued (r->answered).
@@ -319,17 +332,16 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 		*ret = web_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
 		    "only GET and POST");
 	else if (!host_ok(w, host)) {
-		warnx("web: refused a request for Host %.64s (not a name of this page)",
-		    host != NULL ? host : "(none)");
+		log_refusal("Host", host);
 		*ret = web_error(c, MHD_HTTP_MISDIRECTED_REQUEST, "bad_host", "this server "
 		    "answers only to %s", w->names[0]);
 	} else if (origin != NULL && !origin_ok(w, origin)) {
-		warnx("web: refused a request from Origin %.64s", origin);
+		log_refusal("Origin", origin);
 		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "bad_origin", "requests from other "
 		    "sites are refused");
 	} else if (site != NULL && strcmp(site, "same-origin") != 0 &&
 	    !(strcmp(site, "none") == 0 && strcmp(method, "GET") == 0 && strcmp(url, "/") == 0)) {
-		warnx("web: refused a %s request (Sec-Fetch-Site %.32s)", method, site);
+		log_refusal("Sec-Fetch-Site", site);
 		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "cross_site", "requests from other "
 		    "sites are refused");
 	} else if (len != NULL && strtoull(len, NULL, 10) > WEB_BODY_MAX)
