@@ -17,7 +17,7 @@ static int cmd_answer_exec(int, char **);
 const struct cmd_entry cmd_answer_entry = {
 	.name = "answer",
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [-f TEXT] [-j]",
+	"[--expect SHA256] [--you-only] [-f TEXT] [-j]",
 	.help =
 	"Answer a pending gate. --run authenticates through the host's sudo on this\n"
 	"terminal (when anything runs as root), then runs the selected commands in\n"
@@ -36,6 +36,8 @@ const struct cmd_entry cmd_answer_entry = {
 	"                      the ledger); never detached\n"
 	"  -e, --expect SHA256 approve only if the sealed manifest is still the one\n"
 	"                      reviewed (its hash, or a prefix of 12 or more)\n"
+	"  --you-only          approve only if no selected command runs as root (no\n"
+	"                      sudo); what the web page's approvals run as\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
 	"  -j, --json          print the result as JSON\n",
@@ -133,6 +135,7 @@ cmd_answer_exec(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "via", required_argument, NULL, 'V' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "you-only", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *select[MAX_SELECT], *feedback = NULL;
@@ -158,6 +161,7 @@ cmd_answer_exec(int argc, char **argv)
 		case 'D': opts.detach = 1; break;
 		case 'N': opts.detach = 0; break;
 		case 'e': opts.expect = optarg; break;
+		case 'Y': opts.you_only = 1; break;
 		case 'f': feedback = optarg; break;
 		case 'j': json = 1; break;
 		case 'V':

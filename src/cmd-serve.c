@@ -2,20 +2,23 @@
 /*
  * warrant serve: the reviewer's daemon. Runs in the foreground as the
  * reviewer, owns the reviewer's store and answers requesters of other
- * uids on /run/warrant/REVIEWER/req.sock (docs/protocol.md); logs to
- * standard error. Ctrl-C or SIGTERM stops it.
+ * uids on /run/warrant/REVIEWER/req.sock (docs/protocol.md); with --http
+ * it also serves the web page (src/web/). Logs to standard error. Ctrl-C
+ * or SIGTERM stops it.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "serve/serve.h"
+#include "web/web.h"
 
 static int cmd_serve_exec(int, char **);
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
-	.usage = "[--max-pending N] [--rate N]",
+	.usage = "[--max-pending N] [--rate N] [--http [ADDR:]PORT [--host NAME]... "
+	    "[--listen-any --tls-cert PEM --tls-key PEM]]",
 	.help =
 	"Run the reviewer's daemon in the foreground: agents running as other users\n"
 	"(members of the group warrant-REVIEWER, see `warrant requesters`) send their\n"
@@ -25,7 +28,16 @@ const struct cmd_entry cmd_serve_entry = {
 	"As a systemd user service: systemctl --user enable --now warrant\n\n"
 	"  --max-pending N  pending gates one requester may have (default 16)\n"
 	"  --rate N         requests one requester may make in any 60 seconds\n"
-	"                   (default 30)\n",
+	"                   (default 30)\n"
+	"  --http [ADDR:]PORT  also serve the web page for a paired phone or browser\n"
+	"                      (`warrant pair`) on ADDR (127.0.0.1 by default): it\n"
+	"                      shows and denies every gate and approves only commands\n"
+	"                      that run as you\n"
+	"  --host NAME         another Host name the page answers to, such as a reverse\n"
+	"                      proxy's (tailscale serve, ssh -L); repeatable\n"
+	"  --listen-any        allow ADDR other than loopback (needs --tls-cert/--tls-key)\n"
+	"  --tls-cert PEM, --tls-key PEM\n"
+	"                      serve the page over HTTPS with this certificate and key\n",
 	.exec = cmd_serve_exec,
 };
 
@@ -35,11 +47,19 @@ cmd_serve_exec(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-pending", required_argument, NULL, 'P' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "http", required_argument, NULL, 'H' },
+		{ "host", required_argument, NULL, 'n' },
+		{ "listen-any", no_argument, NULL, 'A' },
+		{ "tls-cert", required_argument, NULL, 'C' },
+		{ "tls-key", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct web_config cfg;
 	struct daemon d;
-	int ch, rc;
+	struct web *w = NULL;
+	int ch, rc, http = 0;
 
+	memset(&cfg, 0, sizeof cfg);
 	memset(&d, 0, sizeof d);
 	d.max_pending = SERVE_QUOTA_PENDING;
 	d.rate_count = SERVE_RATE_COUNT;
@@ -55,17 +75,51 @@ cmd_serve_exec(int argc, char **argv)
 				return usage_error(&cmd_serve_entry, "--rate takes 1 to %d",
 				    SERVE_LIMIT_MAX);
 			break;
+		case 'H':
+			if (web_parse_listen(optarg, &cfg) != 0)
+				return usage_error(&cmd_serve_entry, "--http takes [ADDR:]PORT with a "
+				    "numeric address, such as 8722 or 127.0.0.1:8722");
+			http = 1;
+			break;
+		case 'n':
+			if (cfg.nhosts == WEB_HOSTS_MAX || !label_valid(optarg) ||
+			    strlen(optarg) > 150 || strpbrk(optarg, " /\\\"'") != NULL)
+				return usage_error(&cmd_serve_entry, "--host takes a host name (at "
+				    "most %d of them)", WEB_HOSTS_MAX);
+			cfg.hosts[cfg.nhosts++] = optarg;
+			break;
+		case 'A': cfg.listen_any = 1; break;
+		case 'C': cfg.tls_cert = optarg; break;
+		case 'K': cfg.tls_key = optarg; break;
 		default:
 			return usage_error(&cmd_serve_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_serve_entry, "unexpected argument '%s'", argv[optind]);
+	if (!http && (cfg.nhosts > 0 || cfg.listen_any || cfg.tls_cert != NULL ||
+	    cfg.tls_key != NULL))
+		return usage_error(&cmd_serve_entry, "--host, --listen-any and --tls-* go "
+		    "with --http");
+	d.web = http;
 	if (daemon_identity(&d) != 0)
 		return EXIT_INTERNAL;
 	if (store_open(&d.st) != 0)
 		return EXIT_INTERNAL;
+	if (http) {
+		w = xcalloc(1, sizeof *w);
+		if (web_start(w, &cfg) != 0) {
+			free(w);
+			store_close(&d.st);
+			free(d.home);
+			return EXIT_INTERNAL;
+		}
+	}
 	rc = serve_run(&d) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	if (w != NULL) {
+		web_stop(w);
+		free(w);
+	}
 	store_close(&d.st);
 	rates_free(&d);
 	free(d.rates);

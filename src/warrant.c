@@ -21,6 +21,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_requesters_entry,
 	&cmd_mcp_entry,
 	&cmd_serve_entry,
+	&cmd_pair_entry,
 	&cmd_review_entry,
 	&cmd_gc_entry,
 	&cmd_finalize_entry,

@@ -98,6 +98,7 @@ extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_requesters_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_pair_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
 extern const struct cmd_entry cmd_gc_entry;

@@ -15,6 +15,7 @@ struct approve_opts {
 	int		 detach;	/* 1 detach, 0 stay, -1 the default rule */
 	int		 via_sudo;	/* ROOT commands through sudo, not the runner */
 	const char	*expect;	/* the manifest hash the reviewer saw, or NULL */
+	int		 you_only;	/* refuse when any selected command is ROOT */
 };
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);

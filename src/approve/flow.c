@@ -177,6 +177,14 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	*root = 0;
 	json_array_foreach(sel, i, c)
 		*root |= is_root(c);
+	/* the web page's approvals: nothing that needs sudo, ever */
+	if (o->you_only && *root) {
+		json_decref(sel);
+		say(b, "root_needs_terminal", "a selected command runs as root: approve it with "
+		    "`warrant answer %s --run --expect %s` on a terminal; nothing ran",
+		    b->gate_id, json_str(b->gate, "manifest_sha256"));
+		return -1;
+	}
 	if (o->via_sudo && *root && json_object_size(json_object_get(b->manifest, "env")) > 0) {
 		json_decref(sel);
 		say(b, "runner_error", "--via sudo cannot pass the reviewed environment; "

@@ -390,9 +390,15 @@ serve_run(struct daemon *d)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &orig);
-	if ((lfd = listen_socket(d)) < 0)
-		return -1;
-	warnx("serve: %s answers requesters on %s (group %s)", d->name, d->path, d->group);
+	if ((lfd = listen_socket(d)) < 0) {
+		if (!d->web) {
+			sigprocmask(SIG_SETMASK, &orig, NULL);
+			return -1;
+		}
+		warnx("serve: no requester socket: serving the web page only");
+	} else
+		warnx("serve: %s answers requesters on %s (group %s)", d->name, d->path,
+		    d->group);
 	next_tick = monotonic_ms() + SERVE_TICK_MS;
 	while (!stopping) {
 		now = monotonic_ms();
@@ -455,8 +461,10 @@ serve_run(struct daemon *d)
 	}
 	for (i = 0; i < n; i++)
 		conn_close(conns[i]);
-	unlink_socket(d);
-	close(lfd);
+	if (lfd >= 0) {
+		unlink_socket(d);
+		close(lfd);
+	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	warnx("serve: stopped");
 	return 0;

@@ -55,6 +55,7 @@ struct daemon {
 		long	 next;
 	}		*rates;
 	size_t		 nrates;
+	int		 web;		/* the web page is served too: the socket may be missing */
 };
 
 struct conn;

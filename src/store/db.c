@@ -72,6 +72,14 @@ static const char *const migrations[] = {
 	"ALTER TABLE gates ADD COLUMN requester_pid INTEGER;"
 	"ALTER TABLE gates ADD COLUMN requester_start INTEGER;"
 	"CREATE INDEX gates_by_requester ON gates (requester_uid, state, created_at);",
+	/* 5: the web page (devices.c): pairing tokens and device sessions,
+	 * both only as SHA-256 of the secret */
+	"CREATE TABLE pair_tokens ("
+	" token_sha256 TEXT PRIMARY KEY, created_at INTEGER NOT NULL,"
+	" expires_at INTEGER NOT NULL, used_at INTEGER);"
+	"CREATE TABLE devices ("
+	" id TEXT PRIMARY KEY, name TEXT NOT NULL, session_sha256 TEXT NOT NULL UNIQUE,"
+	" created_at INTEGER NOT NULL, revoked_at INTEGER);",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 

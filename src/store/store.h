@@ -122,6 +122,13 @@ json_t	*attempts_unsettled(struct store *);
 int	 gate_retention(struct store *, const char *, int64_t *);
 int	 store_vacuum(struct store *);
 
+/* devices.c: the web page's pairing tokens and device sessions (SHA-256 hex) */
+int	 pair_token_add(struct store *, const char *, int64_t);
+int	 pair_redeem(struct store *, const char *, const char *, const char *, const char *);
+int	 device_lookup(struct store *, const char *, char *, size_t);
+json_t	*device_list(struct store *);
+int	 device_revoke(struct store *, const char *);
+
 /* chain.c: the append-only, hash-chained events table. */
 json_t	*audit_events(struct store *);
 int	 audit_verify(struct store *, char *, size_t, long *);

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: ISC
+// The warrant web page: pairing from the link's #token=, the gates from
+// /api/gates, live updates from /api/events, deny with feedback, approve
+// of commands that run as you. Every string from the server (agent text
+// already neutralised there) goes into the page as text, never as HTML.
+"use strict";
+
+let csrf = null;
+let events = null;
+const busy = new Set();		// gates with a request of ours under way
+const results = new Map();	// gate id -> the last result shown on its card
+
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {})) {
+		if (k === "class") e.className = v;
+		else if (k === "text") e.textContent = v;
+		else if (k === "on") for (const [ev, f] of Object.entries(v)) e.addEventListener(ev, f);
+		else e.setAttribute(k, v);
+	}
+	for (const k of kids) if (k != null) e.append(typeof k === "string" ? document.createTextNode(k) : k);
+	return e;
+}
+
+function notice(text) {
+	const n = document.getElementById("notice");
+	n.textContent = text || "";
+	n.hidden = !text;
+}
+
+async function api(method, path, body) {
+	const opts = { method, credentials: "same-origin", headers: {} };
+	if (body !== undefined) {
+		opts.headers["Content-Type"] = "application/json";
+		opts.body = JSON.stringify(body);
+	}
+	if (method === "POST" && csrf) opts.headers["X-Warrant-CSRF"] = csrf;
+	const r = await fetch(path, opts);
+	let j = null;
+	try { j = await r.json(); } catch (e) { j = null; }
+	return { status: r.status, body: j };
+}
+
+function errText(r) {
+	const e = r.body && r.body.error;
+	return e ? e.message + " (" + e.code + ")" : "HTTP " + r.status;
+}
+
+function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+function argvText(argv) {
+	return (argv || []).map(a => typeof a === "string" ? a : "[file " + a.file + "]").join("  ");
+}
+
+function ledgerView(ledger) {
+	const box = el("div", { class: "ledger" });
+	for (const e of (ledger && ledger.entries) || []) {
+		const head = e.id + ": " + e.status + (e.exit_code != null ? " (exit " + e.exit_code + ")" : "") +
+			(e.error ? " — " + e.error : "");
+		box.append(el("div", { class: "result", text: head }));
+		if (e.output_tail) box.append(el("pre", { text: e.output_tail }));
+	}
+	return box;
+}
+
+function commandItem(g, c, i) {
+	const root = c.as !== "user";
+	const li = el("li", { class: root ? "root" : "you" });
+	if (g.approvable && !root) {
+		const box = el("input", { type: "checkbox", "data-id": c.id, "aria-label": "run " + c.id });
+		box.checked = true;
+		li.append(box);
+	}
+	const cmd = el("div", { class: "cmd" });
+	cmd.append(el("div", {},
+		el("span", { class: "badge " + (root ? "root" : "you"), text: root ? "ROOT " + (i + 1) : "YOU" }), " ",
+		el("code", { text: c.id }), " ",
+		el("span", { class: "muted", text: (root ? "as " + g.run_as : "as you") + ", in " + c.cwd })));
+	cmd.append(el("div", { class: "argv", text: c.command != null ? c.command : argvText(c.argv) }));
+	if (c.why) cmd.append(el("div", { class: "why", text: "why: " + c.why }));
+	for (const b of c.badges || []) cmd.append(el("span", { class: "badge risk", text: b }), " ");
+	li.append(cmd);
+	return li;
+}
+
+function copyButton(text) {
+	const b = el("button", { type: "button", text: "Copy" });
+	b.addEventListener("click", async () => {
+		try {
+			await navigator.clipboard.writeText(text);
+			b.textContent = "Copied";
+		} catch (e) {
+			const sel = window.getSelection(), range = document.createRange();
+			range.selectNodeContents(b.previousSibling);
+			sel.removeAllRanges();
+			sel.addRange(range);
+			b.textContent = "Selected: copy it";
+		}
+	});
+	return b;
+}
+
+function showResult(card, id, text, error) {
+	results.set(id, { text, error });
+	const old = card.querySelector(".result.last");
+	if (old) old.remove();
+	card.append(el("div", { class: "result last" + (error ? " error" : ""), text }));
+}
+
+async function deny(g, card, feedback) {
+	busy.add(g.request_id);
+	card.querySelectorAll("button").forEach(b => b.disabled = true);
+	const r = await api("POST", "/api/gates/" + encodeURIComponent(g.request_id) + "/deny",
+		feedback ? { feedback } : {});
+	busy.delete(g.request_id);
+	if (r.status === 200) showResult(card, g.request_id, "Denied.", false);
+	else showResult(card, g.request_id, "Not denied: " + errText(r), true);
+	load();
+}
+
+async function approve(g, card) {
+	const ids = [...card.querySelectorAll("input[type=checkbox][data-id]")]
+		.filter(b => b.checked).map(b => b.getAttribute("data-id"));
+	if (ids.length === 0) {
+		showResult(card, g.request_id, "Tick at least one command.", true);
+		return;
+	}
+	busy.add(g.request_id);
+	card.querySelectorAll("button").forEach(b => b.disabled = true);
+	showResult(card, g.request_id, "Running " + plural(ids.length, "command", "commands") + "…", false);
+	const r = await api("POST", "/api/gates/" + encodeURIComponent(g.request_id) + "/approve",
+		{ manifest_sha256: g.manifest_sha256, commands: ids });
+	busy.delete(g.request_id);
+	if (r.status === 200) showResult(card, g.request_id, "Ran: " + r.body.outcome + ".", false);
+	else if (r.status === 202) showResult(card, g.request_id, "Running; the result will show below.", false);
+	else showResult(card, g.request_id, "Not approved: " + errText(r), true);
+	load();
+}
+
+function gateCard(g) {
+	const pending = g.state === "pending";
+	const card = el("article", { class: "gate" + (g.root_count > 0 ? " root" : ""), "data-gate": g.request_id });
+	const h = el("h3", {}, el("code", { text: g.request_id }));
+	if (g.root_count > 0) h.append(el("span", { class: "badge root", text: plural(g.root_count, "as root", "as root") }));
+	if (g.user_count > 0) h.append(el("span", { class: "badge you", text: plural(g.user_count, "as you", "as you") }));
+	if (!pending) h.append(el("span", { class: "badge", text: g.state }));
+	if (g.busy) h.append(el("span", { class: "badge", text: "running" }));
+	for (const b of g.risk_badges || []) h.append(el("span", { class: "badge risk", text: b }));
+	card.append(h);
+	card.append(el("p", { class: "reason", text: g.reason }));
+	const who = "from " + g.requester + (g.agent ? " (" + g.agent + ")" : "") +
+		(g.project ? ", project " + g.project : "") + " on " + g.host;
+	card.append(el("div", { class: "meta muted", text: who }));
+	if (pending) card.append(el("div", { class: "meta muted",
+		text: "expires " + new Date(g.expires_at * 1000).toLocaleString() }));
+	const list = el("ol", { class: "cmds" });
+	(g.commands || []).forEach((c, i) => list.append(commandItem(g, c, i)));
+	if (pending) card.append(list);
+	else {
+		const d = el("details", {}, el("summary", { text: plural((g.commands || []).length, "command", "commands") }), list);
+		card.append(d);
+		if (g.feedback) card.append(el("div", { class: "result", text: "feedback: " + g.feedback }));
+		if (g.ledger) card.append(ledgerView(g.ledger));
+	}
+	if (pending && g.terminal_command) {
+		const t = el("div", { class: "terminal" },
+			el("div", { text: "Commands run as root: approve them on the computer's terminal:" }),
+			el("code", { class: "term", text: g.terminal_command }));
+		t.append(copyButton(g.terminal_command));
+		card.append(t);
+	}
+	if (pending && !g.busy) {
+		const acts = el("div", { class: "actions" });
+		if (g.approvable) {
+			acts.append(el("button", { type: "button", class: "approve", text: "Run the ticked commands as you",
+				on: { click: () => approve(g, card) } }));
+		}
+		const fb = el("textarea", { placeholder: "Feedback for the agent (optional)", maxlength: "4096",
+			"aria-label": "feedback" });
+		acts.append(fb);
+		acts.append(el("button", { type: "button", class: "deny", text: "Deny",
+			on: { click: () => deny(g, card, fb.value) } }));
+		card.append(acts);
+	}
+	const last = results.get(g.request_id);
+	if (last) card.append(el("div", { class: "result last" + (last.error ? " error" : ""), text: last.text }));
+	return card;
+}
+
+let loading = false, again = false;
+async function load() {
+	if (loading) { again = true; return; }
+	loading = true;
+	try {
+		const r = await api("GET", "/api/gates?all=1");
+		if (r.status === 401) return unpaired();
+		if (r.status !== 200) { notice("Cannot read the requests: " + errText(r)); return; }
+		notice("");
+		const pend = document.getElementById("pending"), rec = document.getElementById("recent");
+		// keep what is being typed or run: cards with work under way stay
+		const keep = new Map();
+		for (const card of pend.querySelectorAll("article.gate")) {
+			const id = card.getAttribute("data-gate"), ta = card.querySelector("textarea");
+			if (busy.has(id) || (ta && ta.value && document.activeElement === ta)) keep.set(id, card);
+		}
+		pend.replaceChildren();
+		rec.replaceChildren();
+		let np = 0, nr = 0;
+		for (const g of r.body.gates) {
+			if (g.state === "pending") {
+				pend.append(keep.get(g.request_id) || gateCard(g));
+				np++;
+			} else if (nr < 20) {
+				rec.append(gateCard(g));
+				nr++;
+			}
+		}
+		document.getElementById("empty").hidden = np > 0;
+		document.getElementById("recent-title").hidden = nr === 0;
+		document.title = np > 0 ? "(" + np + ") warrant" : "warrant";
+	} finally {
+		loading = false;
+		if (again) { again = false; load(); }
+	}
+}
+
+function unpaired() {
+	if (events) { events.close(); events = null; }
+	document.getElementById("conn").textContent = "not paired";
+	const n = document.getElementById("notice");
+	notice((n.hidden ? "" : n.textContent + " ") + "This browser is not paired, or was revoked. " +
+		"On the computer, run `warrant pair` and open its link here.");
+}
+
+function listen() {
+	events = new EventSource("/api/events");
+	events.addEventListener("gates", () => load());
+	events.addEventListener("open", () => { document.getElementById("conn").textContent = "live"; });
+	events.addEventListener("error", () => {
+		document.getElementById("conn").textContent = "reconnecting…";
+	});
+}
+
+async function start() {
+	const m = /^#token=([A-Za-z0-9_-]{1,128})$/.exec(location.hash);
+	if (m) {
+		// the token leaves the address bar (and the history) at once
+		history.replaceState(null, "", location.pathname);
+		const r = await api("POST", "/api/pair", { token: m[1], name: "browser" });
+		if (r.status !== 200) {
+			notice("Pairing failed: " + errText(r));
+		}
+	}
+	const s = await api("GET", "/api/session");
+	if (s.status !== 200) return unpaired();
+	csrf = s.body.csrf;
+	document.getElementById("conn").textContent = "device " + s.body.device;
+	await load();
+	listen();
+}
+
+start();

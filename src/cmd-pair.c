@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * warrant pair: pair a phone or browser with the web page of `warrant
+ * serve --http` (docs/review.md). Mints a single-use 256-bit token that
+ * lives at most 5 minutes, stores only its SHA-256, and prints the page's
+ * URL with the token in the fragment (never sent in a request line, a log
+ * or a Referer) and as a QR code. --list and --revoke manage the devices
+ * paired so far. Only this local command mints tokens: nothing on HTTP can.
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <qrencode.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "warrant.h"
+
+#define PAIR_TTL_DEFAULT	300
+#define PAIR_TTL_MAX		300
+#define URL_MAX			200
+
+static int cmd_pair_exec(int, char **);
+
+const struct cmd_entry cmd_pair_entry = {
+	.name = "pair",
+	.usage = "[--url URL] [--ttl SECONDS] [--no-qr] | --list [-j] | --revoke DEVICE",
+	.help =
+	"Pair a phone or browser with the web page of `warrant serve --http`: prints\n"
+	"a link (and its QR code) that works once, within 5 minutes. Opening it makes\n"
+	"that browser a device that can see and deny every gate and approve commands\n"
+	"that run as you; ROOT approvals always stay on a terminal.\n\n"
+	"  --url URL         the page's address (default: where the running daemon\n"
+	"                    serves it, such as http://127.0.0.1:8722/)\n"
+	"  --ttl SECONDS     how long the link works (30-300, default 300)\n"
+	"  --no-qr           print the link only\n"
+	"  --list            the devices paired so far\n"
+	"  --revoke DEVICE   end a device's session now\n"
+	"  -j, --json        --list as JSON\n",
+	.exec = cmd_pair_exec,
+};
+
+/* The URL the running daemon wrote, or NULL after a message. */
+static char *
+daemon_url(const struct store *st)
+{
+	char path[PATH_MAX + 16], *buf = NULL;
+	size_t len;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/web.url", st->dir) >= sizeof path)
+		return NULL;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		warnx("no web page is being served (start `warrant serve --http 8722`), or give "
+		    "--url");
+		return NULL;
+	}
+	if (read_bounded(fd, &buf, &len, URL_MAX) != 0) {
+		close(fd);
+		free(buf);
+		warnx("%s: unreadable", path);
+		return NULL;
+	}
+	close(fd);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static int
+url_ok(const char *u)
+{
+	const char *p;
+
+	if (strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+		return 0;
+	if (strlen(u) > URL_MAX || strchr(u, '#') != NULL)
+		return 0;
+	for (p = u; *p != '\0'; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\'' || *p == '\\')
+			return 0;
+	return 1;
+}
+
+/* base64url of 32 random bytes, 43 characters. */
+static int
+token_new(char out[44])
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char r[33];
+	size_t i, k = 0;
+
+	if (getrandom(r, 32, 0) != 32)
+		return -1;
+	r[32] = 0;
+	for (i = 0; i < 33; i += 3) {
+		unsigned v = (unsigned)r[i] << 16 | (unsigned)r[i + 1] << 8 | r[i + 2];
+
+		out[k++] = b64[v >> 18 & 63];
+		out[k++] = b64[v >> 12 & 63];
+		if (k < 43)
+			out[k++] = b64[v >> 6 & 63];
+		if (k < 43)
+			out[k++] = b64[v & 63];
+	}
+	out[43] = '\0';
+	explicit_bzero(r, sizeof r);
+	return 0;
+}
+
+/* The QR code in UTF-8 half blocks, light modules drawn, with a quiet zone;
+ * white on black when standard output is a terminal, whatever its colours. */
+static void
+print_qr(const char *text)
+{
+	QRcode *q = QRcode_encodeString(text, 0, QR_ECLEVEL_L, QR_MODE_8, 1);
+	int tty = isatty(STDOUT_FILENO), x, y, w, m = 2;
+
+	if (q == NULL) {
+		warnx("cannot make a QR code of the link; use the link");
+		return;
+	}
+	w = q->width;
+	for (y = -m; y < w + m; y += 2) {
+		fputs(tty ? "  \033[40;97m" : "  ", stdout);
+		for (x = -m; x < w + m; x++) {
+			int top = y < 0 || y >= w || x < 0 || x >= w || !(q->data[y * w + x] & 1);
+			int bot = y + 1 < 0 || y + 1 >= w || x < 0 || x >= w ||
+			    !(q->data[(y + 1) * w + x] & 1);
+
+			fputs(top && bot ? "\u2588" : top ? "\u2580" : bot ? "\u2584" : " ", stdout);
+		}
+		fputs(tty ? "\033[0m\n" : "\n", stdout);
+	}
+	QRcode_free(q);
+}
+
+static int
+list_devices(struct store *st, int json)
+{
+	json_t *list = device_list(st), *d;
+	char made[32], gone[32], *name;
+	size_t i;
+
+	if (list == NULL)
+		return EXIT_INTERNAL;
+	if (json) {
+		print_json(list);
+		json_decref(list);
+		return EXIT_OK;
+	}
+	if (json_array_size(list) == 0)
+		printf("no devices paired (warrant pair)\n");
+	json_array_foreach(list, i, d) {
+		format_time(json_integer_value(json_object_get(d, "created_at")), made, sizeof made);
+		if (json_is_integer(json_object_get(d, "revoked_at")))
+			format_time(json_integer_value(json_object_get(d, "revoked_at")), gone,
+			    sizeof gone);
+		name = text_visible(json_str(d, "name"));
+		printf("%s  %-16s paired %s%s%s\n", json_str(d, "device"), name, made,
+		    json_is_integer(json_object_get(d, "revoked_at")) ? ", revoked " : "",
+		    json_is_integer(json_object_get(d, "revoked_at")) ? gone : "");
+		free(name);
+	}
+	json_decref(list);
+	return EXIT_OK;
+}
+
+static int
+cmd_pair_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "url", required_argument, NULL, 'u' },
+		{ "ttl", required_argument, NULL, 't' },
+		{ "no-qr", no_argument, NULL, 'Q' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "revoke", required_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *url = NULL, *revoke = NULL;
+	char token[44], sha[SHA256_HEX_LEN + 1], *found = NULL, *link = NULL;
+	int ch, list = 0, json = 0, qr = 1, rc;
+	long ttl = PAIR_TTL_DEFAULT;
+	struct store st;
+
+	while ((ch = getopt_long(argc, argv, "j", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'u': url = optarg; break;
+		case 't':
+			if (parse_count(optarg, 30, PAIR_TTL_MAX, &ttl) != 0)
+				return usage_error(&cmd_pair_entry, "--ttl takes 30 to %d seconds",
+				    PAIR_TTL_MAX);
+			break;
+		case 'Q': qr = 0; break;
+		case 'l': list = 1; break;
+		case 'R': revoke = optarg; break;
+		case 'j': json = 1; break;
+		default:
+			return usage_error(&cmd_pair_entry, NULL);
+		}
+	}
+	if (optind != argc)
+		return usage_error(&cmd_pair_entry, "unexpected argument '%s'", argv[optind]);
+	if (list + (revoke != NULL) > 1 || ((list || revoke != NULL) && url != NULL))
+		return usage_error(&cmd_pair_entry, "--list, --revoke and pairing exclude "
+		    "each other");
+	if (json && !list)
+		return usage_error(&cmd_pair_entry, "-j goes with --list");
+	if (url != NULL && !url_ok(url))
+		return usage_error(&cmd_pair_entry, "--url takes an http:// or https:// URL "
+		    "without spaces, quotes or a fragment");
+	if (store_open(&st) != 0)
+		return EXIT_INTERNAL;
+	if (list) {
+		rc = list_devices(&st, json);
+		store_close(&st);
+		return rc;
+	}
+	if (revoke != NULL) {
+		rc = device_revoke(&st, revoke);
+		store_close(&st);
+		if (rc == 0) {
+			printf("%s: revoked; its session no longer works\n", revoke);
+			return EXIT_OK;
+		}
+		if (rc > 0) {
+			struct refusal r = { .code = "unknown_device" };
+
+			snprintf(r.message, sizeof r.message, "no paired device %.64s that is not "
+			    "revoked already (warrant pair --list)", revoke);
+			return refusal_print("revoke", &r);
+		}
+		return EXIT_INTERNAL;
+	}
+	if (url == NULL && (url = found = daemon_url(&st)) == NULL) {
+		store_close(&st);
+		return EXIT_REFUSED;
+	}
+	if (!url_ok(url) || token_new(token) != 0) {
+		warnx("cannot make a pairing link for %s", url);
+		free(found);
+		store_close(&st);
+		return EXIT_INTERNAL;
+	}
+	sha256_bytes(token, strlen(token), sha);
+	rc = pair_token_add(&st, sha, now_seconds() + ttl);
+	store_close(&st);
+	if (rc != 0 || asprintf(&link, "%s%s#token=%s", url,
+	    url[strlen(url) - 1] == '/' ? "" : "/", token) < 0) {
+		free(found);
+		return EXIT_INTERNAL;
+	}
+	free(found);
+	explicit_bzero(token, sizeof token);
+	printf("Open this link on the phone or in the browser to pair it (it works once,\n"
+	    "within %ld seconds; `warrant pair --list` shows the devices):\n\n  %s\n\n", ttl, link);
+	if (qr)
+		print_qr(link);
+	explicit_bzero(link, strlen(link));
+	free(link);
+	return EXIT_OK;
+}

@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The HTTP side of `warrant serve --http`: the libmicrohttpd daemon (a
+ * thread per connection, bounded in number, per address and in idle
+ * time), the checks before any route (Host and Origin against the bound
+ * names, Sec-Fetch-Site, a JSON body of bounded size, the device session
+ * and its CSRF token), pairing, the static page, and the headers every
+ * response carries. The gate routes are api.c's.
+ */
+#include <arpa/inet.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "web.h"
+
+#define CSP	"default-src 'none'; script-src 'self'; style-src 'self'; " \
+		"connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
+		"frame-ancestors 'none'"
+#define PEM_MAX		(64 * 1024)
+#define CSRF_HEADER	"X-Warrant-CSRF"
+#define COOKIE_MAX_AGE	"2592000"	/* 30 days in the browser; revocable any time */
+
+/* "[ADDR:]PORT" (ADDR numeric; IPv6 in brackets) into cfg. 0, or -1. */
+int
+web_parse_listen(const char *arg, struct web_config *cfg)
+{
+	const char *colon = strrchr(arg, ':'), *port = colon != NULL ? colon + 1 : arg;
+	unsigned char buf[sizeof(struct in6_addr)];
+	char *end;
+	long p;
+	size_t n;
+
+	errno = 0;
+	p = strtol(port, &end, 10);
+	if (*port == '\0' || *end != '\0' || errno != 0 || p < 1 || p > 65535)
+		return -1;
+	cfg->port = (unsigned)p;
+	if (colon == NULL) {
+		snprintf(cfg->addr, sizeof cfg->addr, "127.0.0.1");
+		return 0;
+	}
+	n = (size_t)(colon - arg);
+	if (n >= 2 && arg[0] == '[' && arg[n - 1] == ']') {
+		arg++;
+		n -= 2;
+	}
+	if (n == 0 || n >= sizeof cfg->addr)
+		return -1;
+	memcpy(cfg->addr, arg, n);
+	cfg->addr[n] = '\0';
+	if (inet_pton(AF_INET, cfg->addr, buf) != 1 && inet_pton(AF_INET6, cfg->addr, buf) != 1)
+		return -1;
+	return 0;
+}
+
+static int
+is_v6(const char *addr)
+{
+	return strchr(addr, ':') != NULL;
+}
+
+static int
+is_loopback(const char *addr)
+{
+	struct in_addr a4;
+
+	if (is_v6(addr))
+		return strcmp(addr, "::1") == 0;
+	return inet_pton(AF_INET, addr, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
+}
+
+/* Every response's headers. */
+static void
+security_headers(struct MHD_Response *resp)
+{
+	MHD_add_response_header(resp, "Content-Security-Policy", CSP);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+}
+
+static enum MHD_Result
+respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const char *type,
+    const char *cookie)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result rc;
+
+	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(buf);
+		return MHD_NO;
+	}
+	security_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", type);
+	if (cookie != NULL)
+		MHD_add_response_header(resp, "Set-Cookie", cookie);
+	rc = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* A JSON response (takes the reference). */
+enum MHD_Result
+web_json(struct MHD_Connection *c, unsigned status, json_t *j)
+{
+	char *s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	if (s == NULL)
+		return MHD_NO;
+	return respond(c, status, s, strlen(s), "application/json", NULL);
+}
+
+/* {"error":{"code","message"}} with status. */
+enum MHD_Result
+web_error(struct MHD_Connection *c, unsigned status, const char *code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return web_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code,
+	    "message", msg));
+}
+
+static enum MHD_Result
+static_file(struct MHD_Connection *c, const char *text, const char *type)
+{
+	return respond(c, MHD_HTTP_OK, xstrdup(text), strlen(text), type, NULL);
+}
+
+static const char *
+header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static int
+host_ok(const struct web *w, const char *host)
+{
+	size_t i;
+
+	for (i = 0; host != NULL && i < w->nnames; i++)
+		if (strcasecmp(host, w->names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Origin is scheme://host with a Host we answer to. */
+static int
+origin_ok(const struct web *w, const char *origin)
+{
+	const char *host;
+
+	if (strncmp(origin, "https://", 8) == 0)
+		host = origin + 8;
+	else if (!w->tls && strncmp(origin, "http://", 7) == 0)
+		host = origin + 7;
+	else
+		return 0;
+	/* https:// to a bound name only under TLS; a proxy's name either way */
+	if (!w->tls && strncmp(origin, "https://", 8) == 0) {
+		size_t i;
+
+		for (i = 0; i < w->cfg.nhosts; i++)
+			if (strcasecmp(host, w->cfg.hosts[i]) == 0)
+				return 1;
+		return 0;
+	}
+	return host_ok(w, host);
+}
+
+/* A fresh random secret, base64url without padding (43 characters). */
+static int
+secret_new(char out[44])
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char r[33];
+	size_t i, k = 0;
+
+	if (getrandom(r, 32, 0) != 32)
+		return -1;
+	r[32] = 0;
+	for (i = 0; i < 33; i += 3) {
+		unsigned v = (unsigned)r[i] << 16 | (unsigned)r[i + 1] << 8 | r[i + 2];
+
+		out[k++] = b64[v >> 18 & 63];
+		out[k++] = b64[v >> 12 & 63];
+		if (k < 43)
+			out[k++] = b64[v >> 6 & 63];
+		if (k < 43)
+			out[k++] = b64[v & 63];
+	}
+	out[43] = '\0';
+	return 0;
+}
+
+/* What a session's CSRF token is: derived from its secret, never stored. */
+static void
+csrf_of(const char *secret, char out[SHA256_HEX_LEN + 1])
+{
+	char buf[128];
+	int n = snprintf(buf, sizeof buf, "warrant-csrf\n%s", secret);
+
+	sha256_bytes(buf, (size_t)n, out);
+}
+
+/* The device of the session cookie, into r; 0, 1 when there is none. */
+static int
+session(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	const char *secret = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie);
+	char sha[SHA256_HEX_LEN + 1];
+	int rc;
+
+	if (secret == NULL || strlen(secret) != 43)
+		return 1;
+	sha256_bytes(secret, 43, sha);
+	pthread_mutex_lock(&w->lock);
+	rc = device_lookup(&w->st, sha, r->device, sizeof r->device);
+	pthread_mutex_unlock(&w->lock);
+	if (rc != 0)
+		return 1;
+	csrf_of(secret, r->csrf);
+	return 0;
+}
+
+/* POST /api/pair {"token"[, "name"]}: the only way to a session. */
+static enum MHD_Result
+pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	json_t *body = json_loadb(r->body != NULL ? r->body : "", r->len, 0, NULL);
+	const char *token = json_string_value(json_object_get(body, "token"));
+	const char *name = json_string_value(json_object_get(body, "name"));
+	char tsha[SHA256_HEX_LEN + 1], ssha[SHA256_HEX_LEN + 1], secret[44], csrf[65];
+	char device[GATE_ID_LEN + 1], cookie[256];
+	enum MHD_Result ret;
+	int rc;
+
+	if (token == NULL || strlen(token) > 128 || (name != NULL && !label_valid(name))) {
+		json_decref(body);
+		return web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "the body is "
+		    "{\"token\": the pairing token[, \"name\": a label for this device]}");
+	}
+	sha256_bytes(token, strlen(token), tsha);
+	if (secret_new(secret) != 0 || gate_id_new(device) != 0) {
+		json_decref(body);
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "no randomness for a session");
+	}
+	device[0] = 'd';	/* d-XXXXXXXXXX: a device, not a gate */
+	sha256_bytes(secret, 43, ssha);
+	pthread_mutex_lock(&w->lock);
+	rc = pair_redeem(&w->st, tsha, device, name != NULL ? name : "browser", ssha);
+	pthread_mutex_unlock(&w->lock);
+	json_decref(body);
+	if (rc > 0) {
+		warnx("web: a pairing token was refused (unknown, used or expired)");
+		return web_error(c, MHD_HTTP_FORBIDDEN, "pairing_refused", "this pairing link "
+		    "is unknown, used or expired: run `warrant pair` again on the computer");
+	}
+	if (rc < 0)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "the daemon cannot store the device");
+	snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=" COOKIE_MAX_AGE
+	    "; HttpOnly; SameSite=Strict%s", w->cookie, secret, w->tls ? "; Secure" : "");
+	csrf_of(secret, csrf);
+	warnx("web: device %s paired", device);
+	{
+		json_t *j = json_pack("{s:s,s:s}", "device", device, "csrf", csrf);
+		char *s = json_dumps(j, JSON_COMPACT);
+
+		json_decref(j);
+		if (s == NULL)
+			return MHD_NO;
+		ret = respond(c, MHD_HTTP_OK, s, strlen(s), "application/json", cookie);
+	}
+	explicit_bzero(secret, sizeof secret);
+	return ret;
+}
+
+static int
+is_static(const char *method, const char *url)
+{
+	return strcmp(method, "GET") == 0 && (strcmp(url, "/") == 0 ||
+	    strcmp(url, "/app.js") == 0 || strcmp(url, "/app.css") == 0);
+}
+
+/* The daemon's log line for a refused header; its value is the client's,
+ * so it is cut and neutralised like agent text. */
+static void
+log_refusal(const char *name, const char *value)
+{
+	char cut[80], *v;
+
+	snprintf(cut, sizeof cut, "%s", value != NULL ? value : "(none)");
+	v = text_visible(cut);
+	warnx("web: refused a request: %s %s", name, v);
+	free(v);
+}
+
+/*
+ * Everything a request must pass before its body is read. Returns 0 to
+ * go on, else the MHD result after a refusal was queued (r->answered).
+ */
+static int
+precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *url,
+    const char *method, enum MHD_Result *ret)
+{
+	const char *host = header(c, "Host"), *origin = header(c, "Origin");
+	const char *site = header(c, "Sec-Fetch-Site"), *len = header(c, "Content-Length");
+	const char *type = header(c, "Content-Type");
+	int post = strcmp(method, "POST") == 0;
+
+	r->answered = 1;
+	if (!post && strcmp(method, "GET") != 0)
+		*ret = web_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+		    "only GET and POST");
+	else if (!host_ok(w, host)) {
+		log_refusal("Host", host);
+		*ret = web_error(c, MHD_HTTP_MISDIRECTED_REQUEST, "bad_host", "this server "
+		    "answers only to %s", w->names[0]);
+	} else if (origin != NULL && !origin_ok(w, origin)) {
+		log_refusal("Origin", origin);
+		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "bad_origin", "requests from other "
+		    "sites are refused");
+	} else if (site != NULL && strcmp(site, "same-origin") != 0 &&
+	    !(strcmp(site, "none") == 0 && strcmp(method, "GET") == 0 && strcmp(url, "/") == 0)) {
+		log_refusal("Sec-Fetch-Site", site);
+		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "cross_site", "requests from other "
+		    "sites are refused");
+	} else if (len != NULL && strtoull(len, NULL, 10) > WEB_BODY_MAX)
+		*ret = web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
+		    "at most %d bytes", WEB_BODY_MAX);
+	else if (post && (type == NULL || strncasecmp(type, "application/json", 16) != 0))
+		*ret = web_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "not_json", "POST bodies "
+		    "are JSON (Content-Type: application/json)");
+	else if (is_static(method, url) || (post && strcmp(url, "/api/pair") == 0))
+		r->answered = 0;
+	else if (session(w, c, r) != 0)
+		*ret = web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
+		    "paired (or was revoked): run `warrant pair` on the computer");
+	else if (post && (header(c, CSRF_HEADER) == NULL ||
+	    strlen(header(c, CSRF_HEADER)) != SHA256_HEX_LEN ||
+	    !digest_equal(header(c, CSRF_HEADER), r->csrf))) {
+		warnx("web: device %s: a POST without its CSRF token", r->device);
+		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "csrf", "the " CSRF_HEADER " header is "
+		    "missing or wrong");
+	} else
+		r->answered = 0;
+	return r->answered;
+}
+
+static enum MHD_Result
+handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+    const char *version, const char *upload, size_t *upload_size, void **ctx)
+{
+	struct web *w = cls;
+	struct web_req *r = *ctx;
+	enum MHD_Result ret = MHD_NO;
+
+	(void)version;
+	if (r == NULL) {
+		*ctx = r = xcalloc(1, sizeof *r);
+		if (precheck(w, c, r, url, method, &ret))
+			return ret;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (!r->too_large && r->len + *upload_size <= WEB_BODY_MAX) {
+			if (r->body == NULL)
+				r->body = xmalloc(WEB_BODY_MAX + 1);
+			memcpy(r->body + r->len, upload, *upload_size);
+			r->len += *upload_size;
+			r->body[r->len] = '\0';
+		} else
+			r->too_large = 1;	/* read and dropped: a chunked body has no length */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->answered)
+		return MHD_YES;
+	r->answered = 1;
+	if (r->too_large)
+		return web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
+		    "at most %d bytes", WEB_BODY_MAX);
+	api_reap(w);
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/") == 0)
+		return static_file(c, web_index_html, "text/html; charset=utf-8");
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/app.js") == 0)
+		return static_file(c, web_app_js, "text/javascript; charset=utf-8");
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/app.css") == 0)
+		return static_file(c, web_app_css, "text/css; charset=utf-8");
+	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/pair") == 0)
+		return pair_route(w, c, r);
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/api/session") == 0)
+		return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s}", "device", r->device,
+		    "csrf", r->csrf));
+	return api_route(w, c, r, method, url);
+}
+
+static void
+completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTerminationCode t)
+{
+	struct web_req *r = *ctx;
+
+	(void)cls;
+	(void)c;
+	(void)t;
+	if (r != NULL) {
+		free(r->body);
+		free(r);
+		*ctx = NULL;
+	}
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)cls;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	warnx("web: %s", msg);
+}
+
+/* A PEM file of the reviewer's, bounded; NULL after a message. */
+static char *
+read_pem(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
+	    read_bounded(fd, &buf, &len, PEM_MAX) != 0) {
+		warn("serve: cannot read %s", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	close(fd);
+	return buf;
+}
+
+/* Write the page's URL where `warrant pair` reads it (0600, atomically). */
+static void
+write_url(struct web *w)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 48], line[160];
+	int fd, n;
+
+	n = snprintf(line, sizeof line, "%s\n", w->url);
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) >= sizeof path ||
+	    (size_t)snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid()) >= sizeof tmp)
+		return;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    write_all(fd, line, (size_t)n) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+		warn("serve: cannot write %s", path);
+		(void)unlink(tmp);
+	}
+}
+
+/* Start the web page; 0, or -1 after a message. */
+int
+web_start(struct web *w, const struct web_config *cfg)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ERROR_LOG | MHD_USE_POLL;
+	char *cert = NULL, *key = NULL, port[8];
+	unsigned timeout = WEB_TIMEOUT_S;
+	sigset_t block, old;
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	w->cfg = *cfg;
+	if (!is_loopback(cfg->addr) && !cfg->listen_any) {
+		warnx("serve: %s is not a loopback address: the page would be reachable from "
+		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
+		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`", cfg->addr);
+		return -1;
+	}
+	if (!is_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
+		warnx("serve: --listen-any needs --tls-cert and --tls-key: the session cookie "
+		    "and the page must not cross a network in clear (or keep 127.0.0.1 behind "
+		    "`tailscale serve` or `ssh -L`)");
+		return -1;
+	}
+	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+		warnx("serve: --tls-cert and --tls-key go together");
+		return -1;
+	}
+	w->tls = cfg->tls_cert != NULL;
+	if (w->tls) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			warnx("serve: this libmicrohttpd has no TLS");
+			return -1;
+		}
+		if ((cert = read_pem(cfg->tls_cert)) == NULL || (key = read_pem(cfg->tls_key)) == NULL) {
+			free(cert);
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	memset(&ss, 0, sizeof ss);
+	if (is_v6(cfg->addr)) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)cfg->port);
+		inet_pton(AF_INET6, cfg->addr, &s6->sin6_addr);
+		sslen = sizeof *s6;
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)cfg->port);
+		inet_pton(AF_INET, cfg->addr, &s4->sin_addr);
+		sslen = sizeof *s4;
+	}
+	(void)sslen;
+	/* the names this page answers to (Host), the first one in URLs */
+	snprintf(port, sizeof port, "%u", cfg->port);
+	if (is_v6(cfg->addr))
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "[%s]:%s", cfg->addr, port);
+	else
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s:%s", cfg->addr, port);
+	if (is_loopback(cfg->addr))
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
+	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);
+	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
+	/* __Host- needs Secure, and Secure needs https */
+	snprintf(w->cookie, sizeof w->cookie, "%s", w->tls ? "__Host-warrant" : "warrant");
+#if WARRANT_TEST_HOOKS
+	/* the end-to-end build: a short idle timeout for the slow-client test */
+	if (getenv("WARRANT_TEST_WEB_TIMEOUT") != NULL)
+		timeout = (unsigned)strtoul(getenv("WARRANT_TEST_WEB_TIMEOUT"), NULL, 10);
+#endif
+	pthread_mutex_init(&w->lock, NULL);
+	if (store_open(&w->st) != 0) {
+		free(cert);
+		free(key);
+		return -1;
+	}
+	/* the page's threads take no stop signals: the daemon's loop does */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	w->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, w,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, w,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_IP,
+	    MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+	    MHD_OPTION_STRICT_FOR_CLIENT, 1,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, w,
+	    w->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, key,
+	    MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (key != NULL)
+		explicit_bzero(key, strlen(key));
+	free(cert);
+	free(key);
+	if (w->mhd == NULL) {
+		warnx("serve: cannot serve the web page on %s (is the port taken?)", w->names[0]);
+		store_close(&w->st);
+		return -1;
+	}
+	write_url(w);
+	warnx("serve: the web page is at %s (pair a browser with `warrant pair`)", w->url);
+	return 0;
+}
+
+void
+web_stop(struct web *w)
+{
+	char path[PATH_MAX + 32];
+
+	if (w->mhd == NULL)
+		return;
+	w->stopping = 1;
+	MHD_stop_daemon(w->mhd);
+	w->mhd = NULL;
+	api_reap(w);
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) < sizeof path)
+		(void)unlink(path);
+	store_close(&w->st);
+	pthread_mutex_destroy(&w->lock);
+}

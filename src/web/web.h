@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The web page and its JSON API in `warrant serve --http` (docs/protocol.md,
+ * "The web page and its API"). http.c owns the HTTP listener
+ * (libmicrohttpd, a thread per connection), the checks every request
+ * passes (Host, Origin, Sec-Fetch-Site, session, CSRF, body size), pairing
+ * and the static page; api.c answers the gate routes. The web side has a
+ * store connection of its own, used under one mutex; it never shares the
+ * requester socket's. Nothing here can start sudo: approval is of YOU
+ * commands only, by a `warrant answer --you-only` child.
+ */
+#ifndef WEB_H
+#define WEB_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <microhttpd.h>
+
+#include "warrant.h"
+
+#define WEB_CONN_MAX		64	/* connections at once */
+#define WEB_CONN_PER_IP		16
+#define WEB_TIMEOUT_S		30	/* an idle connection is closed */
+#define WEB_BODY_MAX		(64 * 1024)	/* a request body */
+#define WEB_HOSTS_MAX		8
+#define WEB_SSE_BEAT_MS		15000	/* a comment line on an idle event stream */
+#define WEB_SSE_TICK_MS		500	/* how often the event stream looks */
+#define WEB_APPROVE_WAIT_S	25	/* then the answer is "running" */
+#define WEB_CHILDREN_MAX	16	/* approvals still running, to reap */
+#define PAIR_TTL_MAX		300	/* seconds a pairing token lives, at most */
+#define WEB_URL_FILE		"web.url"	/* in the state directory */
+
+struct web_config {
+	char		 addr[64];	/* numeric */
+	unsigned	 port;
+	int		 listen_any;	/* a non-loopback address was asked for */
+	const char	*tls_cert, *tls_key;	/* PEM files, or NULL */
+	const char	*hosts[WEB_HOSTS_MAX];	/* extra Host names (a reverse proxy) */
+	size_t		 nhosts;
+};
+
+struct web {
+	struct web_config cfg;
+	struct MHD_Daemon *mhd;
+	int		 tls;
+	char		 url[192];	/* what `warrant pair` puts in front of #token= */
+	char		 names[WEB_HOSTS_MAX + 3][160];	/* accepted Host values */
+	size_t		 nnames;
+	char		 cookie[40];	/* the session cookie's name */
+	char		*index_html, *app_js, *app_css;
+	pthread_mutex_t	 lock;		/* st and children */
+	struct store	 st;
+	pid_t		 children[WEB_CHILDREN_MAX];
+	volatile int	 stopping;
+};
+
+/* One HTTP request, from its headers to its response. */
+struct web_req {
+	char		*body;		/* up to WEB_BODY_MAX bytes, NUL-terminated */
+	size_t		 len;
+	int		 too_large;
+	int		 answered;	/* a response is queued already */
+	char		 device[32];	/* the session's device, or "" */
+	char		 csrf[SHA256_HEX_LEN + 1];
+};
+
+/* http.c */
+int	 web_parse_listen(const char *, struct web_config *);
+int	 web_start(struct web *, const struct web_config *);
+void	 web_stop(struct web *);
+enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
+enum MHD_Result web_error(struct MHD_Connection *, unsigned, const char *, const char *, ...)
+	    __attribute__((format(printf, 4, 5)));
+
+/* api.c */
+enum MHD_Result api_route(struct web *, struct MHD_Connection *, struct web_req *, const char *,
+	    const char *);
+void	 api_reap(struct web *);
+char	*visible_lines(const char *);
+
+/* assets.c (generated from data/web) */
+extern const char web_index_html[], web_app_js[], web_app_css[];
+
+#endif

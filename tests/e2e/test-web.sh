@@ -1,0 +1,409 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# The web page of `warrant serve --http` end to end (docs/review.md "The
+# web page", docs/protocol.md "The web page and its API"): as root, the
+# reviewer wt-reviewer runs the daemon with --http on a port of this run;
+# pairing with `warrant pair`, the JSON API and its hostile cases with
+# curl, and the page itself in Debian's headless Chromium (pair from the
+# printed link, see a gate, deny it; screenshots at phone size are kept
+# in the transcript directory).
+#
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-web.sh
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+need_root "the web tests create a reviewer user and run as root"
+sr_need || bail "the programs the tests drive are installed"
+command -v curl >/dev/null 2>&1 || bail "curl is installed (scripts/deps.sh)"
+
+umask 022
+SR_DIR=$(mktemp -d /tmp/warrant-web-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+REV=$SR_USER
+PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
+U=http://127.0.0.1:$PORT
+JAR=$SR_DIR/jar
+T=$SR_DIR/t
+RMARK=/root/wt-web-mark-$PORT
+DPID=
+
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -"${1:-TERM}" "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DRC=$?
+	DPID=
+}
+cleanup() {
+	stop_daemon KILL
+	rm -f "$RMARK"
+	sr_user_teardown
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
+		rm -rf "$SR_DIR"
+	else
+		echo "# transcripts kept in $SR_DIR"
+	fi
+}
+at_exit cleanup
+
+sr_user_setup || bail "the reviewer users are set up"
+sr_install || bail "warrant is installed in its private prefix"
+W=$SR_WARRANT
+rev() { sr_as "$REV" "$W" "$@"; }
+start_daemon() {
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- $(sr_as_words "$REV") "$W" serve --http "127.0.0.1:$PORT" "$@"
+		unset IFS
+		exec "$@"
+	) 2>>"$SR_DIR/serve.log" &
+	DPID=$!
+	i=0
+	until curl -sk -o /dev/null "$U/app.css"; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || return 1
+		kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+# api METHOD PATH [BODY [CURL ARGS]]: the status in ST, the body in $T.
+api() {
+	a_m=$1 a_p=$2 a_b=${3:-}
+	shift 2
+	[ $# -gt 0 ] && shift
+	if [ "$a_m" = POST ]; then
+		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -X POST \
+		    -H 'Content-Type: application/json' -H "X-Warrant-CSRF: $CSRF" \
+		    --data-binary "$a_b" "$@" "$U$a_p")
+	else
+		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" "$@" "$U$a_p")
+	fi
+}
+errcode() { jval "$T" 'j["error"]["code"]'; }
+# gate FILE: a request as the reviewer from FILE; G the id, H its hash.
+gate() {
+	chmod 644 "$1"
+	rev request <"$1" >"$1.out" 2>"$1.err"
+	G=$(jscan 'j["request_id"]' "$1.out")
+	H=$(rev show -j "$G" | jscan 'j["manifest_sha256"]')
+}
+state_of() { rev show -j "$1" | jscan 'j["state"]'; }
+attempts_of() { sqlite3 "$SR_STATE/warrant.db" "SELECT count(*) FROM attempts WHERE gate_id = '$1'"; }
+
+# ------------------------------------------------------------ the daemon
+section "the daemon"
+# the e2e build (test hooks): connections idle for 3 s are closed
+SR_EXTRA_ENV=WARRANT_TEST_WEB_TIMEOUT=3 start_daemon || bail "warrant serve --http starts"
+unset SR_EXTRA_ENV
+ok "warrant serve --http 127.0.0.1:$PORT answers"
+rev serve --http 0.0.0.0:1 >/dev/null 2>"$T.err"
+check "a non-loopback address without --listen-any is refused" grep -q 'not a loopback' "$T.err"
+rev serve --http 0.0.0.0:1 --listen-any >/dev/null 2>"$T.err"
+check "--listen-any without TLS is refused" grep -q 'needs --tls-cert' "$T.err"
+curl -s -D "$T.h" -o "$T" "$U/"
+for h in "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'" \
+    "frame-ancestors 'none'" "X-Content-Type-Options: nosniff" \
+    "Referrer-Policy: no-referrer" "Cache-Control: no-store"; do
+	check "every response: $h" grep -qF "$h" "$T.h"
+done
+
+# ------------------------------------------------------------ pairing
+section "pairing"
+rev pair >"$T.pair" 2>&1
+TOK=$(grep -o '#token=[A-Za-z0-9_-]*' "$T.pair" | cut -d= -f2)
+check "warrant pair prints the page's URL with the token in the fragment" \
+    grep -q "^  $U/#token=[A-Za-z0-9_-]\{43\}\$" "$T.pair"
+check "and a QR code in half blocks" grep -q '▀' "$T.pair"
+check "the store keeps only the token's hash" \
+    [ "$(sqlite3 "$SR_STATE/warrant.db" "SELECT count(*) FROM pair_tokens WHERE token_sha256 = '$(printf %s "$TOK" | sha256sum | cut -c1-64)'")" = 1 ]
+check "the token itself is nowhere in the store" sh -c "! grep -rqF '$TOK' '$SR_STATE'"
+api GET /api/gates
+is "no session: 401" "$ST" 401
+ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -c "$JAR" -H 'Content-Type: application/json' \
+    -d "{\"token\":\"$TOK\",\"name\":\"curl\"}" "$U/api/pair")
+is "the token is traded for a session" "$ST" 200
+check "the cookie is HttpOnly and SameSite=Strict" grep -q 'Set-Cookie: warrant=.*; HttpOnly; SameSite=Strict' "$T.h"
+CSRF=$(jval "$T" 'j["csrf"]')
+DEV=$(jval "$T" 'j["device"]')
+ST=$(curl -s -o "$T" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"token\":\"$TOK\"}" "$U/api/pair")
+is "a replayed pairing token is refused" "$ST:$(errcode)" 403:pairing_refused
+rev pair --no-qr >"$T.pair2"
+TOK2=$(grep -o '#token=[A-Za-z0-9_-]*' "$T.pair2" | cut -d= -f2)
+sqlite3 "$SR_STATE/warrant.db" "UPDATE pair_tokens SET expires_at = 1 WHERE used_at IS NULL"
+ST=$(curl -s -o "$T" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"token\":\"$TOK2\"}" "$U/api/pair")
+is "an expired pairing token is refused" "$ST:$(errcode)" 403:pairing_refused
+ST=$(curl -s -o "$T" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"token":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}' "$U/api/pair")
+is "an unknown pairing token is refused" "$ST" 403
+api GET /api/gates
+is "the session reads the gates" "$ST" 200
+api GET /api/session
+is "the session says its device and CSRF token" "$(jval "$T" 'j["device"] + " " + j["csrf"]')" "$DEV $CSRF"
+rev pair --list >"$T.list"
+check "pair --list shows the device" grep -q "^$DEV  curl" "$T.list"
+
+# ------------------------------------------------------------ requests that are refused
+section "hostile requests"
+printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/true"]}]}\n' >"$SR_DIR/g0.json"
+gate "$SR_DIR/g0.json"
+G0=$G
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Host: evil.example' "$U/api/gates")
+is "DNS rebinding (Host: evil.example) is refused" "$ST:$(errcode)" 421:bad_host
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "Host: evil.example:$PORT" "$U/")
+is "even for the page" "$ST" 421
+api POST "/api/gates/$G0/deny" '{}' -H 'Origin: http://evil.example'
+is "a POST from another origin is refused" "$ST:$(errcode)" 403:bad_origin
+api POST "/api/gates/$G0/deny" '{}' -H 'Sec-Fetch-Site: cross-site'
+is "Sec-Fetch-Site: cross-site is refused" "$ST:$(errcode)" 403:cross_site
+api POST "/api/gates/$G0/deny" '{}' -H 'Sec-Fetch-Site: same-site'
+is "Sec-Fetch-Site: same-site is refused" "$ST" 403
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
+    -d '{}' "$U/api/gates/$G0/deny")
+is "a POST without the CSRF token is refused" "$ST:$(errcode)" 403:csrf
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
+    -H "X-Warrant-CSRF: $(printf %064d 0)" -d '{}' "$U/api/gates/$G0/deny")
+is "a POST with a wrong CSRF token is refused" "$ST:$(errcode)" 403:csrf
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-CSRF: $CSRF" \
+    -H 'Content-Type: text/plain' -d '{}' "$U/api/gates/$G0/deny")
+is "a form-like POST (text/plain) is refused" "$ST:$(errcode)" 415:not_json
+head -c 10485760 /dev/zero >"$SR_DIR/big"
+api POST "/api/gates/$G0/deny" "@$SR_DIR/big"
+is "a 10 MB body is refused (Content-Length)" "$ST:$(errcode)" 413:body_too_large
+api POST "/api/gates/$G0/deny" "@$SR_DIR/big" -H 'Transfer-Encoding: chunked'
+is "a 10 MB chunked body is refused" "$ST:$(errcode)" 413:body_too_large
+api GET "/api/gates/$G0"
+is "after all of it the gate is still pending" "$ST:$(jval "$T" 'j["state"]')" 200:pending
+
+# ------------------------------------------------------------ neutralised text
+section "agent text"
+printf '{"reason":"evil \\u202e txt.exe \\u001b[2J <script>alert(1)</script>","commands":[{"id":"a","why":"why \\u200b<img src=x onerror=alert(1)>","as":"user","argv":["/bin/echo","\\u001b]0;x\\u0007","\\u2066rtl"]}]}\n' >"$SR_DIR/g1.json"
+gate "$SR_DIR/g1.json"
+G1=$G
+api GET "/api/gates/$G1"
+is "GET /api/gates/ID" "$ST" 200
+check "no escape, bidi or zero-width code point is sent" sh -c "! grep -qP '\\x1b|\\x07|\\x{202e}|\\x{2066}|\\x{200b}' '$T'"
+jcheck "the bidi override is shown as <U+202E>" '"<U+202E>" in j["reason"]' "$T"
+jcheck "ESC is shown as \\x1b" '"\\x1b[2J" in j["reason"]' "$T"
+jcheck "argv is neutralised too" 'j["commands"][0]["argv"][1] == "\\x1b]0;x\\x07" and j["commands"][0]["argv"][2] == "<U+2066>rtl"' "$T"
+jcheck "why is neutralised too" '"<U+200B>" in j["commands"][0]["why"]' "$T"
+api GET /api/gates
+jcheck "GET /api/gates lists the pending gates with their commands" \
+    "sorted(g['request_id'] for g in j['gates']) == sorted(['$G0', '$G1']) and all(len(g['commands']) == 1 for g in j['gates'])" "$T"
+
+# ------------------------------------------------------------ deny
+section "deny"
+api POST "/api/gates/$G1/deny" '{"feedback":"not today"}'
+is "POST /api/gates/ID/deny denies" "$ST:$(jval "$T" 'j["state"]')" 200:denied
+rev show -j "$G1" >"$T.show"
+jcheck "the gate is denied with the feedback" 'j["state"] == "denied" and j["feedback"] == "not today"' "$T.show"
+api POST "/api/gates/$G1/deny" '{}'
+is "denying it again: 409 not_pending" "$ST:$(errcode)" 409:not_pending
+api POST "/api/gates/w-zzzzzzzzzz/deny" '{}'
+is "an unknown gate: 404" "$ST:$(errcode)" 404:unknown_gate
+api POST "/api/gates/$G0/deny" '{"feedback":7}'
+is "a feedback that is not a string: 400" "$ST:$(errcode)" 400:invalid_field
+
+# ------------------------------------------------------------ approve
+section "approve"
+MARK=$SR_DIR/root-mark
+printf '{"reason":"root","commands":[{"id":"r","why":"w","argv":["/usr/bin/touch","%s"]},{"id":"y","why":"w","as":"user","argv":["/usr/bin/touch","%s-you"]}]}\n' "$MARK" "$MARK" >"$SR_DIR/g2.json"
+gate "$SR_DIR/g2.json"
+G2=$G H2=$H
+api GET "/api/gates/$G2"
+jcheck "a gate with a ROOT command shows the exact terminal command" \
+    "j['terminal_command'] == 'warrant answer $G2 --run --expect $H2'" "$T"
+api POST "/api/gates/$G2/approve" "{\"manifest_sha256\":\"$H2\",\"commands\":[\"r\"]}"
+is "[P3] approving a ROOT command through the API is refused" "$ST:$(errcode)" 403:root_needs_terminal
+api POST "/api/gates/$G2/approve" "{\"manifest_sha256\":\"$H2\",\"commands\":[\"y\",\"r\"]}"
+is "[P3] and so is a selection with one ROOT command in it" "$ST:$(errcode)" 403:root_needs_terminal
+sleep 0.3
+check "[P3] nothing ran" [ ! -e "$MARK" ] && [ ! -e "$MARK-you" ]
+is "[P3] no approval was even attempted" "$(attempts_of "$G2")" 0
+is "[P3] the gate stays pending" "$(state_of "$G2")" pending
+check "[P3] the daemon started no sudo" sh -c "! grep -q 'sudo' '$SR_DIR/serve.log'"
+YM=$SR_DIR/you-mark
+printf '{"reason":"you","commands":[{"id":"one","why":"w","as":"user","argv":["/usr/bin/touch","%s"]},{"id":"two","why":"w","as":"user","argv":["/usr/bin/touch","%s-2"]}]}\n' "$YM" "$YM" >"$SR_DIR/g3.json"
+chmod 777 "$SR_DIR"
+gate "$SR_DIR/g3.json"
+G3=$G H3=$H
+api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$(printf %064d 0)\",\"commands\":[\"one\"]}"
+is "approval with a stale manifest hash is refused" "$ST:$(errcode)" 409:gate_changed
+api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$H3\",\"commands\":[\"three\"]}"
+is "approval of an unknown command id is refused" "$ST:$(errcode)" 422:unknown_command
+api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$H3\",\"commands\":[]}"
+is "approval of nothing is refused" "$ST:$(errcode)" 400:invalid_field
+check "nothing ran yet" [ ! -e "$YM" ]
+api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$H3\",\"commands\":[\"one\"]}"
+is "a YOU-only approval of the ticked subset runs" "$ST:$(jval "$T" 'j["status"]')" 200:approved
+check "the ticked command ran, as the reviewer" [ "$(stat -c %U "$YM" 2>/dev/null)" = "$REV" ]
+check "the unticked one did not" [ ! -e "$YM-2" ]
+api GET "/api/gates/$G3"
+jcheck "the gate shows its ledger" 'j["state"] == "approved" and j["ledger"]["entries"][0]["id"] == "one"' "$T"
+api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$H3\",\"commands\":[\"two\"]}"
+is "[P7] approving it again is refused" "$ST:$(errcode)" 409:not_pending
+check "[P7] and ran nothing" [ ! -e "$YM-2" ]
+chmod 755 "$SR_DIR"
+
+# ------------------------------------------------------------ events
+section "events"
+curl -s -N -b "$JAR" --max-time 2 "$U/api/events" >"$T.sse"
+check "GET /api/events streams the gate count" grep -q '^data: {"pending":' "$T.sse"
+ST=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$U/api/events")
+is "the event stream needs a session" "$ST" 401
+
+# ------------------------------------------------------------ the page in Chromium
+section "the page in Chromium"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+SHOTS=$WARRANT_BUILD/test-web-shots
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	for d in "pair from the printed link" "see the gates" "deny with feedback" \
+	    "approve YOU-only" "ROOT gate: the terminal command, no approve control"; do
+		skip "$d" "chromium or node is missing (scripts/deps.sh)"
+	done
+else
+	rm -rf "$SHOTS"
+	mkdir -p "$SHOTS"
+	printf '{"reason":"deny me \\u202e","commands":[{"id":"d","why":"w","as":"user","argv":["/usr/bin/touch","%s/deny-mark"]}]}\n' "$SR_DIR" >"$SR_DIR/b1.json"
+	gate "$SR_DIR/b1.json"
+	GD=$G
+	printf '{"reason":"root only","commands":[{"id":"r1","why":"w","argv":["/usr/bin/touch","%s"]}]}\n' "$RMARK" >"$SR_DIR/b3.json"
+	gate "$SR_DIR/b3.json"
+	GR=$G HR=$H
+	chmod 777 "$SR_DIR"
+	printf '{"reason":"run me","commands":[{"id":"y1","why":"w","as":"user","argv":["/bin/sh","-c","echo hello-from-you; touch %s/page-mark"]}]}\n' "$SR_DIR" >"$SR_DIR/b2.json"
+	gate "$SR_DIR/b2.json"
+	GY=$G
+	rev pair --no-qr >"$T.bpair"
+	BURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.bpair")
+	cat >"$SR_DIR/steps.json" <<EOF
+[{"open": "$BURL"},
+ {"wait": "document.querySelectorAll('#pending article.gate').length >= 3"},
+ {"eval": "location.href"},
+ {"eval": "document.querySelector('article[data-gate=\"$GR\"] code.term').textContent"},
+ {"eval": "document.querySelectorAll('article[data-gate=\"$GR\"] button.approve, article[data-gate=\"$GR\"] input[type=checkbox]').length"},
+ {"eval": "document.querySelector('article[data-gate=\"$GD\"] .reason').textContent"},
+ {"eval": "document.querySelectorAll('script, img, b').length"},
+ {"shot": "$SHOTS/list-390x844.png"},
+ {"type": ["article[data-gate=\"$GD\"] textarea", "not from the phone"]},
+ {"click": "article[data-gate=\"$GD\"] button.deny"},
+ {"wait": "!document.querySelector('#pending article[data-gate=\"$GD\"]')"},
+ {"click": "article[data-gate=\"$GY\"] button.approve"},
+ {"wait": "(document.querySelector('#recent article[data-gate=\"$GY\"]') || {textContent: ''}).textContent.includes('hello-from-you')", "ms": 20000},
+ {"eval": "document.querySelector('#recent article[data-gate=\"$GY\"]').scrollIntoView(), 1"},
+ {"shot": "$SHOTS/gate-390x844.png"}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome" "$SR_DIR/steps.json" \
+	    >"$T.cdp" 2>"$T.cdp.err"
+	step() { sed -n "${1}p" "$T.cdp" | jscan "$2" >/dev/null 2>&1; }
+	check "pair from the printed link (the token leaves the address bar)" step 3 "j['value'] == '$U/'"
+	check "the ROOT gate shows the exact terminal command" step 4 "j['value'] == 'warrant answer $GR --run --expect $HR'"
+	check "[P3] and no approve control" step 5 "j['value'] == 0"
+	check "[P6] agent text is shown neutralised, as text" step 6 "j['value'] == 'deny me <U+202E>'"
+	check "no markup from the agent became an element" step 7 "j['value'] == 1"
+	check "a screenshot of the list at 390x844" [ -s "$SHOTS/list-390x844.png" ]
+	check "deny with feedback from the page" step 11 "j['ok']"
+	rev wait -j -t 5 "$GD" >"$T.wait" 2>&1
+	jcheck "the agent's wait sees the denial and the feedback" \
+	    'j["state"] == "denied" and j["feedback"] == "not from the phone"' "$T.wait"
+	check "approve a YOU-only gate: its ledger shows up on the page" step 13 "j['ok']"
+	check "it ran" [ -e "$SR_DIR/page-mark" ]
+	check "a screenshot of the settled gate" [ -s "$SHOTS/gate-390x844.png" ]
+	check "[P3] the ROOT gate's command did not run" [ ! -e "$RMARK" ]
+	is "[P3] and its gate is pending" "$(state_of "$GR")" pending
+	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp" "$T.cdp.err" | tail -c 1500)"; fi
+	chmod 755 "$SR_DIR"
+fi
+
+# ------------------------------------------------------------ many connections
+section "connections"
+"$PY" - "$PORT" >"$T.conn" <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+socks = []
+for i in range(1000):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        socks.append(s)
+    except OSError:
+        pass
+time.sleep(0.5)
+# which of them the daemon kept open
+alive = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        d = s.recv(1)
+        if d:
+            alive += 1
+    except BlockingIOError:
+        alive += 1
+    except OSError:
+        pass
+print(len(socks), alive)
+for s in socks:
+    s.close()
+EOF
+read -r opened alive <"$T.conn"
+check "1000 connections: the daemon keeps at most 16 from one address (kept $alive)" [ "${alive:-99}" -le 16 ]
+sleep 0.5
+api GET /api/gates
+is "and answers again once they are gone" "$ST" 200
+check "the daemon lived through it" kill -0 "$DPID"
+
+# a slow client: half a request, then nothing
+"$PY" - "$PORT" >"$T.slow" <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /api/gates HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+t0 = time.time()
+try:
+    d = s.recv(4096)
+except OSError:
+    d = b""
+print("closed" if d == b"" else "answered", round(time.time() - t0))
+EOF
+read -r how secs <"$T.slow"
+check "a slow client is disconnected once idle ($how after ${secs}s, limit 3 s in this build)" \
+    [ "$how" = closed ] && [ "${secs:-99}" -le 6 ]
+
+# ------------------------------------------------------------ revoke
+section "revoke"
+rev pair --revoke "$DEV" >"$T.rev"
+check "pair --revoke" grep -q "revoked" "$T.rev"
+api GET /api/gates
+is "a stolen cookie used after --revoke: 401" "$ST:$(errcode)" 401:no_session
+api POST "/api/gates/$G0/deny" '{}'
+is "and it cannot deny" "$ST" 401
+rev pair --revoke "$DEV" >/dev/null 2>"$T.err"
+check "revoking it again is refused" grep -q 'unknown_device' "$T.err"
+
+stop_daemon
+is "SIGTERM stops the daemon cleanly" "$DRC" 0
+check "and the URL file is removed" [ ! -e "$SR_STATE/web.url" ]
+
+# ------------------------------------------------------------ TLS
+section "TLS"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+    -keyout "$SR_DIR/key.pem" -out "$SR_DIR/cert.pem" -subj /CN=localhost \
+    -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+chown "$REV" "$SR_DIR/key.pem" "$SR_DIR/cert.pem"
+chmod 600 "$SR_DIR/key.pem"
+U=https://127.0.0.1:$PORT
+check "warrant serve --http with --tls-cert and --tls-key" \
+    start_daemon --tls-cert "$SR_DIR/cert.pem" --tls-key "$SR_DIR/key.pem"
+rev pair --no-qr >"$T.tpair"
+TOK=$(grep -o '#token=[A-Za-z0-9_-]*' "$T.tpair" | cut -d= -f2)
+check "under TLS the link is https://" grep -q "^  $U/#token=" "$T.tpair"
+ST=$(curl -sk -o "$T" -D "$T.h" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "{\"token\":\"$TOK\"}" "$U/api/pair")
+is "pairing over TLS" "$ST" 200
+check "the cookie is __Host-warrant, Secure, HttpOnly, SameSite=Strict" \
+    grep -q 'Set-Cookie: __Host-warrant=.*; HttpOnly; SameSite=Strict; Secure' "$T.h"
+ST=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")
+check "plain HTTP gets no page" [ "$ST" = 000 ]
+stop_daemon
+done_testing
