@@ -13,10 +13,10 @@
 #include <qrencode.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "warrant.h"
+#include "web/web.h"
 
 #define PAIR_TTL_DEFAULT	300
 #define PAIR_TTL_MAX		300
@@ -81,33 +81,6 @@ url_ok(const char *u)
 		if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\'' || *p == '\\')
 			return 0;
 	return 1;
-}
-
-/* base64url of 32 random bytes, 43 characters. */
-static int
-token_new(char out[44])
-{
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	unsigned char r[33];
-	size_t i, k = 0;
-
-	if (getrandom(r, 32, 0) != 32)
-		return -1;
-	r[32] = 0;
-	for (i = 0; i < 33; i += 3) {
-		unsigned v = (unsigned)r[i] << 16 | (unsigned)r[i + 1] << 8 | r[i + 2];
-
-		out[k++] = b64[v >> 18 & 63];
-		out[k++] = b64[v >> 12 & 63];
-		if (k < 43)
-			out[k++] = b64[v >> 6 & 63];
-		if (k < 43)
-			out[k++] = b64[v & 63];
-	}
-	out[43] = '\0';
-	explicit_bzero(r, sizeof r);
-	return 0;
 }
 
 /* The QR code in UTF-8 half blocks, light modules drawn, with a quiet zone;
@@ -239,7 +212,7 @@ cmd_pair_exec(int argc, char **argv)
 		store_close(&st);
 		return EXIT_REFUSED;
 	}
-	if (!url_ok(url) || token_new(token) != 0) {
+	if (!url_ok(url) || web_secret_new(token) != 0) {
 		warnx("cannot make a pairing link for %s", url);
 		free(found);
 		store_close(&st);

@@ -184,9 +184,12 @@ origin_ok(const struct web *w, const char *origin)
 	return host_ok(w, host);
 }
 
-/* A fresh random secret, base64url without padding (43 characters). */
-static int
-secret_new(char out[44])
+/*
+ * A fresh random secret, base64url without padding (43 characters): the
+ * device sessions here, the pairing tokens of `warrant pair`.
+ */
+int
+web_secret_new(char out[44])
 {
 	static const char b64[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -207,6 +210,7 @@ secret_new(char out[44])
 			out[k++] = b64[v & 63];
 	}
 	out[43] = '\0';
+	explicit_bzero(r, sizeof r);
 	return 0;
 }
 
@@ -258,7 +262,7 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		    "{\"token\": the pairing token[, \"name\": a label for this device]}");
 	}
 	sha256_bytes(token, strlen(token), tsha);
-	if (secret_new(secret) != 0 || gate_id_new(device) != 0) {
+	if (web_secret_new(secret) != 0 || gate_id_new(device) != 0) {
 		json_decref(body);
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "no randomness for a session");

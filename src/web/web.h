@@ -70,6 +70,7 @@ struct web_req {
 
 /* http.c */
 int	 web_parse_listen(const char *, struct web_config *);
+int	 web_secret_new(char [44]);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
