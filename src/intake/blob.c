@@ -15,7 +15,6 @@
 
 #include "warrant.h"
 
-#define BLOB_CHUNK	(64 * 1024)
 
 /* STATE/blobs/sha256, created when asked; a descriptor, or -1. */
 static int
@@ -69,16 +68,13 @@ static int
 blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
 {
 	char hex[SHA256_HEX_LEN + 1];
-	unsigned char *buf = NULL;
 	uint64_t total = 0;
-	void *h = NULL;
-	int fd, rc = -1, saved;
-	ssize_t n;
+	int fd, rc = -1, saved, n;
 
 	/* a name of our own: another request may store the same content */
 	fd = -1;
 	for (n = 0; n < 100 && fd < 0; n++) {
-		snprintf(tmp, 32, ".tmp-%ld-%zd", (long)getpid(), n);
+		snprintf(tmp, 32, ".tmp-%ld-%d", (long)getpid(), n);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;
@@ -90,32 +86,9 @@ blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
 			goto out;
 		total = f->size;
 		sha256_bytes(f->data, f->size, hex);
-	} else {
-		if ((h = sha256_begin()) == NULL)
-			goto out;
-		buf = xmalloc(BLOB_CHUNK);
-		for (;;) {
-			n = pread(f->fd, buf, BLOB_CHUNK, (off_t)total);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				goto out;
-			if (n == 0)
-				break;
-			total += (uint64_t)n;
-			if (total > f->size) {
-				rc = 1;
-				goto out;
-			}
-			if (sha256_update(h, buf, (size_t)n) != 0 ||
-			    write_all(fd, buf, (size_t)n) != 0)
-				goto out;
-		}
-		n = sha256_end(h, hex);
-		h = NULL;
-		if (n != 0)
-			goto out;
-	}
+	} else if ((rc = sha256_stream(f->fd, f->size, write_sink, &fd, hex, &total)) != 0)
+		goto out;
+	rc = -1;
 	if (total != f->size || !digest_equal(hex, f->sha256)) {
 		rc = 1;
 		goto out;
@@ -125,9 +98,6 @@ blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
 	rc = 0;
 out:
 	saved = errno;
-	if (h != NULL)
-		sha256_end(h, hex);
-	free(buf);
 	if (close(fd) != 0 && rc == 0) {
 		saved = errno;
 		rc = -1;

@@ -442,43 +442,23 @@ snapshot_open(const struct wfile *f, const struct requester *p, char *source,
 	return fd;
 }
 
-/* Hash and scan fd from its start; the byte count in *size (at most
- * FILE_SNAPSHOT_MAX + 1: more is refused by the caller). */
+static int
+scan_sink(void *arg, const void *p, size_t n)
+{
+	scan_feed(arg, p, n, 0);
+	return 0;
+}
+
+/* Hash and scan fd from its start; the byte count in f->size (more than
+ * FILE_SNAPSHOT_MAX is refused by the caller). */
 static int
 snapshot_read(int fd, struct wfile *f, struct scan *s)
 {
-	unsigned char *buf = xmalloc(SCAN_CHUNK);
-	uint64_t total = 0;
-	void *h = sha256_begin();
-	ssize_t n;
-	int rc = -1;
+	int rc = sha256_stream(fd, FILE_SNAPSHOT_MAX, scan_sink, s, f->sha256, &f->size);
 
-	if (h == NULL)
-		goto out;
-	for (;;) {
-		n = pread(fd, buf, SCAN_CHUNK, (off_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto out;
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		if (total > FILE_SNAPSHOT_MAX)
-			break;
-		if (sha256_update(h, buf, (size_t)n) != 0)
-			goto out;
-		scan_feed(s, buf, (size_t)n, 0);
-	}
-	scan_feed(s, NULL, 0, 1);
-	rc = sha256_end(h, f->sha256);
-	h = NULL;
-	f->size = total;
-out:
-	if (h != NULL)
-		sha256_end(h, f->sha256);
-	free(buf);
-	return rc;
+	if (rc == 0)
+		scan_feed(s, NULL, 0, 1);
+	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * SHA-256 through OpenSSL's libcrypto: by descriptor for executables, over
- * bytes for manifests, incrementally for copied files, and a constant-time
- * comparison of hex digests.
+ * SHA-256 through OpenSSL's libcrypto: by descriptor for executables and
+ * files (optionally copied or scanned as they are hashed), over bytes for
+ * manifests, and a constant-time comparison of hex digests.
  *
  * Through the low-level SHA256_Init/Update/Final (deprecated since OpenSSL
  * 3.0, still built by default): the same assembly as the EVP interface,
@@ -71,35 +71,9 @@ to_hex(const unsigned char *md, char hex[SHA256_HEX_LEN + 1])
 }
 
 #if SHA256_LOW_LEVEL
-/* Hash everything readable from fd; 0 on success, -1 with errno set. */
-int
-sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
-{
-	static unsigned char buf[HASH_CHUNK];
-	unsigned char md[32];
-	SHA256_CTX ctx;
-	ssize_t n;
-
-	SHA256_Init(&ctx);
-	for (;;) {
-		n = read(fd, buf, sizeof buf);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		SHA256_Update(&ctx, buf, (size_t)n);
-	}
-	SHA256_Final(md, &ctx);
-	to_hex(md, hex);
-	return 0;
-}
-
-/* Incremental hashing, for content hashed as it is copied: begin (NULL
+/* Incremental hashing, for sha256_stream: begin (NULL
  * only when out of memory), update, end (frees it). */
-void *
+static void *
 sha256_begin(void)
 {
 	SHA256_CTX *ctx = malloc(sizeof *ctx);
@@ -109,13 +83,13 @@ sha256_begin(void)
 	return ctx;
 }
 
-int
+static int
 sha256_update(void *ctx, const void *p, size_t n)
 {
 	return SHA256_Update(ctx, p, n) == 1 ? 0 : -1;
 }
 
-int
+static int
 sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
 {
 	unsigned char md[32];
@@ -142,42 +116,7 @@ sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
 
 #else	/* the EVP interface */
 
-/* Hash everything readable from fd; 0 on success, -1 with errno set. */
-int
-sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
-{
-	static unsigned char buf[HASH_CHUNK];
-	unsigned char md[32];
-	EVP_MD_CTX *ctx;
-	ssize_t n;
-	int rc = -1;
-
-	if ((ctx = EVP_MD_CTX_new()) == NULL)
-		return -1;
-	if (EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1)
-		goto out;
-	for (;;) {
-		n = read(fd, buf, sizeof buf);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			goto out;
-	}
-	if (EVP_DigestFinal_ex(ctx, md, NULL) != 1)
-		goto out;
-	to_hex(md, hex);
-	rc = 0;
-out:
-	EVP_MD_CTX_free(ctx);
-	return rc;
-}
-
-void *
+static void *
 sha256_begin(void)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -189,13 +128,13 @@ sha256_begin(void)
 	return ctx;
 }
 
-int
+static int
 sha256_update(void *ctx, const void *p, size_t n)
 {
 	return EVP_DigestUpdate(ctx, p, n) == 1 ? 0 : -1;
 }
 
-int
+static int
 sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
 {
 	unsigned char md[32];
@@ -220,6 +159,66 @@ sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
 	to_hex(md, hex);
 }
 #endif
+
+/*
+ * Hash fd's content from its start (pread: the descriptor's offset is
+ * neither used nor moved), handing each chunk to sink when there is one
+ * (a copy, a scan). Stops once more than limit bytes were read. *total
+ * (when given) gets the bytes read. 0 with the digest in hex; 1 when the
+ * content is longer than limit (hex is empty); -1 with errno set, when
+ * reading, hashing or the sink failed.
+ */
+int
+sha256_stream(int fd, uint64_t limit, sha256_sink sink, void *arg,
+    char hex[SHA256_HEX_LEN + 1], uint64_t *total)
+{
+	unsigned char *buf = xmalloc(HASH_CHUNK);
+	void *h = sha256_begin();
+	uint64_t done = 0;
+	int rc = -1, saved;
+	ssize_t n;
+
+	hex[0] = '\0';
+	if (h == NULL)
+		goto out;
+	for (;;) {
+		n = pread(fd, buf, HASH_CHUNK, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out;
+		if (n == 0)
+			break;
+		done += (uint64_t)n;
+		if (done > limit) {
+			rc = 1;
+			goto out;
+		}
+		if (sha256_update(h, buf, (size_t)n) != 0 ||
+		    (sink != NULL && sink(arg, buf, (size_t)n) != 0))
+			goto out;
+	}
+	rc = sha256_end(h, hex);
+	h = NULL;
+out:
+	saved = errno;
+	if (h != NULL) {
+		sha256_end(h, hex);
+		hex[0] = '\0';
+	}
+	free(buf);
+	if (total != NULL)
+		*total = done;
+	errno = saved;
+	return rc;
+}
+
+/* Hash everything in fd; 0 on success, -1 with errno set. */
+int
+sha256_fd(int fd, char hex[SHA256_HEX_LEN + 1])
+{
+	return sha256_stream(fd, UINT64_MAX, NULL, NULL, hex, NULL) == 0 ? 0 : -1;
+}
 
 /* Equal hex digests, compared in constant time. */
 int

@@ -31,16 +31,17 @@ int	 read_bounded(int, char **, size_t *, size_t);
 int64_t	 now_seconds(void);
 int64_t	 monotonic_ms(void);
 int	 write_all(int, const void *, size_t);
+int	 write_sink(void *, const void *, size_t);
 const char *base_name(const char *);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
 
 /* sha256.c: digests, always lowercase hex. */
+typedef int (*sha256_sink)(void *, const void *, size_t);
+int	 sha256_stream(int, uint64_t, sha256_sink, void *, char [SHA256_HEX_LEN + 1],
+	    uint64_t *);
 int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
 void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
-void	*sha256_begin(void);
-int	 sha256_update(void *, const void *, size_t);
-int	 sha256_end(void *, char [SHA256_HEX_LEN + 1]);
 int	 digest_equal(const char *, const char *);
 
 /* text.c: agent text made safe for a terminal. */

@@ -15,7 +15,6 @@
 
 #include "shared.h"
 
-#define COPY_CHUNK	(64 * 1024)
 #define REMOVE_DEPTH	16
 
 /* ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$: command ids, run_as names and file
@@ -127,12 +126,10 @@ int
 stage_copy(int srcdfd, const char *src, int dstdfd, const char *dst, const char *sha,
     uint64_t size, mode_t mode, uid_t uid, gid_t gid)
 {
-	char hex[SHA256_HEX_LEN + 1], *buf = NULL;
+	char hex[SHA256_HEX_LEN + 1];
 	uint64_t total = 0;
 	struct stat st;
 	int in, out = -1, rc = -1, saved;
-	void *h = NULL;
-	ssize_t n;
 
 	in = openat(srcdfd, src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (in < 0)
@@ -144,43 +141,20 @@ stage_copy(int srcdfd, const char *src, int dstdfd, const char *dst, const char 
 		goto out;
 	}
 	out = openat(dstdfd, dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0 || (h = sha256_begin()) == NULL)
+	if (out < 0)
 		goto out;
-	buf = xmalloc(COPY_CHUNK);
-	/* one byte more than sealed tells a file that grew */
-	while (total <= size) {
-		n = read(in, buf, COPY_CHUNK);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		total += (uint64_t)n;
-		if (total > size) {
-			rc = 1;
-			goto out;
-		}
-		if (sha256_update(h, buf, (size_t)n) != 0 || write_all(out, buf, (size_t)n) != 0)
-			goto out;
-	}
-	n = sha256_end(h, hex);
-	h = NULL;
-	if (n != 0)
+	if ((rc = sha256_stream(in, size, write_sink, &out, hex, &total)) != 0)
 		goto out;
 	if (total != size || !digest_equal(hex, sha)) {
 		rc = 1;
 		goto out;
 	}
+	rc = -1;
 	if ((uid != (uid_t)-1 && fchown(out, uid, gid) != 0) || fchmod(out, mode) != 0)
 		goto out;
 	rc = 0;
 out:
 	saved = errno;
-	if (h != NULL)
-		sha256_end(h, hex);
-	free(buf);
 	close(in);
 	if (out >= 0 && close(out) != 0 && rc == 0) {
 		saved = errno;

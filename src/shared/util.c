@@ -97,6 +97,13 @@ write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* write_all as a sha256_stream sink: arg points to the descriptor. */
+int
+write_sink(void *arg, const void *p, size_t n)
+{
+	return write_all(*(int *)arg, p, n);
+}
+
 int64_t
 now_seconds(void)
 {
