@@ -62,6 +62,9 @@ int	 batch_stop_now(const struct batch *);
 int	 batch_record(struct batch *);
 json_t	*read_record(int, const char *);
 int	 runner_live(int);
+/* reviews.c: the two-person rule's front end */
+json_t	*batch_binding(const struct batch *, struct tp_binding *);
+int	 approve_reviews(struct batch *, int, int);
 int	 batch_from_disk(struct batch *);
 int	 batch_settle(struct batch *, const char *, const char *, json_t **);
 json_t	*user_env_json(void);

@@ -47,7 +47,8 @@ approve_guard(void)
 static json_t *
 failure(struct batch *b)
 {
-	return json_pack("{s:s,s:s,s:s,s:s}", "request_id", b->gate_id, "status", "pending",
+	return json_pack("{s:s,s:s,s:s,s:s}", "request_id", b->gate_id, "status",
+	    strcmp(b->outcome, "review_denied") == 0 ? "denied" : "pending",
 	    "outcome", *b->outcome ? b->outcome : "runner_error", "message", b->message);
 }
 
@@ -206,6 +207,9 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		return -1;
 	}
 	json_decref(sel);
+	/* the two-person rule: the other reviews, before any prompt */
+	if (approve_reviews(b, *root, o->via_sudo) != 0)
+		return -1;
 	if (approve_guard() != 0) {
 		say(b, "traced", "warrant is being traced (TracerPid is not 0): "
 		    "refusing to approve; nothing ran");
