@@ -56,25 +56,11 @@ failure(struct batch *b)
 static json_t *
 select_commands(struct batch *b, const char *const *ids, size_t nids)
 {
-	json_t *cmds = json_object_get(b->manifest, "commands"), *c, *sel;
-	size_t i, k;
+	const char *bad = NULL;
+	json_t *sel = commands_select(b->manifest, ids, nids, &bad);
 
-	for (k = 0; k < nids; k++) {
-		json_array_foreach(cmds, i, c)
-			if (strcmp(json_str(c, "id"), ids[k]) == 0)
-				break;
-		if (i == json_array_size(cmds)) {
-			say(b, NULL, "no command '%s' in this request", ids[k]);
-			return NULL;
-		}
-	}
-	sel = json_array();
-	json_array_foreach(cmds, i, c) {
-		for (k = 0; k < nids && strcmp(json_str(c, "id"), ids[k]) != 0; k++)
-			;
-		if (nids == 0 || k < nids)
-			json_array_append(sel, c);
-	}
+	if (sel == NULL)
+		say(b, NULL, "no command '%s' in this request", bad);
 	return sel;
 }
 

@@ -7,6 +7,7 @@
  * decides; this only tells. A denial by any member denies the gate here.
  */
 #include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -104,4 +105,68 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * What an approval of the commands ids (all when none) of gate (read
+ * with its sealed manifest), to be run by the reviewer uid, binds to:
+ * {request_id, manifest_sha256 (the seal of that subset), ids,
+ * requester_uid (as the run manifest will carry it), reviewer_uid, root
+ * (whether a ROOT command is among them)}. The sealed manifest must still
+ * hash to the gate's seal. NULL with why.
+ */
+json_t *
+review_binding(const json_t *gate, const char *const *ids, size_t nids, uid_t reviewer,
+    char *why, size_t size)
+{
+	const json_t *m = json_object_get(gate, "manifest");
+	char sha[SHA256_HEX_LEN + 1], *bytes;
+	const char *bad = NULL;
+	json_t *sel, *run, *rq, *out, *idl, *c;
+	size_t i;
+	int root = 0;
+
+	if ((bytes = manifest_seal(m, sha)) == NULL ||
+	    !digest_equal(sha, json_str(gate, "manifest_sha256"))) {
+		free(bytes);
+		snprintf(why, size, "the gate's manifest does not match its seal");
+		return NULL;
+	}
+	free(bytes);
+	if ((sel = commands_select(m, ids, nids, &bad)) == NULL) {
+		snprintf(why, size, "no command '%.64s' in this request", bad);
+		return NULL;
+	}
+	run = run_subset(m, sel);
+	bytes = manifest_seal(run, sha);
+	json_decref(run);
+	if (bytes == NULL) {
+		json_decref(sel);
+		snprintf(why, size, "cannot seal the selected commands");
+		return NULL;
+	}
+	free(bytes);
+	idl = json_array();
+	json_array_foreach(sel, i, c) {
+		json_array_append(idl, json_object_get(c, "id"));
+		root |= is_root(c);
+	}
+	json_decref(sel);
+	rq = requester_json(gate);
+	out = json_pack("{s:s,s:s,s:o,s:I,s:I,s:b}", "request_id", json_str(gate, "request_id"),
+	    "manifest_sha256", sha, "ids", idl, "requester_uid", json_is_object(rq) ?
+	    json_integer_value(json_object_get(rq, "uid")) : (json_int_t)0,
+	    "reviewer_uid", (json_int_t)reviewer, "root", root);
+	json_decref(rq);
+	return out;
+}
+
+/* A binding object as review_binding makes it, for twoperson.c. */
+void
+binding_tp(const json_t *bj, struct tp_binding *tb)
+{
+	*tb = (struct tp_binding){ .request_id = json_str(bj, "request_id"),
+	    .sha = json_str(bj, "manifest_sha256"), .ids = json_object_get(bj, "ids"),
+	    .requester = (uid_t)json_integer_value(json_object_get(bj, "requester_uid")),
+	    .reviewer = (uid_t)json_integer_value(json_object_get(bj, "reviewer_uid")) };
 }
