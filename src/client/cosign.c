@@ -273,7 +273,7 @@ cosign_answer(const char *to, const char *id, const char *const *ids, size_t nid
 	binding_tp(b, &tb);
 	rc = EXIT_REFUSED;
 	if (deny)
-		;
+		rc = EXIT_OK;	/* a denial needs no terminal, and anyone of the group may */
 	else if (json_integer_value(json_object_get(gate, "requester_uid")) ==
 	    (json_int_t)getuid() || tb.requester == getuid())
 		refused("own_request", "you asked for %s: under the two-person rule someone else "
