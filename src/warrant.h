@@ -82,6 +82,7 @@ int	 link_op(struct link *, json_t *, json_t **, struct refusal *);
  * reviewer's daemon (docs/two-person.md). */
 int	 cosign_list(const char *, int);
 void	 cosign_tally_line(FILE *, const json_t *);
+int	 cosign_tally_text(const json_t *, char *, size_t);
 int	 cosign_show(const char *, const char *, const char *const *, size_t, int);
 int	 cosign_answer(const char *, const char *, const char *const *, size_t, int,
 	    const char *, int);

@@ -321,10 +321,11 @@ out:
 	return rc;
 }
 
-/* For the reviewer's own `warrant show`: the reviews of the whole gate
- * so far, when the host's two-person rule covers it. */
-void
-cosign_tally_line(FILE *fp, const json_t *gate)
+/* For the reviewer's own views (`warrant show`, the review console): the
+ * reviews of the whole gate so far, when the host's two-person rule
+ * covers it. 1 with the text in buf, 0 when the rule does not apply. */
+int
+cosign_tally_text(const json_t *gate, char *buf, size_t size)
 {
 	struct tp_policy p;
 	struct tp_binding tb;
@@ -335,14 +336,24 @@ cosign_tally_line(FILE *fp, const json_t *gate)
 	if (json_integer_value(json_object_get(gate, "root_count")) <= 0 ||
 	    tp_policy_load(&p, why, sizeof why) != 0 || p.approvals <= 1 ||
 	    (b = review_binding(gate, NULL, 0, getuid(), why, sizeof why)) == NULL)
-		return;
+		return 0;
 	binding_tp(b, &tb);
 	if (tp_count(&p, &tb, &t, why, sizeof why) != 0)
-		fprintf(fp, "%-12s the two-person rule needs %d approvals; the reviews cannot be "
-		    "read here (%s)\n", "reviews", p.approvals, why);
+		snprintf(buf, size, "the two-person rule needs %d approvals; the reviews cannot "
+		    "be read here (%s)", p.approvals, why);
 	else
-		fprintf(fp, "%-12s %d of %d approvals by other members of %s are in; your run "
-		    "is the last of %d%s\n", "reviews", t.approvals, p.approvals - 1, p.group,
-		    p.approvals, t.denied ? " (a member denied it)" : "");
+		snprintf(buf, size, "%d of %d approvals by other members of %s are in; your run "
+		    "is the last of %d%s", t.approvals, p.approvals - 1, p.group, p.approvals,
+		    t.denied ? " (a member denied it)" : "");
 	json_decref(b);
+	return 1;
+}
+
+void
+cosign_tally_line(FILE *fp, const json_t *gate)
+{
+	char buf[768];
+
+	if (cosign_tally_text(gate, buf, sizeof buf))
+		fprintf(fp, "%-12s %s\n", "reviews", buf);
 }
