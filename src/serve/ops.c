@@ -17,7 +17,7 @@
 #define LIST_MAX		100
 
 /* Refuse members other than the allowed ones. 0, or -1 after the error. */
-static int
+int
 members_only(struct conn *c, json_t *msg, const char *const *allowed)
 {
 	const char *key, *const *a;

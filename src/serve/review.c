@@ -159,24 +159,6 @@ tally_json(const struct tp_policy *p, const struct tp_tally *t)
 	    "needed", p->approvals - 1, "root_approvals", p->approvals, "denied", t->denied);
 }
 
-static int
-members_ok(struct conn *c, json_t *msg, const char *const *allowed)
-{
-	const char *key, *const *a;
-	json_t *v;
-
-	json_object_foreach(msg, key, v) {
-		for (a = allowed; *a != NULL && strcmp(*a, key) != 0; a++)
-			;
-		if (*a == NULL) {
-			conn_error(c, "invalid_field", "$", "unknown member \"%.64s\" for this op",
-			    key);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 void
 op_review_list(struct daemon *d, struct conn *c, json_t *msg)
 {
@@ -186,7 +168,7 @@ op_review_list(struct daemon *d, struct conn *c, json_t *msg)
 	json_t *list, *out, *g, *full, *b;
 	size_t i;
 
-	if (!members_ok(c, msg, allowed) || co_reviewer(d, c, &p) != 0)
+	if (members_only(c, msg, allowed) != 0 || co_reviewer(d, c, &p) != 0)
 		return;
 	(void)refresh_store(&d->st);
 	if ((list = store_list(&d->st, 0, REVIEW_LIST_MAX, NULL, ANY_REQUESTER)) == NULL) {
@@ -246,7 +228,7 @@ op_review_show(struct daemon *d, struct conn *c, json_t *msg)
 	struct tp_tally t;
 	json_t *g, *b;
 
-	if (!members_ok(c, msg, allowed) || co_reviewer(d, c, &p) != 0 ||
+	if (members_only(c, msg, allowed) != 0 || co_reviewer(d, c, &p) != 0 ||
 	    (g = any_gate(d, c, msg)) == NULL)
 		return;
 	if ((b = binding_tally(d, c, &p, g, msg, &t)) == NULL) {
@@ -273,7 +255,7 @@ op_review(struct daemon *d, struct conn *c, json_t *msg)
 	char *why;
 	int i, mine = 0, rc;
 
-	if (!members_ok(c, msg, allowed) || co_reviewer(d, c, &p) != 0)
+	if (members_only(c, msg, allowed) != 0 || co_reviewer(d, c, &p) != 0)
 		return;
 	if (decision == NULL || (strcmp(decision, "approve") != 0 &&
 	    strcmp(decision, "deny") != 0)) {

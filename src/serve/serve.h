@@ -85,5 +85,6 @@ void	 op_review(struct daemon *, struct conn *, json_t *);
 void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
 int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
+int	 members_only(struct conn *, json_t *, const char *const *);
 
 #endif

@@ -105,6 +105,7 @@ struct tp_tally {
 	uid_t		 denied_by;
 	int		 ignored;	/* files of this request that do not count */
 };
+int	 group_has_member(const char *, const char *, gid_t, gid_t *);
 int	 tp_policy_load(struct tp_policy *, char *, size_t);
 int	 tp_is_member(const struct tp_policy *, uid_t);
 json_t	*tp_review_json(const struct tp_binding *, const char *);

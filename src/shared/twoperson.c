@@ -38,10 +38,11 @@ why_set(char *why, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The group's gid and whether name (primary gid pgid) is a member:
- * 1 yes, 0 no, -1 no such group. */
-static int
-tp_group(const char *group, const char *name, gid_t pgid, gid_t *gid)
+/* The group's gid (when gid is given) and whether name (primary gid
+ * pgid) is a member, as the group database says now: 1 yes, 0 no, -1 no
+ * such group (or it cannot be read). */
+int
+group_has_member(const char *group, const char *name, gid_t pgid, gid_t *gid)
 {
 	struct group gr, *res = NULL;
 	size_t len = 4096;
@@ -76,7 +77,7 @@ tp_is_member(const struct tp_policy *p, uid_t uid)
 
 	if (uid == 0 || getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || res == NULL)
 		return 0;
-	return tp_group(p->group, pw.pw_name, pw.pw_gid, NULL) == 1;
+	return group_has_member(p->group, pw.pw_name, pw.pw_gid, NULL) == 1;
 }
 
 /*
@@ -154,7 +155,7 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 	}
 	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) >= sizeof p->group ||
-	    tp_group(json_string_value(v), NULL, 0, &p->gid) < 0) {
+	    group_has_member(json_string_value(v), NULL, 0, &p->gid) < 0) {
 		why_set(why, size, "%s: reviewers_group must name a group of this host%s",
 		    WARRANT_POLICY_FILE, "");
 		json_decref(j);
