@@ -8,6 +8,10 @@ ASAN_BUILD ?= build-asan
 # prefix (the runner's path is compiled in from it) and remove it after.
 E2E_BUILD ?= build-e2e
 E2E_PREFIX ?= /opt/warrant-test
+# -Dtest_hooks=true: box init's container detection can be pointed at a
+# test root; the two-person rule's policy and spool live in the prefix.
+E2E_OPTS = -Dtest_hooks=true -Dpolicy_file=$(E2E_PREFIX)/etc/policy.json \
+	-Dreview_spool=$(E2E_PREFIX)/spool/reviews
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 15
@@ -28,10 +32,8 @@ $(BUILD)/build.ninja:
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
-# -Dtest_hooks=true: box init's container detection can be pointed at a
-# test root ($WARRANT_TEST_ROOT); only this build has it.
 $(E2E_BUILD)/build.ninja:
-	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized -Dtest_hooks=true
+	meson setup $(E2E_BUILD) --prefix=$(E2E_PREFIX) --buildtype=debugoptimized $(E2E_OPTS)
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized -Dfuzz=true \
@@ -44,14 +46,14 @@ install: all
 
 check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
-	meson configure $(E2E_BUILD) -Dtest_hooks=true
+	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
 	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja
-	meson configure $(E2E_BUILD) -Dtest_hooks=true
+	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
 

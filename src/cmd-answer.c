@@ -17,7 +17,8 @@ static int cmd_answer_exec(int, char **);
 const struct cmd_entry cmd_answer_entry = {
 	.name = "answer",
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [--you-only] [-f TEXT] [-j]",
+	"[--expect SHA256] [--you-only] [-f TEXT] [-j] | ID --approve|--deny --to REVIEWER "
+	"[-c CMD_ID]... [-f TEXT] [-j]",
 	.help =
 	"Answer a pending gate. --run authenticates through the host's sudo on this\n"
 	"terminal (when anything runs as root), then runs the selected commands in\n"
@@ -40,6 +41,11 @@ const struct cmd_entry cmd_answer_entry = {
 	"                      sudo); what the web page's approvals run as\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
+	"  -t, --to REVIEWER   as a co-reviewer under the host's two-person rule: show\n"
+	"                      REVIEWER's gate (through their daemon), ask \"Approve?\"\n"
+	"                      on this terminal and leave your approval of exactly the\n"
+	"                      selected commands in the review spool (--approve), or\n"
+	"                      deny the gate (--deny); REVIEWER then runs it\n"
 	"  -j, --json          print the result as JSON\n",
 	.exec = cmd_answer_exec,
 };
@@ -136,9 +142,10 @@ cmd_answer_exec(int argc, char **argv)
 		{ "via", required_argument, NULL, 'V' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "you-only", no_argument, NULL, 'Y' },
+		{ "to", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *select[MAX_SELECT], *feedback = NULL;
+	const char *select[MAX_SELECT], *feedback = NULL, *to = NULL;
 	char id[GATE_ID_LEN + 1];
 	struct approve_opts opts = { .detach = -1 };
 	int ch, run = 0, no = 0, json = 0, rc, code;
@@ -149,7 +156,7 @@ cmd_answer_exec(int argc, char **argv)
 	/* before anything else: no process of our uid may attach to us */
 	if (approve_guard() != 0)
 		warnx("this process is being traced: it will refuse to approve");
-	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:j", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:jt:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': run = 1; break;
 		case 'd': no = 1; break;
@@ -164,6 +171,7 @@ cmd_answer_exec(int argc, char **argv)
 		case 'Y': opts.you_only = 1; break;
 		case 'f': feedback = optarg; break;
 		case 'j': json = 1; break;
+		case 't': to = optarg; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");
@@ -183,6 +191,12 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "-f goes with --deny");
 	if (feedback != NULL && !feedback_ok(feedback))
 		return usage_error(&cmd_answer_entry, "-f: %s", FEEDBACK_RULE);
+	if (to != NULL) {
+		if (opts.detach != -1 || opts.via_sudo || opts.expect != NULL || opts.you_only)
+			return usage_error(&cmd_answer_entry, "--to goes with --approve or --deny, "
+			    "-c, -f and -j only");
+		return cosign_answer(to, argv[optind], select, nselect, no, feedback, json);
+	}
 	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {

@@ -9,12 +9,17 @@ static int cmd_show_exec(int, char **);
 
 const struct cmd_entry cmd_show_entry = {
 	.name = "show",
-	.usage = "ID [-j]",
+	.usage = "ID [-j] [--to REVIEWER [-c CMD_ID]...]",
 	.help =
 	"Show one gate: context, risk badges and every command. ID is the request\n"
 	"id or any unique prefix of 4 or more characters (the \"w-\" may be left off).\n"
 	"Agent text is shown with control characters and escapes made visible.\n\n"
-	"  -j, --json   the gate as JSON, with the sealed manifest and its SHA-256\n",
+	"  -j, --json   the gate as JSON, with the sealed manifest and its SHA-256\n"
+	"  -t, --to REVIEWER\n"
+	"               a gate of REVIEWER's (through their daemon), for a co-reviewer\n"
+	"               under the host's two-person rule, with its reviews so far\n"
+	"  -c, --command ID\n"
+	"               with --to: the reviews of these commands only (repeatable)\n",
 	.exec = cmd_show_exec,
 };
 
@@ -23,27 +28,40 @@ cmd_show_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "to", required_argument, NULL, 't' },
+		{ "command", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *to = NULL, *sel[128];
 	char id[GATE_ID_LEN + 1];
 	struct store st;
+	size_t nsel = 0;
 	json_t *g;
 	int ch, json = 0, rc;
 
-	while ((ch = getopt_long(argc, argv, "j", longopts, NULL)) != -1) {
-		if (ch != 'j')
+	while ((ch = getopt_long(argc, argv, "jt:c:", longopts, NULL)) != -1) {
+		if (ch == 'j')
+			json = 1;
+		else if (ch == 't')
+			to = optarg;
+		else if (ch == 'c' && nsel < sizeof sel / sizeof sel[0])
+			sel[nsel++] = optarg;
+		else
 			return usage_error(&cmd_show_entry, NULL);
-		json = 1;
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_show_entry, "give exactly one ID");
+	if (to != NULL)
+		return cosign_show(to, argv[optind], sel, nsel, json);
+	if (nsel > 0)
+		return usage_error(&cmd_show_entry, "-c goes with --to");
 	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;
 	}
-	g = store_gate(&st, id, json);
+	g = store_gate(&st, id, 1);
 	store_close(&st);
 	if (g == NULL)
 		return EXIT_INTERNAL;
@@ -51,6 +69,7 @@ cmd_show_exec(int argc, char **argv)
 		rc = print_json(g);
 	else {
 		gate_print_full(stdout, g, st.dir);
+		cosign_tally_line(stdout, g);
 		rc = fflush(stdout);
 	}
 	json_decref(g);

@@ -69,7 +69,27 @@ field(FILE *fp, const char *label, const char *value)
 	fputc('\n', fp);
 }
 
-#define SHOW_CONTENT_MAX	(64 * 1024)
+
+
+/* A file's text as another reviewer's daemon sent it (statedir NULL):
+ * shown only when it is the whole file and hashes to the seal. */
+static char *
+sent_text(const json_t *f, const char **what)
+{
+	const char *t = json_string_value(json_object_get(f, "content_text"));
+	char sha[SHA256_HEX_LEN + 1];
+
+	*what = "binary";
+	if (t == NULL)
+		return NULL;
+	sha256_bytes(t, strlen(t), sha);
+	if ((long long)strlen(t) != (long long)json_integer_value(json_object_get(f, "size")) ||
+	    !digest_equal(sha, json_str(f, "sha256"))) {
+		*what = "partial";
+		return NULL;
+	}
+	return xstrdup(t);
+}
 
 /*
  * The reviewed files: name, size, mode and SHA-256 as sealed, where the
@@ -100,10 +120,14 @@ print_files(FILE *fp, const json_t *files, const char *statedir)
 			fputs(", taken at request time\n", fp);
 		} else
 			fputs("    from  the request (inline)\n", fp);
-		text = blob_text(statedir, f, SHOW_CONTENT_MAX, &what);
+		text = statedir != NULL ? blob_text(statedir, f, SHOW_CONTENT_MAX, &what) :
+		    sent_text(f, &what);
 		if (text == NULL) {
 			if (strcmp(what, "binary") == 0)
 				fprintf(fp, "    binary, %lld bytes\n", size);
+			else if (statedir == NULL)
+				fputs("    content not shown here: what the daemon sent is not the "
+				    "whole file as sealed\n", fp);
 			else
 				fprintf(fp, "    content %s in the store: it cannot be shown, and "
 				    "the runner will refuse it\n", what);

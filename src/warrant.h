@@ -55,6 +55,7 @@ int	 feedback_ok(const char *);
 /* gateview.c: human views of gates. */
 void	 gate_print_line(FILE *, const json_t *);
 void	 gate_print_full(FILE *, const json_t *, const char *);
+#define SHOW_CONTENT_MAX	(64 * 1024)	/* of a reviewed file's text, shown */
 
 /*
  * client/link.c: a requester's gates, in this user's store or through the
@@ -75,6 +76,16 @@ int	 link_submit(struct link *, const char *, size_t, const char *, const char *
 	    json_t **, struct refusal *);
 int	 link_wait(struct link *, const char *, long, json_t **);
 int	 link_withdraw(struct link *, const char *, const char *);
+int	 link_op(struct link *, json_t *, json_t **, struct refusal *);
+
+/* client/cosign.c: a co-reviewer under the two-person rule, through the
+ * reviewer's daemon (docs/two-person.md). */
+int	 cosign_list(const char *, int);
+void	 cosign_tally_line(FILE *, const json_t *);
+int	 cosign_tally_text(const json_t *, char *, size_t);
+int	 cosign_show(const char *, const char *, const char *const *, size_t, int);
+int	 cosign_answer(const char *, const char *, const char *const *, size_t, int,
+	    const char *, int);
 
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);

@@ -21,6 +21,12 @@ json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
 int	 approve_guard(void);
 
+/* reviews.c: the two-person rule, seen from a gate */
+#include <sys/types.h>
+struct tp_binding;
+json_t	*review_binding(const json_t *, const char *const *, size_t, uid_t, char *, size_t);
+void	 binding_tp(const json_t *, struct tp_binding *);
+
 /* finish.c */
 int	 approve_recover(struct store *);
 int	 refresh_store(struct store *);

@@ -84,7 +84,7 @@ batch_free(struct batch *b)
 /* Who asked, for the runner to judge writability again just before the
  * batch: the requester's uid and its groups as the database gives them
  * now. */
-static json_t *
+json_t *
 requester_json(const json_t *gate)
 {
 	uid_t uid = (uid_t)json_integer_value(json_object_get(gate, "requester_uid"));
@@ -121,13 +121,53 @@ selected_files(const json_t *all, const json_t *selected)
 	return files;
 }
 
+/* The commands of manifest named by ids (all when none are named), in
+ * reviewed order; NULL with *bad the id that names none. */
+json_t *
+commands_select(const json_t *manifest, const char *const *ids, size_t nids, const char **bad)
+{
+	json_t *cmds = json_object_get(manifest, "commands"), *c, *sel;
+	size_t i, k;
+
+	for (k = 0; k < nids; k++) {
+		json_array_foreach(cmds, i, c)
+			if (strcmp(json_str(c, "id"), ids[k]) == 0)
+				break;
+		if (i == json_array_size(cmds)) {
+			*bad = ids[k];
+			return NULL;
+		}
+	}
+	sel = json_array();
+	json_array_foreach(cmds, i, c) {
+		for (k = 0; k < nids && strcmp(json_str(c, "id"), ids[k]) != 0; k++)
+			;
+		if (nids == 0 || k < nids)
+			json_array_append(sel, c);
+	}
+	return sel;
+}
+
+/* The sealed manifest with only the selected commands and the files they
+ * name: what the seal of an approved subset is taken over. */
+json_t *
+run_subset(const json_t *manifest, json_t *selected)
+{
+	json_t *run = json_deep_copy(manifest), *files = json_object_get(manifest, "files");
+
+	json_object_set(run, "commands", selected);
+	if (files != NULL)
+		json_object_set_new(run, "files", selected_files(files, selected));
+	return run;
+}
+
 /* The run manifest: the sealed one with only the selected commands (and
  * the files they name), and the YOU environment (null when no YOU command
  * runs); sealed. */
 int
 batch_seal_run(struct batch *b, json_t *selected)
 {
-	json_t *c, *files = json_object_get(b->manifest, "files");
+	json_t *c;
 	char *bytes;
 	size_t i;
 	int you = 0;
@@ -135,10 +175,7 @@ batch_seal_run(struct batch *b, json_t *selected)
 	json_array_foreach(selected, i, c)
 		if (!is_root(c))
 			you = 1;
-	b->run = json_deep_copy(b->manifest);
-	json_object_set(b->run, "commands", selected);
-	if (files != NULL)
-		json_object_set_new(b->run, "files", selected_files(files, selected));
+	b->run = run_subset(b->manifest, selected);
 	b->selected = json_object_get(b->run, "commands");
 	/* the ledger binds to the approved subset as sealed; the runner gets
 	 * the hash of the file it reads, the subset with user_env */

@@ -56,12 +56,18 @@ int	 is_root(const json_t *);
 int	 batch_load(struct batch *, struct store *, const char *);
 void	 batch_free(struct batch *);
 int	 batch_seal_run(struct batch *, json_t *);
+json_t	*run_subset(const json_t *, json_t *);
+json_t	*commands_select(const json_t *, const char *const *, size_t, const char **);
+json_t	*requester_json(const json_t *);
 int	 batch_link_files(struct batch *);
 void	 batch_mark_rest(struct batch *, const char *, const char *);
 int	 batch_stop_now(const struct batch *);
 int	 batch_record(struct batch *);
 json_t	*read_record(int, const char *);
 int	 runner_live(int);
+/* reviews.c: the two-person rule's front end */
+json_t	*batch_binding(const struct batch *, struct tp_binding *);
+int	 approve_reviews(struct batch *, int, int);
 int	 batch_from_disk(struct batch *);
 int	 batch_settle(struct batch *, const char *, const char *, json_t **);
 json_t	*user_env_json(void);

@@ -103,6 +103,12 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 			    "does not allow the runner); nothing ran");
 		return EXEC_NOTHING_RAN;
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REVIEWS) {
+		say(b, "reviews_missing", "the runner refused the batch: the two-person rule's "
+		    "reviews are missing or one denies it (its message is above); nothing ran, "
+		    "the gate stays pending");
+		return EXEC_NOTHING_RAN;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REFUSED) {
 		say(b, "runner_error", "the runner refused the batch before running anything "
 		    "(its message is above)");

@@ -47,7 +47,8 @@ approve_guard(void)
 static json_t *
 failure(struct batch *b)
 {
-	return json_pack("{s:s,s:s,s:s,s:s}", "request_id", b->gate_id, "status", "pending",
+	return json_pack("{s:s,s:s,s:s,s:s}", "request_id", b->gate_id, "status",
+	    strcmp(b->outcome, "review_denied") == 0 ? "denied" : "pending",
 	    "outcome", *b->outcome ? b->outcome : "runner_error", "message", b->message);
 }
 
@@ -55,25 +56,11 @@ failure(struct batch *b)
 static json_t *
 select_commands(struct batch *b, const char *const *ids, size_t nids)
 {
-	json_t *cmds = json_object_get(b->manifest, "commands"), *c, *sel;
-	size_t i, k;
+	const char *bad = NULL;
+	json_t *sel = commands_select(b->manifest, ids, nids, &bad);
 
-	for (k = 0; k < nids; k++) {
-		json_array_foreach(cmds, i, c)
-			if (strcmp(json_str(c, "id"), ids[k]) == 0)
-				break;
-		if (i == json_array_size(cmds)) {
-			say(b, NULL, "no command '%s' in this request", ids[k]);
-			return NULL;
-		}
-	}
-	sel = json_array();
-	json_array_foreach(cmds, i, c) {
-		for (k = 0; k < nids && strcmp(json_str(c, "id"), ids[k]) != 0; k++)
-			;
-		if (nids == 0 || k < nids)
-			json_array_append(sel, c);
-	}
+	if (sel == NULL)
+		say(b, NULL, "no command '%s' in this request", bad);
 	return sel;
 }
 
@@ -206,6 +193,9 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		return -1;
 	}
 	json_decref(sel);
+	/* the two-person rule: the other reviews, before any prompt */
+	if (approve_reviews(b, *root, o->via_sudo) != 0)
+		return -1;
 	if (approve_guard() != 0) {
 		say(b, "traced", "warrant is being traced (TracerPid is not 0): "
 		    "refusing to approve; nothing ran");

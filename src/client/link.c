@@ -452,3 +452,24 @@ link_withdraw(struct link *l, const char *id, const char *why)
 	json_decref(reply);
 	return rc;
 }
+
+/*
+ * One operation with the daemon (a co-reviewer's, safe to send twice).
+ * EXIT_OK with *reply when it says ok; EXIT_REFUSED with r filled (its
+ * code and message); otherwise EXIT_INTERNAL or EXIT_UNREACHABLE after
+ * saying why.
+ */
+int
+link_op(struct link *l, json_t *msg, json_t **reply, struct refusal *r)
+{
+	int rc = call(l, msg, 1, reply);
+
+	if (rc != EXIT_OK)
+		return rc;
+	if (json_is_true(json_object_get(*reply, "ok")))
+		return EXIT_OK;
+	rc = reply_error("the reviewer's daemon", *reply, r);
+	json_decref(*reply);
+	*reply = NULL;
+	return rc;
+}

@@ -24,6 +24,9 @@
  * on the way; one that does not match refuses the whole batch. The
  * staging directories are removed when the runner ends, whatever happened.
  *
+ * Under the two-person rule (reviews.c), the other reviewers' approvals
+ * of exactly this subset must be in the spool before anything else.
+ *
  * Its records in the run directory are root-owned, so nobody else can
  * forge them: runner.lock (held while the runner lives), started.json,
  * progress.json (made durable before each command starts) and
@@ -45,6 +48,7 @@
 #include <unistd.h>
 
 #include "shared.h"
+#include "runner.h"
 
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
@@ -72,6 +76,7 @@ struct runner {
 	char		(*atrun_path)[PATH_MAX];	/* sealed at run time: what ran */
 	char		(*atrun_sha)[SHA256_HEX_LEN + 1];
 	struct writer	 requester;		/* who asked; uid 0: anyone but root */
+	struct tp_policy tp;			/* the two-person rule */
 	gid_t		 requester_groups[256];
 	char		**root_env, **user_env;
 	const char	*refused_why;
@@ -922,9 +927,13 @@ main(int argc, char **argv)
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
 	load_requester(&r);
+	/* the two-person rule: the other reviewers' approvals, or nothing */
+	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
 	stage(&r);
 	verify_commands(&r);
 	take_lock(&r);
+	if (r.tp.approvals > 1)
+		tp_sweep(&r.tp, r.request_id);	/* spent: this batch settles the gate */
 	if (detached)
 		detach(&r);
 	else if (write_started(&r, getpid()) != 0)

@@ -4,7 +4,8 @@
  * for one admitted peer and only ever about that peer's own gates:
  * request (validated with the peer as the requester, under a quota),
  * wait, withdraw and list. A refusal changes nothing. Nothing here
- * approves anything.
+ * approves anything. (The co-reviewers' operations of the two-person
+ * rule are in review.c.)
  */
 #include <err.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #define LIST_MAX		100
 
 /* Refuse members other than the allowed ones. 0, or -1 after the error. */
-static int
+int
 members_only(struct conn *c, json_t *msg, const char *const *allowed)
 {
 	const char *key, *const *a;
@@ -313,6 +314,9 @@ ops_message(struct daemon *d, struct conn *c, const char *line, size_t len)
 		{ "wait", op_wait },
 		{ "withdraw", op_withdraw },
 		{ "list", op_list },
+		{ "review_list", op_review_list },
+		{ "review_show", op_review_show },
+		{ "review", op_review },
 	};
 	json_error_t err;
 	const char *op;
@@ -334,5 +338,5 @@ ops_message(struct daemon *d, struct conn *c, const char *line, size_t len)
 			return;
 		}
 	json_decref(msg);
-	conn_error(c, "unknown_op", "$.op", "op is one of request, wait, withdraw, list");
+	conn_error(c, "unknown_op", "$.op", "op is one of request, wait, withdraw, list, review_list, review_show, review");
 }

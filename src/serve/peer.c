@@ -69,35 +69,6 @@ user_of(uid_t uid, char *name, size_t size, gid_t *gid)
 	return res != NULL ? 0 : -1;
 }
 
-/*
- * Is name (primary group pgid) a member of the group called group?
- * 1 yes, 0 no, -1 when the group cannot be read.
- */
-static int
-in_group(const char *group, const char *name, gid_t pgid)
-{
-	struct group gr, *res = NULL;
-	size_t len = 4096;
-	char *buf = NULL, *n, **m;
-	int e, member = -1;
-
-	for (;;) {
-		if ((n = realloc(buf, len)) == NULL)
-			break;
-		buf = n;
-		if ((e = getgrnam_r(group, &gr, buf, len, &res)) != ERANGE || len >= NSS_BUF_MAX)
-			break;
-		len *= 2;
-	}
-	if (res != NULL) {
-		member = gr.gr_gid == pgid;
-		for (m = gr.gr_mem; !member && *m != NULL; m++)
-			member = strcmp(*m, name) == 0;
-	}
-	free(buf);
-	return member;
-}
-
 /* Read the credentials of the process at the other end of fd. 0, or -1. */
 int
 peer_read(int fd, struct peer *p)
@@ -163,7 +134,7 @@ peer_admitted(const struct daemon *d, struct peer *p, char *why, size_t size)
 		snprintf(why, size, "uid %u has no user on this host", (unsigned)p->uid);
 		return 0;
 	}
-	if ((m = in_group(d->group, p->name, pgid)) <= 0) {
+	if ((m = group_has_member(d->group, p->name, pgid, NULL)) <= 0) {
 		snprintf(why, size, "%s (uid %u) is not a requester of %s: as root, "
 		    "`warrant requesters add --reviewer %s %s`", p->name, (unsigned)p->uid,
 		    d->name, d->name, p->name);

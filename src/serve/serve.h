@@ -76,9 +76,15 @@ void	 peer_free(struct peer *);
 int	 peer_admitted(const struct daemon *, struct peer *, char *, size_t);
 int	 daemon_identity(struct daemon *);
 
+/* review.c: the co-reviewers' operations (two-person rule) */
+void	 op_review_list(struct daemon *, struct conn *, json_t *);
+void	 op_review_show(struct daemon *, struct conn *, json_t *);
+void	 op_review(struct daemon *, struct conn *, json_t *);
+
 /* ops.c */
 void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
 int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
+int	 members_only(struct conn *, json_t *, const char *const *);
 
 #endif

@@ -77,6 +77,45 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUNNER_REFUSED	3	/* exit status: refused before anything ran */
 #define RUNNER_BROKEN	4	/* exit status: stopped after starting; may have run */
 
+#define RUNNER_REVIEWS	5	/* exit status: the two-person rule's reviews are missing */
+
+/*
+ * twoperson.c: the two-person rule for ROOT (docs/two-person.md). The
+ * policy says how many approvals a run with ROOT commands needs (the
+ * reviewer who runs it is one) and whose; reviews are files in the spool
+ * owned by their reviewers, bound to a run by tp_binding.
+ */
+#define TP_APPROVALS_MAX	16
+#define TP_SPOOL_DAYS		7	/* reviews older than this are swept */
+struct tp_policy {
+	int		 approvals;	/* 1: no rule */
+	char		 group[64];
+	gid_t		 gid;
+};
+struct tp_binding {
+	const char	*request_id;
+	const char	*sha;		/* the seal of the subset that runs */
+	const json_t	*ids;		/* its command ids, in order */
+	uid_t		 requester;	/* 0: root, or unknown */
+	uid_t		 reviewer;	/* who runs it (SUDO_UID) */
+};
+struct tp_tally {
+	int		 approvals;	/* by other members, distinct */
+	uid_t		 by[TP_APPROVALS_MAX];
+	int		 denied;
+	uid_t		 denied_by;
+	int		 ignored;	/* files of this request that do not count */
+};
+int	 group_has_member(const char *, const char *, gid_t, gid_t *);
+int	 tp_policy_load(struct tp_policy *, char *, size_t);
+int	 tp_is_member(const struct tp_policy *, uid_t);
+json_t	*tp_review_json(const struct tp_binding *, const char *);
+int	 tp_count(const struct tp_policy *, const struct tp_binding *, struct tp_tally *,
+	    char *, size_t);
+int	 tp_write(const struct tp_policy *, const struct tp_binding *, const char *, char *,
+	    size_t);
+void	 tp_sweep(const struct tp_policy *, const char *);
+
 /*
  * stage.c: reviewed files (docs/design.md §3 files). A file has a name
  * (the command id pattern), a mode (four octal digits, no setuid, setgid

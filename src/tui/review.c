@@ -486,6 +486,13 @@ policies(struct tui *t, struct tdoc *d)
 	if (*json_str(g, "next_prompt") != '\0')
 		context_field(d, "Next", json_str(g, "next_prompt"));
 	context_word(d, "Manifest", json_str(g, "manifest_sha256"));
+	/* the host's two-person rule: how many of the others' approvals are in */
+	{
+		char reviews[768];
+
+		if (cosign_tally_text(g, reviews, sizeof reviews))
+			context_field(d, "Reviews", reviews);
+	}
 }
 
 static void

@@ -36,7 +36,7 @@ teardown)
 	check "the private prefix $PREFIX is removed" [ ! -e "$PREFIX" ]
 	# The users of lib.sh and sudo-lib.sh (test-box.sh removes its own).
 	left=
-	for u in wt-requester wt-reviewer wt-reviewer2 wt-tuirev wt-tuirev2; do
+	for u in wt-requester wt-reviewer wt-reviewer2 wt-tuirev wt-tuirev2 wt-tprev3 wt-tpreq; do
 		id "$u" >/dev/null 2>&1 || continue
 		# A process a suite left behind keeps the user: name it (and
 		# give it a moment to end on its own).

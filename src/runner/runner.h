@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: ISC */
+/* The root runner's parts outside runner.c. */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+/* reviews.c: the two-person rule, before anything runs */
+void	 reviews_verify(const json_t *, const char *, uid_t, uid_t, struct tp_policy *);
+
+#endif
