@@ -3,7 +3,8 @@
  * The ledger (docs/design.md §7): what ran, built by the runner for ROOT commands
  * and by `warrant answer` for YOU commands, checked before a gate settles:
  * same request and manifest hash, exactly one entry per selected command
- * in order, and no credential-shaped data anywhere in it.
+ * in order, an I/O log session id only on ROOT entries, and no
+ * credential-shaped data anywhere in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +119,22 @@ credential_free(const json_t *j)
 	}
 }
 
+/* A ROOT entry's I/O log session, "xx/yy/zz" in base 36 (upper case). */
+static int
+iolog_id_ok(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t i;
+
+	if (s == NULL || strlen(s) != 8)
+		return 0;
+	for (i = 0; i < 8; i++)
+		if (i % 3 == 2 ? s[i] != '/' :
+		    !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
 static int
 listed(const char *s, const char *const *list)
 {
@@ -171,7 +188,11 @@ ledger_check(const json_t *l, const char *request_id, const char *sha,
 		}
 		if (!listed(json_string_value(json_object_get(e, "status")), statuses) ||
 		    !json_is_string(json_object_get(e, "output_tail")) ||
-		    json_string_length(json_object_get(e, "output_tail")) > 4 * LEDGER_FULL_BYTES) {
+		    json_string_length(json_object_get(e, "output_tail")) > 4 * LEDGER_FULL_BYTES ||
+		    (json_object_get(e, "iolog") != NULL &&
+		    (!iolog_id_ok(json_object_get(e, "iolog")) ||
+		    !listed(json_string_value(json_object_get(e, "as")),
+		    (const char *const[]){ "root", NULL })))) {
 			snprintf(why, size, "ledger entry %s is malformed", ids[i]);
 			return -1;
 		}
