@@ -227,6 +227,11 @@ char	*capture_tail(struct capture *, size_t);
 int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
 /* ledger.c */
+struct ledger_status {
+	const char	*name;
+	const char	*meaning;
+};
+extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
 #define LEDGER_TAIL_BYTES	(8 * 1024)
 #define LEDGER_FULL_BYTES	(64 * 1024)
 size_t	 ledger_tail_bytes(const char *);
