@@ -256,8 +256,10 @@ check "[P4] (c) ... nothing ran" [ ! -e "$OPT/c-ran" ]
 rm -f "$IO"
 mv "$MOVED" "$IO"
 MOVED=""
-answer right c3 "$GC" --run --no-detach -j
+answer right c3 "$GC" --run --no-detach
 is "(c) with the directory back, the same gate runs" "$ANS_RC" 0
 check "(c) ... it ran" [ -e "$OPT/c-ran" ]
+check "(c) answer's summary names the sudoreplay command of the session" \
+    grep -Eq "root +ran +c1 +exit 0 +\(sudoreplay -d $IO [0-9A-Z]{2}/[0-9A-Z]{2}/[0-9A-Z]{2}\)" "$ANS"
 
 done_testing
