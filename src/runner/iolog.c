@@ -96,10 +96,17 @@ dir_ok(int fd, int last, const char *name, char *why, size_t size)
 		snprintf(why, size, "%s is owned by uid %u, not root", name, (unsigned)st.st_uid);
 		return -1;
 	}
-	/* above the log: a sticky directory (/tmp) is fine, its entries
-	 * are checked in turn; the log's own directories: 0700 */
-	if ((st.st_mode & 022) != 0 && (last || (st.st_mode & S_ISVTX) == 0)) {
+	/* the log's own directories: writable by nobody else, then 0700 */
+	if (last && (st.st_mode & 022) != 0) {
 		snprintf(why, size, "%s is writable by group or others", name);
+		return -1;
+	}
+	/* above it: root's; group write (Ubuntu's /var/log is root:syslog
+	 * 0775) and a sticky directory (/tmp) are fine, since whoever can
+	 * write there can at most move the log away, never make a directory
+	 * of root's; others' write is not */
+	if (!last && (st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
+		snprintf(why, size, "%s is writable by others", name);
 		return -1;
 	}
 	if (last && (st.st_mode & 077) != 0 && fchmod(fd, 0700) != 0) {

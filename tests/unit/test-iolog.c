@@ -316,6 +316,15 @@ test_unsafe_dir(void **state)
 	assert_int_equal(chmod(path, 0777), 0);
 	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
 	assert_non_null(strstr(why, "writable"));
+	/* above the log, others' write is refused too; group write is not */
+	snprintf(path, sizeof path, "%s/open/io", top);
+	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
+	assert_non_null(strstr(why, "writable by others"));
+	snprintf(path, sizeof path, "%s/grp", top);
+	assert_int_equal(mkdir(path, 0770), 0);
+	assert_int_equal(chmod(path, 0770), 0);
+	snprintf(path, sizeof path, "%s/grp/io", top);
+	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), 0);
 	snprintf(path, sizeof path, "%s/link", top);
 	assert_int_equal(symlink(top, path), 0);
 	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
