@@ -28,6 +28,8 @@
  * forge them: runner.lock (held while the runner lives), started.json,
  * progress.json (made durable before each command starts) and
  * ledger.json. Every command runs in its own session with no terminal.
+ * Each ROOT command's output is also kept as a sudo I/O log session
+ * (iolog.c); a batch with one does not start when that log cannot be.
  *
  * usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]
  */
