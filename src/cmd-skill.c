@@ -186,8 +186,8 @@ print_skill(const struct out *o)
 	textf(o, "While it is pending the reviewer is told (a desktop notification, the review "
 	    "console). Over MCP the call sends progress notifications such as \"%s\"; on the "
 	    "command line `warrant request -w` and `warrant wait` just wait. Do not send the "
-	    "same request again while it is pending: `warrant list` shows your gates and "
-	    "`warrant wait ID` picks one up again.\n\n", progress);
+	    "same request again while it is pending: `warrant wait ID` (with the "
+	    "`request_id` of the descriptor) picks it up again.\n\n", progress);
 	para(o, "An approved request returns a ledger: one entry per command, in order, with "
 	    "its `status`, `exit_code`, `output_tail` and `error`. The reviewer may approve "
 	    "only some of the commands. The statuses:");
