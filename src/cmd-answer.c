@@ -104,6 +104,12 @@ print_human(const json_t *r)
 			fputs("  ", stdout);
 			text_print(stdout, json_string_value(json_object_get(e, "error")));
 		}
+		/* a ROOT command's output, for root to replay */
+		if (json_is_string(json_object_get(e, "iolog"))) {
+			fputs("  (sudoreplay -d " WARRANT_IOLOG_DIR " ", stdout);
+			text_print(stdout, json_string_value(json_object_get(e, "iolog")));
+			putchar(')');
+		}
 		putchar('\n');
 	}
 }

@@ -19,8 +19,7 @@ const struct cmd_entry cmd_request_entry = {
 	.usage = "[-j] [-o AGENT] [-p PROJECT] [-w] [--to REVIEWER] < request.json",
 	.help =
 	"Create a gate from one JSON request on standard input (warrant-request(5)).\n"
-	"Prints the gate descriptor as JSON. A refused request stores nothing and\n"
-	"exits 2.\n\n"
+	"Prints the gate descriptor as JSON. A refused request stores nothing.\n\n"
 	"  -j, --json            print a refusal as {\"error\":{code,message,path}}\n"
 	"  -o, --origin-agent A  the agent making the request\n"
 	"  -p, --project P       the project the request belongs to\n"
@@ -28,9 +27,9 @@ const struct cmd_entry cmd_request_entry = {
 	"                        does (the descriptor goes to standard error)\n"
 	"  --to REVIEWER         send it to REVIEWER's daemon (warrant serve), for an\n"
 	"                        agent that runs as its own user; WARRANT_SOCKET=PATH\n"
-	"                        does the same for the socket at PATH. Exit 7 when\n"
-	"                        the daemon cannot be reached.\n",
+	"                        does the same for the socket at PATH.\n",
 	.exec = cmd_request_exec,
+	.exits = "01234567",
 };
 
 static int

@@ -18,17 +18,15 @@ const struct cmd_entry cmd_wait_entry = {
 	.help =
 	"Wait until a gate is settled, then print the outcome: the ledger (command\n"
 	"output as the request's output_to_agent allows) and next.prompt, or the\n"
-	"denial feedback. Exit 0 approved and every command ran, 3 approved with a\n"
-	"failed command, 4 denied, 5 expired, 6 still pending after -t, 7 the\n"
-	"reviewer's daemon cannot be reached.\n\n"
+	"denial feedback.\n\n"
 	"  -t, --timeout SECONDS  give up after this long (default: until the gate\n"
 	"                         settles or expires)\n"
 	"  -j, --json             print the outcome as JSON\n"
 	"  --to REVIEWER          ask REVIEWER's daemon (warrant serve) instead of\n"
 	"                         your own store; WARRANT_SOCKET=PATH does the same\n"
-	"                         for the socket at PATH. Exit 7 when it cannot be\n"
-	"                         reached.\n",
+	"                         for the socket at PATH.\n",
 	.exec = cmd_wait_exec,
+	.exits = "01234567",
 };
 
 static void

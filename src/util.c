@@ -147,6 +147,30 @@ label_valid(const char *s)
 	return 1;
 }
 
+const struct exit_meaning exit_meanings[] = {
+	{ EXIT_OK, "done: the gate was created (request); approved and every approved "
+	    "command ran (wait, request -w)" },
+	{ EXIT_INTERNAL, "an internal error; the message on standard error says why" },
+	{ EXIT_REFUSED, "refused: a usage error or a refused request; nothing was stored" },
+	{ EXIT_WAIT_FAILED, "approved, but a command failed or was not run: read the ledger" },
+	{ EXIT_WAIT_DENIED, "denied by the reviewer; nothing ran: read the feedback" },
+	{ EXIT_WAIT_EXPIRED, "expired: nobody answered in time; nothing ran" },
+	{ EXIT_WAIT_PENDING, "still pending when -t ran out" },
+	{ EXIT_UNREACHABLE, "the reviewer's daemon cannot be reached (--to, WARRANT_SOCKET)" },
+	{ 0, NULL },
+};
+
+const char *
+exit_meaning(int code)
+{
+	const struct exit_meaning *e;
+
+	for (e = exit_meanings; e->meaning != NULL; e++)
+		if (e->code == code)
+			return e->meaning;
+	return NULL;
+}
+
 /*
  * The exit code of `warrant wait` for an outcome (gate_outcome): 0
  * approved and every command ran, 3 approved with a failure, 4 denied,

@@ -24,6 +24,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_pair_entry,
 	&cmd_review_entry,
 	&cmd_gc_entry,
+	&cmd_skill_entry,
 	&cmd_finalize_entry,
 	NULL
 };
@@ -55,8 +56,15 @@ find_cmd(const char *name)
 static void
 help_cmd(FILE *fp, const struct cmd_entry *c)
 {
+	const char *e;
+
 	fprintf(fp, "usage: warrant %s%s%s\n\n%s", c->name, *c->usage ? " " : "", c->usage,
 	    c->help);
+	if (c->exits == NULL)
+		return;
+	fputs("\nexit status:\n", fp);
+	for (e = c->exits; *e != '\0'; e++)
+		fprintf(fp, "  %c  %s\n", *e, exit_meaning(*e - '0'));
 }
 
 int

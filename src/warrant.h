@@ -41,6 +41,14 @@
 #define EXIT_WAIT_PENDING	6
 /* the reviewer's daemon cannot be reached */
 #define EXIT_UNREACHABLE	7
+/* What each exit code means: `warrant help request|wait` and `warrant
+ * skill` print it from here (util.c). */
+struct exit_meaning {
+	int		 code;
+	const char	*meaning;
+};
+extern const struct exit_meaning exit_meanings[];	/* ends with a NULL meaning */
+const char *exit_meaning(int);
 
 /* util.c: CLI helpers */
 void	 format_time(int64_t, char *, size_t);
@@ -97,6 +105,7 @@ struct cmd_entry {
 	const char	*help;
 	int		(*exec)(int, char **);
 	int		internal;	/* started by warrant itself: not in the help */
+	const char	*exits;		/* the exit codes its help explains ("0127"), or NULL */
 };
 extern const struct cmd_entry cmd_request_entry;
 extern const struct cmd_entry cmd_list_entry;
@@ -113,6 +122,7 @@ extern const struct cmd_entry cmd_pair_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
 extern const struct cmd_entry cmd_gc_entry;
+extern const struct cmd_entry cmd_skill_entry;
 /* cmd-gc.c: the retention policy's defaults (man/warrant.1, gc) */
 #define GC_MAX_AGE_DAYS	30	/* run directories of gates settled longer ago */
 #define GC_MAX_RUNS_MIB	256	/* all run directories together */

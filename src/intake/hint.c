@@ -1,72 +1,138 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * What to do about a refusal: an agent reads refusals and retries, so each
- * code (and the common shapes behind it) says how to ask instead. Shown
- * after the human line, as "hint" in the -j object and in the MCP text.
+ * Every code a request can be refused with, what it means and what to do
+ * about it: an agent reads refusals and retries, so each code (and the
+ * common shapes behind it) says how to ask instead. The hint is shown
+ * after the human line, as "hint" in the -j object and in the MCP text;
+ * `warrant skill` prints the whole table, so the two cannot drift. A code
+ * the validator can emit that is missing here fails tests/unit/test-skill.c.
  */
 #include <string.h>
 
 #include "intake.h"
 
-static const struct {
-	const char	*code;
-	const char	*hint;
-} hints[] = {
-	{ "nested_privilege_tool", "ROOT commands already run as root: drop sudo (or doas, "
-	    "pkexec, su) and start argv at the program itself" },
-	{ "interactive_program", "a shell or interactive program cannot be reviewed: give each "
-	    "step as its own command, in order, with its program in argv[0] (YOU commands may "
-	    "use \"command\" for a shell string)" },
-	{ "shell_request", "inline code and shell strings cannot be reviewed: give each step as "
-	    "its own command, in order, and keep code in a root-owned file" },
-	{ "writable_executable", "root never runs a file the agent can change: give it as a "
-	    "reviewed file (\"files\": {\"tool\": {\"snapshot\": PATH, \"mode\": \"0755\"}}) "
-	    "and have an earlier ROOT command install it (argv [\"install\", \"-m\", \"0755\", "
-	    "{\"file\": \"tool\"}, \"/usr/local/bin/tool\"]), or run it as a YOU command" },
-	{ "writable_argument", "root never reads or acts on a path the agent can change: put "
-	    "what root must read in \"files\" (inline \"content\" or a \"snapshot\") and name "
-	    "it in argv as {\"file\": NAME}, or name a root-owned path" },
-	{ "credential_field_rejected", "never put a secret in a request: let the program read "
-	    "it from a root-owned file or ask for it itself" },
-	{ "forbidden_env", "that variable changes what programs load or run: leave it out, or "
-	    "pass the setting as an option the reviewer can read" },
-	{ "cwd_on_root_command", "ROOT commands run in the request's cwd: set \"cwd\" at the top "
-	    "level, not on the command" },
-	{ "unsupported_schema", "send \"schema_version\": 1 (warrant-request(5))" },
-	{ "invalid_json", "send one JSON object (warrant-request(5) has the schema)" },
-	{ "unknown_machine", "leave \"machine\" empty: commands run on this host" },
-	{ "user_namespace", "ask from the initial user namespace (not inside unshare or a "
-	    "rootless container's namespace), so what you can change can be judged" },
-	{ "quota_exceeded", "wait for the reviewer to answer your pending requests" },
+const struct refusal_code refusal_codes[] = {
+	{ "invalid_json", "the input is not one valid JSON object: a syntax error, data after "
+	    "it, a duplicate key, invalid UTF-8, a \\u0000 escape or an integer too large",
+	    "send one JSON object (warrant-request(5) has the schema)" },
+	{ "invalid_field", "a field is missing, unknown, of the wrong type, empty, too long or "
+	    "out of range (the whole request is at most 256 KiB); the path names it",
+	    "see warrant-request(5) for the fields and their limits" },
+	{ "unsupported_schema", "schema_version is given and is not 1",
+	    "send \"schema_version\": 1 (warrant-request(5))" },
+	{ "cwd_on_root_command", "a ROOT command has a \"cwd\" of its own",
+	    "ROOT commands run in the request's cwd: set \"cwd\" at the top level, not on "
+	    "the command" },
+	{ "nested_privilege_tool", "a command would run a privilege tool (sudo, su, doas, "
+	    "pkexec and the like), as its program or inside its arguments",
+	    "ROOT commands already run as root: drop sudo (or doas, pkexec, su) and start "
+	    "argv at the program itself" },
+	{ "interactive_program", "a ROOT command would run a shell or an interactive program "
+	    "(bash, an editor, a pager), as its program or inside its arguments",
+	    "a shell or interactive program cannot be reviewed: give each step as its own "
+	    "command, in order, with its program in argv[0] (YOU commands may use \"command\" "
+	    "for a shell string)" },
+	{ "shell_request", "a ROOT command would hand a string or inline code to a shell or "
+	    "an interpreter (\"-c\", an interpreter's code option, a tool option that runs a "
+	    "command)",
+	    "inline code and shell strings cannot be reviewed: give each step as its own "
+	    "command, in order, and keep code in a root-owned file" },
+	{ "bad_executable", "argv[0] names no program that can run: a relative path, a bare "
+	    "name not on the trusted PATH, a path that does not resolve, or not a regular "
+	    "executable file",
+	    "name a program that exists, by absolute path or by a bare name on "
+	    TRUSTED_PATH },
+	{ "writable_executable", "a ROOT command's program is a file the requester could "
+	    "replace between review and run",
+	    "root never runs a file the agent can change: give it as a reviewed file "
+	    "(\"files\": {\"tool\": {\"snapshot\": PATH, \"mode\": \"0755\"}}) and have an "
+	    "earlier ROOT command install it (argv [\"install\", \"-m\", \"0755\", {\"file\": "
+	    "\"tool\"}, \"/usr/local/bin/tool\"]), or run it as a YOU command" },
+	{ "writable_argument", "a ROOT command would read, run or act on a path the requester "
+	    "could still change after review (a script, a configuration, a path it could turn "
+	    "into a symbolic link)",
+	    "root never reads or acts on a path the agent can change: put what root must read "
+	    "in \"files\" (inline \"content\" or a \"snapshot\") and name it in argv as "
+	    "{\"file\": NAME}, or name a root-owned path" },
+	{ "credential_field_rejected", "something shaped like a credential (password=..., a "
+	    "token, a private key) is in argv, a command string, env, a why or a file",
+	    "never put a secret in a request: let the program read it from a root-owned file "
+	    "or ask for it itself" },
+	{ "forbidden_env", "an environment name that makes programs load or run code, or read "
+	    "their options from elsewhere (LD_*, PATH, BASH_ENV, SUDO_* and the like)",
+	    "that variable changes what programs load or run: leave it out, or pass the "
+	    "setting as an option the reviewer can read" },
+	{ "user_namespace", "the request comes from a process in a user namespace of its own "
+	    "(unshare, a rootless container), where owners and writability cannot be judged",
+	    "ask from the initial user namespace (not inside unshare or a rootless "
+	    "container's namespace), so what you can change can be judged" },
+	{ "unknown_machine", "\"machine\" names anything but this host (remote machines are "
+	    "not available in this version)",
+	    "leave \"machine\" empty: commands run on this host" },
+	{ "quota_exceeded", "through the reviewer's daemon: too many gates of yours are "
+	    "pending, or too many requests came in a short time; nothing was stored",
+	    "wait for the reviewer to answer your pending requests" },
+	{ NULL, NULL, NULL },
 };
+
+/* '...' quotes the program as given: a space inside it is a command line */
+static int
+split_words(const struct refusal *r)
+{
+	const char *q = strchr(r->message, '\'');
+
+	return q != NULL && strchr(q + 1, ' ') != NULL && strchr(q + 1, ' ') < strchr(q + 1, '\'');
+}
+
+static int
+relative_path(const struct refusal *r)
+{
+	return strstr(r->message, "relative path") != NULL;
+}
+
+static int
+reason_or_why(const struct refusal *r)
+{
+	size_t n = strlen(r->path);
+
+	return strcmp(r->path, "$.reason") == 0 || (n >= 4 && strcmp(r->path + n - 4, ".why") == 0);
+}
+
+/* Hints for the common shapes behind a code, tried in order before the
+ * code's own. */
+const struct refusal_case refusal_cases[] = {
+	{ "bad_executable", "argv[0] holds a whole command line", split_words,
+	    "split the command line into argv words: [\"systemctl\", \"restart\", \"nginx\"], "
+	    "not [\"systemctl restart nginx\"]" },
+	{ "bad_executable", "argv[0] is a relative path", relative_path,
+	    "root runs only programs named by an absolute path or a bare name on the trusted "
+	    "PATH, never the agent's files: install the script root-owned first (an earlier "
+	    "ROOT command), or run it as a YOU command" },
+	{ "invalid_field", "\"reason\" or a \"why\" is missing or empty", reason_or_why,
+	    "say why in plain words: the reviewer reads \"reason\" and each command's \"why\" "
+	    "to decide whether to approve" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct refusal_code *
+refusal_code_find(const char *code)
+{
+	const struct refusal_code *c;
+
+	for (c = refusal_codes; c->code != NULL; c++)
+		if (strcmp(c->code, code) == 0)
+			return c;
+	return NULL;
+}
 
 const char *
 refusal_hint(const struct refusal *r)
 {
-	const char *q = strchr(r->message, '\'');
-	size_t i, n = strlen(r->path);
+	const struct refusal_case *k;
+	const struct refusal_code *c;
 
-	if (strcmp(r->code, "bad_executable") == 0) {
-		/* '...' quotes the program as given */
-		if (q != NULL && strchr(q + 1, ' ') != NULL &&
-		    strchr(q + 1, ' ') < strchr(q + 1, '\''))
-			return "split the command line into argv words: [\"systemctl\", "
-			    "\"restart\", \"nginx\"], not [\"systemctl restart nginx\"]";
-		if (strstr(r->message, "relative path") != NULL)
-			return "root runs only programs named by an absolute path or a bare name "
-			    "on the trusted PATH, never the agent's files: install the script "
-			    "root-owned first (an earlier ROOT command), or run it as a YOU command";
-		return "name a program that exists, by absolute path or by a bare name on "
-		    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	}
-	if (strcmp(r->code, "invalid_field") == 0) {
-		if (strcmp(r->path, "$.reason") == 0 || (n >= 4 && strcmp(r->path + n - 4, ".why") == 0))
-			return "say why in plain words: the reviewer reads \"reason\" and each "
-			    "command's \"why\" to decide whether to approve";
-		return "see warrant-request(5) for the fields and their limits";
-	}
-	for (i = 0; i < sizeof hints / sizeof hints[0]; i++)
-		if (strcmp(hints[i].code, r->code) == 0)
-			return hints[i].hint;
-	return NULL;
+	for (k = refusal_cases; k->code != NULL; k++)
+		if (strcmp(k->code, r->code) == 0 && k->applies(r))
+			return k->hint;
+	return (c = refusal_code_find(r->code)) != NULL ? c->hint : NULL;
 }

@@ -34,6 +34,25 @@ json_t	*refusal_json(const struct refusal *);
 int	 refusal_from_json(struct refusal *, const json_t *);
 const char *refusal_hint(const struct refusal *);
 
+/* hint.c: every code a request can be refused with (the validator's,
+ * and the daemon's quota), what it means and how to ask instead; and
+ * the shapes behind a code that have a hint of their own. The hints and
+ * `warrant skill` both read these tables. */
+struct refusal_code {
+	const char	*code;
+	const char	*meaning;
+	const char	*hint;
+};
+struct refusal_case {
+	const char	*code;
+	const char	*when;
+	int		(*applies)(const struct refusal *);
+	const char	*hint;
+};
+extern const struct refusal_code refusal_codes[];	/* ends with a NULL code */
+extern const struct refusal_case refusal_cases[];
+const struct refusal_code *refusal_code_find(const char *);
+
 /*
  * requester.c: who asks. Writability is judged for uid and groups; the
  * gate records uid and name; YOU commands default to home. uid 0 asks

@@ -61,8 +61,7 @@ progress(struct mcp_session *s, struct mcp_call *c)
 		done = c->last_progress + 1;
 	c->last_progress = done;
 	if (left > 0)
-		snprintf(msg, sizeof msg, "%s waits for the reviewer (warrant answer %s); "
-		    "%lld s left to answer", c->gate, c->gate, (long long)left);
+		snprintf(msg, sizeof msg, MCP_PROGRESS_TEXT, c->gate, c->gate, (long long)left);
 	else
 		snprintf(msg, sizeof msg, "%s: the review window has closed", c->gate);
 	p = json_pack("{s:O,s:I,s:s}", "progressToken", c->token, "progress",

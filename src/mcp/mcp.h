@@ -18,6 +18,9 @@
 #define MCP_LATEST_VERSION	"2025-11-25"
 #define MCP_TOOL_NAME		"request_commands"
 #define MCP_TOOL_OLD_NAME	"request_root_commands"
+/* a pending call's progress message (gate, gate, seconds left); `warrant
+ * skill` shows one */
+#define MCP_PROGRESS_TEXT	"%s waits for the reviewer (warrant answer %s); %lld s left to answer"
 
 /* JSON-RPC 2.0 error codes. */
 #define RPC_PARSE_ERROR		(-32700)
@@ -63,6 +66,9 @@ int	 rpc_valid_id(const json_t *);
 json_t	*tool_list(void);
 int	 tool_known(const char *);
 const char *tool_instructions(void);
+/* the parts of the tool's description, which `warrant skill` prints too */
+extern const char tool_about[], tool_outcomes[];
+extern const char *const tool_rules[];
 
 /* calls.c: starting, watching, cancelling and withdrawing calls. */
 int	 calls_start(struct mcp_session *, json_t *, json_t *, json_t *);

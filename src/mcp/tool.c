@@ -11,38 +11,44 @@
 
 #include "mcp.h"
 
-static const char description[] =
+/*
+ * The tool's description, in parts: what it does, what a call returns,
+ * and how to use it well. `warrant skill` (src/cmd-skill.c) prints the
+ * same parts, so the MCP description and the skill cannot drift.
+ */
+const char tool_about[] =
 "Ask the human reviewer to run commands you cannot run yourself, and get back "
 "a ledger of what ran. Two kinds of command share one request:\n"
 "- ROOT (\"as\": \"root\", the default): runs as root through sudo. The human "
 "authenticates at their own terminal; you never see or handle a password.\n"
 "- YOU (\"as\": \"user\"): runs as the user, outside your sandbox, without a "
 "password: for what your sandbox or permission mode blocks, such as network "
-"access, writing outside the project, or talking to the user's session.\n"
-"\n"
+"access, writing outside the project, or talking to the user's session.";
+
+const char tool_outcomes[] =
 "The call blocks until the reviewer answers or the review window closes "
 "(gate_timeout_seconds, default 300). Approved: you get each command's status, "
 "exit code and output tail, and next.prompt if you gave one. Denied: an error "
 "with the reviewer's feedback. Expired: an error; nothing ran. Refused: an "
 "error with a code, the JSON path at fault and a sentence; nothing was stored, "
-"so fix the request and call again.\n"
-"\n"
-"Use it well:\n"
-"1. Do every step you can yourself first (read, download, build, write files "
-"into your workspace); ask only for the steps that need root or the user.\n"
-"2. Batch: put all root work of the task into one request, in order. Each "
-"request interrupts a person and asks for their password.\n"
-"3. Give exact argv arrays with absolute paths, e.g. "
+"so fix the request and call again.";
+
+const char *const tool_rules[] = {
+"Do every step you can yourself first (read, download, build, write files "
+"into your workspace); ask only for the steps that need root or the user.",
+"Batch: put all root work of the task into one request, in order. Each "
+"request interrupts a person and asks for their password.",
+"Give exact argv arrays with absolute paths, e.g. "
 "[\"/usr/bin/systemctl\", \"restart\", \"nginx\"]. ROOT commands get no shell: "
 "sh/bash, sudo/su/doas/pkexec, editors, pagers and a \"-c\" argument are "
-"refused. A YOU command may instead give one shell string in \"command\".\n"
-"4. Give every command a specific \"why\" and the request a \"reason\": the "
-"reviewer decides from them.\n"
-"5. ROOT commands run from \"/\" (or the request's cwd) with a clean "
+"refused. A YOU command may instead give one shell string in \"command\".",
+"Give every command a specific \"why\" and the request a \"reason\": the "
+"reviewer decides from them.",
+"ROOT commands run from \"/\" (or the request's cwd) with a clean "
 "environment plus the reviewed \"env\"; YOU commands run in the user's home "
 "(or their own cwd) with the user's environment, not yours: pass what they "
-"need on the command line.\n"
-"6. Files for root go in the request, not in your workspace: root never reads "
+"need on the command line.",
+"Files for root go in the request, not in your workspace: root never reads "
 "a path you can change. Give each in \"files\", inline (\"content\", "
 "\"encoding\": \"utf-8\" or \"base64\", up to 64 KiB) or as a copy taken now "
 "(\"snapshot\": an absolute path you can read, up to 64 MiB, e.g. a binary "
@@ -55,11 +61,30 @@ static const char description[] =
 "\"-m\", \"0755\", {\"file\": \"tool\"}, \"/usr/local/bin/tool\"]. "
 "A later command of the same request may then run the installed program by "
 "its absolute path (\"/usr/local/bin/tool\"): it is checked and hashed when it "
-"runs.\n"
-"7. Never put passwords, tokens or secrets in a request (nor in files); they "
-"are refused.\n"
-"8. After a denial, read the feedback and change course; do not resend the "
-"same request.";
+"runs.",
+"Never put passwords, tokens or secrets in a request (nor in files); they "
+"are refused.",
+"After a denial, read the feedback and change course; do not resend the "
+"same request.",
+NULL
+};
+
+/* The parts as one text: about, outcomes, "Use it well:" and the rules
+ * numbered. */
+static char *
+description(void)
+{
+	size_t len = sizeof tool_about + sizeof tool_outcomes + 32, i;
+	char *d, *p;
+
+	for (i = 0; tool_rules[i] != NULL; i++)
+		len += strlen(tool_rules[i]) + 8;
+	p = d = xmalloc(len);
+	p += sprintf(p, "%s\n\n%s\n\nUse it well:", tool_about, tool_outcomes);
+	for (i = 0; tool_rules[i] != NULL; i++)
+		p += sprintf(p, "\n%zu. %s", i + 1, tool_rules[i]);
+	return d;
+}
 
 static const char old_description[] =
 "The old name of request_commands: the same tool with the same arguments, "
@@ -190,15 +215,18 @@ json_t *
 tool_list(void)
 {
 	json_t *schema = json_loads(input_schema, JSON_REJECT_DUPLICATES, NULL), *list;
+	char *text;
 
 	if (schema == NULL) {
 		warnx("mcp: the built-in input schema does not parse");
 		return NULL;
 	}
+	text = description();
 	list = json_pack("{s:[o,o]}", "tools",
-	    tool(MCP_TOOL_NAME, "Request commands (as root or as you)", description, schema),
+	    tool(MCP_TOOL_NAME, "Request commands (as root or as you)", text, schema),
 	    tool(MCP_TOOL_OLD_NAME, "Request commands (old name of request_commands)",
 	    old_description, schema));
+	free(text);
 	json_decref(schema);
 	return list;
 }

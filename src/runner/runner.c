@@ -31,6 +31,8 @@
  * forge them: runner.lock (held while the runner lives), started.json,
  * progress.json (made durable before each command starts) and
  * ledger.json. Every command runs in its own session with no terminal.
+ * Each ROOT command's output is also kept as a sudo I/O log session
+ * (iolog.c); a batch with one does not start when that log cannot be.
  *
  * usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]
  */
@@ -49,6 +51,7 @@
 
 #include "shared.h"
 #include "runner.h"
+#include "iolog.h"
 
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
@@ -81,6 +84,7 @@ struct runner {
 	char		**root_env, **user_env;
 	const char	*refused_why;
 	size_t		 refused_at;
+	struct iolog_host io_host;		/* ROOT commands' I/O log (iolog.c) */
 };
 
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
@@ -570,7 +574,8 @@ user_env(const struct runner *r)
 }
 
 static void
-root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entry)
+root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entry,
+    const char *iolog_error)
 {
 	json_t *argv = json_array(), *files = json_object(), *a, *line;
 	const char *name;
@@ -601,6 +606,9 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	    "output_bytes", json_object_get(entry, "output_bytes"));
 	if (at_run(c))
 		json_object_set_new(line, "sealed_at_run", json_true());
+	json_object_set(line, "iolog", json_object_get(entry, "iolog"));
+	if (iolog_error != NULL && *iolog_error != '\0')
+		json_object_set_new(line, "iolog_error", json_string(iolog_error));
 	s = json_dumps(line, JSON_COMPACT);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -652,12 +660,33 @@ open_log(const struct runner *r, size_t i)
 	return fd;
 }
 
+/* A ROOT command's I/O log session, before it starts (iolog.c). NULL, or
+ * the entry of a command that could not start without one. */
+static json_t *
+open_iolog(const struct runner *r, const json_t *c, size_t i, struct iolog *io)
+{
+	struct iolog_info in = {
+		.command = at_run(c) ? r->atrun_path[i] : str(c, "path"), .argv = r->argv[i],
+		.cwd = str(r->manifest, "cwd"), .submituser = r->sudo_user,
+		.runuser = r->target_name, .runuid = r->target_cred.uid,
+		.rungid = r->target_cred.gid, .request_id = r->request_id,
+		.command_id = str(c, "id"),
+	};
+	char why[PATH_MAX + 256], msg[sizeof why + 64];
+
+	if (iolog_open(io, &r->io_host, &in, why, sizeof why) == 0)
+		return NULL;
+	snprintf(msg, sizeof msg, "could not start: no I/O log (%s)", why);
+	return ledger_entry_not_run(str(c, "id"), str(c, "as"), "failed", msg);
+}
+
 static json_t *
 run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
 	json_t *t = json_object_get(c, "timeout_seconds"), *e;
 	struct exec_result res;
 	struct exec_spec x;
+	struct iolog io;
 
 	memset(&x, 0, sizeof x);
 	x.exefd = r->exefd[i];
@@ -669,12 +698,18 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		x.envp = r->root_env;
 		x.cwd = str(r->manifest, "cwd");
 		x.cred = &r->target_cred;
+		if ((e = open_iolog(r, c, i, &io)) != NULL)
+			return e;	/* fail closed: no record, no run */
 	} else {
 		x.envp = r->user_env;
 		x.cwd = str(c, "cwd");
 		x.cred = &r->sudo_cred;
 	}
 	capture_init(cap, open_log(r, i), OUTPUT_LOG_MAX);
+	if (is_root(c)) {
+		cap->sink = iolog_write;
+		cap->sink_arg = &io;
+	}
 	if (exec_capture(&x, cap, &res) != 0) {
 		memset(&res, 0, sizeof res);
 		res.exec_errno = errno ? errno : EAGAIN;
@@ -689,8 +724,11 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		json_object_set_new(e, "path", json_string(r->atrun_path[i]));
 		json_object_set_new(e, "executable_sha256", json_string(r->atrun_sha[i]));
 	}
-	if (is_root(c))
-		root_log(r, c, i, e);
+	if (is_root(c)) {
+		iolog_close(&io);
+		json_object_set_new(e, "iolog", json_string(io.id));
+		root_log(r, c, i, e, io.error);
+	}
 	return e;
 }
 
@@ -850,6 +888,23 @@ seal_subset(struct runner *r)
 	json_decref(m);
 }
 
+/* The I/O log directory must be usable before anything runs (fail
+ * closed); the terminal's name and size are noted while it is there. */
+static void
+prepare_iolog(struct runner *r)
+{
+	char why[PATH_MAX + 128];
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
+		if (is_root(c)) {
+			if (iolog_prepare(&r->io_host, WARRANT_IOLOG_DIR, why, sizeof why) != 0)
+				errx(RUNNER_REFUSED, "refusing: cannot keep the I/O log: %s", why);
+			return;
+		}
+}
+
 static void
 load_users(struct runner *r)
 {
@@ -931,6 +986,7 @@ main(int argc, char **argv)
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
 	stage(&r);
 	verify_commands(&r);
+	prepare_iolog(&r);
 	take_lock(&r);
 	if (r.tp.approvals > 1)
 		tp_sweep(&r.tp, r.request_id);	/* spent: this batch settles the gate */

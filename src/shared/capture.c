@@ -5,7 +5,8 @@
  * from the descriptor that was hashed; output drained without blocking into a
  * bounded tail and an optional size-capped log, credential shapes
  * redacted line by line; a timeout sends SIGTERM to the whole group, then
- * SIGKILL after a grace. Memory stays flat however much is printed.
+ * SIGKILL after a grace. Memory stays flat however much is printed. An
+ * optional sink (the runner's I/O log) sees the raw output, by stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -158,10 +159,49 @@ kill_group(pid_t pid, int sig)
 		kill(pid, sig);
 }
 
+/* Make a pipe whose read end (ours) is non-blocking: the command's end
+ * stays blocking; without it the loop would stall and timeouts would not
+ * be enforced. */
+static int
+out_pipe(int p[2])
+{
+	int e;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	if ((e = fcntl(p[0], F_GETFL)) < 0 || fcntl(p[0], F_SETFL, e | O_NONBLOCK) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read what is there on the stream's pipe; at its end, close it. */
+static void
+drain(struct capture *c, struct pollfd *pfd, int stream, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (pfd->fd < 0)
+		return;
+	while ((n = read(pfd->fd, buf, size)) > 0) {
+		if (c->sink != NULL)
+			c->sink(c->sink_arg, stream, buf, (size_t)n);
+		capture_feed(c, buf, (size_t)n);
+	}
+	if (n == 0) {
+		close(pfd->fd);
+		pfd->fd = -1;
+	}
+}
+
 /*
  * Run x, feeding its output to c. Returns 0 with the result filled in
  * (a command that could not be started has res->exec_errno), -1 when
- * its output pipe could not be made.
+ * its output pipe could not be made. stdout and stderr share one pipe
+ * unless c has a sink, which wants them apart (they are then read in
+ * turn, so the tail interleaves them as read, not as written).
  */
 int
 exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *res)
@@ -171,32 +211,34 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		.ignore = x->ignore, .cwd = x->cwd, .cred = x->cred,
 		.umask = 022,	/* warrant's own 077 is for its state, not the command's files */
 	};
-	int out[2], status = 0, exited = 0, e, pidfd;
+	int out[2], err[2] = { -1, -1 }, status = 0, exited = 0, pidfd;
 	int64_t start = now_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
-	struct pollfd pfd[2];
-	ssize_t n;
+	struct pollfd pfd[3];
 	pid_t pid;
 
 	memset(res, 0, sizeof *res);
 	res->exit_code = -1;
-	if (pipe2(out, O_CLOEXEC) != 0)
+	if (out_pipe(out) != 0)
 		return -1;
-	/* only our end is non-blocking: the command's output stays blocking;
-	 * without it the loop would stall and timeouts would not be enforced */
-	if ((e = fcntl(out[0], F_GETFL)) < 0 || fcntl(out[0], F_SETFL, e | O_NONBLOCK) < 0) {
+	if (c->sink != NULL && out_pipe(err) != 0) {
 		close(out[0]);
 		close(out[1]);
 		return -1;
 	}
 	s.fd[0] = -1;
-	s.fd[1] = s.fd[2] = out[1];
+	s.fd[1] = out[1];
+	s.fd[2] = err[1] >= 0 ? err[1] : out[1];
 	pid = spawn(&s);
 	close(out[1]);
+	if (err[1] >= 0)
+		close(err[1]);
 	if (pid < 0) {
 		res->exec_errno = errno;
 		res->duration_ms = now_ms() - start;
 		close(out[0]);
+		if (err[0] >= 0)
+			close(err[0]);
 		return 0;
 	}
 	deadline = start + (int64_t)x->timeout * 1000;
@@ -204,18 +246,19 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	 * kernels) the loop looks every few milliseconds */
 	pidfd = pidfd_open(pid, 0);
 	pfd[0].fd = out[0];
-	pfd[0].events = POLLIN;
-	pfd[1].fd = pidfd;
-	pfd[1].events = POLLIN;
+	pfd[1].fd = err[0];
+	pfd[2].fd = pidfd;
+	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
 	for (;;) {
 		int64_t now = now_ms(), wait_ms = 200;
+		int open_pipes = pfd[0].fd >= 0 || pfd[1].fd >= 0;
 
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
 			exit_seen = now;
-			pfd[1].fd = -1;
+			pfd[2].fd = -1;
 		}
-		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
+		if (exited && (!open_pipes || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
 			break;
 		if (!exited && !res->timed_out && now >= deadline) {
 			res->timed_out = 1;
@@ -232,21 +275,17 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			wait_ms = kill_at - now < wait_ms ? kill_at - now : wait_ms;
 		if (exited)
 			wait_ms = exit_seen + DRAIN_AFTER_EXIT_MS - now;
-		else if (pfd[0].fd < 0 && pidfd < 0)
+		else if (!open_pipes && pidfd < 0)
 			wait_ms = 5;
-		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
+		if (poll(pfd, 3, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
-		if (pfd[0].fd < 0)
-			continue;
-		while ((n = read(out[0], buf, sizeof buf)) > 0)
-			capture_feed(c, buf, (size_t)n);
-		if (n == 0) {
-			close(out[0]);
-			pfd[0].fd = -1;
-		}
+		drain(c, &pfd[0], 1, buf, sizeof buf);
+		drain(c, &pfd[1], 2, buf, sizeof buf);
 	}
 	if (pfd[0].fd >= 0)
-		close(out[0]);
+		close(pfd[0].fd);
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (res->timed_out)

@@ -3,7 +3,8 @@
  * The ledger (docs/design.md §7): what ran, built by the runner for ROOT commands
  * and by `warrant answer` for YOU commands, checked before a gate settles:
  * same request and manifest hash, exactly one entry per selected command
- * in order, and no credential-shaped data anywhere in it.
+ * in order, an I/O log session id only on ROOT entries, and no
+ * credential-shaped data anywhere in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +13,32 @@
 
 #include "shared.h"
 
-/* interrupted: it may have run (or partly run); nobody can tell */
-static const char *const statuses[] = { "ran", "failed", "skipped", "refused", "interrupted",
-	"not_approved", NULL };
+/* Every status an entry can have, and what it means (ledger_check
+ * accepts these; `warrant skill` explains them). */
+const struct ledger_status ledger_statuses[] = {
+	{ "ran", "started, did not time out, exited 0" },
+	{ "failed", "started and did not succeed (a non-zero exit, a signal, a timeout), "
+	    "or could not start" },
+	{ "skipped", "known not to have started (an earlier failure with stop_on_failure, "
+	    "another command refused, the runner told to stop)" },
+	{ "refused", "not run: its executable changed since review, or sudoers does not "
+	    "allow it" },
+	{ "interrupted", "it may have run, or partly run: nobody can tell; check before "
+	    "asking again" },
+	{ "not_approved", "the reviewer did not select it" },
+	{ NULL, NULL },
+};
+
+static int
+status_known(const char *s)
+{
+	const struct ledger_status *st;
+
+	for (st = ledger_statuses; s != NULL && st->name != NULL; st++)
+		if (strcmp(s, st->name) == 0)
+			return 1;
+	return 0;
+}
 
 /* How much output an entry keeps under each output_to_agent policy. */
 size_t
@@ -118,6 +142,22 @@ credential_free(const json_t *j)
 	}
 }
 
+/* A ROOT entry's I/O log session, "xx/yy/zz" in base 36 (upper case). */
+static int
+iolog_id_ok(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t i;
+
+	if (s == NULL || strlen(s) != 8)
+		return 0;
+	for (i = 0; i < 8; i++)
+		if (i % 3 == 2 ? s[i] != '/' :
+		    !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
 static int
 listed(const char *s, const char *const *list)
 {
@@ -169,9 +209,13 @@ ledger_check(const json_t *l, const char *request_id, const char *sha,
 			snprintf(why, size, "ledger entry %zu is not command %s", i, ids[i]);
 			return -1;
 		}
-		if (!listed(json_string_value(json_object_get(e, "status")), statuses) ||
+		if (!status_known(json_string_value(json_object_get(e, "status"))) ||
 		    !json_is_string(json_object_get(e, "output_tail")) ||
-		    json_string_length(json_object_get(e, "output_tail")) > 4 * LEDGER_FULL_BYTES) {
+		    json_string_length(json_object_get(e, "output_tail")) > 4 * LEDGER_FULL_BYTES ||
+		    (json_object_get(e, "iolog") != NULL &&
+		    (!iolog_id_ok(json_object_get(e, "iolog")) ||
+		    !listed(json_string_value(json_object_get(e, "as")),
+		    (const char *const[]){ "root", NULL })))) {
 			snprintf(why, size, "ledger entry %s is malformed", ids[i]);
 			return -1;
 		}

@@ -237,6 +237,11 @@ struct capture {
 	int		inkey;		/* inside a private key block */
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
+	/* optional, set after capture_init: gets every chunk read, before
+	 * redaction, by stream (1 stdout, 2 stderr); with a sink the two
+	 * are read from separate pipes (without one, from one pipe) */
+	void		(*sink)(void *, int, const char *, size_t);
+	void		*sink_arg;
 };
 struct exec_spec {
 	int		 exefd;		/* the hashed descriptor */
@@ -262,6 +267,11 @@ char	*capture_tail(struct capture *, size_t);
 int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
 /* ledger.c */
+struct ledger_status {
+	const char	*name;
+	const char	*meaning;
+};
+extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
 #define LEDGER_TAIL_BYTES	(8 * 1024)
 #define LEDGER_FULL_BYTES	(64 * 1024)
 size_t	 ledger_tail_bytes(const char *);

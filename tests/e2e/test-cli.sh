@@ -120,6 +120,15 @@ check "warrant help request: exit 0" [ "$RC" -eq 0 ]
 check "  prints its usage" out_has "usage: warrant request"
 wr list --help
 check "warrant list --help: exit 0 and usage" sh -c "[ $RC -eq 0 ] && grep -q 'usage: warrant list' '$WT_T/out'"
+wr help wait
+check "warrant help wait: the exit codes, from the table" sh -c "[ $RC -eq 0 ] && grep -q '^  4  denied by the reviewer' '$WT_T/out' && grep -q '^  6  still pending' '$WT_T/out'"
+wr skill --format claude
+check "warrant skill --format claude: a SKILL.md with front matter" sh -c "[ $RC -eq 0 ] && [ \"\$(head -2 '$WT_T/out')\" = \"---
+name: warrant\" ] && grep -q '^- \`writable_argument\`: ' '$WT_T/out'"
+wr skill
+check "warrant skill: Markdown for AGENTS.md, every code the hints know" sh -c "[ $RC -eq 0 ] && head -1 '$WT_T/out' | grep -q '^## warrant' && [ \$(grep -c '^- \`[a-z_]*\`: .* Fix: ' '$WT_T/out') -ge 14 ]"
+wr skill --format yaml
+check "warrant skill --format yaml: usage error" sh -c "[ $RC -eq 2 ] && grep -q 'usage:' '$WT_T/err'"
 wr --version
 check "warrant --version: exit 0" sh -c "[ $RC -eq 0 ] && grep -q '^warrant ' '$WT_T/out'"
 wr help nosuch

@@ -224,6 +224,21 @@ test_ledger_check(void **state)
 	    ledger_entry_not_run("a", "root", "skipped", "x"),
 	    ledger_entry_not_run("b", "user", "interrupted", "y")), NULL);
 	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, sizeof why), 0);
+	/* an I/O log session id: xx/yy/zz in base 36, on a ROOT entry only */
+	json_object_set_new(json_array_get(json_object_get(l, "entries"), 0), "iolog",
+	    json_string("00/0A/Z1"));
+	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, sizeof why), 0);
+	json_object_set_new(json_array_get(json_object_get(l, "entries"), 0), "iolog",
+	    json_string("../../x1"));
+	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, sizeof why), -1);
+	json_object_set_new(json_array_get(json_object_get(l, "entries"), 0), "iolog",
+	    json_integer(1));
+	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, sizeof why), -1);
+	json_object_del(json_array_get(json_object_get(l, "entries"), 0), "iolog");
+	json_object_set_new(json_array_get(json_object_get(l, "entries"), 1), "iolog",
+	    json_string("00/00/01"));
+	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, sizeof why), -1);
+	json_object_del(json_array_get(json_object_get(l, "entries"), 1), "iolog");
 	assert_int_equal(ledger_check(l, "w-bbbbbbbbbb", TRUE_SHA, ids, 2, why, sizeof why), -1);
 	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", OTHER_SHA, ids, 2, why, sizeof why), -1);
 	assert_int_equal(ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 1, why, sizeof why), -1);

@@ -21,7 +21,7 @@
 
 #include "warrant.h"
 
-struct refusal_case {
+struct refusal_vector {
 	const char	*json;
 	const char	*code;
 	const char	*path;
@@ -30,7 +30,7 @@ struct refusal_case {
 #define CMD(x)	"{\"reason\":\"r\",\"commands\":[" x "]}"
 #define TRUE_CMD "{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}"
 
-static const struct refusal_case cases[] = {
+static const struct refusal_vector cases[] = {
 	{ "", "invalid_json", "$" },
 	{ "{", "invalid_json", "$" },
 	{ "{\"reason\":\"r\",\"reason\":\"s\",\"commands\":[" TRUE_CMD "]}", "invalid_json", "$" },

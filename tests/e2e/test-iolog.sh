@@ -1,0 +1,265 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# The I/O log of ROOT commands (docs/execution.md "The I/O log"), with the
+# host's real sudo, PAM and sudoreplay: the output of each ROOT command is
+# a sudo I/O log session under the build's iolog directory; `sudoreplay
+# -d DIR ID` replays its stdout and stderr byte for byte (binary bytes
+# included), `sudoreplay -d DIR -l` lists it with the reviewer, run-as
+# user and command; ids follow the seq file; directories 0700 and files
+# 0600, root's, the timing file without write bits once the command is
+# done; the ledger entry and the root log line name the session; YOU
+# commands get none; a log directory the runner cannot trust refuses the
+# batch before anything runs.
+#
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-iolog.sh
+#
+# Needs root: it creates the reviewer wt-reviewer (group sudo, a canary
+# password per run). The reviewer is also the requester (the desktop case).
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+need_root "the real-sudo tests create users and run as root"
+[ -x /usr/bin/sudoreplay ] || skip_all "no /usr/bin/sudoreplay (Debian's sudo package ships it)"
+
+umask 022
+SR_DIR=$(mktemp -d /tmp/warrant-iolog-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+OPT=/opt/wt-iolog
+RL=/var/log/warrant.log
+IO=$(sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+MOVED=""
+
+cleanup() {
+	if [ -n "$MOVED" ]; then
+		rm -rf "$IO"
+		mv "$MOVED" "$IO"
+	fi
+	rm -rf "$OPT"
+	sr_user_teardown
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
+	else echo "# transcripts kept in $SR_DIR"; fi
+}
+at_exit cleanup
+
+# mkgate NAME < request.json: create the gate as the reviewer; G.
+mkgate() {
+	cat >"$SR_DIR/$1.json"
+	G=$(sr_request "$SR_DIR/$1.json") || G=
+	[ -n "$G" ] || {
+		G=none-$1
+		not_ok "($1) warrant request accepts the test's request"
+		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	}
+}
+# answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
+answer() {
+	an_m=$1 an_n=$2
+	shift 2
+	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+}
+state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+# settled ID SECONDS: wait until the gate is no longer pending or running.
+settled() {
+	st_i=0
+	while state_is "$1" pending || state_is "$1" running; do
+		st_i=$((st_i + 1))
+		[ "$st_i" -le $(($2 * 5)) ] || return 1
+		sleep 0.2
+	done
+}
+# owner_mode PATH: "OWNER MODE"
+owner_mode() { stat -c '%U %a' "$1" 2>/dev/null; }
+# replay ID FILTER OUT: what sudoreplay -n replays of stream FILTER
+# (stdout, stderr, or "" for both), without its "Replaying sudo session:"
+# header and the line break it adds.
+replay() {
+	rp_id=$1 rp_out=$3
+	if [ -n "$2" ]; then set -- -f "$2"; else set --; fi
+	sudoreplay -d "$IO" -n -m 1 "$@" "$rp_id" 2>"$rp_out.err" | "$PY" -c '
+import sys
+data = sys.stdin.buffer.read()
+head = b"Replaying sudo session: "
+if not data.startswith(head):
+    sys.exit("no header")
+line = data.index(b"\r\n")                  # the header ends with CR LF
+data = data[:line] + data[line + 2:]        # (flushed before or after the output)
+cmd = sys.argv[1].encode()
+if not data.startswith(head + cmd):
+    sys.exit("header names another command")
+sys.stdout.buffer.write(data[len(head + cmd):])
+' "$(cat "$SR_DIR/cmdline")" >"$rp_out"
+}
+# seqnum ID: the session number of 00/00/0A as a decimal number.
+seqnum() { "$PY" -c 'import sys; print(int(sys.argv[1].replace("/", ""), 36))' "$1"; }
+
+# ============================================================ set-up
+section "set-up"
+if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, warrant installed"
+else bail "infra: cannot set up the reviewer or install warrant"; fi
+case $IO in
+/?*) ok "the build names its I/O log directory ($IO)" ;;
+*) bail "no WARRANT_IOLOG_DIR in $WARRANT_BUILD/config.h" ;;
+esac
+rm -rf "$OPT"
+install -d -m 0755 -o root -g root "$OPT" "$OPT/bin"
+# every byte value, twelve times: written by the command as root
+"$PY" -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 12)' >"$OPT/bytes"
+cat >"$OPT/bin/emit" <<'EOF'
+#!/bin/sh
+printf 'first line\nsecond line\n'
+printf 'to stderr, one\n' >&2
+cat /opt/wt-iolog/bytes
+printf '\000NUL and \033[31m escape\n'
+printf 'to stderr, two\n' >&2
+printf 'last line, no line break'
+exit 0
+EOF
+chmod 0755 "$OPT/bin/emit"
+"$OPT/bin/emit" >"$SR_DIR/want.out" 2>"$SR_DIR/want.err"
+RL0=$(wc -l <"$RL" 2>/dev/null || echo 0)
+
+# ============================================================ (a) two ROOT commands and a YOU one
+section "(a) two ROOT commands and a YOU one, attached"
+mkgate a <<EOF
+{"reason":"iolog (a): output replayable with sudoreplay","output_to_agent":"full",
+ "commands":[
+  {"id":"emit","argv":["$OPT/bin/emit"],"why":"stdout and stderr, binary bytes"},
+  {"id":"two","argv":["/usr/bin/printf","%s\\\\n","second command"],"why":"the next id"},
+  {"id":"you","as":"user","argv":["/usr/bin/id","-un"],"why":"a YOU command"}]}
+EOF
+GA=$G
+answer right a "$GA" --run --no-detach -j
+is "[P3] (a) answer exits 0" "$ANS_RC" 0
+jcheck "[P4] (a) every command ran" \
+    "j['status'] == 'approved' and all(e['status'] == 'ran' for e in entries(j))" "$ANS"
+ID1=$(jscan "entry(j, 'emit')['iolog']" "$ANS" 2>/dev/null)
+ID2=$(jscan "entry(j, 'two')['iolog']" "$ANS" 2>/dev/null)
+check "[P4] (a) the ledger entries of the ROOT commands name their session (xx/yy/zz)" \
+    sh -c 'echo "$1 $2" | grep -Eq "^[0-9A-Z]{2}/[0-9A-Z]{2}/[0-9A-Z]{2} [0-9A-Z]{2}/[0-9A-Z]{2}/[0-9A-Z]{2}$"' \
+    sh "$ID1" "$ID2"
+jcheck "(a) the YOU command's entry names none" "'iolog' not in entry(j, 'you')" "$ANS"
+is "(a) the second command's session is the next number" \
+    "$(seqnum "${ID2:-0}")" "$(($(seqnum "${ID1:-0}") + 1))"
+check "(a) the seq file holds the last number, as sudo writes it" \
+    sh -c '[ "$(cat "$1/seq")" = "$(echo "$2" | tr -d /)" ]' sh "$IO" "$ID2"
+sr_as "$SR_USER" "$SR_WARRANT" wait "$GA" -t 10 -j >"$SR_DIR/a.wait" 2>&1
+jcheck "[P4] (a) the stored ledger keeps the session ids (warrant wait)" \
+    "entry(j, 'emit')['iolog'] == '$ID1' and entry(j, 'two')['iolog'] == '$ID2'" "$SR_DIR/a.wait"
+tail -n +"$((RL0 + 1))" "$RL" | grep "\"request_id\":\"$GA\"" >"$SR_DIR/a.rl"
+check "[P4] (a) the root log lines name the sessions" sh -c '
+	grep "\"id\":\"emit\"" "$1" | grep -q "\"iolog\":\"$2\"" &&
+	grep "\"id\":\"two\"" "$1" | grep -q "\"iolog\":\"$3\"" &&
+	! grep -q "iolog_error" "$1"' sh "$SR_DIR/a.rl" "$ID1" "$ID2"
+
+S1=$IO/$ID1
+is "(a) the log directory is root's, 0700" "$(owner_mode "$IO")" "root 700"
+is "(a) ... the session directory too" "$(owner_mode "$S1")" "root 700"
+check "(a) ... and the directories above it" sh -c \
+    '[ "$(stat -c "%U %a" "$1/${2%%/*}")" = "root 700" ] && [ "$(stat -c "%U %a" "$1/${2%/*}")" = "root 700" ]' \
+    sh "$IO" "$ID1"
+for f in stdout stderr log log.json; do
+	is "(a) $f is root's, 0600" "$(owner_mode "$S1/$f")" "root 600"
+done
+is "(a) seq is root's, 0600" "$(owner_mode "$IO/seq")" "root 600"
+is "(a) the timing file has no write bits: the session is complete" "$(owner_mode "$S1/timing")" "root 400"
+check "(a) the session holds stdout exactly as the command wrote it" cmp -s "$SR_DIR/want.out" "$S1/stdout"
+check "(a) ... and stderr, apart" cmp -s "$SR_DIR/want.err" "$S1/stderr"
+check "(a) the timing lines are 'EVENT SECONDS.NANOSECONDS BYTES' and add up to both files" \
+    "$PY" -c '
+import re, sys, os
+d = sys.argv[1]
+tot = {1: 0, 2: 0}
+for line in open(d + "/timing"):
+    m = re.fullmatch(r"([12]) (\d+)\.(\d{9}) (\d+)\n", line)
+    if not m:
+        sys.exit("bad line %r" % line)
+    tot[int(m.group(1))] += int(m.group(4))
+sys.exit(tot != {1: os.path.getsize(d + "/stdout"), 2: os.path.getsize(d + "/stderr")})
+' "$S1"
+jcheck "(a) log.json names the command, argv, users, cwd, tty, a size of at least 1x1" \
+    "j['command'] == '$OPT/bin/emit' and j['runargv'] == ['$OPT/bin/emit'] and j['runuser'] == 'root' and j['submituser'] == '$SR_USER' and j['submitcwd'] and j['ttyname'] and j['lines'] >= 1 and j['columns'] >= 1 and j['timestamp']['seconds'] > 0 and j['warrant_request_id'] == '$GA' and j['warrant_command_id'] == 'emit'" \
+    "$S1/log.json"
+check "(a) the legacy log: epoch:reviewer:root::tty:lines:cols, cwd, command" sh -c '
+	sed -n 1p "$1/log" | grep -Eq "^[0-9]+:$2:root::[^:]+:[0-9]+:[0-9]+$" &&
+	[ "$(sed -n 3p "$1/log")" = "$3" ]' sh "$S1" "$SR_USER" "$OPT/bin/emit"
+check "[P4] (a) the I/O log is root's alone: the reviewer cannot list it" \
+    sh -c '! sr_ls=$(setpriv --reuid="$1" --regid="$2" --init-groups ls "$3" 2>&1)' sh "$SR_USER" "$SR_GID" "$IO"
+
+# ---- sudoreplay
+printf '%s' "$OPT/bin/emit" >"$SR_DIR/cmdline"
+replay "$ID1" stdout "$SR_DIR/r.out"
+check "(a) sudoreplay -n -f stdout replays stdout byte for byte" cmp "$SR_DIR/want.out" "$SR_DIR/r.out"
+replay "$ID1" stderr "$SR_DIR/r.err"
+check "(a) sudoreplay -n -f stderr replays stderr byte for byte" cmp "$SR_DIR/want.err" "$SR_DIR/r.err"
+replay "$(echo "$ID1" | tr -d /)" "" "$SR_DIR/r.all"
+check "(a) sudoreplay -n (both streams to stdout, by the 6-character id) replays every byte" \
+    sh -c '[ "$(stat -c %s "$1")" -eq $(( $(stat -c %s "$2") + $(stat -c %s "$3") )) ] &&
+	grep -aq "to stderr, two" "$1" && grep -aq "last line, no line break" "$1"' \
+    sh "$SR_DIR/r.all" "$SR_DIR/want.out" "$SR_DIR/want.err"
+printf '%s' "/usr/bin/printf %s\\n second command" >"$SR_DIR/cmdline"
+replay "$ID2" "" "$SR_DIR/r2.all"
+is "(a) the second session replays its own output" "$(cat "$SR_DIR/r2.all")" "second command"
+sudoreplay -d "$IO" -l >"$SR_DIR/list" 2>"$SR_DIR/list.err"
+check "(a) sudoreplay -l lists the first session: reviewer, USER=root, TSID, the command" \
+    grep -Eq ": $SR_USER : .*USER=root ; TSID=$(echo "$ID1" | tr -d /) ; COMMAND=$OPT/bin/emit\$" "$SR_DIR/list"
+check "(a) ... and the second" \
+    grep -Eq ": $SR_USER : .*TSID=$(echo "$ID2" | tr -d /) ; COMMAND=/usr/bin/printf " "$SR_DIR/list"
+sudoreplay -d "$IO" -l user "$SR_USER" command emit >"$SR_DIR/list2" 2>&1
+check "(a) sudoreplay -l user $SR_USER command emit finds it" \
+    grep -q "TSID=$(echo "$ID1" | tr -d /)" "$SR_DIR/list2"
+
+# ============================================================ (b) detached
+section "(b) detached (the default): the terminal is noted before it is let go"
+mkgate b <<EOF
+{"reason":"iolog (b): detached","commands":[
+  {"id":"b1","argv":["/usr/bin/printf","detached\\\\n"],"why":"output"}]}
+EOF
+GB=$G
+answer right b "$GB" --run -j
+is "[P3] (b) answer exits 0" "$ANS_RC" 0
+check "(b) the gate settles" settled "$GB" 60
+sr_as "$SR_USER" "$SR_WARRANT" wait "$GB" -t 10 -j >"$SR_DIR/b.wait" 2>&1
+ID3=$(jscan "entry(j, 'b1')['iolog']" "$SR_DIR/b.wait" 2>/dev/null)
+is "(b) its session is the next number" "$(seqnum "${ID3:-0}")" "$(($(seqnum "${ID2:-0}") + 1))"
+jcheck "(b) log.json names the terminal sudo ran the runner on" \
+    "j['ttyname'].startswith('/dev/') and j['lines'] >= 1" "$IO/$ID3/log.json"
+printf '%s' "/usr/bin/printf detached\\n" >"$SR_DIR/cmdline"
+replay "$ID3" stdout "$SR_DIR/r3.out"
+is "(b) sudoreplay replays it" "$(cat "$SR_DIR/r3.out")" "detached"
+is "(b) timing complete" "$(owner_mode "$IO/$ID3/timing")" "root 400"
+
+# ============================================================ (c) fail closed
+section "(c) a log directory the runner cannot trust: nothing runs"
+MOVED=$IO.wt-saved.$$
+mv "$IO" "$MOVED"
+install -d -m 0700 -o "$SR_USER2" "$IO"
+mkgate c <<EOF
+{"reason":"iolog (c): refused","commands":[
+  {"id":"c1","argv":["/usr/bin/touch","$OPT/c-ran"],"why":"must not run"}]}
+EOF
+GC=$G
+answer right c "$GC" --run --no-detach -j
+is "[P4] (c) answer exits 1 (runner_error)" "$ANS_RC" 1
+jcheck "[P4] (c) the outcome is runner_error, the gate pending" \
+    "j['outcome'] == 'runner_error' and j['status'] == 'pending'" "$ANS"
+check "[P4] (c) the runner says why on the terminal" \
+    grep -q "refusing: cannot keep the I/O log: $IO is owned by uid" "$ANS"
+check "[P4] (c) nothing ran" [ ! -e "$OPT/c-ran" ]
+check "[P4] (c) the gate is still pending" state_is "$GC" pending
+rm -rf "$IO"
+ln -s "$MOVED" "$IO"
+answer right c2 "$GC" --run --no-detach -j
+is "[P4] (c) a symlink in its place: refused too" "$ANS_RC" 1
+check "[P4] (c) ... nothing ran" [ ! -e "$OPT/c-ran" ]
+rm -f "$IO"
+mv "$MOVED" "$IO"
+MOVED=""
+answer right c3 "$GC" --run --no-detach
+is "(c) with the directory back, the same gate runs" "$ANS_RC" 0
+check "(c) ... it ran" [ -e "$OPT/c-ran" ]
+check "(c) answer's summary names the sudoreplay command of the session" \
+    grep -Eq "root +ran +c1 +exit 0 +\(sudoreplay -d $IO [0-9A-Z]{2}/[0-9A-Z]{2}/[0-9A-Z]{2}\)" "$ANS"
+
+done_testing
