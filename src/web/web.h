@@ -71,6 +71,9 @@ struct web_req {
 /* http.c */
 int	 web_parse_listen(const char *, struct web_config *);
 int	 web_secret_new(char [44]);
+struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
+	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback, int *);
+void	 web_host_name(const struct web_config *, char *, size_t);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
