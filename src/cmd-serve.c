@@ -19,7 +19,7 @@ static int cmd_serve_exec(int, char **);
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
 	.usage = "[--max-pending N] [--rate N] [--http [ADDR:]PORT [--host NAME]... "
-	    "[--listen-any --tls-cert PEM --tls-key PEM]] | --box-api [ADDR:]PORT "
+	    "[--listen-any --tls-cert PEM --tls-key PEM]] [--notify-url URL] | --box-api [ADDR:]PORT "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]",
 	.help =
 	"Run the reviewer's daemon in the foreground: agents running as other users\n"
@@ -39,7 +39,11 @@ const struct cmd_entry cmd_serve_entry = {
 	"                      proxy's (tailscale serve, ssh -L); repeatable\n"
 	"  --listen-any        allow ADDR other than loopback (needs --tls-cert/--tls-key)\n"
 	"  --tls-cert PEM, --tls-key PEM\n"
-	"                      serve the page over HTTPS with this certificate and key\n\n"
+	"                      serve the page over HTTPS with this certificate and key\n"
+	"  --notify-url URL    when the number of pending gates rises, POST the text\n"
+	"                      \"N pending\" to URL (http or https; an ntfy topic, a\n"
+	"                      webhook): no id, reason, command, link or secret; at\n"
+	"                      most one every 30 seconds\n\n"
 	"  --box-api [ADDR:]PORT  (root) instead of all the above, serve only the box\n"
 	"                      password route, POST /box/set-password and\n"
 	"                      /box/NAME/set-password, signed with the keys of\n"
@@ -59,11 +63,14 @@ cmd_serve_exec(int argc, char **argv)
 		{ "tls-cert", required_argument, NULL, 'C' },
 		{ "tls-key", required_argument, NULL, 'K' },
 		{ "box-api", required_argument, NULL, 'B' },
+		{ "notify-url", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct web_config cfg;
 	struct daemon d;
 	struct web *w = NULL;
+	struct push *push = NULL;
+	const char *notify_url = NULL, *why;
 	int ch, rc, http = 0, boxapi = 0, other = 0;
 
 	memset(&cfg, 0, sizeof cfg);
@@ -89,6 +96,13 @@ cmd_serve_exec(int argc, char **argv)
 				return usage_error(&cmd_serve_entry, "--http takes [ADDR:]PORT with a "
 				    "numeric address, such as 8722 or 127.0.0.1:8722");
 			http = 1;
+			break;
+		case 'N':
+			if (push_url_check(optarg, &why) != 0)
+				return usage_error(&cmd_serve_entry, "--notify-url is refused: %s",
+				    why);
+			notify_url = optarg;
+			other = 1;
 			break;
 		case 'B':
 			if (web_parse_listen(optarg, &cfg) != 0)
@@ -135,7 +149,17 @@ cmd_serve_exec(int argc, char **argv)
 			return EXIT_INTERNAL;
 		}
 	}
+	if (notify_url != NULL && (push = push_start(notify_url)) == NULL) {
+		if (w != NULL) {
+			web_stop(w);
+			free(w);
+		}
+		store_close(&d.st);
+		free(d.home);
+		return EXIT_INTERNAL;
+	}
 	rc = serve_run(&d) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	push_stop(push);
 	if (w != NULL) {
 		web_stop(w);
 		free(w);

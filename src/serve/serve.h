@@ -81,4 +81,10 @@ void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
 int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
 
+/* push.c: the hint-only push of serve --notify-url. */
+struct push;
+int	 push_url_check(const char *, const char **);
+struct push *push_start(const char *);
+void	 push_stop(struct push *);
+
 #endif
