@@ -7,7 +7,8 @@
  * and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
  * requester socket's. Nothing here can start sudo: approval is of YOU
- * commands only, by a `warrant answer --you-only` child.
+ * commands only, by a `warrant answer --you-only` child. web_mhd_start
+ * is shared with the root-only box password route (boxapi.h).
  */
 #ifndef WEB_H
 #define WEB_H
