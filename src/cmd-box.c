@@ -29,7 +29,7 @@ const struct cmd_entry cmd_box_entry = {
 	.usage = "username NAME | init --user NAME [--profile agent|container] "
 	    "[--reviewer REVIEWER] [--uid N] [--gid N] [--home DIR] [--shell PATH] "
 	    "[--adopt] [--script] | passwd --user NAME [--clear] | "
-	    "status --user NAME [-j]",
+	    "status --user NAME [-j] | key --user NAME [--rotate]",
 	.help =
 	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
 	"  username NAME   print NAME sanitized into a Linux user name\n"
@@ -49,6 +49,11 @@ const struct cmd_entry cmd_box_entry = {
 	"  passwd          (container profile) read a new password (8-128\n"
 	"                  characters) on stdin, store it encrypted and apply it\n"
 	"                  now; --clear removes it and restores passwordless sudo\n"
+	"  key             (root) create the key that signs this user's box password\n"
+	"                  route (warrant serve --box-api) and print it once, in\n"
+	"                  hex, for the platform to store; an existing key is never\n"
+	"                  printed again: --rotate replaces it (the old one stops\n"
+	"                  working)\n"
 	"  status          the profile, the requester groups, the sudo rules the\n"
 	"                  user holds, and whether a password is set (never what)\n\n"
 	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
@@ -315,65 +320,17 @@ read_password(const char *name, char *buf, size_t size, size_t *len,
 }
 
 static int
-user_exists(const char *name)
-{
-	return getpwnam(name) != NULL;
-}
-
-static int
 passwd_set(const char *name)
 {
 	char pw[BOX_PW_BYTES + 2];
 	struct refusal r;
 	size_t len;
-	int lock, rc = EXIT_INTERNAL;
+	int rc;
 
 	if (read_password(name, pw, sizeof pw, &len, &r) != 0)
 		return refused(&r);
-	if ((lock = box_lock()) < 0)
-		goto out;
-	if (box_secret_store(name, pw, len) != 0)
-		goto out;
-	if (!user_exists(name)) {
-		printf("box password of %s stored; %s does not exist on this host, so "
-		    "it applies at the next warrant box init\n", name, name);
-		rc = EXIT_OK;
-		goto out;
-	}
-	if (box_apply_password(name, pw, len) != 0) {
-		fprintf(stderr, "warrant box: the password is stored and applies at the "
-		    "next `warrant box init --user %s`\n", name);
-		goto out;
-	}
-	printf("box password of %s set; sudo asks for it\n", name);
-	if (box_admin_group() == NULL || !box_in_group(name, box_admin_group()))
-		printf("note: %s is not in the admin group yet: run warrant box init\n", name);
-	rc = EXIT_OK;
-out:
+	rc = box_passwd_set(name, pw, len, stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	OPENSSL_cleanse(pw, sizeof pw);
-	box_unlock(lock);
-	return rc;
-}
-
-static int
-passwd_clear(const char *name)
-{
-	int lock, had, rc = EXIT_INTERNAL;
-
-	if ((lock = box_lock()) < 0)
-		return EXIT_INTERNAL;
-	if ((had = box_secret_clear(name)) < 0)
-		goto out;
-	if (user_exists(name) && box_apply_clear(name) != 0) {
-		fprintf(stderr, "warrant box: the stored password is removed; sudo "
-		    "becomes passwordless at the next `warrant box init --user %s`\n", name);
-		goto out;
-	}
-	printf("box password of %s %s; sudo works without a password\n", name,
-	    had == 0 ? "cleared" : "was not set");
-	rc = EXIT_OK;
-out:
-	box_unlock(lock);
 	return rc;
 }
 
@@ -426,19 +383,47 @@ box_passwd_exec(int argc, char **argv)
 
 	if ((rc = user_opts(argc, argv, "clear", 'c', &name, &clear)) != 0)
 		return rc;
-	if (box_check_owned(name, &r) != 0)
+	if (box_passwd_check(name, &r) != 0)
 		return refused(&r);
-	/* The password gates the container profile's sudo; elsewhere --clear
-	 * would hand out the NOPASSWD rule. */
-	if (getpwnam(name) != NULL && strcmp(box_profile_of(name), "container") != 0) {
-		refuse(&r, "not_container_profile", "--user", "'%s' has the %s "
-		    "profile: it has no sudo rule for a box password to gate (and "
-		    "--clear would give it sudo without a password); box passwd is for "
-		    "--profile container users", name, box_profile_of(name));
+	no_dumps();
+	if (clear)
+		return box_passwd_clear(name, stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	return passwd_set(name);
+}
+
+static int
+box_key_exec(int argc, char **argv)
+{
+	unsigned char key[BOX_API_KEY_LEN];
+	char hex[2 * BOX_API_KEY_LEN + 1];
+	const char *name = NULL;
+	struct refusal r;
+	size_t i;
+	int rotate = 0, rc;
+
+	if ((rc = user_opts(argc, argv, "rotate", 'r', &name, &rotate)) != 0)
+		return rc;
+	if (box_passwd_check(name, &r) != 0)
+		return refused(&r);
+	no_dumps();
+	if ((rc = box_apikey_create(name, rotate, key)) == 1) {
+		refuse(&r, "key_exists", "--user", "'%s' has a key already; it is printed "
+		    "only when made: give --rotate to replace it (the old one stops "
+		    "working)", name);
 		return refused(&r);
 	}
-	no_dumps();
-	return clear ? passwd_clear(name) : passwd_set(name);
+	if (rc != 0)
+		return EXIT_INTERNAL;
+	for (i = 0; i < BOX_API_KEY_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	OPENSSL_cleanse(key, sizeof key);
+	printf("%s\n", hex);
+	fflush(stdout);
+	OPENSSL_cleanse(hex, sizeof hex);
+	fprintf(stderr, "warrant box: the %s key of %s; store it now (it is not "
+	    "shown again) and sign POST /box/%s/set-password with it\n",
+	    rotate ? "new" : "box password route", name, name);
+	return EXIT_OK;
 }
 
 /* The requester groups' reviewers, "a, b", or "none". */
@@ -564,5 +549,7 @@ cmd_box_exec(int argc, char **argv)
 		return box_passwd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)
 		return box_status_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "key") == 0)
+		return box_key_exec(argc - 1, argv + 1);
 	return usage_error(&cmd_box_entry, "unknown box command '%s'", argv[1]);
 }

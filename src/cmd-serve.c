@@ -12,13 +12,15 @@
 
 #include "serve/serve.h"
 #include "web/web.h"
+#include "web/boxapi.h"
 
 static int cmd_serve_exec(int, char **);
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
 	.usage = "[--max-pending N] [--rate N] [--http [ADDR:]PORT [--host NAME]... "
-	    "[--listen-any --tls-cert PEM --tls-key PEM]]",
+	    "[--listen-any --tls-cert PEM --tls-key PEM]] [--notify-url URL] | --box-api [ADDR:]PORT "
+	    "[--listen-any --tls-cert PEM --tls-key PEM]",
 	.help =
 	"Run the reviewer's daemon in the foreground: agents running as other users\n"
 	"(members of the group warrant-REVIEWER, see `warrant requesters`) send their\n"
@@ -37,7 +39,15 @@ const struct cmd_entry cmd_serve_entry = {
 	"                      proxy's (tailscale serve, ssh -L); repeatable\n"
 	"  --listen-any        allow ADDR other than loopback (needs --tls-cert/--tls-key)\n"
 	"  --tls-cert PEM, --tls-key PEM\n"
-	"                      serve the page over HTTPS with this certificate and key\n",
+	"                      serve the page over HTTPS with this certificate and key\n"
+	"  --notify-url URL    when the number of pending gates rises, POST the text\n"
+	"                      \"N pending\" to URL (http or https; an ntfy topic, a\n"
+	"                      webhook): no id, reason, command, link or secret; at\n"
+	"                      most one every 30 seconds\n\n"
+	"  --box-api [ADDR:]PORT  (root) instead of all the above, serve only the box\n"
+	"                      password route, POST /box/set-password and\n"
+	"                      /box/NAME/set-password, signed with the keys of\n"
+	"                      `warrant box key` (see docs/web.md)\n",
 	.exec = cmd_serve_exec,
 };
 
@@ -52,12 +62,16 @@ cmd_serve_exec(int argc, char **argv)
 		{ "listen-any", no_argument, NULL, 'A' },
 		{ "tls-cert", required_argument, NULL, 'C' },
 		{ "tls-key", required_argument, NULL, 'K' },
+		{ "box-api", required_argument, NULL, 'B' },
+		{ "notify-url", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct web_config cfg;
 	struct daemon d;
 	struct web *w = NULL;
-	int ch, rc, http = 0;
+	struct push *push = NULL;
+	const char *notify_url = NULL, *why;
+	int ch, rc, http = 0, boxapi = 0, other = 0;
 
 	memset(&cfg, 0, sizeof cfg);
 	memset(&d, 0, sizeof d);
@@ -66,11 +80,13 @@ cmd_serve_exec(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
+			other = 1;
 			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.max_pending) != 0)
 				return usage_error(&cmd_serve_entry, "--max-pending takes 1 to %d",
 				    SERVE_LIMIT_MAX);
 			break;
 		case 'R':
+			other = 1;
 			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.rate_count) != 0)
 				return usage_error(&cmd_serve_entry, "--rate takes 1 to %d",
 				    SERVE_LIMIT_MAX);
@@ -80,6 +96,19 @@ cmd_serve_exec(int argc, char **argv)
 				return usage_error(&cmd_serve_entry, "--http takes [ADDR:]PORT with a "
 				    "numeric address, such as 8722 or 127.0.0.1:8722");
 			http = 1;
+			break;
+		case 'N':
+			if (push_url_check(optarg, &why) != 0)
+				return usage_error(&cmd_serve_entry, "--notify-url is refused: %s",
+				    why);
+			notify_url = optarg;
+			other = 1;
+			break;
+		case 'B':
+			if (web_parse_listen(optarg, &cfg) != 0)
+				return usage_error(&cmd_serve_entry, "--box-api takes [ADDR:]PORT "
+				    "with a numeric address, such as 8723 or 127.0.0.1:8723");
+			boxapi = 1;
 			break;
 		case 'n':
 			if (cfg.nhosts == WEB_HOSTS_MAX || !label_valid(optarg) ||
@@ -97,6 +126,11 @@ cmd_serve_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_serve_entry, "unexpected argument '%s'", argv[optind]);
+	if (boxapi && (http || other || cfg.nhosts > 0))
+		return usage_error(&cmd_serve_entry, "--box-api is a mode of its own: it "
+		    "takes only --listen-any and --tls-cert/--tls-key");
+	if (boxapi)
+		return boxapi_serve(&cfg) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	if (!http && (cfg.nhosts > 0 || cfg.listen_any || cfg.tls_cert != NULL ||
 	    cfg.tls_key != NULL))
 		return usage_error(&cmd_serve_entry, "--host, --listen-any and --tls-* go "
@@ -115,7 +149,17 @@ cmd_serve_exec(int argc, char **argv)
 			return EXIT_INTERNAL;
 		}
 	}
+	if (notify_url != NULL && (push = push_start(notify_url)) == NULL) {
+		if (w != NULL) {
+			web_stop(w);
+			free(w);
+		}
+		store_close(&d.st);
+		free(d.home);
+		return EXIT_INTERNAL;
+	}
 	rc = serve_run(&d) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	push_stop(push);
 	if (w != NULL) {
 		web_stop(w);
 		free(w);

@@ -63,6 +63,10 @@ void	 box_fail(const char *, const char *, ...)
 
 /* secret.c: the encrypted password store under the box directory. */
 int	 box_dir_path(char *, size_t);
+int	 box_dir_open(int);
+int	 box_open_private(int, const char *, off_t *);
+int	 box_read_exact(int, void *, size_t);
+int	 box_replace_file(int, const char *, const void *, size_t);
 int	 box_lock(void);
 void	 box_unlock(int);
 int	 box_secret_exists(const char *);
@@ -120,6 +124,24 @@ int	 box_in_group(const char *, const char *);
 int	 box_init(const struct box_spec *);
 int	 box_apply_password(const char *, const char *, size_t);
 int	 box_apply_clear(const char *);
+
+/* passwd.c: box passwd's work once the password is read, for the CLI
+ * and the box password route alike. */
+struct refusal;
+int	 box_passwd_check(const char *, struct refusal *);
+int	 box_passwd_set(const char *, const char *, size_t, FILE *);
+int	 box_passwd_clear(const char *, FILE *);
+
+/* apikey.c: the box password route's keys (BOX_API_DIR/NAME.key, 32 bytes,
+ * root 0600 in a root 0700 directory) and its file of seen signatures. */
+#define BOX_API_DIR	"api"		/* under the box directory */
+#define BOX_API_KEY_LEN	32
+#define BOX_API_SEEN	"seen"
+int	 box_apikey_create(const char *, int, unsigned char [BOX_API_KEY_LEN]);
+int	 box_apikey_load(const char *, unsigned char [BOX_API_KEY_LEN]);
+int	 box_apikey_only(char [BOX_NAME_MAX + 1]);
+int	 box_api_read(const char *, void *, size_t, size_t *);
+int	 box_api_write(const char *, const void *, size_t);
 
 /* script.c: the same work as a root shell script, password-free. */
 int	 box_script(FILE *, const struct box_spec *);

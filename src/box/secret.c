@@ -47,8 +47,8 @@ box_dir_path(char *out, size_t size)
 }
 
 /* Open (creating if asked) the box directory and check it is root's alone. */
-static int
-dir_open(int create)
+int
+box_dir_open(int create)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -88,7 +88,7 @@ box_lock(void)
 {
 	int dfd, fd;
 
-	if ((dfd = dir_open(1)) < 0)
+	if ((dfd = box_dir_open(1)) < 0)
 		return -1;
 	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	close(dfd);
@@ -121,8 +121,8 @@ record_name(const char *name, char out[BOX_NAME_MAX + 8])
 }
 
 /* A regular file, root's, closed to everyone else; its size in *size. */
-static int
-open_private(int dfd, const char *file, off_t *size)
+int
+box_open_private(int dfd, const char *file, off_t *size)
 {
 	struct stat st;
 	int fd;
@@ -139,8 +139,8 @@ open_private(int dfd, const char *file, off_t *size)
 	return fd;
 }
 
-static int
-read_exact(int fd, void *buf, size_t n)
+int
+box_read_exact(int fd, void *buf, size_t n)
 {
 	ssize_t r;
 	size_t got = 0;
@@ -157,8 +157,8 @@ read_exact(int fd, void *buf, size_t n)
 }
 
 /* Write a whole new file atomically: a temporary name, fsync, rename. */
-static int
-replace_file(int dfd, const char *file, const void *data, size_t len)
+int
+box_replace_file(int dfd, const char *file, const void *data, size_t len)
 {
 	char tmp[64];
 	int fd;
@@ -189,7 +189,7 @@ key_load(int dfd, int create, unsigned char key[KEY_LEN])
 	off_t size;
 	int fd;
 
-	if ((fd = open_private(dfd, "key", &size)) < 0 && errno == ENOENT && create) {
+	if ((fd = box_open_private(dfd, "key", &size)) < 0 && errno == ENOENT && create) {
 		if (RAND_bytes(key, KEY_LEN) != 1)
 			return -1;
 		snprintf(tmp, sizeof tmp, "key.%ld", (long)getpid());
@@ -207,11 +207,11 @@ key_load(int dfd, int create, unsigned char key[KEY_LEN])
 		close(fd);
 		unlinkat(dfd, tmp, 0);
 		fsync(dfd);
-		fd = open_private(dfd, "key", &size);
+		fd = box_open_private(dfd, "key", &size);
 	}
 	if (fd < 0)
 		return -1;
-	if (size != KEY_LEN || read_exact(fd, key, KEY_LEN) != 0) {
+	if (size != KEY_LEN || box_read_exact(fd, key, KEY_LEN) != 0) {
 		close(fd);
 		OPENSSL_cleanse(key, KEY_LEN);
 		errno = EINVAL;
@@ -229,7 +229,7 @@ box_secret_exists(const char *name)
 	struct stat st;
 	int dfd, rc;
 
-	if ((dfd = dir_open(0)) == -2)
+	if ((dfd = box_dir_open(0)) == -2)
 		return 0;
 	if (dfd < 0)
 		return -1;
@@ -300,14 +300,14 @@ box_secret_store(const char *name, const char *pw, size_t len)
 	char file[BOX_NAME_MAX + 8];
 	int dfd, rc = -1;
 
-	if (len > BOX_PW_BYTES || (dfd = dir_open(1)) < 0)
+	if (len > BOX_PW_BYTES || (dfd = box_dir_open(1)) < 0)
 		return -1;
 	file_name(name, file);
 	if (key_load(dfd, 1, key) != 0)
 		box_fail("store-password", "the box key: %s", strerror(errno));
 	else if (seal(key, name, pw, len, sealed) != 0)
 		box_fail("store-password", "AES-256-GCM encryption failed");
-	else if (replace_file(dfd, file, sealed, NONCE_LEN + len + TAG_LEN) != 0)
+	else if (box_replace_file(dfd, file, sealed, NONCE_LEN + len + TAG_LEN) != 0)
 		box_fail("store-password", "writing %s: %s", file, strerror(errno));
 	else
 		rc = 0;
@@ -328,12 +328,12 @@ box_secret_load(const char *name, char *pw, size_t size, size_t *len)
 	off_t fsize;
 	int dfd, fd, rc = -1;
 
-	if ((dfd = dir_open(0)) == -2)
+	if ((dfd = box_dir_open(0)) == -2)
 		return 1;
 	if (dfd < 0 || size < BOX_PW_BYTES)
 		return -1;
 	file_name(name, file);
-	if ((fd = open_private(dfd, file, &fsize)) < 0) {
+	if ((fd = box_open_private(dfd, file, &fsize)) < 0) {
 		rc = errno == ENOENT ? 1 : -1;
 		if (rc < 0)
 			box_fail("decrypt-password", "%s: %s", file, strerror(errno));
@@ -341,7 +341,7 @@ box_secret_load(const char *name, char *pw, size_t size, size_t *len)
 		return rc;
 	}
 	if (fsize <= NONCE_LEN + TAG_LEN || fsize > SEALED_MAX ||
-	    read_exact(fd, sealed, (size_t)fsize) != 0)
+	    box_read_exact(fd, sealed, (size_t)fsize) != 0)
 		box_fail("decrypt-password", "%s: not a sealed box password", file);
 	else if (key_load(dfd, 0, key) != 0)
 		box_fail("decrypt-password", "the box key: %s", strerror(errno));
@@ -366,7 +366,7 @@ box_secret_clear(const char *name)
 	char file[BOX_NAME_MAX + 8];
 	int dfd, rc = 0;
 
-	if ((dfd = dir_open(0)) == -2)
+	if ((dfd = box_dir_open(0)) == -2)
 		return 1;
 	if (dfd < 0)
 		return -1;
@@ -394,14 +394,14 @@ box_user_recorded(const char *name, uid_t uid)
 	off_t size;
 	int dfd, fd, rc = 0;
 
-	if ((dfd = dir_open(0)) == -2)
+	if ((dfd = box_dir_open(0)) == -2)
 		return 0;
 	if (dfd < 0)
 		return -1;
 	record_name(name, file);
 	n = (size_t)snprintf(want, sizeof want, "%u\n", (unsigned)uid);
-	if ((fd = open_private(dfd, file, &size)) >= 0) {
-		rc = size == (off_t)n && read_exact(fd, buf, n) == 0 &&
+	if ((fd = box_open_private(dfd, file, &size)) >= 0) {
+		rc = size == (off_t)n && box_read_exact(fd, buf, n) == 0 &&
 		    memcmp(buf, want, n) == 0;
 		close(fd);
 	} else if (errno != ENOENT) {
@@ -419,11 +419,11 @@ box_user_record(const char *name, uid_t uid)
 	char file[BOX_NAME_MAX + 8], text[32];
 	int dfd, n, rc = 0;
 
-	if ((dfd = dir_open(1)) < 0)
+	if ((dfd = box_dir_open(1)) < 0)
 		return -1;
 	record_name(name, file);
 	n = snprintf(text, sizeof text, "%u\n", (unsigned)uid);
-	if (replace_file(dfd, file, text, (size_t)n) != 0) {
+	if (box_replace_file(dfd, file, text, (size_t)n) != 0) {
 		box_fail("record-user", "writing %s: %s", file, strerror(errno));
 		rc = -1;
 	}

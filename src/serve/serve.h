@@ -87,4 +87,10 @@ int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
 int	 members_only(struct conn *, json_t *, const char *const *);
 
+/* push.c: the hint-only push of serve --notify-url. */
+struct push;
+int	 push_url_check(const char *, const char **);
+struct push *push_start(const char *);
+void	 push_stop(struct push *);
+
 #endif

@@ -335,6 +335,11 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 	if (!post && strcmp(method, "GET") != 0)
 		*ret = web_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
 		    "only GET and POST");
+	else if (strncmp(url, "/box/", 5) == 0)
+		/* root's, in `warrant serve --box-api`: never the reviewer's */
+		*ret = web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "the box password "
+		    "route is served by `warrant serve --box-api`, as root, not by the "
+		    "reviewer's daemon");
 	else if (!host_ok(w, host)) {
 		log_refusal("Host", host);
 		*ret = web_error(c, MHD_HTTP_MISDIRECTED_REQUEST, "bad_host", "this server "
@@ -481,46 +486,51 @@ write_url(struct web *w)
 	}
 }
 
-/* Start the web page; 0, or -1 after a message. */
-int
-web_start(struct web *w, const struct web_config *cfg)
+/*
+ * Check cfg's address and TLS files and start libmicrohttpd on it with
+ * the project's limits (connections, per address, idle time, memory,
+ * strict parsing): what the web page and the box password route share.
+ * The listener's threads take no stop signals. The daemon, or NULL after
+ * a message naming what (such as "the page").
+ */
+struct MHD_Daemon *
+web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerCallback handler,
+    void *cls, MHD_RequestCompletedCallback done, int *tls)
 {
 	struct sockaddr_storage ss;
-	socklen_t sslen;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG | MHD_USE_POLL;
-	char *cert = NULL, *key = NULL, port[8];
+	char *cert = NULL, *key = NULL;
 	unsigned timeout = WEB_TIMEOUT_S;
+	struct MHD_Daemon *mhd;
 	sigset_t block, old;
-	size_t i;
 
-	memset(w, 0, sizeof *w);
-	w->cfg = *cfg;
 	if (!is_loopback(cfg->addr) && !cfg->listen_any) {
-		warnx("serve: %s is not a loopback address: the page would be reachable from "
+		warnx("serve: %s is not a loopback address: %s would be reachable from "
 		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
-		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`", cfg->addr);
-		return -1;
+		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`",
+		    cfg->addr, what);
+		return NULL;
 	}
 	if (!is_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
-		warnx("serve: --listen-any needs --tls-cert and --tls-key: the session cookie "
-		    "and the page must not cross a network in clear (or keep 127.0.0.1 behind "
-		    "`tailscale serve` or `ssh -L`)");
-		return -1;
+		warnx("serve: --listen-any needs --tls-cert and --tls-key: %s must not "
+		    "cross a network in clear (or keep 127.0.0.1 behind `tailscale serve` "
+		    "or `ssh -L`)", what);
+		return NULL;
 	}
 	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
 		warnx("serve: --tls-cert and --tls-key go together");
-		return -1;
+		return NULL;
 	}
-	w->tls = cfg->tls_cert != NULL;
-	if (w->tls) {
+	*tls = cfg->tls_cert != NULL;
+	if (*tls) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 			warnx("serve: this libmicrohttpd has no TLS");
-			return -1;
+			return NULL;
 		}
 		if ((cert = read_pem(cfg->tls_cert)) == NULL || (key = read_pem(cfg->tls_key)) == NULL) {
 			free(cert);
-			return -1;
+			return NULL;
 		}
 		flags |= MHD_USE_TLS;
 	}
@@ -531,7 +541,6 @@ web_start(struct web *w, const struct web_config *cfg)
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)cfg->port);
 		inet_pton(AF_INET6, cfg->addr, &s6->sin6_addr);
-		sslen = sizeof *s6;
 		flags |= MHD_USE_IPv6;
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -539,49 +548,27 @@ web_start(struct web *w, const struct web_config *cfg)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((uint16_t)cfg->port);
 		inet_pton(AF_INET, cfg->addr, &s4->sin_addr);
-		sslen = sizeof *s4;
 	}
-	(void)sslen;
-	/* the names this page answers to (Host), the first one in URLs */
-	snprintf(port, sizeof port, "%u", cfg->port);
-	if (is_v6(cfg->addr))
-		snprintf(w->names[w->nnames++], sizeof w->names[0], "[%s]:%s", cfg->addr, port);
-	else
-		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s:%s", cfg->addr, port);
-	if (is_loopback(cfg->addr))
-		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
-	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
-		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);
-	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
-	/* __Host- needs Secure, and Secure needs https */
-	snprintf(w->cookie, sizeof w->cookie, "%s", w->tls ? "__Host-warrant" : "warrant");
 #if WARRANT_TEST_HOOKS
 	/* the end-to-end build: a short idle timeout for the slow-client test */
 	if (getenv("WARRANT_TEST_WEB_TIMEOUT") != NULL)
 		timeout = (unsigned)strtoul(getenv("WARRANT_TEST_WEB_TIMEOUT"), NULL, 10);
 #endif
-	pthread_mutex_init(&w->lock, NULL);
-	if (store_open(&w->st) != 0) {
-		free(cert);
-		free(key);
-		return -1;
-	}
-	/* the page's threads take no stop signals: the daemon's loop does */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	w->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, w,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, w,
+	mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handler, cls,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_IP,
 	    MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
 	    MHD_OPTION_STRICT_FOR_CLIENT, 1,
-	    MHD_OPTION_NOTIFY_COMPLETED, completed, w,
-	    w->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
+	    MHD_OPTION_NOTIFY_COMPLETED, done, cls,
+	    *tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
 	    MHD_OPTION_HTTPS_MEM_KEY, key,
 	    MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -589,6 +576,43 @@ web_start(struct web *w, const struct web_config *cfg)
 		explicit_bzero(key, strlen(key));
 	free(cert);
 	free(key);
+	return mhd;
+}
+
+/* The host:port a listener answers to, first in URLs. */
+void
+web_host_name(const struct web_config *cfg, char *out, size_t size)
+{
+	if (is_v6(cfg->addr))
+		snprintf(out, size, "[%s]:%u", cfg->addr, cfg->port);
+	else
+		snprintf(out, size, "%s:%u", cfg->addr, cfg->port);
+}
+
+/* Start the web page; 0, or -1 after a message. */
+int
+web_start(struct web *w, const struct web_config *cfg)
+{
+	char port[8];
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	w->cfg = *cfg;
+	/* the names this page answers to (Host), the first one in URLs */
+	snprintf(port, sizeof port, "%u", cfg->port);
+	web_host_name(cfg, w->names[w->nnames++], sizeof w->names[0]);
+	if (is_loopback(cfg->addr))
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
+	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
+		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);
+	/* __Host- needs Secure, and Secure needs https */
+	w->tls = cfg->tls_cert != NULL;
+	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
+	snprintf(w->cookie, sizeof w->cookie, "%s", w->tls ? "__Host-warrant" : "warrant");
+	pthread_mutex_init(&w->lock, NULL);
+	if (store_open(&w->st) != 0)
+		return -1;
+	w->mhd = web_mhd_start(cfg, "the page", handle, w, completed, &w->tls);
 	if (w->mhd == NULL) {
 		warnx("serve: cannot serve the web page on %s (is the port taken?)", w->names[0]);
 		store_close(&w->st);

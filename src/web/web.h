@@ -7,7 +7,8 @@
  * and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
  * requester socket's. Nothing here can start sudo: approval is of YOU
- * commands only, by a `warrant answer --you-only` child.
+ * commands only, by a `warrant answer --you-only` child. web_mhd_start
+ * is shared with the root-only box password route (boxapi.h).
  */
 #ifndef WEB_H
 #define WEB_H
@@ -71,6 +72,9 @@ struct web_req {
 /* http.c */
 int	 web_parse_listen(const char *, struct web_config *);
 int	 web_secret_new(char [44]);
+struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
+	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback, int *);
+void	 web_host_name(const struct web_config *, char *, size_t);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);

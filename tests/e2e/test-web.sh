@@ -175,6 +175,10 @@ api POST "/api/gates/$G0/deny" "@$SR_DIR/big"
 is "a 10 MB body is refused (Content-Length)" "$ST:$(errcode)" 413:body_too_large
 api POST "/api/gates/$G0/deny" "@$SR_DIR/big" -H 'Transfer-Encoding: chunked'
 is "a 10 MB chunked body is refused" "$ST:$(errcode)" 413:body_too_large
+ST=$(curl -s -o "$T" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'X-Warrant-Timestamp: 1' -H 'X-Warrant-Signature: v1=00' -d '{"password":null}' \
+    "$U/box/set-password")
+is "the box password route is not the reviewer's daemon's (404)" "$ST:$(errcode)" 404:not_found
 api GET "/api/gates/$G0"
 is "after all of it the gate is still pending" "$ST:$(jval "$T" 'j["state"]')" 200:pending
 
@@ -384,6 +388,72 @@ check "revoking it again is refused" grep -q 'unknown_device' "$T.err"
 stop_daemon
 is "SIGTERM stops the daemon cleanly" "$DRC" 0
 check "and the URL file is removed" [ ! -e "$SR_STATE/web.url" ]
+
+# ------------------------------------------------------------ the hint-only push
+section "push (--notify-url)"
+rev serve --notify-url ftp://127.0.0.1/x >/dev/null 2>"$T.err"
+check "--notify-url refuses another scheme" grep -q 'not an http:// or https:// URL' "$T.err"
+rev serve --notify-url "$(printf 'http://127.0.0.1/a\033b')" >/dev/null 2>"$T.err"
+check "--notify-url refuses a control character" grep -q 'control character' "$T.err"
+# a receiver on a port of this run: each POST as a JSON line
+PPORT=$((PORT + 1))
+[ "$PPORT" -gt 65535 ] && PPORT=$((PORT - 1))
+cat >"$SR_DIR/recv.py" <<'PY'
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n).decode("utf-8", "replace")
+        with open(sys.argv[2], "a") as f:
+            f.write(json.dumps({"path": self.path, "headers": str(self.headers), "body": body}) + "\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+: >"$SR_DIR/pushes"
+python3 "$SR_DIR/recv.py" "$PPORT" "$SR_DIR/pushes" &
+RPID=$!
+at_exit "kill $RPID 2>/dev/null"
+U=http://127.0.0.1:$PORT
+# the e2e build (test hooks): 2 s between pushes instead of 30
+SR_EXTRA_ENV=WARRANT_TEST_PUSH_GAP=2 start_daemon --notify-url "http://127.0.0.1:$PPORT/wt-topic"
+check "warrant serve --notify-url starts" test $? = 0
+unset SR_EXTRA_ENV
+PCANARY="wt-push-canary-$$"
+printf '{"reason":"%s reason","commands":[{"id":"a","why":"%s why","as":"user","argv":["/bin/echo","%s-argv"]}]}\n' \
+    "$PCANARY" "$PCANARY" "$PCANARY" >"$SR_DIR/gp.json"
+gate "$SR_DIR/gp.json"
+GP=$G
+NP=$(sqlite3 "$SR_STATE/warrant.db" "SELECT count(*) FROM gates WHERE state = 'pending'")
+i=0
+until [ -s "$SR_DIR/pushes" ] || [ "$i" -ge 150 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+is "a new gate makes the receiver get one POST: \"$NP pending\"" \
+    "$(jscan 'j["body"]' "$SR_DIR/pushes" 2>/dev/null | head -1)|$(wc -l <"$SR_DIR/pushes")" "$NP pending|1"
+check "to the URL's path" grep -q '"path": "/wt-topic"' "$SR_DIR/pushes"
+check "without the reason, why, argv or gate id" sh -c \
+    "! grep -qF -e '$PCANARY' -e '$GP' '$SR_DIR/pushes'"
+check "the URL is not in the daemon's log" sh -c \
+    "! grep -q 'wt-topic' '$SR_DIR/serve.log'"
+kill "$RPID" 2>/dev/null
+wait "$RPID" 2>/dev/null
+printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/true"]}]}\n' >"$SR_DIR/gp2.json"
+gate "$SR_DIR/gp2.json"
+i=0
+until grep -q 'push to --notify-url failed' "$SR_DIR/serve.log" || [ "$i" -ge 150 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+check "with the receiver gone, the next push's failure is logged" \
+    grep -q 'push to --notify-url failed (curl exit 7)' "$SR_DIR/serve.log"
+api GET /api/gates 2>/dev/null
+check "... and the daemon goes on" kill -0 "$DPID"
+stop_daemon
+is "the daemon with --notify-url stops cleanly" "$DRC" 0
 
 # ------------------------------------------------------------ TLS
 section "TLS"
