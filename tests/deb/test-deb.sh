@@ -153,6 +153,15 @@ same_files() {
 
 # ================================================================ build
 section "build"
+# The libraries make deps installs are the package's build dependencies
+# (but clang's runtimes, which only the fuzz build uses).
+missing=
+for p in $(sed -n '/^for p in/,/; do$/p' "$top/scripts/deps.sh" | tr -s ' \t\\' '\n' |
+    grep -E '^lib[a-z0-9.+-]*-dev$' | grep -vx 'libclang-rt-dev'); do
+	sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | grep -Eq "^ $p( |,)" ||
+	    missing="$missing $p"
+done
+is "debian/control's Build-Depends has every library of scripts/deps.sh" "$missing" ""
 rm -f "$DEB"
 DEB_SOURCE=1 sh "$top/scripts/deb.sh" "$OUT" >"$ST/build.log" 2>&1
 rc=$?
