@@ -13,18 +13,24 @@ E2E_PREFIX ?= /opt/warrant-test
 E2E_OPTS = -Dtest_hooks=true -Dpolicy_file=$(E2E_PREFIX)/etc/policy.json \
 	-Dreview_spool=$(E2E_PREFIX)/spool/reviews
 FUZZ_BUILD ?= build-fuzz
+# make deb copies the tree there and builds the package in the copy.
+DEB_BUILD ?= build-deb
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 15
 # Approvals of the long chaos campaign (make check runs 20).
 N ?= 100
 
-.PHONY: all deps install check chaos demo bench fuzz clean
+.PHONY: all deps deps-deb install deb check check-deb chaos demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 deps:
 	@sh scripts/deps.sh
+
+# What make deb and check-deb need on top (debhelper, lintian).
+deps-deb: deps
+	@sh scripts/deps.sh deb
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) --prefix=$(PREFIX) --buildtype=debugoptimized
@@ -44,12 +50,24 @@ install: all
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
 
-check: all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
+# The last test builds, installs and purges the Debian package (check-deb).
+check: all deps-deb $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
-	sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
+	WARRANT_DEB_BUILD=$(DEB_BUILD) \
+	    sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
+
+# The Debian package warrant_VERSION_ARCH.deb, in this directory
+# (dpkg-buildpackage -us -uc -b on a copy of the tree in DEB_BUILD).
+deb: deps-deb
+	sh scripts/deb.sh $(DEB_BUILD)
+
+# The Debian package's test alone (make check runs it last; needs root):
+# build, lintian, apt-get install, end-to-end suites on /usr, purge.
+check-deb: deps-deb
+	WARRANT_DEB_BUILD=$(DEB_BUILD) sh tests/run.sh --deb
 
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja
@@ -68,4 +86,4 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)

@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: ISC
 # Install the Debian packages warrant needs to build and test, if missing.
 # Safe to re-run; does nothing when everything is present.
+# usage: scripts/deps.sh [deb]
+#   deb: also what make deb and make check-deb use (dpkg-buildpackage's
+#        debhelper, and lintian), which make check does not need.
 set -eu
 # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes, which
 # --no-install-recommends leaves out) build the fuzz targets.
 need=""
+extra=
+[ "${1:-}" = deb ] && extra="dpkg-dev debhelper lintian"
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
-         libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core; do
+         libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
+         ${extra:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

@@ -5,15 +5,30 @@
 # given), then the end-to-end scripts on the binaries of E2E_BUILD_DIR, a
 # build configured with a private prefix (make check: /opt/warrant-test)
 # that tests/e2e/setup.sh installs before the suites and removes after,
-# with the users they created. Every test speaks TAP; this sums the
+# with the users they created, and last the Debian package's test
+# (tests/deb/test-deb.sh: build, lintian, install, some of the same suites
+# on the installed package, remove). Every test speaks TAP; this sums the
 # results into one "N passed, N failed" line. With --e2e, only the named
 # end-to-end scripts, between the same install and teardown (make chaos).
+# With --installed, the named end-to-end scripts on the warrant a package
+# installed under PREFIX (as tests/deb/test-deb.sh runs them on /usr),
+# which they neither install nor remove. With --deb, only the package's
+# test (make check-deb).
 # usage: tests/run.sh BUILD_DIR ASAN_BUILD_DIR E2E_BUILD_DIR [FUZZ_BUILD_DIR [FUZZ_SECONDS]]
 #        tests/run.sh --e2e E2E_BUILD_DIR SCRIPT...
+#        tests/run.sh --installed PREFIX SCRIPT...
+#        tests/run.sh --deb
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${1:-}" = --e2e ]; then
+prefix='' deb=''
+if [ "${1:-}" = --deb ]; then
+	deb=1 suites=
+elif [ "${1:-}" = --e2e ]; then
 	e2e=$(cd "$2" && pwd)
+	shift 2
+	suites=$*
+elif [ "${1:-}" = --installed ]; then
+	prefix=$2 e2e=
 	shift 2
 	suites=$*
 else
@@ -21,8 +36,9 @@ else
 	asan=$(cd "$2" && pwd)
 	e2e=$(cd "$3" && pwd)
 	suites=$(ls "$top"/tests/e2e/test-*.sh)
+	deb=1
 fi
-build=${build:-} asan=${asan:-}
+build=${build:-} asan=${asan:-} e2e=${e2e:-}
 log=$(mktemp -d /tmp/warrant-tests.XXXXXX)
 chmod 755 "$log"
 passed=0
@@ -70,16 +86,27 @@ if [ -n "${build:-}" ]; then
 	fi
 fi
 # The teardown runs even when the run is interrupted (quietly then).
-setup() { env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$top/tests/e2e/setup.sh" "$1"; }
-trap 'setup teardown >/dev/null 2>&1' EXIT
+# e2e: what the suites and setup.sh are given (WARRANT_PREFIX empty: the
+# build's private prefix).
+e2e_env() { env WARRANT_BUILD="$e2e" WARRANT_PREFIX="$prefix" WARRANT_TOP="$top" "$@"; }
+setup() { e2e_env sh "$top/tests/e2e/setup.sh" "$1"; }
 trap 'exit 130' INT TERM HUP
-run "e2e/setup install" setup install
-for t in $suites; do
-	[ -f "$t" ] || { run "e2e/$t" false; continue; }
-	run "e2e/$(basename "$t")" env WARRANT_BUILD="$e2e" WARRANT_TOP="$top" sh "$t"
-done
-run "e2e/setup teardown" setup teardown
-trap - EXIT
+if [ -n "$suites" ]; then
+	trap 'setup teardown >/dev/null 2>&1' EXIT
+	run "e2e/setup install" setup install
+	for t in $suites; do
+		[ -f "$t" ] || { run "e2e/$t" false; continue; }
+		run "e2e/$(basename "$t")" e2e_env sh "$t"
+	done
+	run "e2e/setup teardown" setup teardown
+	trap - EXIT
+fi
+# The package's test installs warrant under /usr, runs suites there and
+# purges it (also when interrupted); after the teardown above, so that
+# it starts without the suites' users.
+if [ -n "$deb" ]; then
+	run "deb/test-deb.sh" sh "$top/tests/deb/test-deb.sh"
+fi
 
 # the logs matter only when something failed
 if [ "$failed" -ne 0 ]; then echo "logs in $log"; else rm -rf "$log"; fi

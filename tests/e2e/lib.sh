@@ -168,16 +168,27 @@ private_prefix() {
 	esac
 }
 
+# What the suites test: the build WARRANT_BUILD, installed into its
+# private prefix (/opt/warrant-test) by tests/e2e/setup.sh, or, when
+# WARRANT_PREFIX is set, the warrant a package installed under that prefix
+# (tests/deb/test-deb.sh: /usr), which nothing here installs or removes.
+installed_mode() { [ -n "${WARRANT_PREFIX:-}" ]; }
+
 # A copy of the built binaries that any user can execute, outside the
-# (possibly private) build tree. WT_T is a root-only scratch directory.
+# (possibly private) build tree; the installed warrant itself when
+# WARRANT_PREFIX is set. WT_T is a root-only scratch directory.
 setup_bin() {
 	WT_DIR=$(mktemp -d /tmp/warrant-e2e.XXXXXX)
 	chmod 755 "$WT_DIR"
 	mkdir -p "$WT_DIR/bin"
 	chmod 755 "$WT_DIR/bin"
-	cp "$WARRANT_BUILD/warrant" "$WT_DIR/bin/warrant"
-	chmod 755 "$WT_DIR/bin/warrant"
-	W="$WT_DIR/bin/warrant"
+	if installed_mode; then
+		W="$WARRANT_PREFIX/bin/warrant"
+	else
+		cp "$WARRANT_BUILD/warrant" "$WT_DIR/bin/warrant"
+		chmod 755 "$WT_DIR/bin/warrant"
+		W="$WT_DIR/bin/warrant"
+	fi
 	WT_T="$WT_DIR/t"
 	mkdir -p "$WT_T"
 	chmod 700 "$WT_T"

@@ -10,18 +10,34 @@
 #   setup.sh teardown   remove that prefix and the throwaway users the
 #                       suites created; check nothing landed in /usr/local
 #
+# With WARRANT_PREFIX set (the suites run on the warrant a package
+# installed there: tests/deb/test-deb.sh), install only checks that
+# warrant and its runner are there, and teardown only removes the users:
+# the package's files are the package manager's.
+#
 # Needs root (otherwise it skips, as do the suites that would use it).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
 need_root "installing and removing users needs root"
-PREFIX=$(build_prefix "$WARRANT_BUILD")
-private_prefix "$PREFIX" ||
-    bail "the e2e build's prefix '$PREFIX' is private (…/warrant-test; make check configures it)"
+if installed_mode; then
+	PREFIX=$WARRANT_PREFIX
+else
+	PREFIX=$(build_prefix "$WARRANT_BUILD")
+	private_prefix "$PREFIX" ||
+	    bail "the e2e build's prefix '$PREFIX' is private (…/warrant-test; make check configures it)"
+fi
 # Marks the start of the run, for the /usr/local check at teardown.
 MARK=/run/warrant-e2e.start
 
-case ${1:-} in
-install)
+case ${1:-}:$(installed_mode && echo installed) in
+install:installed)
+	touch "$MARK"
+	. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+	check "warrant and the runner it names are installed under $PREFIX" sr_installed
+	check "the runner $SR_RUNNER is root-owned in root-owned directories" \
+	    sr_root_owned_path "$SR_RUNNER"
+	;;
+install:)
 	touch "$MARK"
 	rm -rf "$PREFIX"
 	out=$(umask 022 && meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1)
@@ -31,9 +47,11 @@ install)
 	check "the runner path compiled into warrant ($runner) is under $PREFIX" \
 	    sh -c 'case $1 in "$2"/*) [ -x "$1" ] ;; *) false ;; esac' sh "$runner" "$PREFIX"
 	;;
-teardown)
-	rm -rf "$PREFIX"
-	check "the private prefix $PREFIX is removed" [ ! -e "$PREFIX" ]
+teardown:*)
+	if ! installed_mode; then
+		rm -rf "$PREFIX"
+		check "the private prefix $PREFIX is removed" [ ! -e "$PREFIX" ]
+	fi
 	# The users of lib.sh and sudo-lib.sh (test-box.sh removes its own).
 	left=
 	for u in wt-requester wt-reviewer wt-reviewer2 wt-tuirev wt-tuirev2 wt-tprev3 wt-tpreq; do

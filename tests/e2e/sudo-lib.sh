@@ -94,9 +94,14 @@ sr_user_teardown() {
 # sr_install: find the CLI and the runner installed from the build into
 # its private prefix (tests/run.sh installs them through setup.sh; a suite
 # run on its own installs them itself). Refuses a build whose prefix is not
-# private (/usr/local): the suites never install there. Sets SR_PREFIX,
+# private (/usr/local): the suites never install there. With WARRANT_PREFIX
+# set, the ones a package installed there (sr_installed). Sets SR_PREFIX,
 # SR_WARRANT, SR_RUNNER.
 sr_install() {
+	if installed_mode; then
+		sr_installed
+		return
+	fi
 	SR_PREFIX=$(build_prefix "$WARRANT_BUILD")
 	if ! private_prefix "$SR_PREFIX"; then
 		diag "$WARRANT_BUILD installs into '$SR_PREFIX', not a private test prefix:"
@@ -119,6 +124,23 @@ sr_install() {
 	# The installed files are this build's.
 	cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" &&
 	    cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER"
+}
+
+# sr_installed: the CLI and the runner installed under WARRANT_PREFIX (by
+# the Debian package): both executable, and the runner's path is the one
+# compiled into that warrant.
+sr_installed() {
+	SR_PREFIX=$WARRANT_PREFIX
+	SR_WARRANT=$SR_PREFIX/bin/warrant
+	SR_RUNNER=$SR_PREFIX/libexec/warrant/warrant-runner
+	[ -x "$SR_WARRANT" ] && [ -x "$SR_RUNNER" ] || {
+		diag "no $SR_WARRANT or $SR_RUNNER: is warrant installed under $SR_PREFIX?"
+		return 1
+	}
+	tr '\0' '\n' <"$SR_WARRANT" | grep -qxF "$SR_RUNNER" || {
+		diag "$SR_WARRANT does not name the runner $SR_RUNNER"
+		return 1
+	}
 }
 
 # sr_installed_path NAME: where meson installs the build target NAME.
