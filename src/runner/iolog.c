@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The runner's I/O log: each ROOT command's stdout and stderr in sudo's
- * I/O log format, so `sudoreplay -d DIR ID` replays it and `sudoreplay -d
+ * The runner's I/O log: each ROOT command's output in sudo's I/O log
+ * format, so `sudoreplay -d DIR ID` replays it and `sudoreplay -d
  * DIR -l` lists it. One session per command under the build-time
  * directory (WARRANT_IOLOG_DIR), named like sudo's iolog_file %{seq}: a
  * 6-character base-36 sequence kept in DIR/seq under a flock, as
@@ -10,10 +10,14 @@
  * file someone else made. A session holds:
  *
  *   timing    one line per chunk of output: "EVENT DELAY BYTES", event 1
- *             stdout or 2 stderr, DELAY the seconds since the previous
- *             event ("%lld.%09ld"); its write bits are cleared when the
- *             command has ended (sudo's mark of a finished session)
- *   stdout, stderr   the bytes as the command wrote them (not redacted)
+ *             (stdout), DELAY the seconds since the previous event
+ *             ("%lld.%09ld"); its write bits are cleared when the command
+ *             has ended (sudo's mark of a finished session)
+ *   stdout    the bytes as the command wrote them (not redacted), its
+ *             stdout and stderr together: they share one pipe, so the
+ *             ledger and the replay keep the order they were written in
+ *             (two pipes cannot tell which of two close writes came
+ *             first); sudo records a terminal's output as one stream too
  *   log       legacy: "epoch:submituser:runuser:rungroup:ttyname:lines:cols",
  *             the cwd, the command line
  *   log.json  the same and more, indented (sudo's parser wants a space
@@ -42,7 +46,7 @@
 #define SEQ_TRIES	4096		/* ids tried past ones already taken */
 
 static const char b36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-static const char *const files[] = { "timing", "stdout", "stderr", "log.json", "log" };
+static const char *const files[] = { "timing", "stdout", "log.json", "log" };
 
 /* "00/00/01" for 1. 0, or -1 when the number is out of range. */
 int
@@ -360,7 +364,7 @@ iolog_open(struct iolog *io, const struct iolog_host *h, const struct iolog_info
 	int root, i;
 
 	memset(io, 0, sizeof *io);
-	io->dfd = io->fd[0] = io->fd[1] = io->fd[2] = -1;
+	io->dfd = io->fd[0] = io->fd[1] = -1;
 	io->max = IOLOG_MAX;
 	strcpy(io->id, "seq");
 	why[0] = '\0';
@@ -371,11 +375,11 @@ iolog_open(struct iolog *io, const struct iolog_host *h, const struct iolog_info
 	if (io->dfd < 0)
 		return -1;
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2; i++)
 		if ((io->fd[i] = openat(io->dfd, files[i],
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 			break;
-	if (i < 3 || write_info(io, h, in, &now) != 0) {
+	if (i < 2 || write_info(io, h, in, &now) != 0) {
 		snprintf(why, size, "%s/%s: %s", h->dir, io->id, strerror(errno ? errno : EIO));
 		discard(io, h);
 		iolog_close(io);
@@ -386,12 +390,11 @@ iolog_open(struct iolog *io, const struct iolog_host *h, const struct iolog_info
 }
 
 /*
- * The capture's sink: n bytes the command wrote on stream (1 stdout, 2
- * stderr), then their timing line. After a failed write or past the cap,
+ * The capture's sink: n bytes the command wrote, then their timing line. After a failed write or past the cap,
  * nothing more: the timing file never names bytes that are not there.
  */
 void
-iolog_write(void *arg, int stream, const char *p, size_t n)
+iolog_write(void *arg, const char *p, size_t n)
 {
 	struct iolog *io = arg;
 	struct timespec now;
@@ -400,7 +403,7 @@ iolog_write(void *arg, int stream, const char *p, size_t n)
 	char line[96];
 	int len;
 
-	if (io->dfd < 0 || io->error[0] != '\0' || n == 0 || (stream != 1 && stream != 2))
+	if (io->dfd < 0 || io->error[0] != '\0' || n == 0)
 		return;
 	if (n > io->max - io->bytes)
 		n = (size_t)(io->max - io->bytes);
@@ -412,8 +415,8 @@ iolog_write(void *arg, int stream, const char *p, size_t n)
 		nsec += 1000000000L;
 	}
 	io->last = now;
-	len = snprintf(line, sizeof line, "%d %lld.%09ld %zu\n", stream, sec, nsec, n);
-	if (n > 0 && (write_all(io->fd[stream], p, n) != 0 ||
+	len = snprintf(line, sizeof line, "1 %lld.%09ld %zu\n", sec, nsec, n);
+	if (n > 0 && (write_all(io->fd[1], p, n) != 0 ||
 	    write_all(io->fd[0], line, (size_t)len) != 0)) {
 		snprintf(io->error, sizeof io->error, "writing the I/O log failed (%s); "
 		    "output after byte %llu was not recorded", strerror(errno),
@@ -436,11 +439,11 @@ iolog_close(struct iolog *io)
 	if (io->fd[0] >= 0 && fchmod(io->fd[0], 0400) != 0 && io->error[0] == '\0')
 		snprintf(io->error, sizeof io->error, "cannot mark the timing file complete: %s",
 		    strerror(errno));
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2; i++)
 		if (io->fd[i] >= 0 && close(io->fd[i]) != 0 && io->error[0] == '\0')
 			snprintf(io->error, sizeof io->error, "closing the I/O log failed: %s",
 			    strerror(errno));
-	io->fd[0] = io->fd[1] = io->fd[2] = -1;
+	io->fd[0] = io->fd[1] = -1;
 	if (io->dfd >= 0)
 		close(io->dfd);
 	io->dfd = -1;

@@ -38,7 +38,7 @@ struct iolog_info {
 
 struct iolog {
 	int		 dfd;		/* the session directory */
-	int		 fd[3];		/* timing, stdout, stderr */
+	int		 fd[2];		/* timing, stdout */
 	char		 id[IOLOG_ID_LEN + 1];
 	struct timespec	 last;		/* of the previous event */
 	uint64_t	 bytes, max;
@@ -48,7 +48,7 @@ struct iolog {
 int	 iolog_prepare(struct iolog_host *, const char *, char *, size_t);
 int	 iolog_open(struct iolog *, const struct iolog_host *, const struct iolog_info *,
 	    char *, size_t);
-void	 iolog_write(void *, int, const char *, size_t);
+void	 iolog_write(void *, const char *, size_t);
 void	 iolog_close(struct iolog *);
 int	 iolog_seq_format(unsigned long, char [IOLOG_ID_LEN + 1]);
 int	 iolog_seq_parse(const char *, size_t, unsigned long *);

@@ -6,7 +6,7 @@
  * bounded tail and an optional size-capped log, credential shapes
  * redacted line by line; a timeout sends SIGTERM to the whole group, then
  * SIGKILL after a grace. Memory stays flat however much is printed. An
- * optional sink (the runner's I/O log) sees the raw output, by stream.
+ * optional sink (the runner's I/O log) sees the raw output as it is read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,9 +177,9 @@ out_pipe(int p[2])
 	return 0;
 }
 
-/* Read what is there on the stream's pipe; at its end, close it. */
+/* Read what is there on the pipe; at its end, close it. */
 static void
-drain(struct capture *c, struct pollfd *pfd, int stream, char *buf, size_t size)
+drain(struct capture *c, struct pollfd *pfd, char *buf, size_t size)
 {
 	ssize_t n;
 
@@ -187,7 +187,7 @@ drain(struct capture *c, struct pollfd *pfd, int stream, char *buf, size_t size)
 		return;
 	while ((n = read(pfd->fd, buf, size)) > 0) {
 		if (c->sink != NULL)
-			c->sink(c->sink_arg, stream, buf, (size_t)n);
+			c->sink(c->sink_arg, buf, (size_t)n);
 		capture_feed(c, buf, (size_t)n);
 	}
 	if (n == 0) {
@@ -199,9 +199,10 @@ drain(struct capture *c, struct pollfd *pfd, int stream, char *buf, size_t size)
 /*
  * Run x, feeding its output to c. Returns 0 with the result filled in
  * (a command that could not be started has res->exec_errno), -1 when
- * its output pipe could not be made. stdout and stderr share one pipe
- * unless c has a sink, which wants them apart (they are then read in
- * turn, so the tail interleaves them as read, not as written).
+ * its output pipe could not be made. stdout and stderr share one pipe,
+ * so the output keeps the order it was written in (two pipes read in
+ * turn would not: a line to stderr could come after a later one to
+ * stdout).
  */
 int
 exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *res)
@@ -211,34 +212,24 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		.ignore = x->ignore, .cwd = x->cwd, .cred = x->cred,
 		.umask = 022,	/* warrant's own 077 is for its state, not the command's files */
 	};
-	int out[2], err[2] = { -1, -1 }, status = 0, exited = 0, pidfd;
+	int out[2], status = 0, exited = 0, pidfd;
 	int64_t start = now_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
-	struct pollfd pfd[3];
+	struct pollfd pfd[2];
 	pid_t pid;
 
 	memset(res, 0, sizeof *res);
 	res->exit_code = -1;
 	if (out_pipe(out) != 0)
 		return -1;
-	if (c->sink != NULL && out_pipe(err) != 0) {
-		close(out[0]);
-		close(out[1]);
-		return -1;
-	}
 	s.fd[0] = -1;
-	s.fd[1] = out[1];
-	s.fd[2] = err[1] >= 0 ? err[1] : out[1];
+	s.fd[1] = s.fd[2] = out[1];
 	pid = spawn(&s);
 	close(out[1]);
-	if (err[1] >= 0)
-		close(err[1]);
 	if (pid < 0) {
 		res->exec_errno = errno;
 		res->duration_ms = now_ms() - start;
 		close(out[0]);
-		if (err[0] >= 0)
-			close(err[0]);
 		return 0;
 	}
 	deadline = start + (int64_t)x->timeout * 1000;
@@ -246,19 +237,17 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	 * kernels) the loop looks every few milliseconds */
 	pidfd = pidfd_open(pid, 0);
 	pfd[0].fd = out[0];
-	pfd[1].fd = err[0];
-	pfd[2].fd = pidfd;
-	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+	pfd[1].fd = pidfd;
+	pfd[0].events = pfd[1].events = POLLIN;
 	for (;;) {
 		int64_t now = now_ms(), wait_ms = 200;
-		int open_pipes = pfd[0].fd >= 0 || pfd[1].fd >= 0;
 
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
 			exit_seen = now;
-			pfd[2].fd = -1;
+			pfd[1].fd = -1;
 		}
-		if (exited && (!open_pipes || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
+		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
 			break;
 		if (!exited && !res->timed_out && now >= deadline) {
 			res->timed_out = 1;
@@ -275,17 +264,14 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			wait_ms = kill_at - now < wait_ms ? kill_at - now : wait_ms;
 		if (exited)
 			wait_ms = exit_seen + DRAIN_AFTER_EXIT_MS - now;
-		else if (!open_pipes && pidfd < 0)
+		else if (pfd[0].fd < 0 && pidfd < 0)
 			wait_ms = 5;
-		if (poll(pfd, 3, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
+		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
-		drain(c, &pfd[0], 1, buf, sizeof buf);
-		drain(c, &pfd[1], 2, buf, sizeof buf);
+		drain(c, &pfd[0], buf, sizeof buf);
 	}
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
-	if (pfd[1].fd >= 0)
-		close(pfd[1].fd);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (res->timed_out)

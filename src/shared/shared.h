@@ -237,10 +237,9 @@ struct capture {
 	int		inkey;		/* inside a private key block */
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
-	/* optional, set after capture_init: gets every chunk read, before
-	 * redaction, by stream (1 stdout, 2 stderr); with a sink the two
-	 * are read from separate pipes (without one, from one pipe) */
-	void		(*sink)(void *, int, const char *, size_t);
+	/* optional, set after capture_init: gets every chunk read (stdout
+	 * and stderr together, in the order written), before redaction */
+	void		(*sink)(void *, const char *, size_t);
 	void		*sink_arg;
 };
 struct exec_spec {

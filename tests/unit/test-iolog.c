@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* The runner's I/O log (src/runner/iolog.c): session ids and the seq
  * file, the files of a session with their modes, the timing lines
- * adding up to the bytes of stdout and stderr kept apart by the capture,
+ * adding up to the output (stdout and stderr in the order written),
  * the legacy log and log.json as sudo reads them, and the cap. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,9 +133,9 @@ run_logged(const char *script, struct iolog *io, struct exec_result *res)
 	assert_int_equal(cap.total, io->bytes);
 }
 
-/* The timing file's lines: each "EVENT SEC.NSEC BYTES"; totals by event. */
+/* The timing file's lines: each "1 SEC.NSEC BYTES" (stdout); their total. */
 static void
-timing_totals(const char *timing, size_t *out, size_t *err)
+timing_total(const char *timing, size_t *out)
 {
 	const char *p = timing;
 	int ev, used;
@@ -143,16 +143,16 @@ timing_totals(const char *timing, size_t *out, size_t *err)
 	long nsec;
 	size_t n;
 
-	*out = *err = 0;
+	*out = 0;
 	while (*p != '\0') {
 		assert_int_equal(sscanf(p, "%d %lld.%9ld %zu%n", &ev, &sec, &nsec, &n, &used), 4);
-		assert_true(ev == 1 || ev == 2);
+		assert_int_equal(ev, 1);
 		assert_true(sec >= 0 && nsec >= 0 && nsec < 1000000000L);
 		assert_int_equal(p[used], '\n');
 		/* nine digits of nanoseconds, always */
 		assert_non_null(strchr(p, '.'));
 		assert_true(strchr(p, '.')[10] == ' ');
-		*(ev == 1 ? out : err) += n;
+		*out += n;
 		p += used + 1;
 	}
 }
@@ -162,7 +162,7 @@ test_session(void **state)
 {
 	struct exec_result res;
 	struct iolog io, io2;
-	size_t n, to, te;
+	size_t n, to;
 	char *s, *t, want[PATH_MAX + 64];
 	json_t *j;
 
@@ -173,19 +173,16 @@ test_session(void **state)
 	assert_string_equal(io.error, "");
 	assert_int_equal(strlen(io.id), IOLOG_ID_LEN);
 
-	/* stdout and stderr apart, byte for byte */
+	/* stdout and stderr as one stream, byte for byte, in the order written */
 	s = slurp(io.id, "stdout", &n);
-	assert_int_equal(n, 10);
-	assert_memory_equal(s, "one\n\001\377two\0", 10);
+	assert_int_equal(n, 18);
+	assert_memory_equal(s, "one\nbad\n\001\377two\0end\n", 18);
 	free(s);
-	s = slurp(io.id, "stderr", &n);
-	assert_int_equal(n, 8);
-	assert_memory_equal(s, "bad\nend\n", 8);
-	free(s);
+	snprintf(want, sizeof want, "%s/%s/stderr", top, io.id);
+	assert_int_equal(access(want, F_OK), -1);
 	t = slurp(io.id, "timing", NULL);
-	timing_totals(t, &to, &te);
-	assert_int_equal(to, 10);
-	assert_int_equal(te, 8);
+	timing_total(t, &to);
+	assert_int_equal(to, 18);
 	free(t);
 
 	/* modes: root's 0700 and 0600, the timing file complete (0400) */
@@ -280,26 +277,23 @@ test_cap(void **state)
 	    .cwd = "/", .submituser = "alice", .runuser = "root", .request_id = "r",
 	    .command_id = "c" };
 	char why[256], *s;
-	size_t n, to, te;
+	size_t n, to;
 
 	(void)state;
 	assert_int_equal(iolog_open(&io, &host, &in, why, sizeof why), 0);
 	io.max = 10;
-	iolog_write(&io, 1, "12345678", 8);
-	iolog_write(&io, 2, "abcdef", 6);
-	iolog_write(&io, 1, "zz", 2);
+	iolog_write(&io, "12345678", 8);
+	iolog_write(&io, "abcdef", 6);
+	iolog_write(&io, "zz", 2);
 	iolog_close(&io);
 	assert_non_null(strstr(io.error, "not recorded"));
 	s = slurp(io.id, "stdout", &n);
-	assert_int_equal(n, 8);
-	free(s);
-	s = slurp(io.id, "stderr", &n);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 10);
+	assert_memory_equal(s, "12345678ab", 10);
 	free(s);
 	s = slurp(io.id, "timing", NULL);
-	timing_totals(s, &to, &te);
-	assert_int_equal(to, 8);
-	assert_int_equal(te, 2);
+	timing_total(s, &to);
+	assert_int_equal(to, 10);
 	free(s);
 }
 
