@@ -34,7 +34,18 @@ static const struct {
 	    "level, not on the command" },
 	{ "unsupported_schema", "send \"schema_version\": 1 (warrant-request(5))" },
 	{ "invalid_json", "send one JSON object (warrant-request(5) has the schema)" },
-	{ "unknown_machine", "leave \"machine\" empty: commands run on this host" },
+	{ "unknown_machine", "leave \"machine\" empty to run on this host, or name a machine "
+	    "the reviewer enrolled (`warrant machine list`)" },
+	{ "bad_destination", "give ssh://USER@HOST or ssh://USER@HOST:PORT: a user name and a "
+	    "host name or address only, no ssh options" },
+	{ "machine_unreachable", "the machine cannot be reached over ssh now: try again later, "
+	    "or ask the reviewer to run `warrant machine check NAME`" },
+	{ "machine_changed", "the machine's host key or runner is not the enrolled one: the "
+	    "reviewer must check it and enroll it again (`warrant machine add`)" },
+	{ "machine_incompatible", "the machine needs the same warrant installed, reachable as "
+	    "`warrant` from its user's login shell (or enrolled with --warrant PATH)" },
+	{ "remote_files", "leave \"files\" out of requests for another machine: have an "
+	    "earlier command on the target produce the file" },
 	{ "user_namespace", "ask from the initial user namespace (not inside unshare or a "
 	    "rootless container's namespace), so what you can change can be judged" },
 	{ "quota_exceeded", "wait for the reviewer to answer your pending requests" },
