@@ -59,10 +59,13 @@ remote_resolve(const char *state, struct wrequest *q, struct refusal *r)
 	const char *code, *words[4];
 	int rc = -1;
 
-	if (validate_remote_text(q, r) != 0)
-		return -1;
+	/* unknown_machine comes first, as locally (docs/decisions.md) */
 	if ((m = machine_get(state, q->machine, r)) == NULL)
 		return -1;
+	if (validate_remote_text(q, r) != 0) {
+		json_decref(m);
+		return -1;
+	}
 	words[0] = json_str(m, "warrant");
 	words[1] = "exec";
 	words[2] = "--resolve";

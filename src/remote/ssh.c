@@ -347,7 +347,10 @@ ssh_failure(const struct ssh_result *res, char *why, size_t size)
 	free(v);
 	if (strstr(res->err, "Host key verification failed") != NULL ||
 	    strstr(res->err, "HOST IDENTIFICATION HAS CHANGED") != NULL ||
-	    strstr(res->err, "Host key for ") != NULL)
+	    strstr(res->err, "Host key for ") != NULL) {
+		snprintf(why, size, "the host key is not the one pinned at enrollment (ssh: "
+		    "Host key verification failed)");
 		return "machine_changed";
+	}
 	return "machine_unreachable";
 }
