@@ -18,7 +18,6 @@
  * --runner-sha256; 6 staging or set-up failed (nothing ran); otherwise
  * sudo's or the runner's own status.
  */
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -351,34 +350,6 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 	return WEXITSTATUS(status);
 }
 
-/* Remove what a run left in dfd (one level of subdirectories). */
-static void
-remove_entries(int dfd, int depth)
-{
-	struct dirent *e;
-	DIR *d;
-	int fd = dup(dfd), sub;
-
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (unlinkat(dfd, e->d_name, 0) == 0)
-			continue;
-		if (depth == 0 && (sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-			remove_entries(sub, 1);
-			close(sub);
-			unlinkat(dfd, e->d_name, AT_REMOVEDIR);
-		}
-	}
-	closedir(d);
-}
-
 static int
 do_fetch(const char *dir)
 {
@@ -409,10 +380,26 @@ do_fetch(const char *dir)
 		json_decref(progress);
 		progress = NULL;
 	}
-	remove_entries(dfd, 0);
 	close(dfd);
-	if (rmdir(dir) != 0)
-		warn("cannot remove %s", dir);
+	/* the directory and what the run left in it (stage_remove: no
+	 * symlink is followed) */
+	{
+		char parent[PATH_MAX];
+		const char *slash = strrchr(dir, '/');
+		int pfd;
+
+		if (slash == NULL || slash == dir || (size_t)(slash - dir) >= sizeof parent)
+			warnx("cannot remove %s", dir);
+		else {
+			memcpy(parent, dir, (size_t)(slash - dir));
+			parent[slash - dir] = '\0';
+			pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (pfd < 0 || stage_remove(pfd, slash + 1) != 0)
+				warn("cannot remove %s", dir);
+			if (pfd >= 0)
+				close(pfd);
+		}
+	}
 	answer(json_pack("{s:o,s:o,s:b}", "ledger", ledger != NULL ? ledger : json_null(),
 	    "progress", progress != NULL ? progress : json_null(), "started", started));
 	return EXIT_OK;
