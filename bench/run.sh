@@ -12,7 +12,8 @@
 # 1000), BENCH_KEEP=1 (keep the
 # temporary directory with its stores, for a closer look). Benchmarks 4
 # and 5 (the root runner) are bench/runner.sh, 6 and 7 (the reviewer's
-# daemon) bench/serve.sh, each with its own knobs.
+# daemon) bench/serve.sh, 8 (remote machines over ssh) bench/remote.sh,
+# each with its own knobs.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -350,6 +351,12 @@ echo
 serve_rc=0
 sh "$top/bench/serve.sh" "$build" || serve_rc=$?
 echo
+
+# --- 8. remote machines (bench/remote.sh: needs root and sshd, skipped otherwise)
+remote_rc=0
+sh "$top/bench/remote.sh" "$build" || remote_rc=$?
+echo
 echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$runner_rc" -ne 0 ] && exit "$runner_rc"
-exit "$serve_rc"
+[ "$serve_rc" -ne 0 ] && exit "$serve_rc"
+exit "$remote_rc"

@@ -15,7 +15,7 @@ for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev 
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
          libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
-         ${extra:-}; do
+         openssh-server openssh-client ${extra:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

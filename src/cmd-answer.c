@@ -64,7 +64,7 @@ confirm(struct store *st, const char *id)
 
 	if ((tty = fopen("/dev/tty", "r+e")) == NULL)
 		return -1;
-	if ((g = store_gate(st, id, 0)) != NULL) {
+	if ((g = store_gate(st, id, 1)) != NULL) {
 		gate_print_full(tty, g, st->dir);
 		fputc('\n', tty);
 		json_decref(g);

@@ -158,6 +158,16 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 	text_print(fp, json_str(g, "reason"));
 	fputc('\n', fp);
 	field(fp, "host", json_str(g, "host"));
+	if (*json_str(g, "machine") != '\0') {
+		const json_t *m = json_object_get(json_object_get(g, "manifest"), "machine");
+
+		fprintf(fp, "%-12s ", "machine");
+		text_print(fp, json_str(g, "machine"));
+		fputs(" (", fp);
+		text_print(fp, json_str(m, "destination"));
+		fputs("): paths and SHA-256s below are the target's; its sudo asks its "
+		    "user's password\n", fp);
+	}
 	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
 	if (json_integer_value(json_object_get(g, "root_count")) > 0) {
 		field(fp, "run as", json_str(g, "run_as"));

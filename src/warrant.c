@@ -23,6 +23,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_serve_entry,
 	&cmd_pair_entry,
 	&cmd_review_entry,
+	&cmd_machine_entry,
+	&cmd_exec_entry,
 	&cmd_gc_entry,
 	&cmd_skill_entry,
 	&cmd_finalize_entry,

@@ -123,6 +123,8 @@ extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
 extern const struct cmd_entry cmd_gc_entry;
 extern const struct cmd_entry cmd_skill_entry;
+extern const struct cmd_entry cmd_machine_entry;
+extern const struct cmd_entry cmd_exec_entry;
 /* cmd-gc.c: the retention policy's defaults (man/warrant.1, gc) */
 #define GC_MAX_AGE_DAYS	30	/* run directories of gates settled longer ago */
 #define GC_MAX_RUNS_MIB	256	/* all run directories together */

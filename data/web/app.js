@@ -149,7 +149,8 @@ function gateCard(g) {
 	card.append(h);
 	card.append(el("p", { class: "reason", text: g.reason }));
 	const who = "from " + g.requester + (g.agent ? " (" + g.agent + ")" : "") +
-		(g.project ? ", project " + g.project : "") + " on " + g.host;
+		(g.project ? ", project " + g.project : "") + " on " + g.host +
+		(g.machine ? ", machine " + g.machine + " (" + (g.machine_destination || "") + ")" : "");
 	card.append(el("div", { class: "meta muted", text: who }));
 	if (pending) card.append(el("div", { class: "meta muted",
 		text: "expires " + new Date(g.expires_at * 1000).toLocaleString() }));

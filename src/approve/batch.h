@@ -48,6 +48,7 @@ enum exec_end {
 typedef enum exec_end executor(struct batch *, const struct approve_opts *);
 executor exec_local;		/* exec-local.c: YOU commands (and --via sudo) from answer */
 executor exec_runner;		/* exec-runner.c: the whole batch in warrant-runner */
+executor exec_remote;		/* exec-remote.c: the batch in an enrolled machine's runner */
 
 /* batch.c */
 void	 say(struct batch *, const char *, const char *, ...)

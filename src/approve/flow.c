@@ -164,6 +164,20 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	*root = 0;
 	json_array_foreach(sel, i, c)
 		*root |= is_root(c);
+	/* an enrolled machine's batch runs in its runner, under its sudo:
+	 * always on a terminal, whatever it runs as */
+	if (*json_str(b->gate, "machine") != '\0') {
+		if (o->you_only || o->via_sudo) {
+			json_decref(sel);
+			say(b, o->you_only ? "root_needs_terminal" : "runner_error",
+			    "commands for machine %s run under its sudo: approve them with "
+			    "`warrant answer %s --run` on a terminal%s; nothing ran",
+			    json_str(b->gate, "machine"), b->gate_id,
+			    o->via_sudo ? ", without --via sudo" : "");
+			return -1;
+		}
+		*root = 1;
+	}
 	/* the web page's approvals: nothing that needs sudo, ever */
 	if (o->you_only && *root) {
 		json_decref(sel);
@@ -205,7 +219,8 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		say(b, "missing_tty", "approving ROOT commands needs a terminal for sudo's prompt");
 		return -1;
 	}
-	if (*root && !o->via_sudo && !runner_trusted(b)) {
+	if (*root && !o->via_sudo && *json_str(b->gate, "machine") == '\0' &&
+	    !runner_trusted(b)) {
 		*code = EXIT_INTERNAL;
 		return -1;
 	}
@@ -240,7 +255,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		    json_object_get(b.gate, "state"), "message", b.message) : failure(&b);
 		goto out;
 	}
-	run = root && !o.via_sudo ? exec_runner : exec_local;
+	run = *json_str(b.gate, "machine") != '\0' ? exec_remote :
+	    root && !o.via_sudo ? exec_runner : exec_local;
 	o.detach = run == exec_runner && o.detach != 0;
 	if ((lease = lease_take(st->dir, gate_id, holder, sizeof holder)) < 0) {
 		say(&b, "lock_contention", "another approval holds the lease: %s",

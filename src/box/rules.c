@@ -202,14 +202,10 @@ box_sudoers_text(const char *name)
 void
 box_shell_quote(FILE *fp, const char *s)
 {
-	fputc('\'', fp);
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			fputs("'\\''", fp);
-		else
-			fputc(*s, fp);
-	}
-	fputc('\'', fp);
+	char *q = sh_quote(s);
+
+	fputs(q, fp);
+	free(q);
 }
 
 /*

@@ -66,9 +66,28 @@ const struct refusal_code refusal_codes[] = {
 	    "(unshare, a rootless container), where owners and writability cannot be judged",
 	    "ask from the initial user namespace (not inside unshare or a rootless "
 	    "container's namespace), so what you can change can be judged" },
-	{ "unknown_machine", "\"machine\" names anything but this host (remote machines are "
-	    "not available in this version)",
-	    "leave \"machine\" empty: commands run on this host" },
+	{ "unknown_machine", "\"machine\" names neither this host nor a machine the "
+	    "reviewer enrolled",
+	    "leave \"machine\" empty to run on this host, or name a machine the reviewer "
+	    "enrolled (`warrant machine list`)" },
+	{ "bad_destination", "a machine's destination is not ssh://USER@HOST[:PORT] with plain "
+	    "names (a leading '-', spaces, quotes, control or shell characters, a bad port)",
+	    "give ssh://USER@HOST or ssh://USER@HOST:PORT: a user name and a host name or "
+	    "address only, no ssh options" },
+	{ "machine_unreachable", "the machine could not be reached over ssh (BatchMode, 15 s); "
+	    "the gate stays pending",
+	    "the machine cannot be reached over ssh now: try again later, or ask the reviewer "
+	    "to run `warrant machine check NAME`" },
+	{ "machine_changed", "the machine's host key or runner is not the one enrolled; "
+	    "nothing is sent to it",
+	    "the reviewer must check the machine and enroll it again (`warrant machine add`)" },
+	{ "machine_incompatible", "the machine's warrant is missing, or another version, or "
+	    "says something it should not",
+	    "the machine needs the same warrant installed, reachable as `warrant` from its "
+	    "user's login shell (or enrolled with --warrant PATH)" },
+	{ "remote_files", "a request for another machine carries \"files\"",
+	    "leave \"files\" out of requests for another machine: have an earlier command on "
+	    "the target produce the file" },
 	{ "quota_exceeded", "through the reviewer's daemon: too many gates of yours are "
 	    "pending, or too many requests came in a short time; nothing was stored",
 	    "wait for the reviewer to answer your pending requests" },

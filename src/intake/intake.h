@@ -152,6 +152,8 @@ struct wrequest {
 	long long	  gate_timeout;	/* the review window, resolved */
 	long long	  timeout;	/* default per command; 0: none */
 	const char	 *machine;	/* NULL: this host */
+	char		  target_host[256];	/* a remote machine's host name, as it says */
+	char		  target_dest[320];	/* and its destination */
 	const char	 *next_prompt;
 	unsigned	  badges;
 	int		  nroot, nuser;
@@ -186,6 +188,8 @@ char	*blob_text(const char *, const json_t *, size_t, const char **);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);
+int	 validate_remote_text(struct wrequest *, struct refusal *);
+void	 risk_all(struct wrequest *);
 
 /* risk.c */
 unsigned risk_command(const struct wcommand *, const struct wrequest *);

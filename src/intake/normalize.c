@@ -39,12 +39,13 @@ command_json(const struct wcommand *c)
 json_t *
 manifest_build(const struct wrequest *q, const char *id, const char *host)
 {
-	json_t *cmds = json_array();
+	json_t *cmds = json_array(), *m;
 	size_t i;
+
 
 	for (i = 0; i < q->ncmds; i++)
 		json_array_append_new(cmds, command_json(&q->cmds[i]));
-	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o,s:o}",
+	m = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:b,s:s,s:o,s:o}",
 	    "schema_version", 1,
 	    "request_id", id,
 	    "host", host,
@@ -55,4 +56,9 @@ manifest_build(const struct wrequest *q, const char *id, const char *host)
 	    "output_to_agent", q->output_to_agent,
 	    "commands", cmds,
 	    "files", files_manifest(q));
+	/* an enrolled machine: its name and destination, sealed */
+	if (m != NULL && q->machine != NULL)
+		json_object_set_new(m, "machine", json_pack("{s:s,s:s}", "name", q->machine,
+		    "destination", q->target_dest));
+	return m;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "warrant.h"
+#include "remote/remote.h"
 
 static json_t *
 descriptor(const char *id, const struct wrequest *q, const char *sha, int64_t expires)
@@ -112,7 +113,9 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 		warnx("cannot read the system's random source: %m");
 		return EXIT_INTERNAL;
 	}
-	if (gethostname(host, sizeof host) != 0)
+	if (q->machine != NULL)
+		snprintf(host, sizeof host, "%s", q->target_host);
+	else if (gethostname(host, sizeof host) != 0)
 		strcpy(host, "localhost");
 	host[sizeof host - 1] = '\0';
 	manifest = manifest_build(q, id, host);
@@ -180,7 +183,17 @@ gate_submit(struct store *st, const char *bytes, size_t len, const struct reques
 	}
 	if (request_parse(bytes, len, &q, r) != 0)
 		return EXIT_REFUSED;
-	if (validate_request(&q, rq, r) != 0)
+	if (q.machine != NULL) {
+		char state[PATH_MAX];
+
+		/* judged on the enrolled machine (remote/resolve.c) */
+		if (st == NULL && state_dir(state, sizeof state) != 0)
+			rc = EXIT_INTERNAL;
+		else if (remote_resolve(st != NULL ? st->dir : state, &q, r) != 0)
+			rc = EXIT_REFUSED;
+		else
+			rc = gate_create(st, &q, rq, agent, project, desc, r);
+	} else if (validate_request(&q, rq, r) != 0)
 		rc = EXIT_REFUSED;
 	else
 		rc = gate_create(st, &q, rq, agent, project, desc, r);

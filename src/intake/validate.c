@@ -444,8 +444,7 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 
 	if (q->machine != NULL)
 		return refuse(r, "unknown_machine", "$.machine",
-		    "machine '%s' is not enrolled; remote targets are not available yet",
-		    q->machine);
+		    "a request for another machine is judged on that machine");
 	if (check_env(q, r) != 0 || check_text(q, r) != 0 || files_judge(q, p, r) != 0 ||
 	    check_root_paths(q, p, r) != 0)
 		return -1;
@@ -462,4 +461,34 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 	}
 	denylist_free(d);
 	return rc;
+}
+
+/*
+ * The rules of a request for an enrolled machine that this host can
+ * judge: its text and environment. Its paths, executables and arguments
+ * are judged on the target (`warrant exec --resolve`, remote/resolve.c),
+ * which runs validate_request for its own user. Reviewed files cannot be
+ * sent to a target (remote_files).
+ */
+int
+validate_remote_text(struct wrequest *q, struct refusal *r)
+{
+	if (q->nfiles > 0)
+		return refuse(r, "remote_files", "$.files", "reviewed files cannot be sent to "
+		    "another machine; ask for them on this host, or have a command on the "
+		    "target fetch them");
+	return check_env(q, r) != 0 || check_text(q, r) != 0 ? -1 : 0;
+}
+
+/* The badges of q once its executables are known. */
+void
+risk_all(struct wrequest *q)
+{
+	size_t i;
+
+	q->badges = 0;
+	for (i = 0; i < q->ncmds; i++) {
+		q->cmds[i].badges = risk_command(&q->cmds[i], q);
+		q->badges |= q->cmds[i].badges;
+	}
 }

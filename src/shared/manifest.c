@@ -112,7 +112,7 @@ manifest_check(const json_t *m, char *why, size_t size)
 {
 	static const char *const known[] = { "schema_version", "request_id", "host", "run_as",
 		"cwd", "env", "stop_on_failure", "output_to_agent", "commands", "files", "user_env",
-		"requester", NULL };
+		"requester", "machine", NULL };
 	json_t *cmds = json_object_get(m, "commands"), *files = json_object_get(m, "files"),
 	    *c, *v, *ue, *a;
 	const char *key, *s;
@@ -166,6 +166,11 @@ manifest_check(const json_t *m, char *why, size_t size)
 			    json_integer_value(x) > 0xfffffffeLL)
 				return bad(why, size, "the manifest's requester is malformed");
 	}
+	v = json_object_get(m, "machine");
+	if (v != NULL && (!json_is_object(v) || json_object_size(v) != 2 ||
+	    !json_is_string(json_object_get(v, "name")) ||
+	    !json_is_string(json_object_get(v, "destination"))))
+		return bad(why, size, "the manifest's machine is malformed");
 	if (files_check(files, why, size) != 0)
 		return -1;
 	if (!json_is_array(cmds) || json_array_size(cmds) == 0 || json_array_size(cmds) > 128)

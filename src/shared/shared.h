@@ -52,6 +52,9 @@ char	*text_output(const char *);
 void	 text_print_output(FILE *, const char *, const char *, const char *);
 void	 text_print(FILE *, const char *);
 void	 text_print_lines(FILE *, const char *, const char *);
+/* text.c: words for a POSIX shell (ssh joins argv into one string) */
+char	*sh_quote(const char *);
+char	*sh_join(const char *const *);
 
 /* canon.c: canonical JSON bytes. */
 char	*canon_dump(const json_t *, size_t *);

@@ -263,3 +263,63 @@ text_print_lines(FILE *fp, const char *s, const char *indent)
 		s = nl + 1;
 	}
 }
+
+/*
+ * s as one word for a POSIX shell: single-quoted, each ' written as '\''.
+ * Nothing inside single quotes is special to sh, so any bytes (newlines,
+ * $(), backquotes, globs) come through as they are. Freed by the caller.
+ */
+char *
+sh_quote(const char *s)
+{
+	size_t n = 2, i;
+	const char *p;
+	char *q;
+
+	for (p = s; *p != '\0'; p++)
+		n += *p == '\'' ? 4 : 1;
+	q = xmalloc(n + 1);
+	i = 0;
+	q[i++] = '\'';
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(q + i, "'\\''", 4);
+			i += 4;
+		} else
+			q[i++] = *p;
+	}
+	q[i++] = '\'';
+	q[i] = '\0';
+	return q;
+}
+
+/* The words of argv (NULL-terminated), each quoted by sh_quote, joined by
+ * single spaces: one command line that sh splits back into exactly argv. */
+char *
+sh_join(const char *const *argv)
+{
+	size_t n = 1, i, k;
+	char **w, *out;
+
+	for (k = 0; argv[k] != NULL; k++)
+		;
+	w = xcalloc(k + 1, sizeof *w);
+	for (i = 0; i < k; i++) {
+		w[i] = sh_quote(argv[i]);
+		n += strlen(w[i]) + 1;
+	}
+	out = xmalloc(n);
+	out[0] = '\0';
+	for (n = 0, i = 0; i < k; i++) {
+		size_t l = strlen(w[i]);
+
+		if (i > 0)
+			out[n++] = ' ';
+		memcpy(out + n, w[i], l);
+		n += l;
+		out[n] = '\0';
+		free(w[i]);
+	}
+	free(w);
+	return out;
+}

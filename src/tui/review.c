@@ -202,6 +202,9 @@ context(struct tui *t, struct tdoc *d)
 	if (*json_str(g, "machine") != '\0') {
 		doc_add(d, ST_NORMAL, ", for machine ");
 		doc_word(d, ST_BOLD, json_str(g, "machine"));
+		doc_add(d, ST_NORMAL, " at ");
+		doc_word(d, ST_BOLD, json_str(json_object_get(json_object_get(g, "manifest"),
+		    "machine"), "destination"));
 	}
 	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
 	if (json_integer_value(json_object_get(g, "root_count")) > 0) {

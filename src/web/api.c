@@ -113,7 +113,7 @@ busy(struct web *w, const char *id)
 static json_t *
 gate_view(struct web *w, const char *id)
 {
-	json_t *g = store_gate(&w->st, id, 0), *v, *ledger;
+	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full;
 	int pending, root;
 	char cmd[256];
 
@@ -121,6 +121,15 @@ gate_view(struct web *w, const char *id)
 		return NULL;
 	pending = strcmp(json_str(g, "state"), "pending") == 0;
 	root = json_integer_value(json_object_get(g, "root_count")) > 0;
+	/* an enrolled machine's batch runs under its sudo: a terminal's, always */
+	if (*json_str(g, "machine") != '\0') {
+		root = 1;
+		if ((full = store_gate(&w->st, id, 1)) != NULL)
+			json_object_set_new(g, "machine_destination", json_string(json_str(
+			    json_object_get(json_object_get(full, "manifest"), "machine"),
+			    "destination")));
+		json_decref(full);
+	}
 	if (strcmp(json_str(g, "state"), "approved") == 0 &&
 	    (ledger = gate_ledger(&w->st, id)) != NULL)
 		json_object_set_new(g, "ledger", ledger);

@@ -234,9 +234,11 @@ test_table_covers_the_validator(void **state)
 	assert_int_equal(regcomp(&field, "\\.code = \"([a-z][a-z_]*)\"", REG_EXTENDED), 0);
 	assert_int_equal(regcomp(&lit, "\"([a-z]+_[a-z_]+)\"", REG_EXTENDED), 0);
 
-	/* the validator: the intake, the MCP server, warrant request */
+	/* the validator: the intake, the MCP server, warrant request, a
+	 * remote request's resolution on its machine */
 	scan_dir(&fd, "src/intake", &call, &field);
 	scan_dir(&fd, "src/mcp", &call, &field);
+	scan_dir(&fd, "src/remote", &call, &field);
 	assert_non_null(text = source("src/cmd-request.c"));
 	scan(&fd, "src/cmd-request.c", text, &call, 2);
 	free(text);
@@ -246,6 +248,13 @@ test_table_covers_the_validator(void **state)
 	assert_non_null(end = strstr(body, "\n}\n"));
 	*end = '\0';
 	scan(&fd, "src/shared/denylist.c", body, &lit, 1);
+	free(text);
+	/* what an ssh failure means, returned by ssh_failure() */
+	assert_non_null(text = source("src/remote/ssh.c"));
+	assert_non_null(body = strstr(text, "\nssh_failure("));
+	assert_non_null(end = strstr(body, "\n}\n"));
+	*end = '\0';
+	scan(&fd, "src/remote/ssh.c", body, &lit, 1);
 	free(text);
 	/* a scan that finds nothing proves nothing */
 	assert_true(fd.literals >= 40);

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The remote executor: the approved batch of a gate for an enrolled
+ * machine runs in the target's own warrant-runner, under the target's
+ * own sudo, prompted on the reviewer's terminal. Three ssh connections:
+ *   1. stage (batch, no tty): the approved manifest on stdin of
+ *      `warrant exec --stage` on the target, which checks that its runner
+ *      is the enrolled one and writes it into a fresh 0700 directory
+ *      (umask 077, exclusive create);
+ *   2. run (ssh -t, the reviewer's /dev/tty on stdin, stdout and stderr):
+ *      `warrant exec --manifest … --expected-sha256 …` re-checks the
+ *      runner and the manifest's hash, adds the target user's YOU
+ *      environment and runs `sudo -k -- RUNNER …` there: the target's
+ *      sudo prompts, the runner re-hashes every executable;
+ *   3. fetch (batch): the runner's ledger (or its progress record), and
+ *      the directory is removed.
+ * The ledger is checked exactly as a local one (ledger_check). A target
+ * that cannot be reached, or whose host key or runner changed, leaves the
+ * gate pending with machine_unreachable or machine_changed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "batch.h"
+#include "remote/remote.h"
+
+/* One batch call; its answer (JSON) or NULL with the batch's outcome said. */
+static json_t *
+call(struct batch *b, const json_t *m, const char *const *words, const char *in, int *status)
+{
+	struct ssh_call c = { .state = b->st->dir, .machine = m, .tty = -1, .words = words,
+	    .in = in, .inlen = in != NULL ? strlen(in) : 0, .timeout = PROBE_TIMEOUT };
+	struct ssh_result res;
+	char why[512];
+	const char *code;
+	json_t *a;
+
+	*status = -1;
+	if (ssh_run(&c, &res) != 0) {
+		ssh_result_free(&res);
+		say(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
+		return NULL;
+	}
+	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) == 255) {
+		code = ssh_failure(&res, why, sizeof why);
+		say(b, code, "%s: %s", json_str(m, "name"), why);
+		ssh_result_free(&res);
+		return NULL;
+	}
+	*status = WEXITSTATUS(res.status);
+	a = remote_answer(res.out);
+	ssh_result_free(&res);
+	if (a == NULL)
+		say(b, "machine_incompatible", "%s: `warrant exec` gave no answer",
+		    json_str(m, "name"));
+	else if (*status == EXEC_CHANGED)
+		say(b, "machine_changed", "%s: %s", json_str(m, "name"), json_str(a, "message"));
+	else if (*status != 0)
+		say(b, "runner_error", "%s: %s", json_str(m, "name"), json_str(a, "message"));
+	return a;
+}
+
+/* Fetch the records and remove the directory: 2 ledger, 1 progress, 0
+ * none (and nothing started), -1 none but it may have started, -2 the
+ * fetch failed. */
+static int
+fetch(struct batch *b, const json_t *m, const char *dir)
+{
+	const char *words[] = { json_str(m, "warrant"), "exec", "--fetch", dir, NULL };
+	size_t n = json_array_size(b->selected), i;
+	const char **ids = xcalloc(n + 1, sizeof *ids);
+	json_t *a, *l, *e;
+	char why[256], msg[sizeof b->message], out[sizeof b->outcome];
+	int status, found = -2;
+
+	/* what the run said stays the batch's message */
+	memcpy(msg, b->message, sizeof msg);
+	memcpy(out, b->outcome, sizeof out);
+	a = call(b, m, words, NULL, &status);
+	memcpy(b->message, msg, sizeof msg);
+	memcpy(b->outcome, out, sizeof out);
+	if (a == NULL || status != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		ids[i] = json_str(json_array_get(b->selected, i), "id");
+	l = json_object_get(a, "ledger");
+	found = 2;
+	if (!json_is_object(l) || ledger_check(l, b->gate_id, b->sha, ids, n, why,
+	    sizeof why) != 0) {
+		l = json_object_get(a, "progress");
+		found = json_is_object(l) && strcmp(json_str(l, "request_id"), b->gate_id) == 0 &&
+		    digest_equal(json_str(l, "manifest_sha256"), b->sha) ? 1 :
+		    json_is_true(json_object_get(a, "started")) ? -1 : 0;
+	}
+	if (found > 0) {
+		json_array_clear(b->entries);
+		json_array_foreach(json_object_get(l, "entries"), i, e) {
+			if (i >= n || strcmp(json_str(e, "id"), ids[i]) != 0 ||
+			    contains_credential(json_str(e, "output_tail")))
+				break;
+			json_array_append(b->entries, e);
+		}
+	}
+out:
+	json_decref(a);
+	free(ids);
+	return found;
+}
+
+static enum exec_end
+from_records(struct batch *b, int found, const char *why)
+{
+	if (found == 2)
+		return EXEC_DONE;
+	if (found == 1)
+		batch_mark_rest(b, "skipped", "not run: the runner stopped before it");
+	else
+		batch_mark_rest(b, "interrupted", "may have run: the runner left no record of it");
+	say(b, "runner_error", "%s", why);
+	return EXEC_BROKEN;
+}
+
+enum exec_end
+exec_remote(struct batch *b, const struct approve_opts *opts)
+{
+	const char *name = json_str(b->gate, "machine");
+	char dir[PATH_MAX], file[PATH_MAX + 32], ledger[PATH_MAX + 32], sha[SHA256_HEX_LEN + 1];
+	const char *stage_words[6], *run_words[12];
+	json_t *m, *approved = NULL, *a;
+	struct ssh_result res;
+	struct refusal r;
+	char *bytes = NULL;
+	enum exec_end end = EXEC_NOTHING_RAN;
+	int status, found, code;
+
+	(void)opts;
+	if ((m = machine_get(b->st->dir, name, &r)) == NULL) {
+		say(b, r.code, "%s; nothing ran", r.message);
+		return EXEC_NOTHING_RAN;
+	}
+	/* the approved subset as sealed: what the reviewer saw, nothing added
+	 * here (the target adds its own user's environment) */
+	approved = json_deep_copy(b->run);
+	json_object_del(approved, "user_env");
+	json_object_del(approved, "requester");
+	if ((bytes = manifest_seal(approved, sha)) == NULL || !digest_equal(sha, b->sha)) {
+		say(b, "runner_error", "cannot seal the approved commands; nothing ran");
+		goto out;
+	}
+	/* 1. stage */
+	stage_words[0] = json_str(m, "warrant");
+	stage_words[1] = "exec";
+	stage_words[2] = "--stage";
+	stage_words[3] = "--runner-sha256";
+	stage_words[4] = json_str(json_object_get(m, "contract"), "runner_sha256");
+	stage_words[5] = NULL;
+	if ((a = call(b, m, stage_words, bytes, &status)) == NULL || status != 0) {
+		json_decref(a);
+		goto out;
+	}
+	if (contract_matches(m, json_object_get(a, "contract"), &r) != 0 ||
+	    json_str(a, "dir")[0] != '/' || (size_t)snprintf(dir, sizeof dir, "%s",
+	    json_str(a, "dir")) >= sizeof dir) {
+		say(b, *r.message ? r.code : "machine_incompatible", "%s; nothing ran",
+		    *r.message ? r.message : "the target staged nowhere");
+		json_decref(a);
+		goto out;
+	}
+	json_decref(a);
+	snprintf(file, sizeof file, "%s/approved.json", dir);
+	snprintf(ledger, sizeof ledger, "%s/result.json", dir);
+	/* 2. the authenticated run on the reviewer's terminal */
+	run_words[0] = json_str(m, "warrant");
+	run_words[1] = "exec";
+	run_words[2] = "--manifest";
+	run_words[3] = file;
+	run_words[4] = "--expected-sha256";
+	run_words[5] = b->sha;
+	run_words[6] = "--ledger";
+	run_words[7] = ledger;
+	run_words[8] = "--runner-sha256";
+	run_words[9] = stage_words[4];
+	run_words[10] = NULL;
+	{
+		struct ssh_call c = { .state = b->st->dir, .machine = m, .tty = b->tty,
+		    .words = run_words };
+
+		if (ssh_run(&c, &res) != 0)
+			res.status = -1;
+		ssh_result_free(&res);
+	}
+	status = res.status;
+	code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (status == -1) {
+		say(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
+		fetch(b, m, dir);
+		goto out;
+	}
+	/* 3. fetch and clean up, whatever the run said */
+	found = fetch(b, m, dir);
+	if (code == 0) {
+		end = from_records(b, found, "the runner's ledger is missing or does not check "
+		    "out");
+	} else if (code == 255) {
+		/* ssh failed: nothing ran only when the run never started */
+		if (found == 0) {
+			say(b, "machine_unreachable", "%s: ssh failed before the run; nothing ran",
+			    name);
+			end = EXEC_NOTHING_RAN;
+		} else
+			end = from_records(b, found, "the connection to the target was lost "
+			    "during the run");
+	} else if (code == 1) {
+		say(b, stop_requested ? "cancellation" : "authentication_failed",
+		    "%s: sudo authentication on the target %s; nothing ran", name,
+		    stop_requested ? "was cancelled" : "failed (or its sudoers does not allow "
+		    "the runner)");
+	} else if (code == RUNNER_REFUSED) {
+		say(b, "runner_error", "the target's runner refused the batch before running "
+		    "anything (its message is above)");
+	} else if (code == EXEC_CHANGED) {
+		say(b, "machine_changed", "%s: the target's runner is not the enrolled one; "
+		    "nothing ran", name);
+	} else if (code == EXEC_STAGE_FAILED || code == 127) {
+		say(b, "runner_error", "%s: the run could not be set up on the target (its "
+		    "message is above); nothing ran", name);
+	} else if (code == 128 + SIGINT || code == 128 + SIGQUIT || code == 128 + SIGHUP ||
+	    code == 128 + SIGTERM) {
+		if (found > 0)
+			end = from_records(b, found, "the run was interrupted");
+		else
+			say(b, "cancellation", "authentication was cancelled; nothing ran");
+	} else
+		end = from_records(b, found, "the target's runner stopped part way");
+out:
+	free(bytes);
+	json_decref(approved);
+	json_decref(m);
+	return end;
+}

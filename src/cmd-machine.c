@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * warrant machine: enrolled remote machines (docs/remote.md). add checks
+ * the destination, asks the target's `warrant exec --contract` over ssh,
+ * pins the host key ssh saw (HostKeyAlias=NAME) and records the
+ * contract; check asks again and says what changed; list and remove.
+ * Records: STATE/machines.json (0600); keys: STATE/known_hosts.
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warrant.h"
+#include "remote/remote.h"
+
+static int cmd_machine_exec(int, char **);
+
+const struct cmd_entry cmd_machine_entry = {
+	.name = "machine",
+	.usage = "add NAME ssh://USER@HOST[:PORT] [--warrant PATH] | list [-j] | check NAME | "
+	    "remove NAME",
+	.help =
+	"Remote machines that requests may name in \"machine\" (docs/remote.md).\n\n"
+	"  add     enroll NAME: ssh to the destination (BatchMode, your ssh keys),\n"
+	"          pin the host key it shows in warrant's own known_hosts, run\n"
+	"          `warrant exec --contract` there through the login shell and\n"
+	"          record its schema, version, capabilities and the SHA-256 of\n"
+	"          its runner. --warrant names the target's warrant (default:\n"
+	"          `warrant` on the login shell's PATH). Adding an enrolled NAME\n"
+	"          again enrolls it anew (after a checked change).\n"
+	"  list    the enrolled machines (-j: JSON)\n"
+	"  check   ask the target again and say what changed (host key,\n"
+	"          runner, version); exit 0 only when nothing did\n"
+	"  remove  forget NAME and its host key\n\n"
+	"Exit status: 0 done, 1 internal error, 2 refusal (bad_destination,\n"
+	"unknown_machine, machine_unreachable, machine_changed,\n"
+	"machine_incompatible) or usage.\n",
+	.exec = cmd_machine_exec,
+};
+
+static int
+refused(const struct refusal *r)
+{
+	return refusal_print("machine", r);
+}
+
+/* The lines of text for host alias name: its pinned keys. */
+static char *
+alias_lines(const char *text, const char *name)
+{
+	size_t n = strlen(name), len = 0;
+	char *out = xcalloc(1, strlen(text) + 2);
+	const char *p = text, *e;
+
+	while (*p != '\0') {
+		e = strchr(p, '\n');
+		if (e == NULL)
+			e = p + strlen(p);
+		if (strncmp(p, name, n) == 0 && p[n] == ' ') {
+			memcpy(out + len, p, (size_t)(e - p));
+			len += (size_t)(e - p);
+			out[len++] = '\n';
+		}
+		p = *e == '\n' ? e + 1 : e;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+static int
+machine_add(const char *state, const char *name, const char *destination, const char *wpath)
+{
+	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], *text = NULL, *keys = NULL;
+	json_t *all, *rec, *contract, *old;
+	struct refusal r;
+	struct dest d;
+	size_t len;
+	int fd, rc = EXIT_INTERNAL;
+
+	if (!machine_name_ok(name)) {
+		refuse(&r, "invalid_field", "NAME", "a machine's name is 1 to 64 letters, digits, "
+		    "'_', '.' or '-', starting with a letter or digit, and not \"local\"");
+		return refused(&r);
+	}
+	if (dest_parse(destination, &d, &r) != 0)
+		return refused(&r);
+	if (wpath != NULL && strcmp(wpath, "warrant") != 0 && (wpath[0] != '/' ||
+	    strpbrk(wpath, "\n\r\t ") != NULL || strlen(wpath) >= PATH_MAX)) {
+		refuse(&r, "invalid_field", "--warrant", "--warrant is an absolute path without "
+		    "white space");
+		return refused(&r);
+	}
+	if ((all = machines_load(state)) == NULL)
+		return EXIT_INTERNAL;
+	dest_format(&d, canon, sizeof canon);
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "name", name, "destination", canon,
+	    "user", d.user, "host", d.host, "port", (int)d.port, "warrant",
+	    wpath != NULL ? wpath : "warrant");
+	/* ssh records the key it is shown in a file of its own */
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.known_hosts.enroll", state) >= sizeof tmp)
+		goto out;
+	unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		warn("%s", tmp);
+		goto out;
+	}
+	close(fd);
+	if (contract_probe(state, rec, tmp, &contract, &r) != 0) {
+		unlink(tmp);
+		rc = refused(&r);
+		goto out;
+	}
+	if ((fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    read_bounded(fd, &text, &len, 256 * 1024) != 0) {
+		warnx("cannot read the host key ssh recorded in %s", tmp);
+		if (fd >= 0)
+			close(fd);
+		json_decref(contract);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	unlink(tmp);
+	keys = alias_lines(text, name);
+	if (*keys == '\0') {
+		json_decref(contract);
+		refuse(&r, "machine_incompatible", "destination", "ssh recorded no host key for "
+		    "%s", name);
+		rc = refused(&r);
+		goto out;
+	}
+	sha256_bytes(keys, strlen(keys), sha);
+	json_object_set_new(rec, "host_key", json_string(keys));
+	json_object_set_new(rec, "host_key_sha256", json_string(sha));
+	json_object_set_new(rec, "contract", contract);
+	json_object_set_new(rec, "enrolled_at", json_integer(now_seconds()));
+	if ((old = json_object_get(all, name)) != NULL) {
+		if (strcmp(json_str(old, "host_key_sha256"), sha) != 0)
+			printf("%s: the host key changed; the new one is pinned\n", name);
+		if (strcmp(json_str(json_object_get(old, "contract"), "runner_sha256"),
+		    json_str(contract, "runner_sha256")) != 0)
+			printf("%s: the runner changed; the new one is recorded\n", name);
+	}
+	json_object_set(all, name, rec);
+	if (machines_save(state, all) != 0)
+		goto out;
+	printf("enrolled %s: %s (host %s, warrant %s, runner %s sha256 %s%s)\n", name, canon,
+	    json_str(contract, "host"), json_str(contract, "version"), json_str(contract, "runner"),
+	    json_str(contract, "runner_sha256"),
+	    json_is_true(json_object_get(contract, "runner_trusted")) ? "" :
+	    "; WARNING: a non-root user can replace it, so approvals will be refused");
+	rc = EXIT_OK;
+out:
+	free(text);
+	free(keys);
+	json_decref(rec);
+	json_decref(all);
+	return rc;
+}
+
+static int
+machine_list(const char *state, int json)
+{
+	json_t *all = machines_load(state), *m, *out;
+	const char *name;
+
+	if (all == NULL)
+		return EXIT_INTERNAL;
+	if (json) {
+		out = json_array();
+		json_object_foreach(all, name, m) {
+			json_t *c = json_object_get(m, "contract");
+
+			json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:O}",
+			    "name", name, "destination", json_str(m, "destination"),
+			    "host_key_sha256", json_str(m, "host_key_sha256"),
+			    "warrant", json_str(m, "warrant"),
+			    "schema_version", json_object_get(c, "schema_version"),
+			    "version", json_str(c, "version"), "runner", json_str(c, "runner"),
+			    "runner_sha256", json_str(c, "runner_sha256"),
+			    "capabilities", json_object_get(c, "capabilities")));
+		}
+		print_json(out);
+		json_decref(out);
+	} else
+		json_object_foreach(all, name, m) {
+			json_t *c = json_object_get(m, "contract");
+
+			printf("%s\t%s\thost key %.16s…\twarrant %s\trunner %.16s…\n", name,
+			    json_str(m, "destination"), json_str(m, "host_key_sha256"),
+			    json_str(c, "version"), json_str(c, "runner_sha256"));
+		}
+	json_decref(all);
+	return EXIT_OK;
+}
+
+static int
+machine_check(const char *state, const char *name)
+{
+	json_t *m, *now;
+	struct refusal r;
+	int rc;
+
+	if ((m = machine_get(state, name, &r)) == NULL)
+		return refused(&r);
+	if (contract_probe(state, m, NULL, &now, &r) != 0) {
+		if (strcmp(r.code, "machine_changed") == 0)
+			snprintf(r.message, sizeof r.message, "%s: the host key is not the pinned "
+			    "one (%.16s…); if the change is expected, enroll it again with "
+			    "`warrant machine add %s %s`", name, json_str(m, "host_key_sha256"),
+			    name, json_str(m, "destination"));
+		json_decref(m);
+		return refused(&r);
+	}
+	rc = contract_matches(m, now, &r) != 0 ? refused(&r) : EXIT_OK;
+	if (rc == EXIT_OK) {
+		if (strcmp(json_str(json_object_get(m, "contract"), "version"),
+		    json_str(now, "version")) != 0)
+			printf("%s: warrant's version changed (%s, was %s); the runner did not\n",
+			    name, json_str(now, "version"),
+			    json_str(json_object_get(m, "contract"), "version"));
+		printf("%s: unchanged (host key %.16s…, runner %.16s…)\n", name,
+		    json_str(m, "host_key_sha256"), json_str(now, "runner_sha256"));
+	}
+	json_decref(now);
+	json_decref(m);
+	return rc;
+}
+
+static int
+machine_remove(const char *state, const char *name)
+{
+	json_t *all = machines_load(state);
+	struct refusal r;
+	int rc;
+
+	if (all == NULL)
+		return EXIT_INTERNAL;
+	if (json_object_get(all, name) == NULL) {
+		json_decref(all);
+		refuse(&r, "unknown_machine", "NAME", "no machine named so is enrolled");
+		return refused(&r);
+	}
+	json_object_del(all, name);
+	rc = machines_save(state, all) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	json_decref(all);
+	if (rc == EXIT_OK)
+		printf("removed %s\n", name);
+	return rc;
+}
+
+static int
+cmd_machine_exec(int argc, char **argv)
+{
+	const char *wpath = NULL, *sub, *pos[3] = { NULL, NULL, NULL };
+	char state[PATH_MAX];
+	int i, n = 0, json = 0, fd;
+
+	if (argc < 2)
+		return usage_error(&cmd_machine_entry, NULL);
+	sub = argv[1];
+	/* no getopt: a destination such as -oProxyCommand=... is a word to
+	 * check and refuse, never an option */
+	for (i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--warrant") == 0 && i + 1 < argc)
+			wpath = argv[++i];
+		else if (strncmp(argv[i], "--warrant=", 10) == 0)
+			wpath = argv[i] + 10;
+		else if (n == 2)
+			return usage_error(&cmd_machine_entry, "too many arguments");
+		else
+			pos[n++] = argv[i];
+	}
+	argc = n;
+	argv = (char **)pos;
+	if (state_dir(state, sizeof state) != 0 || (fd = state_dir_open(state)) < 0)
+		return EXIT_INTERNAL;
+	close(fd);
+	if (strcmp(sub, "add") == 0 && argc == 2)
+		return machine_add(state, argv[0], argv[1], wpath);
+	if (strcmp(sub, "list") == 0 && argc == 0)
+		return machine_list(state, json);
+	if (strcmp(sub, "check") == 0 && argc == 1)
+		return machine_check(state, argv[0]);
+	if (strcmp(sub, "remove") == 0 && argc == 1)
+		return machine_remove(state, argv[0]);
+	return usage_error(&cmd_machine_entry, NULL);
+}

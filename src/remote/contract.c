@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The contract of `warrant exec` on a target: what this installed warrant
+ * is (schema, version, capabilities) and the SHA-256 of the runner it
+ * would hand to sudo. Enrollment records it; every later call compares
+ * the target's answer with the record, and a different runner is
+ * machine_changed until the machine is enrolled again.
+ */
+#include <err.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "remote/remote.h"
+
+/* This host's contract (as `warrant exec --contract` prints it). */
+json_t *
+contract_local(void)
+{
+	char host[256], sha[SHA256_HEX_LEN + 1] = "", why[PATH_MAX + 128], pwbuf[4096];
+	struct passwd pw, *p = NULL;
+	struct stat st;
+	int fd, trusted;
+
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = '\0';
+	if ((fd = open_regular(WARRANT_RUNNER_PATH, &st)) >= 0) {
+		if (sha256_fd(fd, sha) != 0)
+			*sha = '\0';
+		close(fd);
+	}
+	trusted = path_replaceable(&requester_anyone, WARRANT_RUNNER_PATH, why, sizeof why) == 0;
+	if (getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &p) != 0)
+		p = NULL;
+	return json_pack("{s:i,s:s,s:[s,s],s:s,s:s,s:b,s:s,s:s,s:I}",
+	    "schema_version", REMOTE_SCHEMA,
+	    "version", WARRANT_VERSION,
+	    "capabilities", "resolve", "run",
+	    "runner", WARRANT_RUNNER_PATH,
+	    "runner_sha256", sha,
+	    "runner_trusted", trusted,
+	    "host", host,
+	    "user", p != NULL ? p->pw_name : "unknown",
+	    "uid", (json_int_t)getuid());
+}
+
+/* The last line of out that is a JSON object, parsed; or NULL. A login
+ * shell's start-up files may print before it. */
+json_t *
+remote_answer(const char *out)
+{
+	const char *p = out, *last = NULL;
+	size_t n;
+
+	for (;;) {
+		if (*p == '{')
+			last = p;
+		if ((p = strchr(p, '\n')) == NULL)
+			break;
+		p++;
+	}
+	if (last == NULL)
+		return NULL;
+	n = strcspn(last, "\n");
+	return json_loadb(last, n, JSON_REJECT_DUPLICATES, NULL);
+}
+
+/*
+ * The target's contract now: `warrant exec --contract` over ssh (batch).
+ * known_hosts NULL checks the pinned host key; a path accepts and records
+ * a new one there (enrollment). 0 with *contract, or -1 with r filled
+ * (machine_unreachable, machine_changed, machine_incompatible).
+ */
+int
+contract_probe(const char *state, const json_t *m, const char *known_hosts, json_t **contract,
+    struct refusal *r)
+{
+	const char *words[] = { json_str(m, "warrant"), "exec", "--contract", NULL };
+	struct ssh_call c = { .state = state, .machine = m, .known_hosts = known_hosts,
+	    .tty = -1, .words = words, .timeout = PROBE_TIMEOUT };
+	struct ssh_result res;
+	char why[512];
+	const char *code;
+	json_t *j;
+
+	*contract = NULL;
+	if (ssh_run(&c, &res) != 0) {
+		ssh_result_free(&res);
+		return refuse(r, "machine_unreachable", "$.machine", "cannot start " SSH_PATH);
+	}
+	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) == 255) {
+		code = ssh_failure(&res, why, sizeof why);
+		ssh_result_free(&res);
+		return refuse(r, code, "$.machine", "%s: %s", json_str(m, "name"), why);
+	}
+	j = remote_answer(res.out);
+	if (WEXITSTATUS(res.status) != 0 || !json_is_object(j) ||
+	    !json_is_integer(json_object_get(j, "schema_version"))) {
+		int st = WEXITSTATUS(res.status);
+
+		json_decref(j);
+		ssh_result_free(&res);
+		return refuse(r, "machine_incompatible", "$.machine", "%s: `%s exec --contract` "
+		    "%s", json_str(m, "name"), words[0], st == 127 ? "was not found by the "
+		    "target's login shell" : "gave no contract (is warrant installed there?)");
+	}
+	ssh_result_free(&res);
+	if (json_integer_value(json_object_get(j, "schema_version")) != REMOTE_SCHEMA) {
+		json_decref(j);
+		return refuse(r, "machine_incompatible", "$.machine", "%s: the target's warrant "
+		    "speaks another schema", json_str(m, "name"));
+	}
+	if (strlen(json_str(j, "runner_sha256")) != SHA256_HEX_LEN) {
+		json_decref(j);
+		return refuse(r, "machine_incompatible", "$.machine", "%s: the target has no "
+		    "runner to hash", json_str(m, "name"));
+	}
+	*contract = j;
+	return 0;
+}
+
+/* The contract now is the enrolled one (m's): same schema, same runner. */
+int
+contract_matches(const json_t *m, const json_t *now, struct refusal *r)
+{
+	const json_t *was = json_object_get(m, "contract");
+
+	if (now == NULL || !json_is_object(now))
+		return refuse(r, "machine_incompatible", "$.machine", "%s: the target gave no "
+		    "contract", json_str(m, "name"));
+	if (json_integer_value(json_object_get(now, "schema_version")) != REMOTE_SCHEMA)
+		return refuse(r, "machine_incompatible", "$.machine", "%s: the target's warrant "
+		    "speaks another schema", json_str(m, "name"));
+	if (strcmp(json_str(was, "runner"), json_str(now, "runner")) != 0 ||
+	    strlen(json_str(now, "runner_sha256")) != SHA256_HEX_LEN ||
+	    !digest_equal(json_str(was, "runner_sha256"), json_str(now, "runner_sha256")))
+		return refuse(r, "machine_changed", "$.machine", "%s: the target's runner is not "
+		    "the enrolled one (was %.16s…, now %.16s…); check it and enroll the machine "
+		    "again", json_str(m, "name"), json_str(was, "runner_sha256"),
+		    json_str(now, "runner_sha256"));
+	return 0;
+}

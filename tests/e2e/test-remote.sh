@@ -1,0 +1,304 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Remote machines end to end with a REAL sshd on 127.0.0.1 (throwaway
+# host key, a port of its own, UsePAM yes) and the real sudo on the
+# "remote" side, which is this same host: warrant installed in the test
+# prefix, reached as the target user wt-target through its login shell
+# (~/.local/bin/warrant). Enrollment and the pinned host key and runner;
+# a ROOT+YOU request on the machine approved by typing the target user's
+# password in a pty; a wrong password; an executable swapped after review;
+# a changed runner and host key; a stopped sshd; bad destinations; argv
+# that must arrive byte for byte.
+#
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-remote.sh
+#
+# Needs root: creates users, a sudoers drop-in and starts sshd, all
+# removed or stopped at exit.
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+need_root "the remote tests create users, a sudoers rule and run sshd"
+[ -x /usr/sbin/sshd ] || skip_all "openssh-server is not installed (make deps)"
+command -v ssh-keygen >/dev/null 2>&1 || skip_all "ssh-keygen is missing"
+
+umask 022
+SR_DIR=$(mktemp -d /tmp/warrant-remote-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+TGT=wt-target
+OPT=/opt/wt-remote
+DROPIN=/etc/sudoers.d/wt-remote-test
+SSHD_PID=""
+RUNNER_BAK=""
+
+cleanup() {
+	[ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
+	if [ -n "$RUNNER_BAK" ] && [ -f "$RUNNER_BAK" ]; then
+		cat "$RUNNER_BAK" >"$SR_RUNNER" && rm -f "$RUNNER_BAK"
+	fi
+	rm -f "$DROPIN"
+	rm -rf "$OPT"
+	usermod -p '!' "$TGT" 2>/dev/null
+	sr_user_teardown
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
+	else echo "# transcripts kept in $SR_DIR"; fi
+}
+at_exit cleanup
+
+W() { sr_as "$SR_USER" "$SR_WARRANT" "$@"; }
+mkgate() {
+	cat >"$SR_DIR/$1.json"
+	G=$(sr_request "$SR_DIR/$1.json") || G=
+	[ -n "$G" ] || { G=none-$1; not_ok "($1) warrant request accepts the test's request"
+		diag "$(head -c 600 "$SR_DIR/$1.json.err" 2>/dev/null)"; return 1; }
+}
+answer() {
+	an_m=$1 an_n=$2
+	shift 2
+	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+}
+# refused_with CODE FILE: FILE (stderr of a refused command) names CODE.
+refused_with() { grep -q "($1)" "$2" || { diag "$(head -c 600 "$2")"; return 1; }; }
+free_port() {
+	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+start_sshd() {
+	/usr/sbin/sshd -f "$SR_DIR/sshd_config" -E "$SR_DIR/sshd.log" || return 1
+	i=0
+	while [ ! -s "$SR_DIR/sshd.pid" ]; do
+		i=$((i + 1)); [ $i -le 50 ] || return 1; sleep 0.1
+	done
+	SSHD_PID=$(cat "$SR_DIR/sshd.pid")
+}
+stop_sshd() {
+	[ -n "$SSHD_PID" ] || return 0
+	kill "$SSHD_PID" 2>/dev/null
+	i=0
+	while kill -0 "$SSHD_PID" 2>/dev/null; do
+		i=$((i + 1)); [ $i -le 50 ] || return 1; sleep 0.1
+	done
+	rm -f "$SR_DIR/sshd.pid"
+	SSHD_PID=""
+}
+
+section "infra"
+if sr_need; then ok "infra: expect, setpriv, sudo, python3 and friends present"; else
+	bail "infra: missing programs"; fi
+sr_user_setup || bail "infra: cannot create the reviewer"
+sr_install || bail "install: this build's warrant is not installed in its test prefix"
+TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
+
+# the target user: the reviewer's password canary (typed by the pty
+# driver at the target's sudo prompt), sudo rights that need it, and the
+# installed warrant on its login shell's PATH only
+id "$TGT" >/dev/null 2>&1 || useradd -m -s /bin/bash "$TGT" || bail "cannot create $TGT"
+printf '%s:%s\n' "$TGT" "$SR_PW" | chpasswd || bail "cannot set $TGT's password"
+usermod -U "$TGT" >/dev/null 2>&1
+chage -E -1 -M 99999 -d "$(date +%Y-%m-%d)" "$TGT"
+TGT_HOME=$(getent passwd "$TGT" | cut -d: -f6)
+rm -rf "$TGT_HOME/.local/state/warrant"
+install -d -o "$TGT" -g "$TGT" -m 0755 "$TGT_HOME/.local" "$TGT_HOME/.local/bin"
+ln -sf "$SR_WARRANT" "$TGT_HOME/.local/bin/warrant"
+[ -f "$TGT_HOME/.profile" ] || cp /etc/skel/.profile "$TGT_HOME/.profile"
+printf '%s ALL=(ALL:ALL) ALL\n' "$TGT" >"$DROPIN"
+chmod 0440 "$DROPIN"
+visudo -cf "$DROPIN" >/dev/null || bail "the sudoers drop-in does not parse"
+check "infra: $TGT's sudo needs a password" \
+    sh -c "! sudo -l -U $TGT | grep -Eq 'NOPASSWD|!authenticate'"
+install -d -m 0755 "$OPT" "$OPT/bin"
+
+# the reviewer's ssh key, authorized for the target
+install -d -o "$SR_USER" -g "$SR_GID" -m 0700 "$SR_HOME/.ssh"
+rm -f "$SR_HOME/.ssh/id_ed25519" "$SR_HOME/.ssh/id_ed25519.pub"
+sr_as "$SR_USER" ssh-keygen -q -t ed25519 -N '' -f "$SR_HOME/.ssh/id_ed25519" ||
+    bail "cannot make the reviewer's ssh key"
+cp "$SR_HOME/.ssh/id_ed25519.pub" "$SR_DIR/authorized_keys"
+chmod 0644 "$SR_DIR/authorized_keys"
+
+# sshd: a throwaway host key, its own config and port
+mkdir -p /run/sshd && chmod 0755 /run/sshd
+ssh-keygen -q -t ed25519 -N '' -f "$SR_DIR/host_key" || bail "cannot make a host key"
+PORT=$(free_port)
+cat >"$SR_DIR/sshd_config" <<CFG
+ListenAddress 127.0.0.1
+Port $PORT
+HostKey $SR_DIR/host_key
+PidFile $SR_DIR/sshd.pid
+AuthorizedKeysFile $SR_DIR/authorized_keys
+StrictModes no
+UsePAM yes
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AllowUsers $TGT
+PrintMotd no
+CFG
+# OpenSSH 9.8 and later would penalise the wrong-password tests
+if /usr/sbin/sshd -t -f "$SR_DIR/sshd_config" -o PerSourcePenalties=no 2>/dev/null; then
+	echo "PerSourcePenalties no" >>"$SR_DIR/sshd_config"
+fi
+start_sshd || bail "sshd did not start: $(tail -5 "$SR_DIR/sshd.log")"
+ok "infra: sshd on 127.0.0.1:$PORT"
+DEST="ssh://$TGT@127.0.0.1:$PORT"
+
+section "machine add: bad destinations"
+for bad in "ssh://-oProxyCommand=touch $SR_DIR/pwned@127.0.0.1" \
+    "ssh://$TGT@-oProxyCommand=touch$SR_DIR/pwned" "-oProxyCommand=touch $SR_DIR/pwned" \
+    "ssh://$TGT@127.0.0.1;touch $SR_DIR/pwned" "ssh://$TGT@127.0.0.1:\$(touch $SR_DIR/pwned)" \
+    "ssh://$TGT@127.0.0.1 -p 22" "ssh://$TGT@127.0.0.1:0" "ssh://$TGT@host
+x" "$TGT@127.0.0.1"; do
+	W machine add bad "$bad" >"$SR_DIR/bad.out" 2>"$SR_DIR/bad.err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '(bad_destination)' "$SR_DIR/bad.err"; then
+		ok "[P5] machine add refuses the destination '$(printf '%s' "$bad" | tr '\n' ' ')' (bad_destination)"
+	else not_ok "[P5] machine add refuses '$bad'"; diag "rc=$rc $(cat "$SR_DIR/bad.err")"; fi
+done
+check "[P5] nothing a bad destination named ran, nothing was enrolled" \
+    sh -c "[ ! -e '$SR_DIR/pwned' ] && [ ! -s '$SR_STATE/machines.json' ]"
+W machine add local "$DEST" >/dev/null 2>"$SR_DIR/local.err"
+check "machine add refuses the name 'local'" refused_with invalid_field "$SR_DIR/local.err"
+
+section "machine add, list, check"
+if W machine add tgt "$DEST" >"$SR_DIR/add.out" 2>"$SR_DIR/add.err"; then
+	ok "machine add enrolls tgt over ssh"
+else not_ok "machine add enrolls tgt"; diag "$(cat "$SR_DIR/add.out" "$SR_DIR/add.err")"; fi
+W machine list -j >"$SR_DIR/list.json" 2>&1
+RSHA=$(sha256sum "$SR_RUNNER" | cut -d' ' -f1)
+jcheck "machine list -j: tgt with its destination, schema 1 and the target runner's SHA-256" \
+    "j[0]['name']=='tgt' and j[0]['destination']=='$DEST' and j[0]['schema_version']==1 and j[0]['runner_sha256']=='$RSHA' and 'run' in j[0]['capabilities']" \
+    "$SR_DIR/list.json"
+HK=$(cut -d' ' -f1,2 "$SR_DIR/host_key.pub")
+check "the host key is pinned under the alias tgt in warrant's known_hosts (0600)" \
+    sh -c "grep -qxF 'tgt $HK' '$SR_STATE/known_hosts' && [ \$(stat -c %a '$SR_STATE/known_hosts') = 600 ] && [ \$(stat -c %a '$SR_STATE/machines.json') = 600 ]"
+check "machine check tgt: unchanged" W machine check tgt
+
+section "a ROOT+YOU request on tgt"
+STAMP=$OPT/root-stamp-$TAG
+mkgate r1 <<JSON
+{"reason": "remote test $TAG", "machine": "tgt",
+ "commands": [
+  {"id": "stamp", "argv": ["touch", "$STAMP"], "why": "leave a root-owned stamp"},
+  {"id": "whoami", "argv": ["/usr/bin/id", "-un"], "why": "who runs YOU", "as": "user"},
+  {"id": "words", "as": "user", "why": "argv byte for byte",
+   "argv": ["/usr/bin/printf", "[%s]", "a b", "it's", "\$(id)", "\`id\`", "x\ny", "\"q\"", "*", "'\\\\''"]},
+  {"id": "rootwords", "why": "argv as root",
+   "argv": ["/usr/bin/printf", "[%s]", "it's", "\$(touch $SR_DIR/pwned)", ";id"]}
+ ]}
+JSON
+G1=$G
+W show "$G1" -j >"$SR_DIR/r1.show" 2>&1
+TOUCH=$(sr_as "$TGT" sh -c 'command -v touch')
+TOUCH=$(readlink -f "$TOUCH")
+TSHA=$(sha256sum "$TOUCH" | cut -d' ' -f1)
+jcheck "the gate names machine tgt and seals its destination" \
+    "j['machine']=='tgt' and j['manifest']['machine']=={'name':'tgt','destination':'$DEST'}" \
+    "$SR_DIR/r1.show"
+jcheck "the sealed manifest has the target's path and SHA-256 of each executable" \
+    "j['manifest']['commands'][0]['path']=='$TOUCH' and j['manifest']['commands'][0]['executable_sha256']=='$TSHA'" \
+    "$SR_DIR/r1.show"
+W show "$G1" >"$SR_DIR/r1.human" 2>&1
+check "show names the machine and its address before anything is asked" \
+    sh -c "grep -q 'tgt' '$SR_DIR/r1.human' && grep -qF '$DEST' '$SR_DIR/r1.human'"
+sr_forget_tickets
+answer right r1 "$G1" --run -j
+jcheck "[P1] approved on tgt: every command ran (the target's sudo prompted in the pty)" \
+    "j['status']=='approved' and j['outcome']=='completed' and [e['status'] for e in j['ledger']['entries']]==['ran']*4" \
+    "$ANS"
+check "[P1] the ROOT command ran as root" sh -c "[ \"\$(stat -c %u '$STAMP' 2>/dev/null)\" = 0 ]"
+jcheck "YOU commands ran as the enrolled ssh user" \
+    "entry(j,'whoami')['output_tail'].strip()=='$TGT'" "$ANS"
+# what printf prints for the request's own words, computed from the request
+WANT="''.join('[%s]' % w for w in json.load(open('$SR_DIR/r1.json'))['commands'][IDX]['argv'][2:])"
+jcheck "[P6] YOU argv with quotes, \$(), backquotes, newlines and spaces arrived byte for byte" \
+    "entry(j,'words')['output_tail']==$(echo "$WANT" | sed 's/IDX/2/')" "$ANS"
+jcheck "[P6] ROOT argv arrived byte for byte" \
+    "entry(j,'rootwords')['output_tail']==$(echo "$WANT" | sed 's/IDX/3/')" "$ANS"
+check "[P6] nothing the agent wrote was run by a shell" sh -c "[ ! -e '$SR_DIR/pwned' ]"
+LEAKS=$(sr_canary_grep "$SR_DIR" "$SR_STATE" "$TGT_HOME/.local/state")
+if sr_canary_grep_works && [ -z "$LEAKS" ]; then
+	ok "[P2] the typed password is in no transcript, state or run record"
+else not_ok "[P2] the typed password is in no transcript or state"; diag "in: $LEAKS"; fi
+check "the target's run directory was removed" \
+    sh -c "[ -z \"\$(ls -A '$TGT_HOME/.local/state/warrant/runs' 2>/dev/null)\" ]"
+pty_no_ticket && ok "[P2] no sudo ticket is left in the reviewer's terminal session" ||
+    not_ok "[P2] no sudo ticket is left"
+check "[P2] the target user has no sudo ticket afterwards" \
+    sh -c "! setpriv --reuid=$TGT --regid=$TGT --init-groups /usr/bin/sudo -n true 2>/dev/null </dev/null"
+
+section "wrong password"
+mkgate r2 <<JSON
+{"reason": "wrong password $TAG", "machine": "tgt",
+ "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-2"], "why": "stamp"}]}
+JSON
+G2=$G
+answer wrong r2 "$G2" --run -j
+jcheck "[P2] a wrong password at the target's prompt: authentication_failed, pending" \
+    "j['status']=='pending' and j['outcome']=='authentication_failed'" "$ANS"
+check "[P2] nothing ran" sh -c "[ ! -e '$STAMP-2' ]"
+is "the gate stays pending" "$(sr_state "$G2")" pending
+
+section "an executable swapped after review"
+cp /usr/bin/touch "$OPT/bin/wt-touch"
+mkgate r3 <<JSON
+{"reason": "swap $TAG", "machine": "tgt",
+ "commands": [{"id": "stamp", "argv": ["$OPT/bin/wt-touch", "$STAMP-3"], "why": "stamp"}]}
+JSON
+G3=$G
+cp /usr/bin/id "$OPT/bin/wt-touch"
+answer right r3 "$G3" --run -j
+check "[P1] the swapped executable did not run" sh -c "[ ! -e '$STAMP-3' ]"
+jcheck "[P1] the ledger says refused, not ran" \
+    "entry(j,'stamp')['status']=='refused' and 'changed' in entry(j,'stamp')['error']" "$ANS"
+
+section "a changed runner"
+mkgate r4 <<JSON
+{"reason": "runner $TAG", "machine": "tgt",
+ "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-4"], "why": "stamp"}]}
+JSON
+G4=$G
+RUNNER_BAK=$SR_DIR/runner.bak
+cp -p "$SR_RUNNER" "$RUNNER_BAK"
+printf 'x' >>"$SR_RUNNER"
+W machine check tgt >/dev/null 2>"$SR_DIR/chk4.err"
+check "machine check: the runner changed (machine_changed)" refused_with machine_changed "$SR_DIR/chk4.err"
+W request <"$SR_DIR/r4.json" >/dev/null 2>"$SR_DIR/r4b.err"
+check "a new request for tgt is refused (machine_changed)" refused_with machine_changed "$SR_DIR/r4b.err"
+answer none r4 "$G4" --run -j
+jcheck "an approval is refused before any prompt: machine_changed, pending" \
+    "j['status']=='pending' and j['outcome']=='machine_changed'" "$ANS"
+is "no prompt was shown" "$(pty_prompts)" 0
+check "nothing ran" sh -c "[ ! -e '$STAMP-4' ]"
+cat "$RUNNER_BAK" >"$SR_RUNNER" && rm -f "$RUNNER_BAK"
+RUNNER_BAK=""
+check "machine check: unchanged again once the runner is back" W machine check tgt
+
+section "a changed host key"
+stop_sshd
+rm -f "$SR_DIR/host_key" "$SR_DIR/host_key.pub"
+ssh-keygen -q -t ed25519 -N '' -f "$SR_DIR/host_key"
+start_sshd || bail "sshd did not restart"
+W machine check tgt >/dev/null 2>"$SR_DIR/chk5.err"
+check "machine check: the host key is not the pinned one (machine_changed)" \
+    refused_with machine_changed "$SR_DIR/chk5.err"
+answer none r5 "$G4" --run -j
+jcheck "an approval with a changed host key: machine_changed, pending, no prompt" \
+    "j['status']=='pending' and j['outcome']=='machine_changed'" "$ANS"
+is "no prompt was shown" "$(pty_prompts)" 0
+check "nothing ran" sh -c "[ ! -e '$STAMP-4' ]"
+check "machine add again pins the new key" W machine add tgt "$DEST"
+check "machine check: unchanged after re-enrolling" W machine check tgt
+
+section "an unreachable machine"
+stop_sshd
+answer none r6 "$G4" --run -j
+jcheck "sshd stopped: machine_unreachable, pending" \
+    "j['status']=='pending' and j['outcome']=='machine_unreachable'" "$ANS"
+is "the gate stays pending" "$(sr_state "$G4")" pending
+W request <"$SR_DIR/r4.json" >/dev/null 2>"$SR_DIR/r6b.err"
+check "a new request for an unreachable machine is refused (machine_unreachable)" \
+    refused_with machine_unreachable "$SR_DIR/r6b.err"
+check "machine remove forgets it" W machine remove tgt
+W request <"$SR_DIR/r4.json" >/dev/null 2>"$SR_DIR/r7.err"
+check "a request for a removed machine: unknown_machine" refused_with unknown_machine "$SR_DIR/r7.err"
+
+done_testing
