@@ -66,6 +66,7 @@ struct link {
 	char		 path[108];	/* the daemon's socket */
 	struct store	 st;
 	int		 st_open;
+	int		 watch;		/* store_watch() of st, or -1 */
 	char		*buf;		/* reply bytes read, not yet taken */
 	size_t		 len, cap;
 };
@@ -75,6 +76,7 @@ int	 link_submit(struct link *, const char *, size_t, const char *, const char *
 	    json_t **, struct refusal *);
 int	 link_wait(struct link *, const char *, long, json_t **);
 int	 link_withdraw(struct link *, const char *, const char *);
+int	 link_watch(const struct link *);
 
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);

@@ -36,6 +36,11 @@ int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
 void	 store_close(struct store *);
 
+/* watch.c: a descriptor readable when the store changed, or -1 */
+int	 store_watch(const struct store *);
+int	 store_watch_drain(int);
+int	 store_watch_wait(int, int);
+
 /*
  * gates.c: a new gate as the store takes it, a plain record. The JSON
  * members are stored in canonical form; a NULL string is stored as NULL.
