@@ -101,6 +101,7 @@ echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on t
 echo
 
 if [ "${BENCH_ONLY:-}" != gc ]; then
+if [ "${BENCH_ONLY:-}" != list ]; then
 # --- 1. request latency against two floors ----------------------------------
 echo "1. warrant request (3 commands) vs floors, $runs interleaved runs each"
 h1=$(newhome request)
@@ -199,6 +200,8 @@ failures "$out2"
 rm -f "$big_file"
 echo
 
+fi	# BENCH_ONLY=list skips 1-2
+
 # --- 3. request and list latency by store size --------------------------------
 # seed HOME N: make HOME hold N pending gates. Four are real (made by
 # warrant request); the rest are SQL clones of them with fresh ids
@@ -281,8 +284,23 @@ out3=$work/bench3.txt
     lmid - "WARRANT_HOME=$hm" "$warrant" list -j ::: \
     l0 - "WARRANT_HOME=$h0" "$warrant" list -j ::: \
     lversion - "$warrant" --version >>"$out3"
-"$timeit" -n 5 -w 1 \
-    labig - "WARRANT_HOME=$hb" "$warrant" list -a -j >>"$out3"
+# the floor of list: the sqlite3 CLI running the very SELECT of store_list
+# (src/store/gates.c, parameters filled in) with -json output, same file
+cols="id, state, created_at, expires_at, settled_at, requester, requester_uid, agent,\
+ project, host, machine, reason, run_as, cwd, env, stop_on_failure, output_to_agent,\
+ next_prompt, risk_badges, root_count, user_count, manifest_sha256, feedback,\
+ requester_pid, requester_start"
+q50="SELECT $cols FROM gates WHERE state = 'pending' AND (NULL IS NULL OR project = NULL)\
+ AND (-1 < 0 OR requester_uid = -1) ORDER BY created_at DESC, rowid DESC LIMIT 50"
+qall="SELECT $cols FROM gates WHERE (NULL IS NULL OR project = NULL)\
+ AND (-1 < 0 OR requester_uid = -1)\
+ ORDER BY state = 'pending' DESC, created_at DESC, rowid DESC LIMIT 1000000"
+"$timeit" -n 50 -w 3 \
+    l50 - "WARRANT_HOME=$hb" "$warrant" list -j ::: \
+    sq50 - "$sqlite" -json -init /dev/null "$hb/warrant.db" "$q50" >>"$out3"
+"$timeit" -n "${BENCH_LIST_RUNS:-5}" -w 1 \
+    labig - "WARRANT_HOME=$hb" "$warrant" list -a -j -l 1000000 ::: \
+    sqall - "$sqlite" -json -init /dev/null "$hb/warrant.db" "$qall" >>"$out3"
 a=$(field "$out3" r0 median)
 b=$(field "$out3" rmid median)
 c=$(field "$out3" rbig median)
@@ -299,12 +317,25 @@ printf " (aim < 10 ms); at %s: %s ms; fresh store: %s ms\n" \
 printf "  (context, no aim) warrant --version alone %s ms; list -j at %s beyond start-up %s ms\n" \
     "$(field "$out3" lversion median)" "$big" \
     "$(calc "$(field "$out3" lbig median) - $(field "$out3" lversion median)")"
-printf "  (no aim) list -a -j with %s gates: median %s ms over 5 runs\n" \
-    "$big" "$(field "$out3" labig median)"
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; printf "%.2fx (aim <= 1.2x: %s)", r,
+	    r <= 1.2 ? "met" : sprintf("missed by %.0f%%", (r / 1.2 - 1) * 100) }'
+}
+printf "  list -j at %s (50 gates) vs the sqlite3 CLI's same SELECT -json on the same file: %s ms vs %s ms, %s\n" \
+    "$big" "$(field "$out3" l50 median)" "$(field "$out3" sq50 median)" \
+    "$(ratio "$(field "$out3" l50 median)" "$(field "$out3" sq50 median)")"
+printf "  list -a -j -l 1000000 (all %s gates, %s MB of JSON) vs sqlite3 -json: %s ms vs %s ms, %s\n" \
+    "$big" "$(calc "$(WARRANT_HOME=$hb "$warrant" list -a -j -l 1000000 | wc -c) / 1000000")" \
+    "$(field "$out3" labig median)" "$(field "$out3" sqall median)" \
+    "$(ratio "$(field "$out3" labig median)" "$(field "$out3" sqall median)")"
 failures "$out3"
 echo
 
 fi	# BENCH_ONLY=gc skips 1-3
+if [ "${BENCH_ONLY:-}" = list ]; then
+	echo "total bench time $(($(date +%s) - started)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 # --- 3b. disk use after many approvals (the retention policy) -----------------
 approvals=${BENCH_APPROVALS:-1000}
@@ -340,6 +371,10 @@ WARRANT_HOME=$hg "$warrant" gc --vacuum -j >"$work/gc.json"
 printf "  warrant gc --vacuum: %s\n" "$(cat "$work/gc.json")"
 echo
 [ "${BENCH_ONLY:-}" != gc ] || exit 0
+
+# --- 8. latency of the console, the MCP server and wait (bench/latency.sh) ---
+sh "$top/bench/latency.sh" "$build" || echo "  WARNING: benchmark 8 failed"
+echo
 
 # --- 4 and 5. the root runner (bench/runner.sh: needs root, skipped otherwise) --
 runner_rc=0

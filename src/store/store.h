@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 /* gateid.c: "w-" + 10 lowercase base32 characters */
@@ -95,6 +96,9 @@ int	 store_expire(struct store *);
 int	 store_resolve(struct store *, const char *, int64_t, char [GATE_ID_LEN + 1]);
 json_t	*store_gate(struct store *, const char *, int);
 json_t	*store_list(struct store *, int, long, const char *, int64_t);
+int	 store_list_each(struct store *, int, long, const char *, int64_t,
+	    int (*)(json_t *, void *), void *);
+int	 store_list_dump(struct store *, int, long, const char *, int64_t, FILE *, size_t *);
 long	 store_count_pending(struct store *, int64_t);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
