@@ -216,6 +216,7 @@ stat_of() {
 }
 med() { stat_of "$1" median; }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+. "$(dirname "$0")/aim.sh"
 fails() {
 	awk -v l="$1" '$1 == l && $3 != 0 { n++ } END { if (n) printf \
 	    "  WARNING: %s: %d timed runs failed (left out of the figures)\n", l, n }' "$res"
@@ -255,8 +256,8 @@ printf "  sudo -n warrant-runner alone on a copy of the run: %s (%s); phases: up
 printf " | commands %s | ledger.json -> sudo returns %s\n" "$(med runner_commands)" "$(med runner_exit)"
 printf "  baseline 10 x sudo -n CMD: %s (%s); direct exec of the 10: %s (%s)\n" \
     "$sud" "$(stat_of sudo p90)" "$dir" "$(stat_of direct p90)"
-printf "  ratio post-authentication / 10 x sudo -n: %sx (aim <= 1.2x); / direct exec: %sx\n" \
-    "$(calc "$hand / $sud")" "$(calc "$hand / $dir")"
+printf "  ratio post-authentication / 10 x sudo -n: %sx (%s); / direct exec: %sx\n" \
+    "$(calc "$hand / $sud")" "$(aim "$(calc "$hand / $sud")" le 1.2 x)" "$(calc "$hand / $dir")"
 printf "  (context, no aim) runner alone / 10 x sudo -n: %sx; answer end to end / 10 x sudo -n: %sx;" \
     "$(calc "$run / $sud")" "$(calc "$ans / $sud")"
 printf " runner's summed duration_ms of the 10 commands: %s vs direct %s\n" "$(med cmdsum)" "$dir"
@@ -326,8 +327,8 @@ log=$(echo "$state/runs/$fid".*/g0/output-0.log)
 if [ "${seen:-0}" -eq 0 ]; then
 	echo "  WARNING: the runner was never seen running; no RSS figure"
 else
-	printf "  peak RSS (VmHWM) %s KiB = %s MiB (aim <= 4 MiB); at the peak RssAnon %s KiB, RssFile %s KiB (%s samples)\n" \
-	    "$peak" "$(calc "$peak / 1024")" "$anon" "$file" "$seen"
+	printf "  peak RSS (VmHWM) %s KiB = %s MiB (%s); at the peak RssAnon %s KiB, RssFile %s KiB (%s samples)\n" \
+	    "$peak" "$(calc "$peak / 1024")" "$(aim "$(calc "$peak / 1024")" le 2.5 " MiB")" "$anon" "$file" "$seen"
 fi
 printf "  ledger: status %s, output_bytes %s (asked for %s), duration_ms %s => %s MB/s through the capture;" \
     "${ostatus:-?}" "${obytes:-?}" "$flood" "${odur:-?}" \

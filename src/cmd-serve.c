@@ -13,7 +13,9 @@
 #include "serve/serve.h"
 #include "web/web.h"
 
+#ifndef WARRANT_LEAN
 static int cmd_serve_exec(int, char **);
+#endif
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
@@ -38,8 +40,14 @@ const struct cmd_entry cmd_serve_entry = {
 	"  --listen-any        allow ADDR other than loopback (needs --tls-cert/--tls-key)\n"
 	"  --tls-cert PEM, --tls-key PEM\n"
 	"                      serve the page over HTTPS with this certificate and key\n",
+#ifdef WARRANT_LEAN
+	.exec = ui_exec,	/* warrant-ui runs it */
+#else
 	.exec = cmd_serve_exec,
+#endif
 };
+
+#ifndef WARRANT_LEAN	/* the rest is warrant-ui's */
 
 static int
 cmd_serve_exec(int argc, char **argv)
@@ -126,3 +134,4 @@ cmd_serve_exec(int argc, char **argv)
 	free(d.home);
 	return rc;
 }
+#endif	/* !WARRANT_LEAN */

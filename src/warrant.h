@@ -113,5 +113,6 @@ int	 usage_error(const struct cmd_entry *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);
+int	 ui_exec(int, char **);
 
 #endif
