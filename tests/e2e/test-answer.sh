@@ -236,7 +236,7 @@ sr_sampler_start
 
 # Cases need `warrant answer`, `warrant wait` and the runner. Without them
 # every case fails visibly, by name.
-CASES="a a2 a3 b c d e f g h h2 i j m n o q r s"
+CASES="a a2 a3 b b2 c d e f g h h2 i j m n o q r s"
 if [ "$READY" -ne 1 ]; then
 	for c in $CASES; do
 		not_ok "($c) not run: warrant answer/wait or warrant-runner missing"
@@ -341,6 +341,42 @@ answer right b-again "$GB" --run --no-detach -j
 is "[P3] (b) answerable again: the right password now exits 0" "$ANS_RC" 0
 check "[P3] (b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b" "$RM-b"
 after_outcome b-again
+
+# ============================================================ (b2) prompt timeout
+section "(b2) the prompt times out"
+# sudo's own prompt timeout, 0.05 minutes (3 s), for the reviewer only,
+# in a drop-in that lives for this case. Nobody answers the prompt: sudo
+# gives up by itself, exactly as after a wrong password (exit 1), so the
+# outcome is authentication_failed (docs/execution.md, section 5) and the
+# gate stays pending and answerable.
+TO_DROPIN=/etc/sudoers.d/wt-answer-timeout
+printf 'Defaults:%s passwd_timeout=0.05\n' "$SR_USER" >"$TO_DROPIN.tmp"
+chmod 0440 "$TO_DROPIN.tmp"
+if visudo -cqf "$TO_DROPIN.tmp" >/dev/null 2>&1 && mv "$TO_DROPIN.tmp" "$TO_DROPIN"; then
+	at_exit "rm -f '$TO_DROPIN' '$TO_DROPIN.tmp'"
+	mkgate b2 <<EOF
+{"reason":"e2e (b2): a prompt that times out runs nothing","commands":[
+  {"id":"ub2","as":"user","argv":["/usr/bin/touch","$YOU/b2"],"why":"you first"},
+  {"id":"rb2","argv":["/usr/bin/touch","$RM-b2"],"why":"root marker"}]}
+EOF
+	GB2=$G
+	answer silent b2 "$GB2" --run --no-detach -j
+	rm -f "$TO_DROPIN"
+	is "[P3] (b2) the prompt timed out: answer exits 2" "$ANS_RC" 2
+	check "[P3] (b2) sudo said its prompt timed out" grep -q "timed out reading password" "$PTY_LOG"
+	jcheck "[P3] (b2) outcome authentication_failed, status pending" \
+	    "j['request_id'] == '$GB2' and j['status'] == 'pending' and j['outcome'] == 'authentication_failed'" "$ANS"
+	check "[P3] (b2) the YOU command did not run" absent "$YOU/b2"
+	check "[P3] (b2) the ROOT command did not run" absent "$RM-b2"
+	check "[P3] (b2) the gate is still pending" state_is "$GB2" pending
+	after_outcome b2
+	answer right b2-again "$GB2" --run --no-detach -j
+	is "[P3] (b2) answerable again: the right password now exits 0" "$ANS_RC" 0
+	check "[P3] (b2) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b2" "$RM-b2"
+else
+	rm -f "$TO_DROPIN.tmp"
+	not_ok "(b2) a sudoers drop-in with passwd_timeout can be installed"
+fi
 
 # ============================================================ (c) Ctrl-C
 section "(c) Ctrl-C"
