@@ -3,6 +3,8 @@
  * expiry on read, requests.jsonl, and the audit chain catching a tampered
  * row. */
 #include <sys/stat.h>
+#include <poll.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include "store-fixture.h"
@@ -97,6 +99,40 @@ test_list_dump(void **state)
 	fclose(f);
 	assert_string_equal(got, "[]\n");
 	free(got);
+	store_close(&st);
+}
+
+/* The watch wakes when another connection commits, not on reads. */
+static void
+test_watch(void **state)
+{
+	char id[GATE_ID_LEN + 1];
+	struct store st, other;
+	struct pollfd p;
+	json_t *g;
+	int fd;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	assert_int_equal(store_open_at(&other, dir), 0);
+	fd = store_watch(&st);
+	assert_true(fd >= 0);
+	store_watch_drain(fd);
+	/* reading changes nothing */
+	g = store_gate(&st, "w-aaaaaaaaaa", 0);
+	json_decref(g);
+	assert_int_equal(store_watch_wait(fd, 0), 0);
+	/* another connection's commit does */
+	gate_add(&other, now_seconds(), 300, id);
+	p.fd = fd;
+	p.events = POLLIN;
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_int_equal(store_watch_drain(fd), 1);
+	assert_int_equal(store_watch_drain(fd), 0);
+	/* no watch: the wait is a plain pause */
+	assert_int_equal(store_watch_wait(-1, 1), 0);
+	close(fd);
+	store_close(&other);
 	store_close(&st);
 }
 
@@ -366,6 +402,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_list_dump, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_watch, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_on_read, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_wal_bounded, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_tamper, fixture_setup, fixture_teardown),
