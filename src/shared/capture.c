@@ -232,10 +232,10 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			wait_ms = kill_at - now < wait_ms ? kill_at - now : wait_ms;
 		if (exited)
 			wait_ms = exit_seen + DRAIN_AFTER_EXIT_MS - now;
-		if (x->deadline_ms != 0 && !res->deadline && x->deadline_ms - now < wait_ms)
-			wait_ms = x->deadline_ms - now;
 		else if (pfd[0].fd < 0 && pidfd < 0)
 			wait_ms = 5;
+		if (x->deadline_ms != 0 && !res->deadline && x->deadline_ms - now < wait_ms)
+			wait_ms = x->deadline_ms - now;
 		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].fd < 0)
