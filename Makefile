@@ -54,7 +54,7 @@ install: all
 check: all deps-deb $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-runner
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
 	WARRANT_DEB_BUILD=$(DEB_BUILD) \
 	    sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
@@ -72,7 +72,7 @@ check-deb: deps-deb
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-runner
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
 	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
 
 demo: all

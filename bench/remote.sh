@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# Remote-machine benchmark for warrant (bench/README.md, benchmark 8),
+# Remote-machine benchmark for warrant (bench/README.md, benchmark 9),
 # called from bench/run.sh; it prints figures next to its aim and asserts
 # nothing. Needs root: it creates a throwaway user (reviewer and target
 # at once, with an ssh key authorized for itself and a NOPASSWD sudoers
@@ -30,7 +30,7 @@ skip() {
 	exit 0
 }
 
-echo "8. remote approval of a 3-command ROOT batch vs 3 plain ssh -t target sudo -n CMD"
+echo "9. remote approval of a 3-command ROOT batch vs 3 plain ssh -t target sudo -n CMD"
 [ "$(id -u)" -eq 0 ] || skip "needs root (a user, a sudoers drop-in and an sshd of its own)"
 [ -x /usr/sbin/sshd ] || skip "openssh-server is not installed (make deps)"
 for p in ssh ssh-keygen bash sudo setpriv script useradd userdel visudo python3; do

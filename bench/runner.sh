@@ -155,7 +155,7 @@ for ((r = 0; r <= runs; r++)); do
 	"$warrant" answer "$id" --run --no-detach -j >"$dir/answer-$r.json" 2>"$dir/answer-$r.err"
 	rc=$?
 	t1=$EPOCHREALTIME
-	g=$(echo "$WARRANT_HOME/runs/$id".*/g0)
+	g=$(echo "$WARRANT_HOME/runs/$id".*)
 	grep -q '"outcome":"completed"' "$dir/answer-$r.json" || rc=1
 	if ((r == 0)); then
 		manifest=$g/manifest.json
@@ -216,6 +216,7 @@ stat_of() {
 }
 med() { stat_of "$1" median; }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+. "$(dirname "$0")/aim.sh"
 fails() {
 	awk -v l="$1" '$1 == l && $3 != 0 { n++ } END { if (n) printf \
 	    "  WARNING: %s: %d timed runs failed (left out of the figures)\n", l, n }' "$res"
@@ -255,8 +256,8 @@ printf "  sudo -n warrant-runner alone on a copy of the run: %s (%s); phases: up
 printf " | commands %s | ledger.json -> sudo returns %s\n" "$(med runner_commands)" "$(med runner_exit)"
 printf "  baseline 10 x sudo -n CMD: %s (%s); direct exec of the 10: %s (%s)\n" \
     "$sud" "$(stat_of sudo p90)" "$dir" "$(stat_of direct p90)"
-printf "  ratio post-authentication / 10 x sudo -n: %sx (aim <= 1.2x); / direct exec: %sx\n" \
-    "$(calc "$hand / $sud")" "$(calc "$hand / $dir")"
+printf "  ratio post-authentication / 10 x sudo -n: %sx (%s); / direct exec: %sx\n" \
+    "$(calc "$hand / $sud")" "$(aim "$(calc "$hand / $sud")" le 1.2 x)" "$(calc "$hand / $dir")"
 printf "  (context, no aim) runner alone / 10 x sudo -n: %sx; answer end to end / 10 x sudo -n: %sx;" \
     "$(calc "$run / $sud")" "$(calc "$ans / $sud")"
 printf " runner's summed duration_ms of the 10 commands: %s vs direct %s\n" "$(med cmdsum)" "$dir"
@@ -304,7 +305,15 @@ rm -f "$home/sampler.stop"
 			# shellcheck disable=SC2086
 			set -- $s
 			seen=$((seen + 1))
-			[ "$1" -lt "$peak" ] || { peak=$1 anon=$2 file=$3; }
+			[ "$1" -le "$peak" ] || {
+				peak=$1 anon=$2 file=$3
+				# where the resident pages are, by mapping, at this peak
+				awk '/^[0-9a-f]+-[0-9a-f]+ / { n = NF >= 6 ? $6 : "[anon]"; sub(".*/", "", n) }
+				    /^Rss:/ { r[n] += $2 }
+				    END { for (k in r) if (r[k] > 0) print r[k], k }' "/proc/$p/smaps" 2>/dev/null |
+				    sort -rn | head -8 | awk '{ printf "%s%s %s KiB", (NR > 1 ? ", " : ""), $2, $1 }' \
+				    >"$home/sampler.maps" || true
+			}
 		done
 		echo "$peak $anon $file $seen" >"$home/sampler.out.tmp"
 		mv "$home/sampler.out.tmp" "$home/sampler.out"
@@ -322,12 +331,20 @@ fa=$home/flood-answer.json
 obytes=$(grep -o '"output_bytes":[0-9]*' "$fa" | head -1 | cut -d: -f2)
 odur=$(grep -o '"duration_ms":[0-9]*' "$fa" | head -1 | cut -d: -f2)
 ostatus=$(grep -o '"status":"[a-z_]*"' "$fa" | sed -n '2s/.*:"\(.*\)"/\1/p')
-log=$(echo "$state/runs/$fid".*/g0/output-0.log)
+log=$(echo "$state/runs/$fid".*/output-0.log)
 if [ "${seen:-0}" -eq 0 ]; then
 	echo "  WARNING: the runner was never seen running; no RSS figure"
 else
-	printf "  peak RSS (VmHWM) %s KiB = %s MiB (aim <= 4 MiB); at the peak RssAnon %s KiB, RssFile %s KiB (%s samples)\n" \
-	    "$peak" "$(calc "$peak / 1024")" "$anon" "$file" "$seen"
+	printf "  peak RSS (VmHWM) %s KiB = %s MiB (%s); at the peak RssAnon %s KiB, RssFile %s KiB (%s samples)\n" \
+	    "$peak" "$(calc "$peak / 1024")" "$(aim "$(calc "$peak / 1024")" le 2.5 " MiB")" "$anon" "$file" "$seen"
+	[ ! -s "$home/sampler.maps" ] || echo "  resident at the peak, by mapping: $(cat "$home/sampler.maps")"
+	# a floor: any glibc program that looks users and groups up through
+	# NSS as the runner must (getpwnam, getgrouplist) maps the same modules
+	if [ -x /usr/bin/time ]; then
+		idk=$(/usr/bin/time -f '%M' id "$user" 2>&1 >/dev/null | tail -1)
+		printf "  floor: id %s (the same NSS lookups, nothing run) peaks at %s KiB; runner / floor %sx\n" \
+		    "$user" "$idk" "$(calc "$peak / $idk")"
+	fi
 fi
 printf "  ledger: status %s, output_bytes %s (asked for %s), duration_ms %s => %s MB/s through the capture;" \
     "${ostatus:-?}" "${obytes:-?}" "$flood" "${odur:-?}" \

@@ -172,6 +172,7 @@ field() {
 	    split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$out6"
 }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+. "$(dirname "$0")/aim.sh"
 s_med=$(field socket median)
 d_med=$(field direct median)
 echo "  $nusers requesters x $k runs through the socket, interleaved with as many by the reviewer on its own"
@@ -181,7 +182,7 @@ printf "  through the socket (a requester -> warrant serve): median %s ms (p90 %
     "$s_med" "$(field socket p90)" "$(field socket n)"
 printf " directly (the reviewer, warrant request on its store): median %s ms (p90 %s, n %s);" \
     "$d_med" "$(field direct p90)" "$(field direct n)"
-printf " ratio %sx (aim <= 1.2x)\n" "$(calc "$s_med / $d_med")"
+printf " ratio %sx (%s)\n" "$(calc "$s_med / $d_med")" "$(aim "$(calc "$s_med / $d_med")" le 1.2 x)"
 printf "  (context, no aim) setpriv + env + warrant --version alone: median %s ms;" "$(field version median)"
 printf " p90 ratio socket/direct %sx\n" "$(calc "$(field socket p90) / $(field direct p90)")"
 awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^fail=/ && $i != "fail=0")

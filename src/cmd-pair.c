@@ -22,7 +22,9 @@
 #define PAIR_TTL_MAX		300
 #define URL_MAX			200
 
+#ifndef WARRANT_LEAN
 static int cmd_pair_exec(int, char **);
+#endif
 
 const struct cmd_entry cmd_pair_entry = {
 	.name = "pair",
@@ -39,8 +41,14 @@ const struct cmd_entry cmd_pair_entry = {
 	"  --list            the devices paired so far\n"
 	"  --revoke DEVICE   end a device's session now\n"
 	"  -j, --json        --list as JSON\n",
+#ifdef WARRANT_LEAN
+	.exec = ui_exec,	/* warrant-ui runs it */
+#else
 	.exec = cmd_pair_exec,
+#endif
 };
+
+#ifndef WARRANT_LEAN	/* the rest is warrant-ui's */
 
 /* The URL the running daemon wrote, or NULL after a message. */
 static char *
@@ -236,3 +244,4 @@ cmd_pair_exec(int argc, char **argv)
 	free(link);
 	return EXIT_OK;
 }
+#endif	/* !WARRANT_LEAN */

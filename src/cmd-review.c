@@ -11,7 +11,9 @@
 #include "warrant.h"
 #include "tui/tui.h"
 
+#ifndef WARRANT_LEAN
 static int cmd_review_exec(int, char **);
+#endif
 
 const struct cmd_entry cmd_review_entry = {
 	.name = "review",
@@ -27,8 +29,14 @@ const struct cmd_entry cmd_review_entry = {
 	"q/Esc close. ID opens that gate at once.\n\n"
 	"  -a, --all          show settled gates too\n"
 	"  -p, --project P    only gates of project P\n",
+#ifdef WARRANT_LEAN
+	.exec = ui_exec,	/* warrant-ui runs it */
+#else
 	.exec = cmd_review_exec,
+#endif
 };
+
+#ifndef WARRANT_LEAN	/* the rest is warrant-ui's */
 
 static int
 cmd_review_exec(int argc, char **argv)
@@ -90,3 +98,4 @@ cmd_review_exec(int argc, char **argv)
 	store_close(&st);
 	return rc;
 }
+#endif	/* !WARRANT_LEAN */

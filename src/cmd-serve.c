@@ -14,7 +14,9 @@
 #include "web/web.h"
 #include "web/boxapi.h"
 
+#ifndef WARRANT_LEAN
 static int cmd_serve_exec(int, char **);
+#endif
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
@@ -48,8 +50,14 @@ const struct cmd_entry cmd_serve_entry = {
 	"                      password route, POST /box/set-password and\n"
 	"                      /box/NAME/set-password, signed with the keys of\n"
 	"                      `warrant box key` (see docs/web.md)\n",
+#ifdef WARRANT_LEAN
+	.exec = ui_exec,	/* warrant-ui runs it */
+#else
 	.exec = cmd_serve_exec,
+#endif
 };
+
+#ifndef WARRANT_LEAN	/* the rest is warrant-ui's */
 
 static int
 cmd_serve_exec(int argc, char **argv)
@@ -170,3 +178,4 @@ cmd_serve_exec(int argc, char **argv)
 	free(d.home);
 	return rc;
 }
+#endif	/* !WARRANT_LEAN */

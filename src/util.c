@@ -202,3 +202,33 @@ requester_label(const json_t *g, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%s", json_str(g, "requester"));
 }
+
+/*
+ * The commands that draw or serve (review, serve, pair) are warrant-ui's,
+ * the same program linked with ncursesw, libmicrohttpd and libqrencode:
+ * `warrant` itself loads none of them, so a request does not pay for
+ * loading them. It runs with the same arguments and environment: from
+ * the directory of this very program when it is there (a build tree),
+ * else from where it is installed. Returns only on failure.
+ */
+int
+ui_exec(int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX], **av = xcalloc((size_t)argc + 2, sizeof *av);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	char *slash;
+
+	av[0] = "warrant";
+	memcpy(av + 1, argv, (size_t)argc * sizeof *av);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)snprintf(path, sizeof path, "%.*s/warrant-ui", (int)(slash - self),
+		    self) < sizeof path && access(path, X_OK) == 0)
+			execv(path, av);
+	}
+	execv(WARRANT_UI_PATH, av);
+	warn("cannot start %s", WARRANT_UI_PATH);
+	free(av);
+	return EXIT_INTERNAL;
+}

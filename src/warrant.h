@@ -75,6 +75,7 @@ struct link {
 	char		 path[108];	/* the daemon's socket */
 	struct store	 st;
 	int		 st_open;
+	int		 watch;		/* store_watch() of st, or -1 */
 	char		*buf;		/* reply bytes read, not yet taken */
 	size_t		 len, cap;
 };
@@ -94,6 +95,7 @@ int	 cosign_tally_text(const json_t *, char *, size_t);
 int	 cosign_show(const char *, const char *, const char *const *, size_t, int);
 int	 cosign_answer(const char *, const char *, const char *const *, size_t, int,
 	    const char *, int);
+int	 link_watch(const struct link *);
 
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);
@@ -134,5 +136,6 @@ int	 usage_error(const struct cmd_entry *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 print_json(const json_t *);
 int	 gate_arg(struct store *, const char *, char [GATE_ID_LEN + 1]);
+int	 ui_exec(int, char **);
 
 #endif

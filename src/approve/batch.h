@@ -14,7 +14,6 @@
 
 #define SUDO		"/usr/bin/sudo"
 #define RECORD_MAX	(8 * 1024 * 1024)
-#define DEFAULT_TIMEOUT	300
 #define SUDO_ENV_MAX	8
 
 /* The state of one approval. */

@@ -18,21 +18,6 @@
 
 #include "batch.h"
 
-/* Sum of the selected commands' timeouts plus 30 s: the overall bound. */
-static long
-overall_bound(const json_t *cmds)
-{
-	json_t *c, *t;
-	long sum = 30;
-	size_t i;
-
-	json_array_foreach(cmds, i, c) {
-		t = json_object_get(c, "timeout_seconds");
-		sum += json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
-	}
-	return sum;
-}
-
 /* The batch of an unsettled attempt (a row of attempts_unsettled). */
 static int
 batch_of(struct batch *b, struct store *st, const json_t *a)
@@ -180,7 +165,7 @@ finalize_main(const char *dir, long long id)
 		store_close(&st);
 		return EXIT_OK;		/* already settled */
 	}
-	deadline = now_seconds() + overall_bound(json_object_get(a, "selected"));
+	deadline = now_seconds() + batch_bound(json_object_get(a, "selected"));
 	fd = open(json_str(a, "run_dir"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	while (fd >= 0 && runner_live(fd) && now_seconds() <= deadline)
 		nanosleep(&pause, NULL);

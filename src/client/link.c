@@ -25,6 +25,7 @@
 #define REPLY_SILENCE_MS	30000	/* no line for this long: the daemon is gone */
 #define BUSY_RETRIES		10
 #define RECONNECT_MS		10000	/* a daemon restarting under a wait */
+#define WAIT_POLL_MS		1000	/* the local wait's fallback to the store's watch */
 
 static int
 name_valid(const char *s)
@@ -89,7 +90,7 @@ link_open(struct link *l, const char *to)
 	const char *env = getenv("WARRANT_SOCKET");
 
 	memset(l, 0, sizeof *l);
-	l->fd = -1;
+	l->fd = l->watch = -1;
 	if (to != NULL) {
 		if (!name_valid(to)) {
 			warnx("--to takes the reviewer's user name");
@@ -115,19 +116,33 @@ link_close(struct link *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
+	if (l->watch >= 0)
+		close(l->watch);
 	if (l->st_open)
 		store_close(&l->st);
 	free(l->buf);
 	memset(l, 0, sizeof *l);
-	l->fd = -1;
+	l->fd = l->watch = -1;
 }
 
-/* This user's store, opened on first use. 0, or -1 after saying why. */
+/* A descriptor readable when this user's store changed (once it is
+ * open), or -1: a daemon's link, or no inotify. */
+int
+link_watch(const struct link *l)
+{
+	return l->local && l->st_open ? l->watch : -1;
+}
+
+/* This user's store, opened on first use, and watched from then on
+ * (before anything is read from it: no change is missed). 0, or -1
+ * after saying why. */
 static int
 link_store(struct link *l)
 {
-	if (!l->st_open && store_open(&l->st) == 0)
+	if (!l->st_open && store_open(&l->st) == 0) {
 		l->st_open = 1;
+		l->watch = store_watch(&l->st);
+	}
 	return l->st_open ? 0 : -1;
 }
 
@@ -324,11 +339,11 @@ link_submit(struct link *l, const char *bytes, size_t len, const char *agent,
 	return rc;
 }
 
-/* The local wait: this user's store, polled. */
+/* The local wait: this user's store, read again whenever it changes
+ * (and every WAIT_POLL_MS all the same). */
 static int
 wait_local(struct link *l, const char *arg, long timeout, json_t **outcome)
 {
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
 	int64_t deadline = timeout >= 0 ? now_seconds() + timeout : INT64_MAX;
 	char id[GATE_ID_LEN + 1];
 	json_t *g;
@@ -344,7 +359,7 @@ wait_local(struct link *l, const char *arg, long timeout, json_t **outcome)
 		if (strcmp(json_str(g, "state"), "pending") != 0 || now_seconds() >= deadline)
 			break;
 		json_decref(g);
-		nanosleep(&pause, NULL);
+		store_watch_wait(l->watch, l->watch >= 0 ? WAIT_POLL_MS : 200);
 	}
 	*outcome = gate_outcome(&l->st, g);
 	json_decref(g);

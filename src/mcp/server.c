@@ -283,14 +283,19 @@ setup_signals(sigset_t *waitmask)
 	return 0;
 }
 
-/* Wait for input or the next tick; returns what ppoll returns. */
+/* Wait for input, a change of the local store (when calls are pending)
+ * or the next tick; returns what ppoll returns, and sets *changed when
+ * the store changed. */
 static int
-wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask)
+wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask, int *changed)
 {
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+	    { .fd = -1, .events = POLLIN } };
 	struct timespec ts, *tp = NULL;
 	int64_t ms;
+	int rc;
 
+	*changed = 0;
 	if (s->ncalls > 0) {
 		ms = next_tick - monotonic_ms();
 		if (ms < 0)
@@ -298,8 +303,15 @@ wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask)
 		ts.tv_sec = ms / 1000;
 		ts.tv_nsec = (ms % 1000) * 1000000;
 		tp = &ts;
+		pfd[1].fd = s->linked ? link_watch(&s->link) : -1;
 	}
-	return ppoll(&pfd, 1, tp, mask);
+	rc = ppoll(pfd, 2, tp, mask);
+	if (rc > 0 && pfd[1].fd >= 0 && (pfd[1].revents & POLLIN)) {
+		*changed = store_watch_drain(pfd[1].fd);
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			rc = 0;	/* nothing to read on stdin */
+	}
+	return rc;
 }
 
 /* Serve one session; gates go to reviewer to's daemon (or NULL: link_open). */
@@ -312,7 +324,7 @@ mcp_serve(const char *to)
 	sigset_t mask;
 	int64_t next_tick = 0;
 	ssize_t n;
-	int rc, eof = 0;
+	int rc, eof = 0, changed;
 
 	memset(&s, 0, sizeof s);
 	s.to = to;
@@ -325,7 +337,7 @@ mcp_serve(const char *to)
 	lb.buf = xmalloc(MCP_LINE_MAX);
 
 	while (!eof && !quit) {
-		rc = wait_input(&s, next_tick, &mask);
+		rc = wait_input(&s, next_tick, &mask, &changed);
 		if (rc < 0 && errno != EINTR) {
 			warnx("mcp: poll: %m");
 			break;
@@ -343,7 +355,7 @@ mcp_serve(const char *to)
 				eof = 1;
 			}
 		}
-		if (s.ncalls > 0 && monotonic_ms() >= next_tick) {
+		if (s.ncalls > 0 && (changed || monotonic_ms() >= next_tick)) {
 			calls_tick(&s);
 			next_tick = monotonic_ms() + MCP_TICK_MS;
 		}

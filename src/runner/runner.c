@@ -34,6 +34,10 @@
  * Each ROOT command's output is also kept as a sudo I/O log session
  * (iolog.c); a batch with one does not start when that log cannot be.
  *
+ * The whole batch is bounded: from the runner's start, the sum of the
+ * commands' timeouts plus 30 s. At that deadline the command in hand is
+ * killed (its group, SIGKILL) and no other starts; the ledger says so.
+ *
  * usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]
  */
 #include <err.h>
@@ -55,7 +59,6 @@
 
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
-#define DEFAULT_TIMEOUT	300
 #define POLICY_BATCH	16	/* sudoers questions asked at once */
 #define USAGE		"usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]"
 
@@ -85,6 +88,7 @@ struct runner {
 	const char	*refused_why;
 	size_t		 refused_at;
 	struct iolog_host io_host;		/* ROOT commands' I/O log (iolog.c) */
+	int64_t		 deadline_ms;		/* monotonic: start + batch_bound() */
 };
 
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
@@ -694,6 +698,7 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	x.group = EXEC_SESSION;	/* no terminal: nothing reaches the reviewer's */
 	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
+	x.deadline_ms = r->deadline_ms;
 	if (is_root(c)) {
 		x.envp = r->root_env;
 		x.cwd = str(r->manifest, "cwd");
@@ -783,6 +788,9 @@ run_all(struct runner *r)
 			    "not run: another command of the batch was refused");
 		else if (halt != NULL)
 			e = ledger_entry_not_run(id, as, "skipped", halt);
+		else if (monotonic_ms() >= r->deadline_ms)
+			e = ledger_entry_not_run(id, as, "skipped", halt = "not run: the runner's "
+			    "overall deadline (the sum of the timeouts plus the grace) passed");
 		else if (failed && stop)
 			e = ledger_entry_not_run(id, as, "skipped",
 			    "not run: an earlier command failed (stop_on_failure)");
@@ -947,6 +955,7 @@ main(int argc, char **argv)
 	umask(077);
 	signals();
 	memset(&r, 0, sizeof r);
+	r.deadline_ms = monotonic_ms();	/* plus the bound, once the manifest is read */
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -978,6 +987,7 @@ main(int argc, char **argv)
 	r.request_id = str(r.manifest, "request_id");
 	seal_subset(&r);
 	r.n = json_array_size(json_object_get(r.manifest, "commands"));
+	r.deadline_ms += batch_bound(json_object_get(r.manifest, "commands")) * 1000;
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);

@@ -374,12 +374,12 @@ int
 serve_run(struct daemon *d)
 {
 	struct conn *conns[SERVE_CONN_MAX];
-	struct pollfd pfd[SERVE_CONN_MAX + 1];
+	struct pollfd pfd[SERVE_CONN_MAX + 2];
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t block, orig;
 	int64_t now, next_tick, wake;
 	size_t n = 0, i, k;
-	int lfd, timeout;
+	int lfd, timeout, watch;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -399,6 +399,9 @@ serve_run(struct daemon *d)
 	} else
 		warnx("serve: %s answers requesters on %s (group %s)", d->name, d->path,
 		    d->group);
+	/* waits are answered as soon as the store changes; the tick stays as
+	 * the fallback (and for expiry, which writes nothing) */
+	watch = store_watch(&d->st);
 	next_tick = monotonic_ms() + SERVE_TICK_MS;
 	while (!stopping) {
 		now = monotonic_ms();
@@ -415,8 +418,9 @@ serve_run(struct daemon *d)
 			if (c->deadline > 0 && c->deadline < wake)
 				wake = c->deadline;
 		}
+		pfd[n + 1] = (struct pollfd){ .fd = watch, .events = POLLIN };
 		timeout = wake > now ? (int)(wake - now) : 0;
-		if (ppoll(pfd, n + 1, &(struct timespec){ timeout / 1000,
+		if (ppoll(pfd, n + 2, &(struct timespec){ timeout / 1000,
 		    (timeout % 1000) * 1000000L }, &orig) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -434,6 +438,8 @@ serve_run(struct daemon *d)
 			if (pfd[i + 1].revents & POLLOUT)
 				conn_flush(c);
 		}
+		if ((pfd[n + 1].revents & POLLIN) && store_watch_drain(watch))
+			next_tick = 0;	/* look at the waited gates now */
 		if (pfd[0].revents & POLLIN)
 			conn_accept(d, lfd, conns, &n);
 		now = monotonic_ms();
@@ -461,6 +467,8 @@ serve_run(struct daemon *d)
 	}
 	for (i = 0; i < n; i++)
 		conn_close(conns[i]);
+	if (watch >= 0)
+		close(watch);
 	if (lfd >= 0) {
 		unlink_socket(d);
 		close(lfd);

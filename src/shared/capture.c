@@ -5,8 +5,10 @@
  * from the descriptor that was hashed; output drained without blocking into a
  * bounded tail and an optional size-capped log, credential shapes
  * redacted line by line; a timeout sends SIGTERM to the whole group, then
- * SIGKILL after a grace. Memory stays flat however much is printed. An
- * optional sink (the runner's I/O log) sees the raw output as it is read.
+ * SIGKILL after a grace; at the caller's hard deadline (the runner's
+ * overall bound) SIGKILL at once and no more draining. Memory stays flat
+ * however much is printed. An optional sink (the runner's I/O log) sees
+ * the raw output as it is read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,15 +26,6 @@
 
 #define KILL_GRACE_MS	5000
 #define DRAIN_AFTER_EXIT_MS 1000
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 capture_init(struct capture *c, int logfd, uint64_t logmax)
@@ -213,7 +206,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		.umask = 022,	/* warrant's own 077 is for its state, not the command's files */
 	};
 	int out[2], status = 0, exited = 0, pidfd;
-	int64_t start = now_ms(), deadline, exit_seen = 0, kill_at = 0;
+	int64_t start = monotonic_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
 	struct pollfd pfd[2];
 	pid_t pid;
@@ -228,7 +221,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	close(out[1]);
 	if (pid < 0) {
 		res->exec_errno = errno;
-		res->duration_ms = now_ms() - start;
+		res->duration_ms = monotonic_ms() - start;
 		close(out[0]);
 		return 0;
 	}
@@ -240,14 +233,21 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	pfd[1].fd = pidfd;
 	pfd[0].events = pfd[1].events = POLLIN;
 	for (;;) {
-		int64_t now = now_ms(), wait_ms = 200;
+		int64_t now = monotonic_ms(), wait_ms = 200;
 
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
 			exit_seen = now;
 			pfd[1].fd = -1;
 		}
-		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS))
+		if (x->deadline_ms != 0 && now >= x->deadline_ms && !res->deadline) {
+			res->deadline = res->timed_out = 1;
+			if (!exited)
+				kill_group(pid, SIGKILL);
+			kill_at = 0;
+		}
+		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS ||
+		    res->deadline))
 			break;
 		if (!exited && !res->timed_out && now >= deadline) {
 			res->timed_out = 1;
@@ -266,6 +266,8 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			wait_ms = exit_seen + DRAIN_AFTER_EXIT_MS - now;
 		else if (pfd[0].fd < 0 && pidfd < 0)
 			wait_ms = 5;
+		if (x->deadline_ms != 0 && !res->deadline && x->deadline_ms - now < wait_ms)
+			wait_ms = x->deadline_ms - now;
 		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
 		drain(c, &pfd[0], buf, sizeof buf);
@@ -278,7 +280,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		kill(-pid, SIGKILL);	/* stragglers of the group, if any */
 	if (!exited)
 		waitpid(pid, &status, 0);
-	res->duration_ms = now_ms() - start;
+	res->duration_ms = monotonic_ms() - start;
 	if (WIFEXITED(status))
 		res->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))

@@ -40,6 +40,23 @@ status_known(const char *s)
 	return 0;
 }
 
+/* The overall bound of a batch, in seconds: the sum of its commands'
+ * timeouts plus a grace (30 s). The runner stops at it, the finalizer
+ * stops polling at it. */
+long
+batch_bound(const json_t *cmds)
+{
+	json_t *c, *t;
+	long sum = BATCH_GRACE_SECONDS;
+	size_t i;
+
+	json_array_foreach(cmds, i, c) {
+		t = json_object_get(c, "timeout_seconds");
+		sum += json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
+	}
+	return sum;
+}
+
 /* How much output an entry keeps under each output_to_agent policy. */
 size_t
 ledger_tail_bytes(const char *policy)
@@ -85,6 +102,9 @@ ledger_entry_ran(const char *id, const char *as, const struct exec_result *res,
 
 	if (res->exec_errno != 0)
 		snprintf(err, sizeof err, "could not start: %s", strerror(res->exec_errno));
+	else if (res->deadline)
+		snprintf(err, sizeof err, "killed at the runner's overall deadline "
+		    "(the sum of the timeouts plus %d s)", BATCH_GRACE_SECONDS);
 	else if (res->timed_out)
 		snprintf(err, sizeof err, "timed out; the process group was killed");
 	e = json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:s,s:I,s:s?}",

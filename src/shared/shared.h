@@ -254,11 +254,13 @@ struct exec_spec {
 	int		 group;		/* EXEC_SESSION, EXEC_GROUP or EXEC_FOREGROUND */
 	const sigset_t	*ignore;	/* signals it starts with ignored */
 	long		 timeout;	/* seconds */
+	int64_t		 deadline_ms;	/* monotonic_ms() of a hard stop, or 0 */
 };
 struct exec_result {
 	int		exit_code;	/* -1 when killed by a signal */
 	int		signal;
 	int		timed_out;
+	int		deadline;	/* killed at deadline_ms */
 	int		exec_errno;	/* nonzero: it never started */
 	int64_t		duration_ms;
 };
@@ -274,6 +276,13 @@ struct ledger_status {
 	const char	*meaning;
 };
 extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
+#define DEFAULT_TIMEOUT		300	/* a command's, in seconds, where none is set */
+#if WARRANT_TEST_HOOKS
+#define BATCH_GRACE_SECONDS	3	/* the e2e tests reach it in seconds */
+#else
+#define BATCH_GRACE_SECONDS	30
+#endif
+long	 batch_bound(const json_t *);
 #define LEDGER_TAIL_BYTES	(8 * 1024)
 #define LEDGER_FULL_BYTES	(64 * 1024)
 size_t	 ledger_tail_bytes(const char *);

@@ -382,40 +382,81 @@ store_gate(struct store *st, const char *id, int with_manifest)
 	return g;
 }
 
+/* A list's columns: GATE_COLUMNS but the manifest, which no list shows
+ * (reading it would cost more than all the rest). */
+#define LIST_COLUMNS "id, state, created_at, expires_at, settled_at, requester," \
+	" requester_uid, agent, project, host, machine, reason, run_as, cwd, env," \
+	" stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count," \
+	" user_count, manifest_sha256, feedback, requester_pid, requester_start"
+
 /*
  * Gates, pending first then newest first; settled ones only with all;
- * of one project and of one requester uid when they are given.
+ * of one project and of one requester uid when they are given (the
+ * statement, bound: store_list_prepare; listjson.c writes its rows). Each is
+ * handed to fn as it is read (one statement, nothing held but the row);
+ * fn takes the reference, and a nonzero return stops the walk. Returns 0,
+ * -1 on errors (a store error is said; fn's return is passed on).
  */
-json_t *
-store_list(struct store *st, int all, long limit, const char *project, int64_t uid)
+sqlite3_stmt *
+store_list_prepare(struct store *st, int all, long limit, const char *project, int64_t uid)
 {
-	static const char pending_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
+	static const char pending_sql[] = "SELECT " LIST_COLUMNS " FROM gates"
 	    " WHERE state = 'pending' AND (?1 IS NULL OR project = ?1)"
 	    " AND (?3 < 0 OR requester_uid = ?3)"
 	    " ORDER BY created_at DESC, rowid DESC LIMIT ?2";
-	static const char all_sql[] = "SELECT " GATE_COLUMNS " FROM gates"
+	static const char all_sql[] = "SELECT " LIST_COLUMNS " FROM gates"
 	    " WHERE (?1 IS NULL OR project = ?1) AND (?3 < 0 OR requester_uid = ?3)"
 	    " ORDER BY state = 'pending' DESC, created_at DESC, rowid DESC LIMIT ?2";
-	json_t *list = json_array();
 	sqlite3_stmt *s;
-	int rc;
 
 	if (sqlite3_prepare_v2(st->db, all ? all_sql : pending_sql, -1, &s, NULL) != SQLITE_OK) {
 		store_fail(st, "listing gates");
+		return NULL;
+	}
+	if ((sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 2, limit) | sqlite3_bind_int64(s, 3, uid)) != SQLITE_OK) {
+		store_fail(st, "listing gates");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+store_list_each(struct store *st, int all, long limit, const char *project, int64_t uid,
+    int (*fn)(json_t *, void *), void *arg)
+{
+	sqlite3_stmt *s;
+	int rc, stop = 0;
+
+	if ((s = store_list_prepare(st, all, limit, project, uid)) == NULL)
+		return -1;
+	for (rc = sqlite3_step(s); rc == SQLITE_ROW && stop == 0; rc = sqlite3_step(s))
+		stop = fn(gate_row(s, 0), arg);
+	sqlite3_finalize(s);
+	if (stop != 0)
+		return stop;
+	if (rc != SQLITE_DONE)
+		return store_fail(st, "listing gates");
+	return 0;
+}
+
+static int
+append(json_t *g, void *list)
+{
+	return json_array_append_new(list, g);
+}
+
+/* store_list_each's gates as one array; NULL on errors. */
+json_t *
+store_list(struct store *st, int all, long limit, const char *project, int64_t uid)
+{
+	json_t *list = json_array();
+
+	if (store_list_each(st, all, limit, project, uid, append, list) != 0) {
 		json_decref(list);
 		return NULL;
 	}
-	rc = (sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC) |
-	    sqlite3_bind_int64(s, 2, limit) |
-	    sqlite3_bind_int64(s, 3, uid)) == SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
-	for (; rc == SQLITE_ROW; rc = sqlite3_step(s))
-		json_array_append_new(list, gate_row(s, 0));
-	if (rc != SQLITE_DONE) {
-		store_fail(st, "listing gates");
-		json_decref(list);
-		list = NULL;
-	}
-	sqlite3_finalize(s);
 	return list;
 }
 

@@ -24,6 +24,7 @@ int	 transition_finish(struct store *, sqlite3_stmt *, const char *, const char 
 
 /* gates.c */
 int	 gate_state(struct store *, const char *, char *, size_t);
+sqlite3_stmt *store_list_prepare(struct store *, int, long, const char *, int64_t);
 
 /* chain.c: the caller holds the write transaction */
 int	 audit_append(struct store *, const char *, const char *, const json_t *, int64_t);

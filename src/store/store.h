@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 /* gateid.c: "w-" + 10 lowercase base32 characters */
@@ -35,6 +36,11 @@ struct store {
 int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
 void	 store_close(struct store *);
+
+/* watch.c: a descriptor readable when the store changed, or -1 */
+int	 store_watch(const struct store *);
+int	 store_watch_drain(int);
+int	 store_watch_wait(int, int);
 
 /*
  * gates.c: a new gate as the store takes it, a plain record. The JSON
@@ -90,6 +96,9 @@ int	 store_expire(struct store *);
 int	 store_resolve(struct store *, const char *, int64_t, char [GATE_ID_LEN + 1]);
 json_t	*store_gate(struct store *, const char *, int);
 json_t	*store_list(struct store *, int, long, const char *, int64_t);
+int	 store_list_each(struct store *, int, long, const char *, int64_t,
+	    int (*)(json_t *, void *), void *);
+int	 store_list_dump(struct store *, int, long, const char *, int64_t, FILE *, size_t *);
 long	 store_count_pending(struct store *, int64_t);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);

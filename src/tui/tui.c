@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The review console's loop: curses set up for wide characters, the store
- * polled every POLL_MS (recover, expire, list) with a timeout on input so
- * a new request shows up without a key press and rings the bell, keys
+ * read (recover, expire, list) as soon as it changes (an inotify watch on
+ * its directory) and every POLL_MS all the same, so a new request shows
+ * up without a key press and rings the bell, keys
  * dispatched to the list or the gate under review, and the screen redrawn
  * from scratch on every turn (curses sends only what changed).
  */
 #include <err.h>
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -206,9 +208,22 @@ screen_start(void)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
-	timeout(200);
+	timeout(0);	/* loop() waits in poll() */
 	tui_styles();
 	return 0;
+}
+
+/* Until a key, a change of the store or the next fallback read is due. */
+static void
+idle(struct tui *t)
+{
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+	    { .fd = t->watch, .events = POLLIN } };
+	int64_t ms = t->last_poll + POLL_MS - tui_now_ms();
+
+	if (ms > 0 && poll(p, 2, (int)ms) > 0 && (p[1].revents & POLLIN) &&
+	    store_watch_drain(t->watch))
+		t->last_poll = 0;	/* read it now */
 }
 
 static void
@@ -219,8 +234,9 @@ loop(struct tui *t)
 
 	while (!t->quit && !stop_signal) {
 		tui_draw(t);
-		type = get_wch(&k);
-		if (type != ERR)
+		idle(t);
+		/* every key curses has (it may hold some already read) */
+		while (!t->quit && (type = get_wch(&k)) != ERR)
 			key(t, type, k);
 		if (!t->quit && tui_now_ms() - t->last_poll >= POLL_MS)
 			tui_poll(t);
@@ -250,11 +266,14 @@ tui_run(struct store *st, int all, const char *project, const char *open_id)
 		free((char *)t.user);
 		return EXIT_INTERNAL;
 	}
+	t.watch = store_watch(st);	/* before the first read: no change missed */
 	tui_poll(&t);
 	if (open_id != NULL)
 		gate_open(&t, open_id);
 	loop(&t);
 	endwin();
+	if (t.watch >= 0)
+		close(t.watch);
 	gate_close(&t);
 	json_decref(t.list);
 	json_decref(t.seen);

@@ -80,7 +80,7 @@ void	 doc_blank(struct tdoc *, int);
 enum view { VIEW_LIST, VIEW_GATE };
 enum mode { MODE_NORMAL, MODE_DENY };
 
-#define POLL_MS		500
+#define POLL_MS		500	/* the store is read at least this often */
 
 struct tui {
 	struct store	*st;
@@ -91,6 +91,7 @@ struct tui {
 	enum view	 view;
 	enum mode	 mode;
 	int64_t		 last_poll;	/* ms, monotonic */
+	int		 watch;		/* store_watch(), or -1: poll only */
 	int		 polled;	/* at least once: new gates ring the bell */
 
 	/* the list */

@@ -187,6 +187,9 @@ setup_bin() {
 	else
 		cp "$WARRANT_BUILD/warrant" "$WT_DIR/bin/warrant"
 		chmod 755 "$WT_DIR/bin/warrant"
+		# review, serve and pair run warrant-ui, found next to warrant
+		cp "$WARRANT_BUILD/warrant-ui" "$WT_DIR/bin/warrant-ui"
+		chmod 755 "$WT_DIR/bin/warrant-ui"
 		W="$WT_DIR/bin/warrant"
 	fi
 	WT_T="$WT_DIR/t"

@@ -28,6 +28,7 @@ ORDER=$OPT/order
 RM=/root/wt-m-$TAG          # ROOT markers: $RM-x
 YOU=$SR_DIR/you             # YOU markers: $YOU/x
 SLEEPER="307.$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
+STUBBORN="309.$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
 BG=""
 PERMS_SAVED=""
 
@@ -216,6 +217,12 @@ cat >"$BIN/forker" <<EOF
 /usr/bin/sleep $SLEEPER &
 /usr/bin/sleep $SLEEPER
 EOF
+cat >"$BIN/stubborn" <<EOF
+#!/bin/sh
+# A command that ignores SIGTERM: only SIGKILL ends it.
+trap '' TERM
+/usr/bin/sleep $STUBBORN
+EOF
 cp /usr/bin/true "$BIN/tool"
 cp /usr/bin/true "$BIN/tool2"
 chown root:root "$BIN"/*
@@ -229,7 +236,7 @@ sr_sampler_start
 
 # Cases need `warrant answer`, `warrant wait` and the runner. Without them
 # every case fails visibly, by name.
-CASES="a a2 a3 b c d e f g h i j m n o q r s"
+CASES="a a2 a3 b b2 c d e f g h h2 i j m n o q r s"
 if [ "$READY" -ne 1 ]; then
 	for c in $CASES; do
 		not_ok "($c) not run: warrant answer/wait or warrant-runner missing"
@@ -334,6 +341,42 @@ answer right b-again "$GB" --run --no-detach -j
 is "[P3] (b) answerable again: the right password now exits 0" "$ANS_RC" 0
 check "[P3] (b) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b" "$RM-b"
 after_outcome b-again
+
+# ============================================================ (b2) prompt timeout
+section "(b2) the prompt times out"
+# sudo's own prompt timeout, 0.05 minutes (3 s), for the reviewer only,
+# in a drop-in that lives for this case. Nobody answers the prompt: sudo
+# gives up by itself, exactly as after a wrong password (exit 1), so the
+# outcome is authentication_failed (docs/execution.md, section 5) and the
+# gate stays pending and answerable.
+TO_DROPIN=/etc/sudoers.d/wt-answer-timeout
+printf 'Defaults:%s passwd_timeout=0.05\n' "$SR_USER" >"$TO_DROPIN.tmp"
+chmod 0440 "$TO_DROPIN.tmp"
+if visudo -cqf "$TO_DROPIN.tmp" >/dev/null 2>&1 && mv "$TO_DROPIN.tmp" "$TO_DROPIN"; then
+	at_exit "rm -f '$TO_DROPIN' '$TO_DROPIN.tmp'"
+	mkgate b2 <<EOF
+{"reason":"e2e (b2): a prompt that times out runs nothing","commands":[
+  {"id":"ub2","as":"user","argv":["/usr/bin/touch","$YOU/b2"],"why":"you first"},
+  {"id":"rb2","argv":["/usr/bin/touch","$RM-b2"],"why":"root marker"}]}
+EOF
+	GB2=$G
+	answer silent b2 "$GB2" --run --no-detach -j
+	rm -f "$TO_DROPIN"
+	is "[P3] (b2) the prompt timed out: answer exits 2" "$ANS_RC" 2
+	check "[P3] (b2) sudo said its prompt timed out" grep -q "timed out reading password" "$PTY_LOG"
+	jcheck "[P3] (b2) outcome authentication_failed, status pending" \
+	    "j['request_id'] == '$GB2' and j['status'] == 'pending' and j['outcome'] == 'authentication_failed'" "$ANS"
+	check "[P3] (b2) the YOU command did not run" absent "$YOU/b2"
+	check "[P3] (b2) the ROOT command did not run" absent "$RM-b2"
+	check "[P3] (b2) the gate is still pending" state_is "$GB2" pending
+	after_outcome b2
+	answer right b2-again "$GB2" --run --no-detach -j
+	is "[P3] (b2) answerable again: the right password now exits 0" "$ANS_RC" 0
+	check "[P3] (b2) ... and both commands ran" sh -c '[ -e "$1" ] && [ -e "$2" ]' sh "$YOU/b2" "$RM-b2"
+else
+	rm -f "$TO_DROPIN.tmp"
+	not_ok "(b2) a sudoers drop-in with passwd_timeout can be installed"
+fi
 
 # ============================================================ (c) Ctrl-C
 section "(c) Ctrl-C"
@@ -536,6 +579,33 @@ while [ -n "$(pgrep -f "sleep $SLEEPER")" ] && [ "$i" -lt 50 ]; do sleep 0.2; i=
 check "(h) no process of the command's group survives (forked sleeper gone)" \
     [ -z "$(pgrep -f "sleep $SLEEPER")" ]
 after_outcome h
+
+# ============================================================ (h2) overall deadline
+section "(h2) the runner's overall deadline"
+# Two ROOT commands of 1 s each: the runner's bound is 1 + 1 + the grace
+# (3 s in this build, 30 s in a normal one). The first ignores SIGTERM,
+# so its own timeout's SIGKILL comes 5 s after the SIGTERM, past that
+# bound: only the runner's deadline stops it before then, and then the
+# second must not start. Without the deadline the second one would run
+# (stop_on_failure is off: only the deadline can stop it).
+mkgate h2 <<EOF
+{"reason":"e2e (h2): the runner's own deadline","stop_on_failure":false,"commands":[
+  {"id":"st","argv":["$BIN/stubborn"],"why":"ignores SIGTERM","timeout_seconds":1},
+  {"id":"late","argv":["/usr/bin/touch","$RM-h2"],"why":"must not start past the deadline","timeout_seconds":1}]}
+EOF
+GH2=$G
+answer right h2 "$GH2" --run --no-detach -j
+wait_gate "$GH2" 60
+is "(h2) wait exits 3 (a command failed)" "$WAIT_RC" 3
+jcheck "(h2) the stubborn command was killed at the runner's overall deadline" \
+    "entry(j, 'st')['status'] == 'failed' and 'overall deadline' in (entry(j, 'st')['error'] or '')" "$WJ"
+jcheck "(h2) the command after it was skipped: the deadline had passed" \
+    "entry(j, 'late')['status'] == 'skipped' and 'overall deadline' in (entry(j, 'late')['error'] or '')" "$WJ"
+check "(h2) the command after the deadline did not run" absent "$RM-h2"
+i=0
+while [ -n "$(pgrep -f "sleep $STUBBORN")" ] && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+check "(h2) the stubborn command is gone" [ -z "$(pgrep -f "sleep $STUBBORN")" ]
+after_outcome h2
 
 # ============================================================ (i) 1 GiB of output
 section "(i) 1 GiB of output"

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -120,11 +123,48 @@ test_redaction_at_the_line_cut(void **state)
 	free(tail);
 }
 
+/* The caller's hard deadline (the runner's overall bound): a command that
+ * ignores SIGTERM is killed at it, before its own timeout's SIGKILL would
+ * come, and the result says it was the deadline. */
+static void
+test_deadline(void **state)
+{
+	char *argv[] = { "sh", "-c", "trap '' TERM; echo started; exec /usr/bin/sleep 30", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct exec_result res;
+	struct exec_spec x;
+
+	(void)state;
+	memset(&x, 0, sizeof x);
+	x.exefd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	assert_true(x.exefd >= 0);
+	x.argv = argv;
+	x.envp = envp;
+	x.group = EXEC_SESSION;
+	x.timeout = 1;			/* SIGTERM at 1 s, ignored; SIGKILL at 6 s */
+	x.deadline_ms = monotonic_ms() + 2000;
+	capture_init(&cap, -1, 0);
+	assert_int_equal(exec_capture(&x, &cap, &res), 0);
+	assert_int_equal(res.deadline, 1);
+	assert_int_equal(res.timed_out, 1);
+	assert_int_equal(res.signal, SIGKILL);
+	assert_true(cap.total > 0);	/* it had started */
+	/* a command that ends before the deadline is not marked */
+	argv[2] = "echo quick";
+	x.deadline_ms = monotonic_ms() + 30000;
+	capture_init(&cap, -1, 0);
+	assert_int_equal(exec_capture(&x, &cap, &res), 0);
+	assert_int_equal(res.deadline, 0);
+	assert_int_equal(res.exit_code, 0);
+	close(x.exefd);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redaction_across_reads),
+		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_tail_is_bounded),
 		cmocka_unit_test(test_binary_output_is_json_safe),
 		cmocka_unit_test(test_redaction_shapes),

@@ -3,6 +3,8 @@
  * expiry on read, requests.jsonl, and the audit chain catching a tampered
  * row. */
 #include <sys/stat.h>
+#include <poll.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include "store-fixture.h"
@@ -48,6 +50,89 @@ test_roundtrip(void **state)
 	json_decref(list);
 	assert_int_equal(audit_verify(&st, why, sizeof why, &n), 0);
 	assert_int_equal(n, 1);
+	store_close(&st);
+}
+
+/* list -j straight from the rows writes the bytes store_list's objects
+ * dump to, odd strings included: escapes, astral characters, and text
+ * that is not UTF-8 (null either way). */
+static void
+test_list_dump(void **state)
+{
+	static const char *const edits[] = {
+		"UPDATE gates SET reason = 'caf' || char(233) || ' ' || char(128512) ||"
+		" char(1) || char(9) || '\"\\' || char(127) || char(8232) WHERE rowid = 1",
+		"UPDATE gates SET agent = CAST(X'41EDA080' AS TEXT), project = CAST(X'C3' AS TEXT),"
+		" env = '{\"B\":\"b' || char(228) || '\"}', risk_badges = '[\"x\"]' WHERE rowid = 2",
+		"UPDATE gates SET settled_at = NULL, feedback = 'no' || char(10) WHERE rowid = 3",
+	};
+	char id[GATE_ID_LEN + 1], *want, *got = NULL;
+	struct store st;
+	size_t i, n, len = 0;
+	json_t *list;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	for (i = 0; i < 3; i++)
+		gate_add(&st, now_seconds() - (int64_t)i, 300, id);
+	for (i = 0; i < sizeof edits / sizeof edits[0]; i++)
+		assert_int_equal(sqlite3_exec(st.db, edits[i], NULL, NULL, NULL), SQLITE_OK);
+	for (i = 0; i < 2; i++) {
+		list = store_list(&st, (int)i, 50, NULL, ANY_REQUESTER);
+		want = json_dumps(list, JSON_COMPACT | JSON_ENSURE_ASCII);
+		assert_non_null(want);
+		f = open_memstream(&got, &len);
+		assert_int_equal(store_list_dump(&st, (int)i, 50, NULL, ANY_REQUESTER, f, &n), 0);
+		fclose(f);
+		assert_int_equal(n, json_array_size(list));
+		assert_true(len > 0 && got[len - 1] == '\n');
+		got[len - 1] = '\0';
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+		json_decref(list);
+	}
+	/* none: an empty array */
+	f = open_memstream(&got, &len);
+	assert_int_equal(store_list_dump(&st, 0, 50, "nothing", ANY_REQUESTER, f, &n), 0);
+	fclose(f);
+	assert_string_equal(got, "[]\n");
+	free(got);
+	store_close(&st);
+}
+
+/* The watch wakes when another connection commits, not on reads. */
+static void
+test_watch(void **state)
+{
+	char id[GATE_ID_LEN + 1];
+	struct store st, other;
+	struct pollfd p;
+	json_t *g;
+	int fd;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	assert_int_equal(store_open_at(&other, dir), 0);
+	fd = store_watch(&st);
+	assert_true(fd >= 0);
+	store_watch_drain(fd);
+	/* reading changes nothing */
+	g = store_gate(&st, "w-aaaaaaaaaa", 0);
+	json_decref(g);
+	assert_int_equal(store_watch_wait(fd, 0), 0);
+	/* another connection's commit does */
+	gate_add(&other, now_seconds(), 300, id);
+	p.fd = fd;
+	p.events = POLLIN;
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_int_equal(store_watch_drain(fd), 1);
+	assert_int_equal(store_watch_drain(fd), 0);
+	/* no watch: the wait is a plain pause */
+	assert_int_equal(store_watch_wait(-1, 1), 0);
+	close(fd);
+	store_close(&other);
 	store_close(&st);
 }
 
@@ -316,6 +401,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_list_dump, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_watch, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_on_read, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_wal_bounded, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_tamper, fixture_setup, fixture_teardown),
