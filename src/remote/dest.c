@@ -62,7 +62,9 @@ dest_parse(const char *s, struct dest *d, struct refusal *r)
 		if ((end = strchr(h, ']')) == NULL)
 			return BAD(r, "an IPv6 address in brackets has no ']'");
 		n = (size_t)(end - h - 1);
-		if (n < 2 || n >= sizeof d->host)
+		/* brackets are for IPv6 alone: a name in them would format back
+		 * without them, as something else */
+		if (n < 2 || n >= sizeof d->host || memchr(h + 1, ':', n) == NULL)
 			return BAD(r, "the IPv6 address is malformed");
 		for (p = h + 1; p < end; p++)
 			if (!hex_char(*p) && *p != ':' && *p != '.')

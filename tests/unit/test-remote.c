@@ -57,6 +57,7 @@ test_dest_bad(void **state)
 		"ssh://alice@h|x", "ssh://alice@h&", "ssh://alice@h:0", "ssh://alice@h:65536",
 		"ssh://alice@h:22x", "ssh://alice@h:", "ssh://alice@h:-1", "ssh://alice@h:022",
 		"ssh://alice@[::1", "ssh://alice@[::1]x", "ssh://alice@[a;b]", "ssh://alice@",
+		"ssh://a@[EEEEe.e.]:1", "ssh://alice@[10.0.0.1]",
 		"ssh://alice@h/path", "ssh://alice@h?x", "ssh://al\tice@h", "ssh://alice@h\x7f",
 		"ssh://a@b@c", "ssh://alice@h:2222:1", "SSH://alice@h",
 		"ssh://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@h",
