@@ -20,7 +20,9 @@
 #
 # env: WARRANT_DEB_BUILD (where the package is built, default build-deb),
 # WARRANT_DEB_SUITES (the end-to-end suites run on the installed package,
-# default test-cli.sh test-answer.sh test-serve.sh).
+# default: every suite that runs on an installed build; test-box,
+# test-boxapi, test-mcp, test-review, test-web, test-twoperson and
+# test-chaos need the build directory or its test hooks).
 WARRANT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export WARRANT_TOP
 . "$WARRANT_TOP/tests/e2e/lib.sh"
@@ -38,7 +40,9 @@ LOG=/var/log/warrant.log
 IODIR=/var/log/warrant-io
 OUT=${WARRANT_DEB_BUILD:-$top/build-deb}
 case $OUT in /*) ;; *) OUT="$top/$OUT" ;; esac
-SUITES=${WARRANT_DEB_SUITES:-test-cli.sh test-answer.sh test-serve.sh}
+SUITES=${WARRANT_DEB_SUITES:-test-cli.sh test-answer.sh test-serve.sh test-validate.sh \
+    test-store.sh test-files.sh test-hardening.sh test-iolog.sh test-gc.sh \
+    test-requesters.sh test-remote.sh test-setup.sh}
 VERSION=$(sed -n "s/^  version : '\([^']*\)',\$/\1/p" "$top/meson.build")
 ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
 DEB=$top/warrant_${VERSION}_$ARCH.deb

@@ -27,7 +27,13 @@ SR_DIR=$(mktemp -d /tmp/warrant-iolog-e2e.XXXXXX) || exit 1
 chmod 755 "$SR_DIR"
 OPT=/opt/wt-iolog
 RL=/var/log/warrant.log
-IO=$(sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+if installed_mode; then
+	# an installed build: the default directory (the Debian package's),
+	# or the one it was configured with, given here
+	IO=${WARRANT_IOLOG_DIR:-/var/log/warrant-io}
+else
+	IO=$(sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+fi
 MOVED=""
 
 cleanup() {
@@ -101,7 +107,7 @@ if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, wa
 else bail "infra: cannot set up the reviewer or install warrant"; fi
 case $IO in
 /?*) ok "the build names its I/O log directory ($IO)" ;;
-*) bail "no WARRANT_IOLOG_DIR in $WARRANT_BUILD/config.h" ;;
+*) bail "no WARRANT_IOLOG_DIR in $WARRANT_BUILD/config.h (or the environment)" ;;
 esac
 rm -rf "$OPT"
 install -d -m 0755 -o root -g root "$OPT" "$OPT/bin"
