@@ -264,14 +264,8 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
-		if (!r->too_large && r->len + *upload_size <= BOXAPI_BODY_MAX) {
-			if (r->body == NULL)
-				r->body = xmalloc(BOXAPI_BODY_MAX + 1);
-			memcpy(r->body + r->len, upload, *upload_size);
-			r->len += *upload_size;
-			r->body[r->len] = '\0';
-		} else
-			r->too_large = 1;	/* read and dropped: a chunked body has no length */
+		web_body_add(&r->body, &r->len, &r->too_large, BOXAPI_BODY_MAX, upload,
+		    *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}

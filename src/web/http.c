@@ -111,6 +111,25 @@ respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const 
 	return rc;
 }
 
+/*
+ * One chunk of a request's body into *body (allocated at the first, max + 1
+ * bytes, kept NUL-terminated). Past max the rest is read and dropped and
+ * *too_large set: a chunked body has no length to refuse it by up front.
+ */
+void
+web_body_add(char **body, size_t *len, int *too_large, size_t max, const char *p, size_t n)
+{
+	if (*too_large || *len + n > max) {
+		*too_large = 1;
+		return;
+	}
+	if (*body == NULL)
+		*body = xmalloc(max + 1);
+	memcpy(*body + *len, p, n);
+	*len += n;
+	(*body)[*len] = '\0';
+}
+
 /* A JSON response (takes the reference). */
 enum MHD_Result
 web_json(struct MHD_Connection *c, unsigned status, json_t *j)
@@ -391,14 +410,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
-		if (!r->too_large && r->len + *upload_size <= WEB_BODY_MAX) {
-			if (r->body == NULL)
-				r->body = xmalloc(WEB_BODY_MAX + 1);
-			memcpy(r->body + r->len, upload, *upload_size);
-			r->len += *upload_size;
-			r->body[r->len] = '\0';
-		} else
-			r->too_large = 1;	/* read and dropped: a chunked body has no length */
+		web_body_add(&r->body, &r->len, &r->too_large, WEB_BODY_MAX, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}

@@ -71,6 +71,7 @@ struct web_req {
 
 /* http.c */
 int	 web_parse_listen(const char *, struct web_config *);
+void	 web_body_add(char **, size_t *, int *, size_t, const char *, size_t);
 int	 web_secret_new(char [44]);
 struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
 	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback, int *);
