@@ -21,7 +21,7 @@
 # env: WARRANT_DEB_BUILD (where the package is built, default build-deb),
 # WARRANT_DEB_SUITES (the end-to-end suites run on the installed package,
 # default: every suite that runs on an installed build; test-box,
-# test-boxapi, test-mcp, test-review, test-web, test-twoperson and
+# test-boxapi, test-mcp, test-review, test-web, test-twoperson, test-hardening and
 # test-chaos need the build directory or its test hooks).
 WARRANT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export WARRANT_TOP
@@ -41,7 +41,7 @@ IODIR=/var/log/warrant-io
 OUT=${WARRANT_DEB_BUILD:-$top/build-deb}
 case $OUT in /*) ;; *) OUT="$top/$OUT" ;; esac
 SUITES=${WARRANT_DEB_SUITES:-test-cli.sh test-answer.sh test-serve.sh test-validate.sh \
-    test-store.sh test-files.sh test-hardening.sh test-iolog.sh test-gc.sh \
+    test-store.sh test-files.sh test-iolog.sh test-gc.sh \
     test-requesters.sh test-remote.sh test-setup.sh}
 VERSION=$(sed -n "s/^  version : '\([^']*\)',\$/\1/p" "$top/meson.build")
 ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
