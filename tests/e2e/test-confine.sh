@@ -1,0 +1,761 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Promise 8 end to end (docs/design.md §1, §7 "Run-time supervisor"): root
+# touches nothing the requester can change. The agent is its own user (the
+# requester wt-requester of lib.sh, reaching the reviewer's daemon through
+# `warrant requesters add`); the reviewer wt-reviewer (sudo-lib.sh: group
+# sudo, a canary password per run) approves through the host's real sudo in
+# a pty. Every hostile case checks three things: the access is refused at
+# run time, the ledger names it (the command's `confinement.refused`, or a
+# "refused" entry of the runner's re-judgement before the command starts),
+# and what the agent's payload would have done (a canary file under /root,
+# content in /etc) did not happen. Each hostile case has a control where
+# the same command works when nothing in it is the requester's.
+#
+#   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-confine.sh
+#
+# Cases: (1) nsenter into the agent's own process, in three spellings, and
+# its /proc/PID/cwd and /proc/PID/root; (2) a directory an earlier command
+# made world-writable, the file in it swapped while the batch waits; (3) a
+# Makefile changed after review in a project root enters; (4) a relative
+# and an absolute symbolic link into /tmp; (5) a directory made writable
+# through an ACL by an earlier command, swapped while the batch waits; (6)
+# a requester in 300 groups and a directory writable only through the
+# 290th; (7) a reviewed script that executes an agent-owned helper; (8) the
+# ledger's `executed` list with real SHA-256s; positive controls (ps,
+# chown -R and rm -rf of the requester's tree, useradd/userdel, systemctl
+# daemon-reload, dpkg -i of a staged .deb, tar -xzf of a staged archive,
+# install of a staged file); (9) fail-closed: no supervisor, nothing runs
+# (unless the policy says "unconfined": "allow").
+#
+# argv[0] cannot be a reviewed file (intake: "a file cannot be argv[0]"),
+# so a reviewed script runs as `/usr/bin/env {"file": "NAME"}` (env
+# executes the staged, root-owned copy). The paths such a script reaches
+# are invisible to the request-time validator and to the runner's
+# re-judgement of argv: only the supervisor sees them.
+#
+# Waits are on processes and files with generous bounds; the swap cases
+# hold the batch on a lock the test owns (`flock LOCK true` as the command
+# the agent acts during), not on a sleep of guessed length.
+#
+# Needs root. Creates (and removes): the users of lib.sh and sudo-lib.sh,
+# the group warrant-wt-reviewer and /run/warrant/wt-reviewer (requesters
+# add), the user wt-confine-u (a positive control), the groups
+# wt-cfg001..wt-cfg300, /opt/wt-confine, /srv/wt-confine*, /etc/wt-confine-*,
+# /etc/profile.d/wt-helper*.sh, /tmp/wt-helper*.sh, /root/wt-confine-*,
+# the package wt-confine-deb, and the build's policy file.
+. "$WARRANT_TOP/tests/e2e/lib.sh"
+. "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+
+need_root "the confinement tests create users and run as root"
+sr_need || bail "the programs the real-sudo tests drive are installed"
+for p in setfacl getfacl make nsenter flock dpkg-deb tar gzip cc; do
+	command -v "$p" >/dev/null 2>&1 || bail "$p is installed (scripts/deps.sh)"
+done
+
+umask 022
+TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
+SR_DIR=$(mktemp -d /tmp/warrant-confine-e2e.XXXXXX) || exit 1
+chmod 755 "$SR_DIR"
+REV=$SR_USER
+RGRP=warrant-$REV
+SOCK=/run/warrant/$REV/req.sock
+OPT=/opt/wt-confine
+SRV=/srv/wt-confine
+SRVG=/srv/wt-confine-g
+CAN=/root/wt-confine-canary-$TAG
+NEWUSER=wt-confine-u
+DEB=wt-confine-deb
+NGROUPS=300
+GPICK=290
+RUNDIR_WAS=$([ -e /run/warrant ] && echo 1)
+DPID=
+BG=""
+POLICY=
+POLICY_SAVED=
+
+gname() { printf 'wt-cfg%03d' "$1"; }
+drop_groups() {
+	i=1
+	while [ "$i" -le "$NGROUPS" ]; do
+		groupdel "$(gname "$i")" >/dev/null 2>&1
+		i=$((i + 1))
+	done
+}
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+}
+cleanup() {
+	for p in $BG; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	stop_daemon
+	# the requester's processes (its sleep of case 1) are this suite's
+	[ -n "${REQ:-}" ] && for p in $(pgrep -u "$REQ" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	dpkg --purge "$DEB" >/dev/null 2>&1
+	id "$NEWUSER" >/dev/null 2>&1 && userdel -r "$NEWUSER" >/dev/null 2>&1
+	drop_groups
+	[ -n "${REQ:-}" ] && "$SR_WARRANT" requesters remove --reviewer "$REV" "$REQ" >/dev/null 2>&1
+	groupdel "$RGRP" >/dev/null 2>&1
+	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$RGRP.conf"
+	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	if [ -n "$POLICY" ]; then
+		if [ -n "$POLICY_SAVED" ]; then mv -f "$POLICY_SAVED" "$POLICY"; else rm -f "$POLICY"; fi
+	fi
+	rm -rf "$OPT" "$SRV" "$SRVG"
+	rm -f /etc/wt-confine-* /etc/profile.d/wt-helper.sh /etc/profile.d/wt-helper2.sh \
+	    /tmp/wt-helper.sh /tmp/wt-helper2.sh /root/wt-confine-canary-*
+	[ -n "${REQ_HOME:-}" ] && rm -rf "$REQ_HOME"/wt-confine-* "$REQ_HOME/helper.sh"
+	sr_user_teardown
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
+	else echo "# transcripts kept in $SR_DIR"; fi
+}
+at_exit cleanup
+
+# ------------------------------------------------------------ helpers
+# jstr TEXT: TEXT as a JSON string.
+jstr() { "$PY" -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
+# sfile NAME TEXT: a "files" member: a reviewed script, mode 0755.
+sfile() { printf '"%s":{"content":%s,"mode":"0755"}' "$1" "$(jstr "$2")"; }
+# scmd ID FILE WHY: a ROOT command that runs the reviewed script FILE.
+scmd() {
+	printf '{"id":"%s","argv":["/usr/bin/env",{"file":"%s"}],"why":%s}' \
+	    "$1" "$2" "$(jstr "${3:-runs the reviewed script $2}")"
+}
+# cmd ID WHY ARGV...: a ROOT command with a plain argv.
+cmd() {
+	c_id=$1 c_why=$2
+	shift 2
+	printf '{"id":"%s","why":%s,"argv":[' "$c_id" "$(jstr "$c_why")"
+	c_sep=
+	for a in "$@"; do
+		case $a in
+		'{"file":'*) printf '%s%s' "$c_sep" "$a" ;;
+		*) printf '%s%s' "$c_sep" "$(jstr "$a")" ;;
+		esac
+		c_sep=,
+	done
+	printf ']}'
+}
+# as_r CMD...: as the requester (lib.sh's as_req, with its groups).
+as_r() { as_req "$@"; }
+rev() { sr_as "$REV" "$SR_WARRANT" "$@"; }
+# mkgate NAME < request.json: the requester asks through the reviewer's
+# daemon; G is the id (none-NAME when refused), REFUSAL "CODE PATH" when
+# it was refused at request time.
+mkgate() {
+	cat >"$SR_DIR/$1.json"
+	chmod 644 "$SR_DIR/$1.json"
+	as_r "$SR_WARRANT" request -j --to "$REV" <"$SR_DIR/$1.json" \
+	    >"$SR_DIR/$1.req" 2>"$SR_DIR/$1.req.err"
+	MK_RC=$?
+	G=$(jscan 'j["request_id"]' "$SR_DIR/$1.req" 2>/dev/null) || G=
+	REFUSAL=
+	if [ "$MK_RC" -ne 0 ] || [ -z "$G" ]; then
+		REFUSAL=$(jscan 'j["error"]["code"] + " " + j["error"]["path"]' "$SR_DIR/$1.req" 2>/dev/null)
+		G=none-$1
+		return 1
+	fi
+}
+# gate NAME < request.json: mkgate that must succeed (a failed check).
+gate() {
+	if mkgate "$1"; then return 0; fi
+	not_ok "($1) the requester's request is accepted"
+	diag "exit $MK_RC; refusal '$REFUSAL'"
+	diag "$(head -c 600 "$SR_DIR/$1.req" "$SR_DIR/$1.req.err" 2>/dev/null | tr '\n' ' ')"
+	return 1
+}
+# approve NAME ID: the reviewer approves the whole gate in a pty with the
+# real sudo (attached: --no-detach); then L is the gate as the reviewer's
+# store shows it (show -j: the ledger is in it after settlement).
+approve() {
+	pty_rv right "$1" "${ANSWER_LIMIT:-300}" "$SR_WARRANT" answer "$2" --run --no-detach -j
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+	L=$SR_DIR/$1.show
+	rev show "$2" -j >"$L" 2>&1
+}
+# approved NAME: approve's checks: sudo prompted once and answer exited 0.
+approved() {
+	is "($1) the reviewer approves with the real sudo: answer exits 0" "$ANS_RC" 0
+	if [ "$ANS_RC" -ne 0 ]; then
+		diag "$(tr -d '\r' <"$ANS" 2>/dev/null | grep -v '^## ptydrive' | tail -c 800 | tr '\n' ' ')"
+	fi
+}
+wait_for() {
+	wf_i=0
+	while ! eval "$1"; do
+		wf_i=$((wf_i + 1))
+		[ "$wf_i" -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+# names DESC ID S: the ledger names S for command ID: a refused access
+# (confinement.refused) whose path or reason has S, or the command itself
+# refused (the runner's re-judgement before it starts) with S in its reason.
+names() {
+	jcheck "$1" "(lambda e: any(('$3' in str(r.get('path', '')) or '$3' in str(r.get('reason', ''))) for r in (e.get('confinement') or {}).get('refused', [])) or (e.get('status') == 'refused' and '$3' in str(e.get('error', '')) + str(e.get('reason', ''))))(entry(j, '$2'))" "$L"
+}
+# refused_call ID CALL S: the refused accesses of ID include one of CALL
+# (a substring of the call's name: open, exec, symlink, setns, ...) whose
+# path or reason has S.
+refused_call() {
+	jcheck "$1" "any('$3' in str(r.get('call', '')) and ('$4' in str(r.get('path', '')) or '$4' in str(r.get('reason', ''))) for r in (entry(j, '$2').get('confinement') or {}).get('refused', []))" "$L"
+}
+# ran_ok ID: jcheck that command ID ran and exited 0.
+ran_ok() {
+	jcheck "$1" "entry(j, '$2')['status'] == 'ran' and entry(j, '$2')['exit_code'] == 0" "$L"
+}
+# confined ID: the entry has a confinement object and was not unconfined.
+confined() {
+	jcheck "$1" "isinstance(entry(j, '$2').get('confinement'), dict) and entry(j, '$2')['confinement'].get('unconfined') is False and all(k in entry(j, '$2')['confinement'] for k in ('executed', 'written', 'refused', 'omitted'))" "$L"
+}
+# tail_lacks ID TEXT: the command's output does not hold TEXT.
+tail_lacks() {
+	jcheck "$1" "'$3' not in (entry(j, '$2').get('output_tail') or '')" "$L"
+}
+tail_has() {
+	jcheck "$1" "'$3' in (entry(j, '$2').get('output_tail') or '')" "$L"
+}
+absent() { check "$1" sh -c '[ ! -e "$1" ] && [ ! -L "$1" ]' sh "$2"; }
+present() { check "$1" [ -e "$2" ]; }
+# no_content FILE TEXT: FILE is absent or does not hold TEXT.
+no_content() {
+	check "$1" sh -c '[ ! -e "$1" ] || ! grep -qF -- "$2" "$1"' sh "$2" "$3"
+}
+# hold_start NAME LOCK: the test takes LOCK (a root-owned file) and keeps
+# it until hold_release NAME; the batch's `flock LOCK true` waits for it.
+hold_start() {
+	rm -f "$SR_DIR/$1.held" "$SR_DIR/$1.release"
+	flock "$2" sh -c 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.1; done' sh \
+	    "$SR_DIR/$1.held" "$SR_DIR/$1.release" &
+	BG="$BG $!"
+	wait_for '[ -e "$SR_DIR/$1.held" ]' 60
+}
+hold_release() { touch "$SR_DIR/$1.release"; }
+# approve_bg NAME ID: approve in the background; $SR_DIR/NAME.rc when done.
+approve_bg() {
+	rm -f "$SR_DIR/$1.rc"
+	( pty_rv right "$1" "${ANSWER_LIMIT:-300}" "$SR_WARRANT" answer "$2" --run --no-detach -j
+	  echo "$PTY_RC" >"$SR_DIR/$1.rc" ) &
+	BG="$BG $!"
+}
+# approve_bg_done NAME ID: wait for it, then ANS_RC, ANS and L as approve.
+approve_bg_done() {
+	wait_for '[ -e "$SR_DIR/$1.rc" ]' 400
+	ANS_RC=$(cat "$SR_DIR/$1.rc" 2>/dev/null || echo none)
+	ANS=$SR_DIR/$1.log
+	L=$SR_DIR/$1.show
+	rev show "$2" -j >"$L" 2>&1
+}
+# batch_at PATTERN: a root process whose command line has PATTERN runs.
+batch_at() { pgrep -u 0 -f "$1" >/dev/null 2>&1; }
+sha_of() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# ============================================================ set-up
+section "set-up"
+sr_user_setup || bail "the reviewer users are set up"
+sr_install || bail "warrant is installed in its private prefix"
+setup_requester || bail "the requester $REQ is created"
+setup_base || bail "a private base directory in $REQ_HOME"
+at_exit cleanup_base
+W=$SR_WARRANT
+"$W" requesters add --reviewer "$REV" "$REQ" >"$SR_DIR/req-add" 2>&1 ||
+    bail "warrant requesters add --reviewer $REV $REQ"
+(
+	set -f
+	IFS=$SR_NL
+	# shellcheck disable=SC2046
+	set -- $(sr_as_words "$REV") "$W" serve
+	unset IFS
+	exec "$@"
+) 2>>"$SR_DIR/serve.log" &
+DPID=$!
+check "infra: the reviewer's daemon answers on $SOCK" wait_for '[ -S "$SOCK" ]' 30
+rm -rf "$OPT" "$SRV" "$SRVG"
+install -d -m 0755 -o root -g root "$OPT" "$OPT/x" "$SRV" "$SRV/a"
+rm -f /root/wt-confine-canary-* /etc/wt-confine-* /etc/profile.d/wt-helper.sh \
+    /etc/profile.d/wt-helper2.sh /tmp/wt-helper.sh /tmp/wt-helper2.sh
+# home directories are 0700 or 0755 depending on login.defs: root passes either way
+P=$REQ_HOME/wt-confine-proj
+MAKEFILE_T=$(printf 'all:\n\t@touch %s-$(WHO)\n' "$CAN")
+
+# ============================================================ (1) nsenter
+section "(1) nsenter into the agent's own process"
+as_r mkdir -p "$P"
+printf '%s\n' "$MAKEFILE_T" | as_r tee "$P/Makefile" >/dev/null
+# the agent's long-running process, in its project
+as_r sh -c 'cd "$1" && exec sleep 3600' sh "$P" </dev/null >/dev/null 2>&1 &
+BG="$BG $!"
+check "(1) the requester's sleep runs in its project" \
+    wait_for '[ -n "$(pgrep -u "$REQ" -x sleep)" ]' 30
+SPID=$(pgrep -u "$REQ" -x sleep | head -1)
+is "(1) ... its cwd is the agent's project" "$(readlink "/proc/$SPID/cwd")" "$P"
+# control: the same nsenter into a root process whose directory is root's
+install -d -m 0755 "$OPT/n1"
+printf '%s\n' "$MAKEFILE_T" >"$OPT/n1/Makefile"
+(cd "$OPT/n1" && exec sleep 3600) </dev/null >/dev/null 2>&1 &
+CTLPID=$!
+BG="$BG $CTLPID"
+gate n1 <<EOF
+{"reason":"confine (1): nsenter","stop_on_failure":false,"files":{
+ $(sfile a.sh "#!/bin/sh
+exec nsenter -t $SPID --wd make -s WHO=1a
+"),
+ $(sfile b.sh "#!/bin/sh
+exec nsenter --target=$SPID -m --wd make -s WHO=1b
+"),
+ $(sfile c.sh "#!/bin/sh
+exec nsenter -a -t $SPID -w make -s WHO=1c
+"),
+ $(sfile d.sh "#!/bin/sh
+exec cat /proc/$SPID/cwd/Makefile
+"),
+ $(sfile e.sh "#!/bin/sh
+exec ls /proc/$SPID/root/
+"),
+ $(sfile ctl.sh "#!/bin/sh
+exec nsenter -t $CTLPID --wd make -s WHO=1ctl
+")},
+ "commands":[$(scmd a a.sh),$(scmd b b.sh),$(scmd c c.sh),$(scmd d d.sh),$(scmd e e.sh),
+  $(scmd ctl ctl.sh "control: nsenter into root's own process")]}
+EOF
+approve n1 "$G"
+approved n1
+for s in a b c; do
+	absent "[P8] (1$s) nsenter into the agent's process did not run its Makefile: no $CAN-1$s" "$CAN-1$s"
+	jcheck "[P8] (1$s) ... the command did not succeed" "entry(j, '$s')['status'] != 'ran' or entry(j, '$s')['exit_code'] != 0" "$L"
+	names "[P8] (1$s) ... the ledger names the agent's process $SPID" "$s" "$SPID"
+	confined "[P8] (1$s) ... and has its confinement record" "$s"
+done
+refused_call "[P8] (1a) the refused access is the entering (setns, pidfd or the /proc/$SPID open)" a "" "$SPID"
+tail_lacks "[P8] (1d) cat /proc/PID/cwd/Makefile did not read the agent's Makefile" d "$CAN"
+tail_has "[P8] (1d) ... the read was refused (Permission denied)" d "Permission denied"
+names "[P8] (1d) ... the ledger names /proc/$SPID/cwd" d "/proc/$SPID/cwd"
+jcheck "[P8] (1e) ls /proc/PID/root/ did not list the agent's root" \
+    "'etc' not in (entry(j, 'e').get('output_tail') or '').split()" "$L"
+names "[P8] (1e) ... the ledger names /proc/$SPID/root" e "/proc/$SPID/root"
+present "[P8] (1 control) nsenter into root's own process still runs root's Makefile" "$CAN-1ctl"
+ran_ok "[P8] (1 control) ... status ran, exit 0" ctl
+kill "$CTLPID" 2>/dev/null
+
+# ============================================================ (2) world-writable, swapped
+section "(2) a directory an earlier command made world-writable, swapped during the batch"
+: >"$OPT/lock2"
+chmod 0644 "$OPT/lock2"
+gate n2 <<EOF
+{"reason":"confine (2)","stop_on_failure":false,"files":{
+ $(sfile cp.sh "#!/bin/sh
+exec cp $OPT/d/payload /etc/wt-confine-pwned2
+")},
+ "commands":[
+  $(cmd mkd "a shared drop directory" /usr/bin/install -d -m 0777 "$OPT/d"),
+  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock2" /usr/bin/true),
+  $(cmd cp "copy the payload" /usr/bin/cp "$OPT/d/payload" /etc/wt-confine-pwned),
+  $(scmd cps cp.sh "copy the payload, the path inside a reviewed script")]}
+EOF
+G2=$G
+if hold_start n2 "$OPT/lock2"; then ok "(2) the test holds $OPT/lock2"; else not_ok "(2) the test holds $OPT/lock2"; fi
+approve_bg n2 "$G2"
+if wait_for 'batch_at "lock2 /usr/bin/true"' 300; then
+	ok "(2) the batch waits on the lock (its second command started)"
+	as_r sh -c 'printf "%s\n" "$1" >"$2/payload.new" && mv -f "$2/payload.new" "$2/payload"' sh \
+	    "AGENT-$TAG-2" "$OPT/d"
+	check "(2) the agent put its payload in the world-writable directory" \
+	    sh -c '[ "$(stat -c %U "$1")" = "$2" ]' sh "$OPT/d/payload" "$REQ"
+else
+	not_ok "(2) the batch waits on the lock (its second command started)"
+fi
+hold_release n2
+approve_bg_done n2 "$G2"
+approved n2
+no_content "[P8] (2) root did not copy the agent's content into /etc (argv path)" /etc/wt-confine-pwned "AGENT-$TAG"
+no_content "[P8] (2) ... nor through the reviewed script" /etc/wt-confine-pwned2 "AGENT-$TAG"
+ran_ok "(2) the directory was made (the first command ran)" mkd
+jcheck "[P8] (2) the argv copy did not run as asked" "entry(j, 'cp')['status'] != 'ran' or entry(j, 'cp')['exit_code'] != 0" "$L"
+names "[P8] (2) ... the ledger names $OPT/d" cp "$OPT/d"
+names "[P8] (2) the script's copy: the ledger names $OPT/d/payload" cps "$OPT/d/payload"
+refused_call "[P8] (2) ... refused as an open" cps open "$OPT/d/payload"
+tail_has "[P8] (2) ... cp was told Permission denied" cps "Permission denied"
+
+# ============================================================ (3) Makefile changed after review
+section "(3) a Makefile changed after review, in the project root enters"
+P3=$REQ_HOME/wt-confine-proj3
+as_r mkdir -p "$P3"
+printf 'all:\n\t@echo reviewed\n' | as_r tee "$P3/Makefile" >/dev/null
+install -d -m 0755 "$OPT/p3"
+printf '%s\n' "$MAKEFILE_T" >"$OPT/p3/Makefile"
+gate n3 <<EOF
+{"reason":"confine (3): build the project","stop_on_failure":false,"files":{
+ $(sfile mk.sh "#!/bin/sh
+cd $P3 && exec make -s WHO=3
+"),
+ $(sfile ctl.sh "#!/bin/sh
+cd $OPT/p3 && exec make -s WHO=3ctl
+")},
+ "commands":[$(scmd mk mk.sh "make in the agent's project"),
+  $(scmd ctl ctl.sh "control: make in a root-owned project")]}
+EOF
+G3=$G
+# after the request, before the approval: the agent changes its Makefile
+printf '%s\n' "$MAKEFILE_T" | as_r tee "$P3/Makefile" >/dev/null
+approve n3 "$G3"
+approved n3
+absent "[P8] (3) make did not run the changed Makefile: no $CAN-3" "$CAN-3"
+names "[P8] (3) the ledger names the agent's project $P3" mk "$P3"
+refused_call "[P8] (3) ... refused as an open" mk open "$P3"
+present "[P8] (3 control) make in a root-owned project runs its Makefile" "$CAN-3ctl"
+ran_ok "[P8] (3 control) ... status ran, exit 0" ctl
+MAKE_SHA=$(sha_of /usr/bin/make)
+jcheck "[P8] (8) the control's ledger lists /usr/bin/make as executed, with its SHA-256" \
+    "any(x.get('path') in ('/usr/bin/make', '/bin/make') and x.get('sha256') == '$MAKE_SHA' for x in entry(j, 'ctl')['confinement']['executed'])" "$L"
+
+# ============================================================ (4) symlinks into /tmp
+section "(4) a relative and an absolute symbolic link into /tmp"
+printf '#!/bin/sh\ntouch %s-4\n' "$CAN" | as_r tee /tmp/wt-helper.sh /tmp/wt-helper2.sh >/dev/null
+as_r chmod 0755 /tmp/wt-helper.sh /tmp/wt-helper2.sh
+gate n4 <<EOF
+{"reason":"confine (4): profile helpers","stop_on_failure":false,"files":{
+ $(sfile rel.sh "#!/bin/sh
+cd /usr/share/doc && ln -s ../../tmp/wt-helper.sh /etc/profile.d/wt-helper.sh
+"),
+ $(sfile abs.sh "#!/bin/sh
+ln -s /tmp/wt-helper2.sh /etc/profile.d/wt-helper2.sh
+"),
+ $(sfile ctl.sh "#!/bin/sh
+ln -s /usr/share/doc $OPT/doc-link
+")},
+ "commands":[$(scmd rel rel.sh),$(scmd abs abs.sh),$(scmd ctl ctl.sh "control: a link to root's files")]}
+EOF
+approve n4 "$G"
+approved n4
+absent "[P8] (4) no relative link /etc/profile.d/wt-helper.sh into /tmp" /etc/profile.d/wt-helper.sh
+absent "[P8] (4) no absolute link /etc/profile.d/wt-helper2.sh into /tmp" /etc/profile.d/wt-helper2.sh
+names "[P8] (4) the ledger names the relative link's target in /tmp" rel "/tmp/wt-helper.sh"
+names "[P8] (4) the ledger names the absolute link's target in /tmp" abs "/tmp/wt-helper2.sh"
+refused_call "[P8] (4) ... refused as a symlink call" abs symlink "wt-helper2.sh"
+tail_has "[P8] (4) ... ln was told Permission denied" abs "Permission denied"
+check "[P8] (4 control) a link to a root-owned directory is made" [ -L "$OPT/doc-link" ]
+ran_ok "[P8] (4 control) ... status ran, exit 0" ctl
+
+# ============================================================ (5) ACL-writable, swapped
+section "(5) a directory made writable through an ACL, swapped during the batch"
+printf 'reviewed-%s\n' "$TAG" >"$SRV/a/conf"
+chmod 0644 "$SRV/a/conf"
+: >"$OPT/lock5"
+chmod 0644 "$OPT/lock5"
+gate n5 <<EOF
+{"reason":"confine (5)","stop_on_failure":false,"files":{
+ $(sfile inst.sh "#!/bin/sh
+exec install -m 0644 $SRV/a/conf /etc/wt-confine-conf2
+")},
+ "commands":[
+  $(cmd acl "let the agent edit the drop directory" /usr/bin/setfacl -m "u:$REQ:rwx" "$SRV/a"),
+  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock5" /usr/bin/true),
+  $(cmd inst "install the config" /usr/bin/install -m 0644 "$SRV/a/conf" /etc/wt-confine-conf),
+  $(scmd insts inst.sh "install the config, the path inside a reviewed script")]}
+EOF
+G5=$G
+if hold_start n5 "$OPT/lock5"; then ok "(5) the test holds $OPT/lock5"; else not_ok "(5) the test holds $OPT/lock5"; fi
+approve_bg n5 "$G5"
+if wait_for 'batch_at "lock5 /usr/bin/true"' 300; then
+	ok "(5) the batch waits on the lock (its second command started)"
+	check "(5) the directory is root's 0755, writable by the requester only through its ACL" \
+	    sh -c '[ "$(stat -c "%U %a" "$1")" = "root 755" ] && getfacl -p "$1" 2>/dev/null | grep -q "^user:$2:rwx"' \
+	    sh "$SRV/a" "$REQ"
+	as_r sh -c 'printf "%s\n" "$1" >"$2/conf.new" && mv -f "$2/conf.new" "$2/conf"' sh \
+	    "AGENT-$TAG-5" "$SRV/a"
+	check "(5) the agent swapped the config" grep -q "AGENT-$TAG-5" "$SRV/a/conf"
+else
+	not_ok "(5) the batch waits on the lock (its second command started)"
+fi
+hold_release n5
+approve_bg_done n5 "$G5"
+approved n5
+ran_ok "(5) the ACL was set (the first command ran)" acl
+no_content "[P8] (5) root did not install the agent's config (argv path)" /etc/wt-confine-conf "AGENT-$TAG"
+no_content "[P8] (5) ... nor through the reviewed script" /etc/wt-confine-conf2 "AGENT-$TAG"
+names "[P8] (5) the ledger names $SRV/a for the argv install" inst "$SRV/a"
+names "[P8] (5) the ledger names $SRV/a/conf for the script's install" insts "$SRV/a/conf"
+refused_call "[P8] (5) ... refused as an open" insts open "$SRV/a/conf"
+
+# ============================================================ (6) 300 groups
+section "(6) a requester in $NGROUPS groups, a directory writable only through group #$GPICK"
+drop_groups
+i=1 glist=
+while [ "$i" -le "$NGROUPS" ]; do
+	groupadd "$(gname "$i")" 2>/dev/null
+	glist="$glist${glist:+,}$(gname "$i")"
+	i=$((i + 1))
+done
+usermod -aG "$glist" "$REQ"
+is "(6) the requester is in $NGROUPS groups more" \
+    "$(id -nG "$REQ" | tr ' ' '\n' | grep -c '^wt-cfg')" "$NGROUPS"
+rm -rf "$SRVG"
+install -d -m 0775 -o root -g "$(gname "$GPICK")" "$SRVG"
+printf 'root-conf-%s\n' "$TAG" >"$SRVG/conf"
+chmod 0644 "$SRVG/conf"
+as_r sh -c 'printf "#!/bin/sh\ntouch %s-6\n" "$1" >"$2/run.sh"' sh "$CAN" "$SRVG"
+check "(6) the requester can write there (through group #$GPICK only)" \
+    sh -c '[ "$(stat -c %U "$1/run.sh")" = "$2" ] && [ "$(stat -c "%U %G %a" "$1")" = "root $3 775" ]' \
+    sh "$SRVG" "$REQ" "$(gname "$GPICK")"
+# the same read named in argv: refused at request time (the validator sees
+# all the groups), or else at run time
+if mkgate n6v <<EOF
+{"reason":"confine (6)","commands":[$(cmd cat "read the config" /usr/bin/cat "$SRVG/conf")]}
+EOF
+then
+	diag "(6) the validator accepted /usr/bin/cat $SRVG/conf (group #$GPICK not seen at request time)"
+	approve n6v "$G"
+	names "[P8] (6) argv names the path: refused at run time, the ledger names $SRVG" cat "$SRVG"
+	tail_lacks "[P8] (6) ... root did not read it" cat "root-conf-$TAG"
+else
+	is "[P8] (6) argv naming the path: refused at request time as writable_argument" \
+	    "${REFUSAL%% *}" writable_argument
+fi
+gate n6 <<EOF
+{"reason":"confine (6)","stop_on_failure":false,"files":{
+ $(sfile cat.sh "#!/bin/sh
+exec cat $SRVG/conf
+"),
+ $(sfile src.sh "#!/bin/sh
+. $SRVG/run.sh
+")},
+ "commands":[$(scmd cat cat.sh "read the config"),$(scmd src src.sh "source the helper")]}
+EOF
+approve n6 "$G"
+approved n6
+tail_lacks "[P8] (6) root's read of a file in the group-#$GPICK directory was refused" cat "root-conf-$TAG"
+names "[P8] (6) ... the ledger names $SRVG/conf" cat "$SRVG/conf"
+absent "[P8] (6) sourcing the agent's script there did not run it: no $CAN-6" "$CAN-6"
+names "[P8] (6) ... the ledger names $SRVG/run.sh" src "$SRVG/run.sh"
+drop_groups
+is "(6) the $NGROUPS groups are gone again" "$(getent group | grep -c '^wt-cfg')" 0
+
+# ============================================================ (7) exec of an agent-owned helper
+section "(7) a reviewed script executes an agent-owned helper"
+printf '#!/bin/sh\ntouch %s-7\n' "$CAN" | as_r tee "$REQ_HOME/helper.sh" >/dev/null
+as_r chmod 0755 "$REQ_HOME/helper.sh"
+install -m 0755 /dev/null "$OPT/helper-ctl.sh"
+printf '#!/bin/sh\ntouch %s-7ctl\n' "$CAN" >"$OPT/helper-ctl.sh"
+gate n7 <<EOF
+{"reason":"confine (7)","stop_on_failure":false,"files":{
+ $(sfile x.sh "#!/bin/sh
+exec $REQ_HOME/helper.sh
+"),
+ $(sfile ctl.sh "#!/bin/sh
+exec $OPT/helper-ctl.sh
+")},
+ "commands":[$(scmd x x.sh "run the helper"),$(scmd ctl ctl.sh "control: root's helper")]}
+EOF
+approve n7 "$G"
+approved n7
+absent "[P8] (7) the agent's helper did not run as root: no $CAN-7" "$CAN-7"
+refused_call "[P8] (7) ... the ledger refuses its exec, naming $REQ_HOME/helper.sh" x exec "$REQ_HOME/helper.sh"
+jcheck "[P8] (7) ... and the helper is not among what was executed" \
+    "all(x.get('path') != '$REQ_HOME/helper.sh' for x in entry(j, 'x')['confinement']['executed'])" "$L"
+present "[P8] (7 control) root's own helper runs" "$CAN-7ctl"
+jcheck "[P8] (7 control) ... executed lists it with its SHA-256" \
+    "any(x.get('path') == '$OPT/helper-ctl.sh' and x.get('sha256') == '$(sha_of "$OPT/helper-ctl.sh")' for x in entry(j, 'ctl')['confinement']['executed'])" "$L"
+
+# ============================================================ (8) positive controls
+section "(8) ordinary root work keeps working under the supervisor"
+PP=$REQ_HOME/wt-confine-pos
+OLD=$REQ_HOME/wt-confine-old
+as_r mkdir -p "$PP/src" "$OLD/deep/er"
+as_r touch "$PP/src/a.c" "$OLD/deep/er/f"
+# what root left in the agent's tree (a build as root, say)
+install -d -m 0755 "$PP/build"
+: >"$PP/build/out.o"
+# a tiny package and an archive, staged as reviewed files
+rm -rf "$SR_DIR/deb"
+install -d "$SR_DIR/deb/DEBIAN" "$SR_DIR/deb/usr/share/doc/$DEB"
+printf 'Package: %s\nVersion: 1.0\nArchitecture: all\nMaintainer: warrant tests <t@example.invalid>\nDescription: warrant confine e2e package\n' \
+    "$DEB" >"$SR_DIR/deb/DEBIAN/control"
+printf 'wt-confine %s\n' "$TAG" >"$SR_DIR/deb/usr/share/doc/$DEB/README"
+dpkg-deb --root-owner-group -b "$SR_DIR/deb" "$WT_RB/pkg.deb" >/dev/null 2>&1
+install -d "$SR_DIR/tgz/top"
+printf 'tar %s\n' "$TAG" >"$SR_DIR/tgz/top/file"
+tar -czf "$WT_RB/a.tgz" -C "$SR_DIR/tgz" top
+chown "$REQ_UID" "$WT_RB/pkg.deb" "$WT_RB/a.tgz"
+check "(8) the test built a .deb and a .tgz for the agent to snapshot" \
+    sh -c '[ -s "$1" ] && [ -s "$2" ]' sh "$WT_RB/pkg.deb" "$WT_RB/a.tgz"
+dpkg --purge "$DEB" >/dev/null 2>&1
+userdel -r "$NEWUSER" >/dev/null 2>&1
+# The validator refuses chown -R and rm -rf of the requester's own tree as
+# writable_argument (root never acts on a path the requester can change);
+# the ordinary "give the agent its tree back" and "remove its old tree" run
+# through reviewed scripts instead.
+if mkgate n8v <<EOF
+{"reason":"confine (8) probe","commands":[$(cmd chown "probe" /usr/bin/chown -R "$REQ:" "$PP")]}
+EOF
+then diag "(8) note: the validator accepts chown -R $REQ: $PP in argv now"
+else diag "(8) note: the validator refuses chown -R $REQ: $PP in argv: $REFUSAL"
+fi
+SYSD=
+[ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && SYSD=1
+gate n8 <<EOF
+{"reason":"confine (8): ordinary root work","stop_on_failure":false,"files":{
+ $(sfile chown.sh "#!/bin/sh
+exec chown -R $REQ: $PP
+"),
+ $(sfile rm.sh "#!/bin/sh
+exec rm -rf $OLD
+"),
+ "pkg.deb":{"snapshot":"$WT_RB/pkg.deb","mode":"0644"},
+ "a.tgz":{"snapshot":"$WT_RB/a.tgz","mode":"0644"},
+ "c":{"content":"conf-$TAG\\n","mode":"0644"}},
+ "commands":[
+  $(cmd ps "list processes" /usr/bin/ps aux),
+  $(scmd chown chown.sh "give the agent its tree back"),
+  $(scmd rm rm.sh "remove the agent's old tree"),
+  $(cmd useradd "a user" /usr/sbin/useradd "$NEWUSER"),
+  $(cmd userdel "and gone" /usr/sbin/userdel "$NEWUSER"),
+  $(cmd dpkg "install a package" /usr/bin/dpkg -i '{"file":"pkg.deb"}'),
+  $(cmd purge "and purge it" /usr/bin/dpkg --purge "$DEB"),
+  $(cmd tar "unpack" /usr/bin/tar -xzf '{"file":"a.tgz"}' -C "$OPT/x"),
+  $(cmd install "a config" /usr/bin/install -m 0644 '{"file":"c"}' /etc/wt-confine-c),
+  $(cmd id "who" /usr/bin/id)${SYSD:+,
+  $(cmd reload "reload units" /usr/bin/systemctl daemon-reload)}]}
+EOF
+approve n8 "$G"
+approved n8
+for c in ps chown rm useradd userdel dpkg purge tar install id; do
+	ran_ok "[P8] (8) $c: status ran, exit 0" "$c"
+done
+if [ -n "$SYSD" ]; then
+	ran_ok "[P8] (8) systemctl daemon-reload: status ran, exit 0" reload
+else
+	skip "[P8] (8) systemctl daemon-reload: status ran, exit 0" "systemd is not PID 1 here (a container)"
+fi
+tail_has "[P8] (8) ps aux lists the agent's processes too" ps "$REQ"
+is "[P8] (8) chown -R gave the agent its whole tree (root's build output too)" \
+    "$(find "$PP" ! -user "$REQ" | wc -l)" 0
+absent "[P8] (8) rm -rf removed the agent's old tree" "$OLD"
+jcheck "[P8] (8) useradd made $NEWUSER (userdel's output is clean)" \
+    "entry(j, 'useradd')['exit_code'] == 0 and entry(j, 'userdel')['exit_code'] == 0" "$L"
+check "[P8] (8) ... and $NEWUSER is gone again" sh -c '! id "$1" >/dev/null 2>&1' sh "$NEWUSER"
+tail_has "[P8] (8) dpkg -i unpacked the package" dpkg "$DEB"
+check "[P8] (8) ... and it is purged" sh -c '! dpkg -s "$1" >/dev/null 2>&1' sh "$DEB"
+check "[P8] (8) tar -xzf unpacked the staged archive" grep -qx "tar $TAG" "$OPT/x/top/file"
+check "[P8] (8) install put the staged file in /etc, root's 0644" \
+    sh -c 'grep -qx "conf-$2" "$1" && [ "$(stat -c "%U %a" "$1")" = "root 644" ]' sh /etc/wt-confine-c "$TAG"
+confined "[P8] (8) id ran confined (a confinement record, unconfined false)" id
+ID_SHA=$(sha_of /usr/bin/id)
+jcheck "[P8] (8) executed lists /usr/bin/id with its real SHA-256" \
+    "any(x.get('path') in ('/usr/bin/id', '/bin/id') and x.get('sha256') == '$ID_SHA' for x in entry(j, 'id')['confinement']['executed'])" "$L"
+GZ_SHA=$(sha_of "$(readlink -f "$(command -v gzip)")")
+jcheck "[P8] (8) tar's executed list has gzip (a program it started) with its SHA-256" \
+    "any(x.get('sha256') == '$GZ_SHA' for x in entry(j, 'tar')['confinement']['executed'])" "$L"
+jcheck "[P8] (8) install's written list has /etc/wt-confine-c" \
+    "'/etc/wt-confine-c' in entry(j, 'install')['confinement']['written']" "$L"
+jcheck "[P8] (8) the ordinary commands had nothing refused" \
+    "all(not entry(j, c)['confinement']['refused'] for c in ('chown', 'rm', 'useradd', 'userdel', 'dpkg', 'purge', 'tar', 'install', 'id'))" "$L"
+as_r "$W" wait "$G" --to "$REV" -t 30 -j >"$SR_DIR/n8.wait" 2>&1
+jcheck "[P8] (8) the agent's own ledger (warrant wait) carries the confinement record" \
+    "entry(j, 'id')['confinement']['executed'] and 'unconfined' in entry(j, 'id')['confinement']" "$SR_DIR/n8.wait"
+RLINE=$(grep "\"request_id\":\"$G\"" /var/log/warrant.log 2>/dev/null | grep -c .)
+is "(8) the root log has one line per ROOT command" "$RLINE" "$(jscan 'len(entries(j))' "$L" 2>/dev/null)"
+
+# ============================================================ (9) fail-closed
+section "(9) no supervisor: ROOT commands do not run"
+# A root-installed seccomp filter (no no_new_privs needed for root), in
+# front of the reviewer's pty: every process below it, through the real
+# sudo to the runner, gets ENOSYS for seccomp(2) and EINVAL for
+# prctl(PR_SET_SECCOMP), so the runner cannot install its supervisor.
+cat >"$SR_DIR/noseccomp.c" <<'EOF'
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int
+main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { sizeof f / sizeof f[0], f };
+
+	if (argc < 2 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p) != 0) {
+		perror("noseccomp");
+		return 125;
+	}
+	execvp(argv[1], argv + 1);
+	perror(argv[1]);
+	return 127;
+}
+EOF
+NOSEC=$SR_DIR/noseccomp
+if [ "$(uname -m)" = x86_64 ] && cc -O -o "$NOSEC" "$SR_DIR/noseccomp.c" 2>"$SR_DIR/noseccomp.err"; then
+	"$NOSEC" "$PY" -c 'import ctypes, sys; b = ctypes.create_string_buffer(16); sys.exit(0 if ctypes.CDLL(None, use_errno=True).syscall(317, 3, 0, b) == -1 and ctypes.get_errno() == 38 else 1)'
+	is "(9) control: under the blocker seccomp(2) fails with ENOSYS" "$?" 0
+	POLICY=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	if [ -e "$POLICY" ]; then POLICY_SAVED=$SR_DIR/policy.saved; cp -p "$POLICY" "$POLICY_SAVED"; fi
+	rm -f "$POLICY"
+	# approve_blocked NAME ID: approve with the blocker in front
+	approve_blocked() {
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- "$NOSEC" $(sr_as_words "$REV") /bin/sh -c "$SR_WRAP" wt-pty \
+		    "$SR_WARRANT" answer "$2" --run --no-detach -j
+		unset IFS
+		set +f
+		pty_run right "$1" 300 "$@"
+		ANS_RC=$PTY_RC ANS=$PTY_LOG L=$SR_DIR/$1.show
+		rev show "$2" -j >"$L" 2>&1
+	}
+	gate n9 <<EOF
+{"reason":"confine (9): fail closed","commands":[$(cmd t "mark" /usr/bin/touch "$CAN-9")]}
+EOF
+	approve_blocked n9 "$G"
+	absent "[P8] (9) without its supervisor the runner ran no ROOT command: no $CAN-9" "$CAN-9"
+	jcheck "[P8] (9) ... and the ledger says so (no entry ran)" \
+	    "all(e['status'] != 'ran' for e in entries(j))" "$L"
+	diag "(9) answer exited $ANS_RC; $(jscan 'str([(e["id"], e["status"], e.get("error")) for e in entries(j)])' "$L" 2>/dev/null)"
+	install -d -m 0755 "$(dirname "$POLICY")"
+	printf '{"unconfined": "allow"}\n' >"$POLICY"
+	chmod 0644 "$POLICY"
+	gate n9b <<EOF
+{"reason":"confine (9b): unconfined allowed","commands":[$(cmd t "mark" /usr/bin/touch "$CAN-9b")]}
+EOF
+	rev show "$G" -j >"$SR_DIR/n9b.card" 2>&1
+	jcheck "[P8] (9) with \"unconfined\": \"allow\", the review shows the unconfined badge" \
+	    "has_text(j, 'unconfined')" "$SR_DIR/n9b.card"
+	approve_blocked n9b "$G"
+	present "[P8] (9) ... and the command runs" "$CAN-9b"
+	jcheck "[P8] (9) ... its ledger entry says unconfined: true" \
+	    "entry(j, 't')['status'] == 'ran' and entry(j, 't')['confinement']['unconfined'] is True" "$L"
+	rm -f "$POLICY"
+	if [ -n "$POLICY_SAVED" ]; then mv -f "$POLICY_SAVED" "$POLICY"; POLICY_SAVED=; fi
+else
+	skip "[P8] (9) fail-closed without a supervisor" "cannot build the seccomp blocker here ($(uname -m))"
+fi
+
+section "the end"
+for c in 1a 1b 1c 3 4 6 7 9; do
+	absent "[P8] no canary $CAN-$c anywhere at the end" "$CAN-$c"
+done
+check "[P8] no link in /etc/profile.d points into /tmp" \
+    sh -c '! find /etc/profile.d -maxdepth 1 -type l -lname "*tmp*" | grep -q .'
+
+done_testing
+[ "$fails" -eq 0 ]
