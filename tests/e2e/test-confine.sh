@@ -618,7 +618,7 @@ fi
 SYSD=
 [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && SYSD=1
 gate n8 <<EOF
-{"reason":"confine (8): ordinary root work","stop_on_failure":false,"files":{
+{"reason":"confine (8): ordinary root work","stop_on_failure":false,"output_to_agent":"full","files":{
  $(sfile chown.sh "#!/bin/sh
 exec chown -R $REQ: $PP
 "),
