@@ -296,4 +296,12 @@ int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
 
+
+/* the run-time supervisor's record of a ROOT command (ledger.c) */
+#define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
+#define CONFINE_PATH_MAX	4096	/* bytes of a path */
+#define CONFINE_REASON_MAX	4352	/* bytes of a reason */
+int	 confinement_check(const json_t *, char *, size_t);
+int	 is_hex64(const char *);	/* manifest.c */
+
 #endif
