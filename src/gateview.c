@@ -355,3 +355,35 @@ confinement_print(FILE *fp, const json_t *e, const char *indent)
 
 	confinement_lines(e, conf_print_line, &p);
 }
+
+/*
+ * A ledger's entries for the reviewer, one line each (as, status, id,
+ * exit code, error, the I/O log session of a ROOT command), each followed
+ * by what the run-time supervisor recorded for it.
+ */
+void
+ledger_print(FILE *fp, const json_t *l)
+{
+	json_t *e, *code;
+	size_t i;
+
+	json_array_foreach(json_object_get(l, "entries"), i, e) {
+		code = json_object_get(e, "exit_code");
+		fprintf(fp, "  %-4s %-8s ", json_str(e, "as"), json_str(e, "status"));
+		text_print(fp, json_str(e, "id"));
+		if (json_is_integer(code))
+			fprintf(fp, "  exit %lld", (long long)json_integer_value(code));
+		if (json_is_string(json_object_get(e, "error"))) {
+			fputs("  ", fp);
+			text_print(fp, json_str(e, "error"));
+		}
+		/* a ROOT command's output, for root to replay */
+		if (json_is_string(json_object_get(e, "iolog"))) {
+			fputs("  (sudoreplay -d " WARRANT_IOLOG_DIR " ", fp);
+			text_print(fp, json_str(e, "iolog"));
+			fputc(')', fp);
+		}
+		fputc('\n', fp);
+		confinement_print(fp, e, "         ");
+	}
+}
