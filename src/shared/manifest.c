@@ -22,7 +22,8 @@ manifest_seal(const json_t *m, char hex[SHA256_HEX_LEN + 1])
 	return bytes;
 }
 
-static int
+/* 64 lower-case hex digits: a SHA-256 as warrant writes it. */
+int
 is_hex64(const char *s)
 {
 	size_t i;

@@ -326,4 +326,11 @@ int	 acl_may_write(const struct writer *, const char *, const struct stat *);
 int	 process_touchable(const struct writer *, pid_t, char *, size_t);
 int	 uid_map_identity(int);
 
+/* the run-time supervisor's record of a ROOT command (ledger.c) */
+#define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
+#define CONFINE_PATH_MAX	4096	/* bytes of a path */
+#define CONFINE_REASON_MAX	4352	/* bytes of a reason */
+int	 confinement_check(const json_t *, char *, size_t);
+int	 is_hex64(const char *);	/* manifest.c */
+
 #endif

@@ -249,7 +249,7 @@ note(struct supervisor *sv, int kind, json_t *item)
 	json_t *list = kind == REC_EXECUTED ? sv->executed :
 	    kind == REC_WRITTEN ? sv->written : sv->refused;
 
-	if (json_array_size(list) < SUPERVISE_LIST_MAX)
+	if (json_array_size(list) < CONFINE_LIST_MAX)
 		json_array_append_new(list, item);
 	else {
 		json_decref(item);

@@ -39,8 +39,6 @@ int	 judge_object(const struct writer *, int, const struct stat *, int, const ch
 	    char *, size_t);
 
 /* supervise.c */
-#define SUPERVISE_LIST_MAX	64	/* per list of a command's record; the rest counted */
-
 struct supervisor {
 	const struct writer *requester;
 	int		 listener;	/* -1: none */
