@@ -243,6 +243,26 @@ supervise_init(struct supervisor *sv, const struct writer *requester)
 		self_ngroups = getgroups(NGROUPS_MAX, self_groups);
 }
 
+/* A name the command met, for the ledger: valid UTF-8 (other bytes as
+ * \xNN), no credential shape (redacted), at most max - 1 bytes. */
+static json_t *
+record_string(const char *s, size_t max)
+{
+	char *safe = text_json_safe(s, strlen(s)), *out;
+	size_t n = strlen(safe), len;
+	int block = 0;
+	json_t *j;
+
+	out = xmalloc(2 * n + 16);
+	len = redact_credentials(safe, n, out, 2 * n + 16, &block);
+	while (len >= max || (len > 0 && (out[len] & 0xc0) == 0x80))
+		len--;
+	j = json_stringn(out, len);
+	free(safe);
+	free(out);
+	return j;
+}
+
 static void
 note(struct supervisor *sv, int kind, json_t *item)
 {
@@ -302,8 +322,9 @@ respond(const struct call *k, int error, int64_t val, uint32_t flags)
 static void
 refuse(const struct call *k, const char *callname, const char *path, const char *why)
 {
-	note(k->sv, REC_REFUSED, json_pack("{s:s,s:s,s:s}", "call", callname,
-	    "path", path, "reason", why));
+	note(k->sv, REC_REFUSED, json_pack("{s:s,s:o,s:o}", "call", callname,
+	    "path", record_string(path, CONFINE_PATH_MAX),
+	    "reason", record_string(why, CONFINE_REASON_MAX)));
 	respond(k, -EACCES, 0, 0);
 }
 
@@ -528,7 +549,7 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 		refuse(k, "open", j.shown, *j.why ? j.why : "it cannot be judged");
 	} else {
 		if (writes)
-			note(k->sv, REC_WRITTEN, json_string(j.shown));
+			note(k->sv, REC_WRITTEN, record_string(j.shown, CONFINE_PATH_MAX));
 		respond_fd(k, fd, (flags & O_CLOEXEC) != 0);
 	}
 	if (fd >= 0)
@@ -621,8 +642,9 @@ judge_exe(struct call *k, int fd, char *shown, size_t shown_size, char *why, siz
 		}
 	}
 	exe_hash(fd, &st, hex);
-	note(k->sv, REC_EXECUTED, json_pack("{s:s,s:s?}", "path", shown, "sha256",
-	    *hex ? hex : NULL));
+	if (*hex)
+		note(k->sv, REC_EXECUTED, json_pack("{s:o,s:s}", "path",
+		    record_string(shown, CONFINE_PATH_MAX), "sha256", hex));
 	return 0;
 }
 
@@ -704,7 +726,7 @@ on_symlink(struct call *k, uint64_t taddr, int dirfd, uint64_t laddr)
 	e = errno;
 	as_self(k);
 	if (rc == 0)
-		note(k->sv, REC_WRITTEN, json_string(j.shown));
+		note(k->sv, REC_WRITTEN, record_string(j.shown, CONFINE_PATH_MAX));
 	respond(k, rc == 0 ? 0 : -e, 0, 0);
 	judged_close(&j);
 }
@@ -753,7 +775,7 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 	e = errno;
 	as_self(k);
 	if (rc == 0)
-		note(k->sv, REC_WRITTEN, json_string(n.shown));
+		note(k->sv, REC_WRITTEN, record_string(n.shown, CONFINE_PATH_MAX));
 	respond(k, rc == 0 ? 0 : -e, 0, 0);
 	judged_close(&o);
 	judged_close(&n);
@@ -781,7 +803,7 @@ on_truncate(struct call *k, uint64_t addr, off_t length)
 	if (fd >= 0)
 		close(fd);
 	if (rc == 0)
-		note(k->sv, REC_WRITTEN, json_string(j.shown));
+		note(k->sv, REC_WRITTEN, record_string(j.shown, CONFINE_PATH_MAX));
 	respond(k, rc == 0 ? 0 : -e, 0, 0);
 	judged_close(&j);
 }
