@@ -71,7 +71,7 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 {
 	int changeable;
 
-	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK))
+	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE))
 		return 0;
 	if (on_procfs(fd))
 		return 0;
