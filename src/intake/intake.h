@@ -87,6 +87,7 @@ struct exe {
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
 int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
+int	 process_touchable_by(const struct requester *, pid_t, char *, size_t);
 
 /* The denylists (shared/denylist.c, shared.h) for a resolved executable. */
 enum deny_kind deny_executable(struct denylist *, const struct exe *);

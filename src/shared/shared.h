@@ -145,7 +145,8 @@ int	 stage_remove(int, const char *);
 /* path.c: who could replace a file (path_writable: resolved paths), or
  * change what a path names as root would resolve it (path_changeable:
  * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
- * are honoured (through access(2)) only when self is set. */
+ * are read from the file (acl_may_write) whoever asks; self is set when
+ * this process is the requester. */
 struct writer {
 	uid_t		 uid;
 	const gid_t	*groups;
@@ -295,5 +296,17 @@ int	 ledger_check(const json_t *, const char *, const char *, const char *const 
 int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
+
+/* path.c: does the file's POSIX access ACL (read through getxattr, which
+ * follows a final symlink: "/proc/self/fd/N" works) let the writer write
+ * it? 1, 0 (no ACL, or none that does), -1 when it cannot be read. */
+int	 acl_may_write(const struct writer *, const char *, const struct stat *);
+
+/* proc.c: could the writer reach into process pid (ptrace, setns, its
+ * memory): one of its uids is the writer's, or a user namespace it is in
+ * (or an ancestor of it) is owned by the writer. 1 with a reason, 0, or
+ * -1 when it cannot be judged (callers treat -1 as 1). */
+int	 process_touchable(const struct writer *, pid_t, char *, size_t);
+int	 uid_map_identity(int);
 
 #endif

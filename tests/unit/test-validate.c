@@ -6,6 +6,7 @@
  * process. The end-to-end tests cover the rest as a non-root requester. */
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -689,6 +690,205 @@ test_path_replaceable_for(void **state)
 	rmdir(tmpdir);
 }
 
+/* An access ACL as the kernel stores it: a header, then {tag, perm, id}
+ * entries, little-endian. */
+static int
+set_acl(const char *path, const unsigned (*e)[3], size_t n)
+{
+	unsigned char buf[4 + 8 * 16];
+	size_t i, k;
+
+	memset(buf, 0, sizeof buf);
+	buf[0] = 2;		/* version */
+	for (i = 0; i < n; i++) {
+		k = 4 + 8 * i;
+		buf[k] = (unsigned char)e[i][0];
+		buf[k + 2] = (unsigned char)e[i][1];
+		buf[k + 4] = (unsigned char)e[i][2];
+		buf[k + 5] = (unsigned char)(e[i][2] >> 8);
+		buf[k + 6] = (unsigned char)(e[i][2] >> 16);
+		buf[k + 7] = (unsigned char)(e[i][2] >> 24);
+	}
+	return setxattr(path, "system.posix_acl_access", buf, 4 + 8 * n, 0);
+}
+
+/*
+ * ACLs are read from the file for a requester of another uid (as the
+ * reviewer's daemon judges), not only through access(2) for this
+ * process: a named user's entry decides alone, a group's counts for
+ * members, the mask limits both.
+ */
+static void
+test_acl_for_another_uid(void **state)
+{
+	char dir[] = "/tmp/wt-acl.XXXXXX", f[PATH_MAX], why[PATH_MAX + 128];
+	struct requester rq;
+	struct writer w;
+	struct stat st;
+	unsigned u, g;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(f, sizeof f, "%s/conf", dir);
+	write_exe(f, 0644);
+	other(&rq, getgid() + 1007);
+	u = (unsigned)rq.uid;
+	g = (unsigned)rq.groups[0];
+	w = (struct writer){ rq.uid, rq.groups, rq.ngroups, 0 };
+	assert_int_equal(lstat(f, &st), 0);
+	assert_int_equal(acl_may_write(&w, f, &st), 0);	/* no ACL */
+	{
+		const unsigned user_rw[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 6, u }, { 0x04, 4, 0 }, { 0x10, 6, 0 },
+			{ 0x20, 4, 0 },
+		};
+		if (set_acl(f, user_rw, 5) != 0) {
+			unlink(f);
+			rmdir(dir);
+			skip();
+		}
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_int_equal(path_replaceable(&rq, f, why, sizeof why), 1);
+	/* through /proc/self/fd/N, as the run-time supervisor asks */
+	{
+		char proc[64];
+		int fd = open(f, O_RDONLY | O_CLOEXEC);
+
+		assert_true(fd >= 0);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		assert_int_equal(acl_may_write(&w, proc, &st), 1);
+		close(fd);
+	}
+	/* anyone but root: a named non-root user may write */
+	w.uid = 0;
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	w.uid = rq.uid;
+	{
+		const unsigned masked[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 6, u }, { 0x04, 4, 0 }, { 0x10, 4, 0 },
+			{ 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, masked, 5), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	{
+		const unsigned group_rw[][3] = {
+			{ 0x01, 6, 0 }, { 0x04, 4, 0 }, { 0x08, 6, g }, { 0x10, 6, 0 },
+			{ 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, group_rw, 5), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	w.ngroups = 0;			/* not a member */
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	w.ngroups = rq.ngroups;
+	{
+		/* the named user's entry decides before any group's */
+		const unsigned user_ro[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 4, u }, { 0x04, 4, 0 }, { 0x08, 6, g },
+			{ 0x10, 6, 0 }, { 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, user_ro, 6), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	/* a directory whose ACL lets the requester replace the entry */
+	assert_int_equal(removexattr(f, "system.posix_acl_access"), 0);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	{
+		const unsigned dir_rwx[][3] = {
+			{ 0x01, 7, 0 }, { 0x02, 7, u }, { 0x04, 5, 0 }, { 0x10, 7, 0 },
+			{ 0x20, 5, 0 },
+		};
+		assert_int_equal(set_acl(dir, dir_rwx, 5), 0);
+	}
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_non_null(strstr(why, "directory"));
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* process_touchable: a process of the writer's uid, or in a user
+ * namespace the writer owns, is; a process that is not there cannot be
+ * judged. */
+static void
+test_process_touchable(void **state)
+{
+	struct writer w = { getuid(), NULL, 0, 1 };
+	char why[256], c;
+	int ready[2], go[2], status;
+	pid_t a, b;
+	FILE *f;
+	long max = 0;
+
+	(void)state;
+	/* this process: the writer's when the writer is its uid (or, for
+	 * uid 0, when it is not root), not another uid's */
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), getuid() != 0);
+	if (getuid() != 0)
+		assert_non_null(strstr(why, "belongs to"));
+	w.uid = getuid() + 1000;
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), 0);
+	w.uid = 0;		/* anyone but root */
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), getuid() != 0);
+	assert_non_null(f = fopen("/proc/sys/kernel/pid_max", "r"));
+	assert_int_equal(fscanf(f, "%ld", &max), 1);
+	fclose(f);
+	assert_int_equal(process_touchable(&w, (pid_t)max, why, sizeof why), -1);
+	assert_int_equal(process_touchable(&w, 0, why, sizeof why), -1);
+	if (getuid() != 0)
+		return;
+	/* root: a child of uid 4242 makes a user namespace; a root child
+	 * joins it (setns), keeping uid 0 */
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	if ((a = fork()) == 0) {
+		if (setresgid(4242, 4242, 4242) != 0 || setresuid(4242, 4242, 4242) != 0 ||
+		    unshare(CLONE_NEWUSER) != 0)
+			_exit(1);
+		(void)!write(ready[1], "a", 1);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	assert_true(a > 0);
+	if (read(ready[0], &c, 1) != 1) {
+		waitpid(a, &status, 0);
+		skip();		/* no user namespaces here */
+	}
+	if ((b = fork()) == 0) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof path, "/proc/%ld/ns/user", (long)a);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || setns(fd, CLONE_NEWUSER) != 0)
+			_exit(1);
+		(void)!write(ready[1], "b", 1);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	assert_true(b > 0);
+	if (read(ready[0], &c, 1) != 1)
+		fail_msg("setns into the child's user namespace failed");
+	w.uid = 4242;
+	assert_int_equal(process_touchable(&w, a, why, sizeof why), 1);
+	assert_non_null(strstr(why, "belongs to"));
+	assert_int_equal(process_touchable(&w, b, why, sizeof why), 1);
+	assert_non_null(strstr(why, "user namespace owned by"));
+	w.uid = 4243;
+	assert_int_equal(process_touchable(&w, b, why, sizeof why), 0);
+	assert_int_equal(write(go[1], "xx", 2), 2);
+	waitpid(a, &status, 0);
+	waitpid(b, &status, 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 /* path_changeable_by walks the path as given, for the requester given. */
 static void
 test_path_changeable_for(void **state)
@@ -953,6 +1153,8 @@ main(void)
 		cmocka_unit_test(test_requester_user_namespace),
 		cmocka_unit_test(test_path_replaceable_for),
 		cmocka_unit_test(test_path_changeable_for),
+		cmocka_unit_test(test_acl_for_another_uid),
+		cmocka_unit_test(test_process_touchable),
 		cmocka_unit_test(test_argument_scanning),
 		cmocka_unit_test(test_gate_submit),
 	};
