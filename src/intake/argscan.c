@@ -422,6 +422,7 @@ static int check_flock(struct scan *, size_t);
 static int check_nsenter(struct scan *, size_t);
 static int check_gdb(struct scan *, size_t);
 static int check_pid_tool(struct scan *, size_t);
+static int check_symlinker(struct scan *, size_t);
 
 static const struct tool tools[] = {
 	{ L("python", "python[0-9]*", "pypy", "pypy[0-9]*"), T_INTERP,
@@ -487,6 +488,7 @@ static const struct tool tools[] = {
 	{ L("watch"), 0, NULL, NULL, NULL, NULL, NULL, check_watch, NULL },
 	{ L("flock"), 0, NULL, NULL, NULL, NULL, NULL, check_flock, NULL },
 	{ L("nsenter"), 0, NULL, NULL, NULL, NULL, NULL, check_nsenter, NULL },
+	{ L("ln", "gln", "cp", "gcp"), 0, NULL, NULL, NULL, NULL, NULL, check_symlinker, NULL },
 	{ L("strace", "ltrace", "gcore", "gdbserver", "perf", "pstack", "eu-stack",
 	  "criu", "bpftrace"), 0, NULL, NULL, NULL, NULL, NULL, check_pid_tool, NULL },
 	{ L("env"), T_LATE,
@@ -1163,6 +1165,136 @@ check_python(struct scan *s, size_t j)
 	return 0;
 }
 
+/* --- Symbolic links root would make --------------------------------- */
+
+/*
+ * A relative symbolic link is resolved from the directory the link is
+ * in, not from the cwd of the command that made it: ln -s ../../tmp/x
+ * /etc/profile.d/x points at /tmp/x whatever the cwd. Each relative
+ * target of ln -s (and cp -s) is judged as root will later find it,
+ * from the link's directory (writable_argument). The link is in -t DIR,
+ * in the last operand when there are several targets or it is an
+ * existing directory (not with -T, nor with -n when it is a symbolic
+ * link), else in the last operand's directory; a lone target gets its
+ * link in the cwd, as the word scan already judges it. ln -r makes the
+ * link relative to where the target is from the cwd: judged there too.
+ * GNU getopt permutes: options count wherever they are, up to "--".
+ */
+static int
+judge_link_target(struct scan *s, size_t i, const char *dir)
+{
+	char full[2 * PATH_MAX], why[PATH_MAX + 128];
+	const char *t = s->argv[i];
+	int rc;
+
+	if (t[0] == '/' || t[0] == '\0')
+		return 0;	/* absolute: judged as a path like any word */
+	if ((size_t)snprintf(full, sizeof full, "%s%s%s/%s",
+	    dir[0] == '/' ? "" : s->c->cwd, dir[0] == '/' || strcmp(s->c->cwd, "/") == 0 ?
+	    "" : "/", dir, t) >= sizeof full)
+		return hit(s, "writable_argument", i, "the symbolic link's target '%s' is "
+		    "too long to be checked", t);
+	if ((rc = path_changeable_by(s->p, full, why, sizeof why)) > 0)
+		return hit(s, "writable_argument", i, "the symbolic link would point at '%s', "
+		    "which root resolves from the link's directory as %s, a path the "
+		    "requester can change: %s", t, full, why);
+	if (rc < 0)
+		return hit(s, "writable_argument", i, "the symbolic link would point at '%s', "
+		    "resolved from the link's directory as %s, which cannot be checked", t, full);
+	return 0;
+}
+
+static int
+check_symlinker(struct scan *s, size_t j)
+{
+	static const char *const cp_value_long[] = {
+		"suffix", "sparse", "no-preserve", NULL
+	};
+	const char *a, *p, *tdir = NULL, *last;
+	char dir[PATH_MAX], *slash;
+	size_t i, op[MAX_ARGV], nop = 0, k;
+	int cp = word_names(s, j, L("cp", "gcp")), sym = 0, notdir = 0, nodef = 0,
+	    rel = 0, dashdash = 0, rc;
+	struct stat st;
+
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (dashdash || a[0] != '-' || a[1] == '\0') {
+			op[nop++] = i;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			dashdash = 1;
+			continue;
+		}
+		if (a[1] == '-') {
+			if (opt_abbrev(a, cp ? "symbolic-link" : "symbolic"))
+				sym = 1;
+			else if (opt_abbrev(a, "target-directory")) {
+				tdir = opt_value(s, i);
+				if (strchr(a, '=') == NULL)
+					i++;
+			} else if (opt_abbrev(a, "no-target-directory"))
+				notdir = 1;
+			else if (!cp && opt_abbrev(a, "no-dereference"))
+				nodef = 1;
+			else if (!cp && opt_abbrev(a, "relative"))
+				rel = 1;
+			else if (strchr(a, '=') == NULL && (cp ? abbrev_in(a, cp_value_long) :
+			    opt_abbrev(a, "suffix")))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			if (*p == 's')
+				sym = 1;
+			else if (*p == 'T')
+				notdir = 1;
+			else if (*p == 'n' && !cp)
+				nodef = 1;
+			else if (*p == 'r' && !cp)
+				rel = 1;
+			else if (*p == 't' || *p == 'S') {
+				const char *v = p[1] != '\0' ? p + 1 :
+				    i + 1 < s->argc ? s->argv[++i] : NULL;
+
+				if (*p == 't')
+					tdir = v;
+				break;
+			}
+		}
+	}
+	/* ln -r: the target is found from the cwd, as the word scan judges it */
+	if (!sym || rel || nop == 0)
+		return 0;
+	if (tdir != NULL) {
+		for (k = 0; k < nop; k++)
+			if ((rc = judge_link_target(s, op[k], tdir)) != 0)
+				return rc;
+		return 0;
+	}
+	if (nop == 1)
+		return 0;	/* the link is in the cwd */
+	last = s->argv[op[nop - 1]];
+	if ((size_t)snprintf(dir, sizeof dir, "%s%s%s", last[0] == '/' ? "" : s->c->cwd,
+	    last[0] == '/' || strcmp(s->c->cwd, "/") == 0 ? "" : "/", last) >= sizeof dir)
+		return hit(s, "writable_argument", op[nop - 1], "'%s' is too long to be "
+		    "checked", last);
+	/* into the directory, or as the last operand */
+	if (notdir || (nop == 2 && !(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !(nodef && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))))) {
+		if ((slash = strrchr(dir, '/')) == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		return judge_link_target(s, op[0], dir);
+	}
+	for (k = 0; k + 1 < nop; k++)
+		if ((rc = judge_link_target(s, op[k], dir)) != 0)
+			return rc;
+	return 0;
+}
+
 /* --- Processes root would enter or attach to ------------------------- */
 
 /*
@@ -1283,10 +1415,13 @@ check_nsenter(struct scan *s, size_t j)
 					return rc;
 				if (strchr(a, '=') == NULL)
 					i++;
-			} else if (strchr(a, '=') == NULL && abbrev_in(a, value_long))
+			} else if (strchr(a, '=') != NULL)
+				continue;
+			else if (abbrev_in(a, ns_long)) {	/* --wd before --wdns */
+				if (at == 0)
+					at = i;
+			} else if (abbrev_in(a, value_long))
 				i++;
-			else if (strchr(a, '=') == NULL && abbrev_in(a, ns_long) && at == 0)
-				at = i;
 			continue;
 		}
 		for (p = a + 1; *p != '\0'; p++) {

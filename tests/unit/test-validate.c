@@ -953,7 +953,7 @@ test_path_changeable_for(void **state)
 	rmdir(dir);
 }
 
-/* validate_request for rq; NULL code: accepted. */
+/* validate_request for rq; NULL code: accepted; NULL path: anywhere. */
 static void
 verdict(const char *json, const struct requester *rq, const char *code, const char *path)
 {
@@ -968,7 +968,8 @@ verdict(const char *json, const struct requester *rq, const char *code, const ch
 	}
 	if (code == NULL && rc != 0)
 		fail_msg("%s: refused %s at %s (%s)", json, r.code, r.path, r.message);
-	if (code != NULL && (rc == 0 || strcmp(r.code, code) != 0 || strcmp(r.path, path) != 0))
+	if (code != NULL && (rc == 0 || strcmp(r.code, code) != 0 ||
+	    (path != NULL && strcmp(r.path, path) != 0)))
 		fail_msg("%s: got %s at %s (%s), want %s at %s", json,
 		    rc == 0 ? "accepted" : r.code, r.path, r.message, code, path);
 }
@@ -1083,6 +1084,132 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
  * nothing (not even the state directory); an accepted request becomes a
  * gate recorded with that requester's uid and name.
  */
+/*
+ * A relative symbolic link's target is judged from the link's directory
+ * (where the kernel resolves it), in every spelling of ln -s and cp -s;
+ * a process the requester owns, or one that is not there, may not be
+ * entered or attached to.
+ */
+static void
+test_link_and_process_targets(void **state)
+{
+	struct requester rq;
+	char dir[] = "/tmp/wt-links.XXXXXX", path[PATH_MAX], buf[4 * PATH_MAX];
+	static const struct {
+		const char	*argv;		/* @: the root-owned directory */
+		const char	*code;
+		int		 at;
+	} c[] = {
+		{ "[\"ln\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"-sf\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"--sym\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"../own/x\",\"@/etc/l\",\"-s\"]", "writable_argument", 1 },
+		{ "[\"ln\",\"-s\",\"../own/x\",\"@/etc\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"-s\",\"../etc\",\"../own/x\",\"@/etc\"]", "writable_argument", 3 },
+		{ "[\"ln\",\"-s\",\"-t\",\"@/etc\",\"../own/x\"]", "writable_argument", 4 },
+		{ "[\"ln\",\"-st@/etc\",\"../own/x\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"--symbolic\",\"--target-directory=@/etc\",\"../own/x\"]",
+		  "writable_argument", 3 },
+		{ "[\"ln\",\"-sT\",\"../../own/x\",\"@/etc/sub\"]", "writable_argument", 2 },
+		{ "[\"cp\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"cp\",\"--symbolic-link\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"timeout\",\"5\",\"ln\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 4 },
+		{ "[\"ln\",\"-s\",\"@/own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		/* root's: accepted; a hard link and ln -r are judged from the cwd */
+		{ "[\"ln\",\"-s\",\"../etc\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"-sr\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"-s\",\"-t\",\"@/etc\",\"../etc\"]", NULL, 0 },
+	};
+	char want[64], at[sizeof dir + 8];
+	int go[2], status;
+	size_t i, k;
+	pid_t child;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	other(&rq, getgid() + 1007);
+	snprintf(path, sizeof path, "%s/etc", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/etc/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/own", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chown(path, rq.uid, (gid_t)-1), 0);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char argv[PATH_MAX * 2];
+		const char *p;
+
+		for (p = c[i].argv, k = 0; *p != '\0' && k + sizeof dir < sizeof argv; p++)
+			if (*p == '@')
+				k += (size_t)snprintf(argv + k, sizeof argv - k, "%s", dir);
+			else
+				argv[k++] = *p;
+		argv[k] = '\0';
+		snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":%s,\"why\":\"w\"}"), argv);
+		snprintf(want, sizeof want, "$.commands[0].argv[%d]", c[i].at);
+		verdict(buf, &rq, c[i].code, c[i].code != NULL ? want : NULL);
+	}
+	/* processes: one that is not there cannot be judged */
+	verdict(CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"-t\",\"0x1\",\"-m\",\"true\"],"
+	    "\"why\":\"w\"}"), &rq, "requester_process", "$.commands[0].argv[2]");
+	verdict(CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"-a\",\"true\"],\"why\":\"w\"}"),
+	    &rq, "requester_process", "$.commands[0].argv[1]");
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"--target=%ld\","
+	    "\"-m\",\"true\"],\"why\":\"w\"}"), (long)getpid());
+	verdict(buf, &rq, getuid() == rq.uid ? "requester_process" : NULL,
+	    getuid() == rq.uid ? "$.commands[0].argv[1]" : NULL);
+	if (getuid() != 0)
+		goto out;
+	/* root: a process of the requester's uid, in every spelling */
+	assert_int_equal(pipe(go), 0);
+	if ((child = fork()) == 0) {
+		char ch;
+
+		if (setresuid(rq.uid, rq.uid, rq.uid) != 0)
+			_exit(1);
+		(void)!read(go[0], &ch, 1);
+		_exit(0);
+	}
+	assert_true(child > 0);
+	{
+		static const char *const forms[] = {
+			"\"nsenter\",\"-t\",\"#\",\"-m\",\"true\"",
+			"\"nsenter\",\"-t#\",\"-a\",\"true\"",
+			"\"nsenter\",\"--target\",\"#\",\"true\"",
+			"\"nsenter\",\"--tar=#\",\"true\"",
+			"\"nsenter\",\"-mt\",\"#\",\"true\"",
+			"\"nsenter\",\"--wd\",\"-t\",\"#\",\"true\"",
+			"\"strace\",\"-fp\",\"#\"",
+			"\"strace\",\"--attach=#\"",
+			"\"strace\",\"-p\",\"1,#\"",
+			"\"timeout\",\"5\",\"strace\",\"-p#\"",
+			"\"cat\",\"/proc/#/environ\"",
+		};
+		for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+			const char *h = strchr(forms[i], '#');
+
+			snprintf(at, sizeof at, "%ld", (long)child);
+			snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[%.*s%s%s],"
+			    "\"why\":\"w\"}"), (int)(h - forms[i]), forms[i], at, h + 1);
+			verdict(buf, &rq, "requester_process", NULL);
+		}
+	}
+	assert_int_equal(write(go[1], "x", 1), 1);
+	waitpid(child, &status, 0);
+	close(go[0]);
+	close(go[1]);
+out:
+	snprintf(path, sizeof path, "%s/etc/sub", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/etc", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/own", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 static void
 test_gate_submit(void **state)
 {
@@ -1156,6 +1283,7 @@ main(void)
 		cmocka_unit_test(test_acl_for_another_uid),
 		cmocka_unit_test(test_process_touchable),
 		cmocka_unit_test(test_argument_scanning),
+		cmocka_unit_test(test_link_and_process_targets),
 		cmocka_unit_test(test_gate_submit),
 	};
 
