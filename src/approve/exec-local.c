@@ -38,21 +38,24 @@ open_sealed(const json_t *cmd)
 }
 
 /* Who asked, from the run manifest, for the rules an executable sealed
- * at run time is judged by (uid 0 without one: anyone but root). */
+ * at run time is judged by (uid 0 without one: anyone but root). Every
+ * group is kept: *groups (to free) holds as many as the manifest lists. */
 static void
-requester_writer(const struct batch *b, struct writer *w, gid_t *groups, size_t max)
+requester_writer(const struct batch *b, struct writer *w, gid_t **groups)
 {
-	json_t *rq = json_object_get(b->run, "requester"), *g;
-	size_t i, n = 0;
+	json_t *rq = json_object_get(b->run, "requester"), *g,
+	    *list = json_object_get(rq, "groups");
+	size_t i, n = json_array_size(list);
 
 	memset(w, 0, sizeof *w);
+	*groups = NULL;
 	if (!json_is_object(rq))
 		return;
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		if (n < max)
-			groups[n++] = (gid_t)json_integer_value(g);
+	*groups = xcalloc(n + 1, sizeof **groups);
+	json_array_foreach(list, i, g)
+		(*groups)[i] = (gid_t)json_integer_value(g);
 	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	w->groups = groups;
+	w->groups = *groups;
 	w->ngroups = (int)n;
 }
 
@@ -79,7 +82,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 	size_t i, n = json_array_size(av);
 	struct exec_result res;
 	struct exec_spec x;
-	gid_t groups[256];
+	gid_t *groups;
 	struct writer w;
 
 	if ((words = argv_strings(av, stage)) == NULL)
@@ -87,9 +90,10 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 		    "its files were not staged");
 	/* sealed at run time: judged now, by the request's rules */
 	if (at_run) {
-		requester_writer(b, &w, groups, sizeof groups / sizeof groups[0]);
-		if ((fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why,
-		    sizeof why)) < 0) {
+		requester_writer(b, &w, &groups);
+		fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why, sizeof why);
+		free(groups);
+		if (fd < 0) {
 			argv_strings_free(words);
 			return refused_at_run(cmd, real, sha, why);
 		}

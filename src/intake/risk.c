@@ -12,7 +12,7 @@
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
 	"service-restart", "lockout-prone", "indirect-exec", "remote",
-	"long-timeout", "mixed-script", "sealed-at-run",
+	"long-timeout", "mixed-script", "sealed-at-run", "archive-writable-dir",
 };
 
 static const char *const interpreters[] = {
@@ -176,6 +176,9 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_LONG_TIMEOUT;
 	if (c->sealed_at_run)
 		b |= BADGE_SEALED_AT_RUN;
+	for (i = 0; c->file != NULL && i < c->argc; i++)
+		if (c->file[i] != NULL && c->file[i]->archive_writable_dir)
+			b |= BADGE_ARCHIVE_WRITABLE_DIR;
 	return b;
 }
 

@@ -155,23 +155,30 @@ le_u32(const unsigned char *b)
  * 0 the question is whether anyone but root could: an entry for a
  * non-root user or a group other than gid 0 that allows writing. 1, 0
  * (no ACL: ENODATA, ENOTSUP; a symbolic link, which has none), or -1
- * when the ACL cannot be read or is not one.
+ * when the ACL cannot be read or is not one. errno is kept but for -1.
  */
 int
 acl_may_write(const struct writer *p, const char *path, const struct stat *st)
 {
 	unsigned char buf[4 + 8 * ACL_ENTRIES_MAX];
 	unsigned tag, perm, mask = 07, user = 0, group = 0, mine = 0;
+	int saved = errno;
 	uint32_t id;
 	ssize_t n;
 	size_t i;
 
 	if (S_ISLNK(st->st_mode))
 		return 0;
-	if ((n = getxattr(path, ACL_XATTR, buf, sizeof buf)) < 0)
-		return errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP ? 0 : -1;
-	if (n < 4 || (n - 4) % 8 != 0 || le_u32(buf) != ACL_XATTR_VERSION)
+	if ((n = getxattr(path, ACL_XATTR, buf, sizeof buf)) < 0) {
+		if (errno != ENODATA && errno != ENOTSUP && errno != EOPNOTSUPP)
+			return -1;
+		errno = saved;
+		return 0;
+	}
+	if (n < 4 || (n - 4) % 8 != 0 || le_u32(buf) != ACL_XATTR_VERSION) {
+		errno = EINVAL;
 		return -1;
+	}
 	for (i = 4; i < (size_t)n; i += 8)
 		if ((buf[i] | buf[i + 1] << 8) == ACL_MASK)
 			mask = buf[i + 2] | buf[i + 3] << 8;
@@ -196,6 +203,7 @@ acl_may_write(const struct writer *p, const char *path, const struct stat *st)
 		case ACL_USER_OBJ: case ACL_MASK: case ACL_OTHER:
 			break;
 		default:
+			errno = EINVAL;
 			return -1;
 		}
 	}
@@ -368,7 +376,8 @@ path_changeable(const struct writer *p, const char *path, char *why, size_t size
 }
 
 /* For judgements through descriptors (judge.c): could p write (or chmod)
- * the inode open as fd, its ACL included? */
+ * the inode open as fd, its ACL included? An ACL that cannot be read
+ * counts as one that lets it. */
 int
 inode_writable(const struct writer *p, int fd, const struct stat *st)
 {
@@ -377,7 +386,7 @@ inode_writable(const struct writer *p, int fd, const struct stat *st)
 	if (writable_by(p, st))
 		return 1;
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	return acl_may_write(p, proc, st);
+	return acl_may_write(p, proc, st) != 0;
 }
 
 /* Does p own st (uid 0: does anyone but root)? */

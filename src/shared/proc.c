@@ -33,25 +33,20 @@ static int
 status_uids(pid_t pid, unsigned long uid[4])
 {
 	char path[64], buf[PROC_STATUS_MAX], *s, *end;
-	size_t len = 0;
 	ssize_t n;
 	int fd, i;
 
+	/* one read: the Uid line is in the first lines, whatever follows */
 	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)) < 0)
 		return -1;
-	while (len < sizeof buf - 1 &&
-	    (n = read(fd, buf + len, sizeof buf - 1 - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		len += (size_t)n;
-	}
+	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
-	buf[len] = '\0';
+	if (n <= 0) {
+		errno = n == 0 ? EINVAL : errno;
+		return -1;
+	}
+	buf[n] = '\0';
 	if ((s = strstr(buf, "\nUid:")) == NULL) {
 		errno = EINVAL;
 		return -1;
@@ -92,21 +87,31 @@ uid_map_identity(int fd)
 }
 
 /*
- * Walk the user namespace of pid and its ancestors (up to the one this
- * process is in, where NS_GET_PARENT says EPERM): 1 with the owner in
- * *owner when one is the writer's, 0, -1 with errno.
+ * Walk the user namespace of pid and its ancestors up to the one this
+ * process is in (whose owner is outside what it can judge; NS_GET_PARENT
+ * says EPERM there): 1 with the owner in *owner when one is the
+ * writer's, 0, -1 with errno.
  */
 static int
 userns_owned(const struct writer *w, pid_t pid, unsigned long *owner)
 {
+	struct stat self, st;
 	char path[64];
 	uid_t uid;
 	int fd, parent, depth;
 
+	if (stat("/proc/self/ns/user", &self) != 0)
+		return -1;
 	snprintf(path, sizeof path, "/proc/%ld/ns/user", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
 		return -1;
 	for (depth = 0; depth < USERNS_DEPTH; depth++) {
+		if (fstat(fd, &st) != 0)
+			break;
+		if (st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+			close(fd);
+			return 0;
+		}
 		if (ioctl(fd, NS_GET_OWNER_UID, &uid) != 0)
 			break;
 		if (uid_matches(w, uid)) {
@@ -122,7 +127,7 @@ userns_owned(const struct writer *w, pid_t pid, unsigned long *owner)
 		fd = parent;
 	}
 	close(fd);
-	errno = ELOOP;
+	errno = depth < USERNS_DEPTH ? errno : ELOOP;
 	return -1;
 }
 

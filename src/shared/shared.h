@@ -146,7 +146,8 @@ int	 stage_remove(int, const char *);
 /* path.c: who could replace a file (path_writable: resolved paths), or
  * change what a path names as root would resolve it (path_changeable:
  * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
- * are honoured (through access(2)) only when self is set. */
+ * are read from the file (acl_may_write) whoever asks; self is set when
+ * this process is the requester. */
 struct writer {
 	uid_t		 uid;
 	const gid_t	*groups;
@@ -287,18 +288,6 @@ extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
 #define BATCH_GRACE_SECONDS	3	/* the e2e tests reach it in seconds */
 #else
 #define BATCH_GRACE_SECONDS	30
-/* path.c: does the file's POSIX access ACL (read through getxattr, which
- * follows a final symlink: "/proc/self/fd/N" works) let the writer write
- * it? 1, 0 (no ACL, or none that does), -1 when it cannot be read. */
-int	 acl_may_write(const struct writer *, const char *, const struct stat *);
-
-/* proc.c: could the writer reach into process pid (ptrace, setns, its
- * memory): one of its uids is the writer's, or a user namespace it is in
- * (or an ancestor of it) is owned by the writer. 1 with a reason, 0, or
- * -1 when it cannot be judged (callers treat -1 as 1). */
-int	 process_touchable(const struct writer *, pid_t, char *, size_t);
-int	 uid_map_identity(int);
-
 #endif
 long	 batch_bound(const json_t *);
 #define LEDGER_TAIL_BYTES	(8 * 1024)
