@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -44,12 +45,28 @@ who(const struct writer *w)
 	return w->uid == 0 ? "a non-root user" : "the requester";
 }
 
+/* procfs lives on an anonymous device (major 0): only those are asked */
 static int
-on_procfs(int fd)
+on_procfs(int fd, const struct stat *st)
 {
 	struct statfs sf;
 
-	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+	return major(st->st_dev) == 0 && fstatfs(fd, &sf) == 0 &&
+	    sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* The caller's root, opened when first needed. */
+static int
+ctx_root(struct judge_ctx *c)
+{
+	char p[64];
+
+	if (c->rootfd < 0) {
+		snprintf(p, sizeof p, "/proc/%d/root", (int)c->tid);
+		c->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		c->own_root = c->rootfd >= 0;
+	}
+	return c->rootfd;
 }
 
 /* Could w replace or remove the entry st of directory dfd (dst)? */
@@ -73,7 +90,7 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 
 	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE))
 		return 0;
-	if (on_procfs(fd))
+	if (on_procfs(fd, st))
 		return 0;
 	/* a device is everyone's to write (/dev/null); a file with no name
 	 * (memfd, unlinked) is reachable only through its holder */
@@ -133,7 +150,7 @@ refused(int cur)
  * 0 with j->exists unset).
  */
 int
-judge_path(const struct judge_ctx *c, int startfd, const char *base, const char *path,
+judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
     int flags, struct judged *j)
 {
 	char rest[2 * PATH_MAX], tmp[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1],
@@ -151,18 +168,16 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 		return -ENOENT;
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	if (fstat(c->rootfd, &rootst) != 0)
-		return -errno;
 	strcpy(rest, path);
 	if (path[0] == '/')
 		strcpy(j->shown, "/");
 	else
 		snprintf(j->shown, sizeof j->shown, "%s", base);
-	if ((cur = fcntl(path[0] == '/' ? c->rootfd : startfd, F_DUPFD_CLOEXEC, 0)) < 0)
+	if ((cur = fcntl(path[0] == '/' ? ctx_root(c) : startfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -errno;
+	if (fstat(cur, &dst) != 0)
+		goto fail;
 	for (;;) {
-		if (fstat(cur, &dst) != 0)
-			goto fail;
 		for (s = rest; *s == '/'; s++)
 			;
 		n = strcspn(s, "/");
@@ -172,7 +187,8 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 		last = *e == '\0';
 		if (n == 0 || (n == 1 && s[0] == '.') ||
 		    (n == 2 && s[0] == '.' && s[1] == '.')) {
-			if (n == 2 && !(dst.st_dev == rootst.st_dev && dst.st_ino == rootst.st_ino)) {
+			if (n == 2 && (fstat(ctx_root(c), &rootst) != 0 ||
+			    !(dst.st_dev == rootst.st_dev && dst.st_ino == rootst.st_ino))) {
 				if ((nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 					goto fail;
 				close(cur);
@@ -203,7 +219,7 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 		}
 		memcpy(comp, s, n);
 		comp[n] = '\0';
-		at_proc_root = dst.st_ino == PROC_ROOT_INO && on_procfs(cur);
+		at_proc_root = dst.st_ino == PROC_ROOT_INO && on_procfs(cur, &dst);
 		if (at_proc_root && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
 			if (strcmp(comp, "self") == 0)
 				snprintf(tmp, sizeof tmp, "%d%s", (int)c->tgid, after);
@@ -216,7 +232,7 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			if (errno != ENOENT || !(flags & JUDGE_MISSING))
 				goto fail;
-			if (!on_procfs(cur) && inode_writable(c->w, cur, &dst)) {
+			if (!on_procfs(cur, &dst) && inode_writable(c->w, cur, &dst)) {
 				shown_push(j->shown, sizeof j->shown, comp);
 				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 				shown_pop(ptxt);
@@ -238,7 +254,7 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 			goto fail;
 		}
 		shown_push(j->shown, sizeof j->shown, comp);
-		if (!on_procfs(cur) && entry_changeable(c->w, cur, &dst, &st) &&
+		if (!on_procfs(cur, &dst) && entry_changeable(c->w, cur, &dst, &st) &&
 		    !(last && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE) &&
 		    S_ISDIR(st.st_mode))) {
 			close(nfd);
@@ -249,7 +265,7 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 			return refused(cur);
 		}
 		if (S_ISLNK(st.st_mode) && (!last || (flags & JUDGE_FOLLOW))) {
-			if (on_procfs(cur) && !at_proc_root) {
+			if (on_procfs(cur, &dst) && !at_proc_root) {
 				/* a process's own file: only of a process it cannot touch */
 				if (procpid > 0 && process_touchable(c->w, procpid, ptxt,
 				    sizeof ptxt) != 0) {
@@ -270,6 +286,8 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 				close(cur);
 				cur = nfd;
 				procpid = 0;
+				if (fstat(cur, &dst) != 0)
+					goto fail;
 				memmove(rest, after, strlen(after) + 1);
 				continue;
 			}
@@ -292,8 +310,10 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 			shown_pop(j->shown);
 			if (link[0] == '/') {
 				close(cur);
-				if ((cur = fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0)) < 0)
+				if ((cur = fcntl(ctx_root(c), F_DUPFD_CLOEXEC, 0)) < 0)
 					return -errno;
+				if (fstat(cur, &dst) != 0)
+					goto fail;
 				strcpy(j->shown, "/");
 				procpid = 0;
 			}
@@ -307,6 +327,7 @@ judge_path(const struct judge_ctx *c, int startfd, const char *base, const char 
 			}
 			close(cur);
 			cur = nfd;
+			dst = st;
 			if (at_proc_root)
 				procpid = (pid_t)strtol(comp, NULL, 10);
 			memmove(rest, e, strlen(e) + 1);

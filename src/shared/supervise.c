@@ -51,6 +51,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -105,7 +106,7 @@ struct call {
 	struct supervisor *sv;
 	const struct seccomp_notif *req;
 	pid_t		 tid;
-	int		 memfd, rootfd, cwdfd;
+	int		 cwdfd;
 	struct judge_ctx jc;
 	uid_t		 fsuid;
 	gid_t		 fsgid;
@@ -352,6 +353,15 @@ still_valid(const struct call *k)
 	return ioctl(k->sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+/* Read the caller's memory at addr, at most one page. */
+static ssize_t
+read_mem(const struct call *k, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(k->tid, &local, 1, &remote, 1, 0);
+}
+
 /* A NUL-terminated string of the caller's at addr: 0 or -errno. */
 static int
 read_string(const struct call *k, uint64_t addr, char *buf, size_t size)
@@ -365,7 +375,7 @@ read_string(const struct call *k, uint64_t addr, char *buf, size_t size)
 		chunk = 4096 - (size_t)((addr + got) % 4096);
 		if (chunk > size - got)
 			chunk = size - got;
-		n = pread(k->memfd, buf + got, chunk, (off_t)(addr + got));
+		n = read_mem(k, addr + got, buf + got, chunk);
 		if (n <= 0)
 			return -EFAULT;
 		if (memchr(buf + got, '\0', (size_t)n) != NULL)
@@ -444,9 +454,10 @@ load_status(struct call *k)
 /* Make the following file calls as the caller would (its fs uid and
  * gid, groups and umask); as_self undoes it. Root's calls need neither. */
 static void
-as_caller(const struct call *k)
+as_caller(const struct call *k, int creates)
 {
-	umask(k->umask);
+	if (creates && k->umask != 077)
+		umask(k->umask);
 	if (k->fsuid == 0 && k->fsgid == 0)
 		return;
 	(void)setgroups((size_t)k->ngroups, caller_groups);
@@ -455,9 +466,10 @@ as_caller(const struct call *k)
 }
 
 static void
-as_self(const struct call *k)
+as_self(const struct call *k, int creates)
 {
-	umask(077);
+	if (creates && k->umask != 077)
+		umask(077);
 	if (k->fsuid == 0 && k->fsgid == 0)
 		return;
 	(void)setfsuid(0);
@@ -537,11 +549,15 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 		judged_close(&j);
 		return;
 	}
-	as_caller(k);
+	if (!still_valid(k)) {	/* its /proc files were another's: do nothing */
+		judged_close(&j);
+		return;
+	}
+	as_caller(k, (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE);
 	fd = openat(j.dirfd, j.name, (int)flags | O_CLOEXEC | O_NOCTTY |
 	    (j.magic ? 0 : O_NOFOLLOW), mode);
 	rc = errno;
-	as_self(k);
+	as_self(k, (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE);
 	if (fd < 0) {
 		respond(k, -rc, 0, 0);
 	} else if (j.magic && (fstat(fd, &st) != 0 || judge_object(k->jc.w, fd, &st,
@@ -721,10 +737,14 @@ on_symlink(struct call *k, uint64_t taddr, int dirfd, uint64_t laddr)
 		return;
 	}
 	judged_close(&t);
-	as_caller(k);
+	if (!still_valid(k)) {
+		judged_close(&j);
+		return;
+	}
+	as_caller(k, 1);
 	rc = symlinkat(target, j.dirfd, j.name);
 	e = errno;
-	as_self(k);
+	as_self(k, 1);
 	if (rc == 0)
 		note(k->sv, REC_WRITTEN, record_string(j.shown, CONFINE_PATH_MAX));
 	respond(k, rc == 0 ? 0 : -e, 0, 0);
@@ -769,11 +789,16 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 		judged_close(&o);
 		return;
 	}
-	as_caller(k);
+	if (!still_valid(k)) {
+		judged_close(&o);
+		judged_close(&n);
+		return;
+	}
+	as_caller(k, 0);
 	rc = is_link ? linkat(o.dirfd, o.name, n.dirfd, n.name, 0) :
 	    (int)syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags);
 	e = errno;
-	as_self(k);
+	as_self(k, 0);
 	if (rc == 0)
 		note(k->sv, REC_WRITTEN, record_string(n.shown, CONFINE_PATH_MAX));
 	respond(k, rc == 0 ? 0 : -e, 0, 0);
@@ -795,11 +820,15 @@ on_truncate(struct call *k, uint64_t addr, off_t length)
 			respond(k, rc, 0, 0);
 		return;
 	}
-	as_caller(k);
+	if (!still_valid(k)) {
+		judged_close(&j);
+		return;
+	}
+	as_caller(k, 0);
 	fd = openat(j.dirfd, j.name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	rc = fd >= 0 ? ftruncate(fd, length) : -1;
 	e = errno;
-	as_self(k);
+	as_self(k, 0);
 	if (fd >= 0)
 		close(fd);
 	if (rc == 0)
@@ -989,8 +1018,7 @@ dispatch(struct call *k)
 		on_open(k, (int)a[0], a[1], a[2], (mode_t)a[3]);
 	else if (nr == __NR_openat2) {
 		memset(&how, 0, sizeof how);
-		if (a[3] < sizeof how || pread(k->memfd, &how, sizeof how, (off_t)a[2]) !=
-		    (ssize_t)sizeof how)
+		if (a[3] < sizeof how || read_mem(k, a[2], &how, sizeof how) != (ssize_t)sizeof how)
 			respond(k, -EINVAL, 0, 0);
 		else if (how.resolve != 0)
 			respond(k, -ENOSYS, 0, 0);	/* callers fall back to openat */
@@ -1029,8 +1057,6 @@ void
 supervise_handle(struct supervisor *sv)
 {
 	struct call k;
-	char mem[32];
-
 	memset(req, 0, sizes.seccomp_notif);
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 		return;	/* EINTR, or the caller is gone (ENOENT) */
@@ -1038,22 +1064,17 @@ supervise_handle(struct supervisor *sv)
 	k.sv = sv;
 	k.req = req;
 	k.tid = (pid_t)req->pid;
-	k.cwdfd = k.rootfd = -1;
+	k.cwdfd = k.jc.rootfd = -1;
 	k.jc.w = sv->requester;
 	k.jc.tid = k.tid;
-	snprintf(mem, sizeof mem, "/proc/%d/mem", (int)k.tid);
-	k.memfd = open(mem, O_RDONLY | O_CLOEXEC);
-	k.rootfd = proc_open(k.tid, "root", O_PATH | O_DIRECTORY);
-	k.jc.rootfd = k.rootfd;
-	/* after opening its files: the thread is still the one that asked */
-	if (k.memfd < 0 || k.rootfd < 0 || load_status(&k) != 0 || !still_valid(&k))
+	/* after reading its status: the thread is still the one that asked;
+	 * what dispatch opens of /proc/TID is checked again before it acts */
+	if (load_status(&k) != 0 || !still_valid(&k))
 		respond(&k, -EACCES, 0, 0);
 	else
 		dispatch(&k);
-	if (k.memfd >= 0)
-		close(k.memfd);
-	if (k.rootfd >= 0)
-		close(k.rootfd);
+	if (k.jc.own_root)
+		close(k.jc.rootfd);
 	if (k.cwdfd >= 0)
 		close(k.cwdfd);
 }

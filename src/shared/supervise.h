@@ -28,11 +28,12 @@ struct judged {
 
 struct judge_ctx {
 	const struct writer *w;	/* the requester */
-	int		 rootfd;	/* the caller's root directory (O_PATH) */
+	int		 rootfd;	/* the caller's root (O_PATH); -1: /proc/TID/root when needed */
+	int		 own_root;	/* rootfd was opened here: the caller closes it */
 	pid_t		 tgid, tid;	/* the caller: /proc/self and /proc/thread-self */
 };
 
-int	 judge_path(const struct judge_ctx *, int, const char *, const char *, int,
+int	 judge_path(struct judge_ctx *, int, const char *, const char *, int,
 	    struct judged *);
 void	 judged_close(struct judged *);
 int	 judge_object(const struct writer *, int, const struct stat *, int, const char *,
