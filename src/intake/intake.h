@@ -106,6 +106,7 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_MIXED_SCRIPT	0x200
 #define BADGE_SEALED_AT_RUN	0x400
 #define BADGE_ARCHIVE_WRITABLE_DIR	0x800
+#define BADGE_UNCONFINED	0x1000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */

@@ -1127,3 +1127,32 @@ supervise_probe(char *why, size_t size)
 		    "or its answer with a descriptor (Linux 5.14 or later is needed)");
 	return ok ? 0 : -1;
 }
+
+/*
+ * Would this host's runner run ROOT commands unconfined: its policy says
+ * "unconfined": "allow" and a filter with a listener cannot be installed
+ * here (asked of a child, as an unprivileged process would, with
+ * no_new_privs)? For the review's "unconfined" badge.
+ */
+int
+supervise_unconfined(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	struct tp_policy p;
+	char why[256];
+	int status;
+	pid_t pid;
+
+	if (tp_policy_load(&p, why, sizeof why) != 0 || !p.unconfined)
+		return 0;
+	if ((pid = fork()) < 0)
+		return 1;
+	if (pid == 0)
+		_exit(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && syscall(SYS_seccomp,
+		    SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog) >= 0 ? 0 : 1);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}

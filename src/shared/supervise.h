@@ -49,6 +49,7 @@ struct supervisor {
 };
 
 int	 supervise_probe(char *, size_t);
+int	 supervise_unconfined(void);
 void	 supervise_init(struct supervisor *, const struct writer *);
 int	 supervise_child(int);
 int	 supervise_receive(struct supervisor *, int);
