@@ -15,7 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -252,6 +256,36 @@ test_anyone_but_root(void **state)
 	assert_int_equal(judge(&w, "other/file", JUDGE_FOLLOW, NULL, 0), 1);
 }
 
+/* The runner's probe: a full round trip here; refused for real where a
+ * filter above forbids seccomp() (as a container runtime's may). */
+static void
+test_probe(void **state)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	char why[256];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(supervise_probe(why, sizeof why), 0);
+	if ((pid = fork()) == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(3);
+		_exit(supervise_probe(why, sizeof why) == -1 && strstr(why, "seccomp") ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int
 main(void)
 {
@@ -259,6 +293,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_anyone_but_root),
+		cmocka_unit_test(test_probe),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
