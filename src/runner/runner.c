@@ -337,27 +337,6 @@ requester_can_change(const struct runner *r)
 	return r->n;
 }
 
-/* Who asked, from the run manifest: the writer the writability rules
- * judge for. Without one (a root requester, or none found), anyone but
- * root. */
-static void
-load_requester(struct runner *r)
-{
-	json_t *rq = json_object_get(r->manifest, "requester"), *g;
-	size_t i, n = 0;
-
-	memset(&r->requester, 0, sizeof r->requester);
-	if (!json_is_object(rq))
-		return;
-	r->requester_groups = xcalloc(json_array_size(json_object_get(rq, "groups")) + 1,
-	    sizeof *r->requester_groups);
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		r->requester_groups[n++] = (gid_t)json_integer_value(g);
-	r->requester.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	r->requester.groups = r->requester_groups;
-	r->requester.ngroups = (int)n;
-}
-
 /* Before anything runs: policy for every ROOT command, then every
  * executable opened and hashed (but those sealed at run time: run_all
  * judges each just before it starts). The first refusal stops it all. */
@@ -365,8 +344,6 @@ static void
 verify_commands(struct runner *r)
 {
 	json_t *cmds = json_object_get(r->manifest, "commands"), *c;
-	char hex[SHA256_HEX_LEN + 1];
-	struct stat st;
 	size_t i;
 
 	r->exefd = xcalloc(r->n, sizeof *r->exefd);
@@ -388,9 +365,8 @@ verify_commands(struct runner *r)
 	json_array_foreach(cmds, i, c) {
 		if (at_run(c))
 			continue;
-		r->exefd[i] = open(str(c, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (r->exefd[i] < 0 || fstat(r->exefd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
-		    sha256_fd(r->exefd[i], hex) != 0 || !digest_equal(hex, str(c, "executable_sha256"))) {
+		if ((r->exefd[i] = exe_open_sealed(str(c, "path"),
+		    str(c, "executable_sha256"))) < 0) {
 			r->refused_why = "the executable changed since it was reviewed";
 			r->refused_at = i;
 			return;
@@ -1076,7 +1052,7 @@ main(int argc, char **argv)
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
-	load_requester(&r);
+	manifest_requester(r.manifest, &r.requester, &r.requester_groups);
 	/* the two-person rule: the other reviewers' approvals, or nothing */
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
 	prepare_supervisor(&r);

@@ -231,3 +231,27 @@ manifest_parse(const char *bytes, size_t len, char *why, size_t size)
 	}
 	return m;
 }
+
+/*
+ * Who asked, from a run manifest's "requester": the writer the
+ * writability rules and the supervisor judge for, with every group it
+ * lists (*groups, to free). Without one (a root requester, or none
+ * found): uid 0, which those rules read as anyone but root.
+ */
+void
+manifest_requester(const json_t *m, struct writer *w, gid_t **groups)
+{
+	json_t *rq = json_object_get(m, "requester"), *list = json_object_get(rq, "groups"), *g;
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	*groups = NULL;
+	if (!json_is_object(rq))
+		return;
+	*groups = xcalloc(json_array_size(list) + 1, sizeof **groups);
+	json_array_foreach(list, i, g)
+		(*groups)[i] = (gid_t)json_integer_value(g);
+	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w->groups = *groups;
+	w->ngroups = (int)json_array_size(list);
+}

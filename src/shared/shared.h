@@ -156,6 +156,7 @@ struct writer {
 };
 int	 path_writable(const struct writer *, const char *, char *, size_t);
 int	 path_changeable(const struct writer *, const char *, char *, size_t);
+void	 manifest_requester(const json_t *, struct writer *, gid_t **);
 int	 inode_writable(const struct writer *, int, const struct stat *);
 int	 inode_owned(const struct writer *, const struct stat *);
 
@@ -188,6 +189,7 @@ const char *deny_code(enum deny_kind);
 int	 is_indirect_runner(const char *);
 
 /* atrun.c: an executable sealed at run time, judged and hashed now. */
+int	 exe_open_sealed(const char *, const char *);
 int	 exe_at_run(const char *, const struct writer *, int, char [PATH_MAX],
 	    char [SHA256_HEX_LEN + 1], char *, size_t);
 
