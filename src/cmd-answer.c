@@ -79,9 +79,8 @@ confirm(struct store *st, const char *id)
 static void
 print_human(const json_t *r)
 {
-	json_t *l = json_object_get(r, "ledger"), *e;
+	json_t *l = json_object_get(r, "ledger");
 	const char *msg = json_string_value(json_object_get(r, "message"));
-	size_t i;
 
 	printf("%s: %s", json_string_value(json_object_get(r, "request_id")),
 	    json_string_value(json_object_get(r, "status")));
@@ -92,26 +91,7 @@ print_human(const json_t *r)
 		text_print(stdout, msg);
 		putchar('\n');
 	}
-	json_array_foreach(json_object_get(l, "entries"), i, e) {
-		json_t *code = json_object_get(e, "exit_code");
-
-		printf("  %-4s %-8s ", json_string_value(json_object_get(e, "as")),
-		    json_string_value(json_object_get(e, "status")));
-		text_print(stdout, json_string_value(json_object_get(e, "id")));
-		if (json_is_integer(code))
-			printf("  exit %lld", (long long)json_integer_value(code));
-		if (json_is_string(json_object_get(e, "error"))) {
-			fputs("  ", stdout);
-			text_print(stdout, json_string_value(json_object_get(e, "error")));
-		}
-		/* a ROOT command's output, for root to replay */
-		if (json_is_string(json_object_get(e, "iolog"))) {
-			fputs("  (sudoreplay -d " WARRANT_IOLOG_DIR " ", stdout);
-			text_print(stdout, json_string_value(json_object_get(e, "iolog")));
-			putchar(')');
-		}
-		putchar('\n');
-	}
+	ledger_print(stdout, l);
 }
 
 static int

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
-/* warrant show: one gate in full; with -j the sealed manifest too. */
+/* warrant show: one gate in full, with its ledger once approved; with -j
+ * the sealed manifest too. */
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "warrant.h"
 
@@ -11,8 +13,10 @@ const struct cmd_entry cmd_show_entry = {
 	.name = "show",
 	.usage = "ID [-j] [--to REVIEWER [-c CMD_ID]...]",
 	.help =
-	"Show one gate: context, risk badges and every command. ID is the request\n"
-	"id or any unique prefix of 4 or more characters (the \"w-\" may be left off).\n"
+	"Show one gate: context, risk badges and every command, and once approved\n"
+	"its ledger (with what the run-time supervisor recorded for each ROOT\n"
+	"command). ID is the request id or any unique prefix of 4 or more\n"
+	"characters (the \"w-\" may be left off).\n"
 	"Agent text is shown with control characters and escapes made visible.\n\n"
 	"  -j, --json   the gate as JSON, with the sealed manifest and its SHA-256\n"
 	"  -t, --to REVIEWER\n"
@@ -36,7 +40,7 @@ cmd_show_exec(int argc, char **argv)
 	char id[GATE_ID_LEN + 1];
 	struct store st;
 	size_t nsel = 0;
-	json_t *g;
+	json_t *g, *ledger;
 	int ch, json = 0, rc;
 
 	while ((ch = getopt_long(argc, argv, "jt:c:", longopts, NULL)) != -1) {
@@ -62,6 +66,10 @@ cmd_show_exec(int argc, char **argv)
 		return rc;
 	}
 	g = store_gate(&st, id, 1);
+	/* a settled approval's ledger, as it ran (not cut for the agent) */
+	if (g != NULL && strcmp(json_str(g, "state"), "approved") == 0 &&
+	    (ledger = gate_ledger(&st, id)) != NULL)
+		json_object_set_new(g, "ledger", ledger);
 	store_close(&st);
 	if (g == NULL)
 		return EXIT_INTERNAL;
@@ -70,6 +78,16 @@ cmd_show_exec(int argc, char **argv)
 	else {
 		gate_print_full(stdout, g, st.dir);
 		cosign_tally_line(stdout, g);
+		ledger = json_object_get(g, "ledger");
+		if (ledger != NULL) {
+			printf("\nledger: %s\n", json_str(ledger, "outcome"));
+			ledger_print(stdout, ledger);
+			if (*json_str(ledger, "diagnostic") != '\0') {
+				fputs("diagnostic: ", stdout);
+				text_print(stdout, json_str(ledger, "diagnostic"));
+				putchar('\n');
+			}
+		}
 		rc = fflush(stdout);
 	}
 	json_decref(g);

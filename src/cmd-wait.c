@@ -49,6 +49,7 @@ print_human(const json_t *o)
 			text_print(stdout, s);
 			putchar('\n');
 		}
+		confinement_print(stdout, e, "   ");
 		if ((s = json_string_value(json_object_get(e, "output_tail"))) != NULL)
 			text_print_output(stdout, s, "   | ", "   | ");
 	}

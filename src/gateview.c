@@ -2,6 +2,8 @@
 /* Human views of a gate for the terminal. Every piece of agent text goes
  * through text_print so it cannot drive the terminal, the content of a
  * reviewed file included. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,4 +253,137 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 			fprintf(fp, "\n    sha256 %s\n", json_str(c, "executable_sha256"));
 	}
 	print_files(fp, json_object_get(g, "files"), statedir);
+}
+
+static void
+conf_line(void (*put)(void *, int, const char *), void *arg, int alert, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+conf_line(void (*put)(void *, int, const char *), void *arg, int alert, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (line == NULL)
+		abort();
+	put(arg, alert, line);
+	free(line);
+}
+
+static json_int_t
+conf_count(const json_t *c, const char *list)
+{
+	return (json_int_t)json_array_size(json_object_get(c, list)) +
+	    json_integer_value(json_object_get(json_object_get(c, "omitted"), list));
+}
+
+/*
+ * What ledger entry e's confinement record says, line by line, for every
+ * surface that shows a ledger as text: put(arg, alert, line) for each
+ * line, alert set on the refused accesses and on the unconfined marker.
+ * A line holds the record's paths and reasons as they are: put must
+ * neutralise it whole (text_print, tui_puts). Nothing when e has no
+ * record (a YOU command, a ROOT command that never started).
+ */
+void
+confinement_lines(const json_t *e, void (*put)(void *, int, const char *), void *arg)
+{
+	const json_t *c = json_object_get(e, "confinement"), *om, *v;
+	const char *sha;
+	size_t i;
+
+	if (!json_is_object(c))
+		return;
+	om = json_object_get(c, "omitted");
+	if (json_is_true(json_object_get(c, "unconfined"))) {
+		put(arg, 1, "unconfined: ran without the run-time supervisor (the host's "
+		    "policy allows it); nothing it did was checked or recorded");
+		return;
+	}
+	conf_line(put, arg, 0, "run-time supervisor: %lld program%s executed, %lld "
+	    "file%s written, %lld access%s refused",
+	    (long long)conf_count(c, "executed"), conf_count(c, "executed") == 1 ? "" : "s",
+	    (long long)conf_count(c, "written"), conf_count(c, "written") == 1 ? "" : "s",
+	    (long long)conf_count(c, "refused"), conf_count(c, "refused") == 1 ? "" : "es");
+	json_array_foreach(json_object_get(c, "refused"), i, v)
+		conf_line(put, arg, 1, "refused at run time: %s %s \xe2\x80\x94 %s",
+		    json_str(v, "call"), json_str(v, "path"), json_str(v, "reason"));
+	if (json_integer_value(json_object_get(om, "refused")) > 0)
+		conf_line(put, arg, 1, "refused at run time: (and %lld more)",
+		    (long long)json_integer_value(json_object_get(om, "refused")));
+	json_array_foreach(json_object_get(c, "executed"), i, v) {
+		sha = json_str(v, "sha256");
+		conf_line(put, arg, 0, "executed: %s (sha256 %.12s)", json_str(v, "path"), sha);
+	}
+	if (json_integer_value(json_object_get(om, "executed")) > 0)
+		conf_line(put, arg, 0, "executed: (and %lld more)",
+		    (long long)json_integer_value(json_object_get(om, "executed")));
+	json_array_foreach(json_object_get(c, "written"), i, v)
+		conf_line(put, arg, 0, "written: %s", json_string_value(v) != NULL ?
+		    json_string_value(v) : "");
+	if (json_integer_value(json_object_get(om, "written")) > 0)
+		conf_line(put, arg, 0, "written: (and %lld more)",
+		    (long long)json_integer_value(json_object_get(om, "written")));
+}
+
+struct conf_print {
+	FILE		*fp;
+	const char	*indent;
+};
+
+static void
+conf_print_line(void *arg, int alert, const char *line)
+{
+	struct conf_print *p = arg;
+
+	(void)alert;
+	fputs(p->indent, p->fp);
+	text_print(p->fp, line);
+	fputc('\n', p->fp);
+}
+
+/* confinement_lines on fp, each line after indent, neutralised. */
+void
+confinement_print(FILE *fp, const json_t *e, const char *indent)
+{
+	struct conf_print p = { fp, indent };
+
+	confinement_lines(e, conf_print_line, &p);
+}
+
+/*
+ * A ledger's entries for the reviewer, one line each (as, status, id,
+ * exit code, error, the I/O log session of a ROOT command), each followed
+ * by what the run-time supervisor recorded for it.
+ */
+void
+ledger_print(FILE *fp, const json_t *l)
+{
+	json_t *e, *code;
+	size_t i;
+
+	json_array_foreach(json_object_get(l, "entries"), i, e) {
+		code = json_object_get(e, "exit_code");
+		fprintf(fp, "  %-4s %-8s ", json_str(e, "as"), json_str(e, "status"));
+		text_print(fp, json_str(e, "id"));
+		if (json_is_integer(code))
+			fprintf(fp, "  exit %lld", (long long)json_integer_value(code));
+		if (json_is_string(json_object_get(e, "error"))) {
+			fputs("  ", fp);
+			text_print(fp, json_str(e, "error"));
+		}
+		/* a ROOT command's output, for root to replay */
+		if (json_is_string(json_object_get(e, "iolog"))) {
+			fputs("  (sudoreplay -d " WARRANT_IOLOG_DIR " ", fp);
+			text_print(fp, json_str(e, "iolog"));
+			fputc(')', fp);
+		}
+		fputc('\n', fp);
+		confinement_print(fp, e, "         ");
+	}
 }

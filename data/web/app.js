@@ -52,12 +52,47 @@ function argvText(argv) {
 	return (argv || []).map(a => typeof a === "string" ? a : "[file " + a.file + "]").join("  ");
 }
 
+function more(n) { return n > 0 ? " (and " + n + " more)" : ""; }
+
+// What the run-time supervisor recorded for a ROOT command: every refused
+// access first, then the programs it executed and the files it wrote. Each
+// path and reason is its own element, inserted as text.
+function confinementView(c) {
+	const box = el("div", { class: "confinement" });
+	const om = c.omitted || {};
+	const count = k => (c[k] || []).length + (om[k] || 0);
+	if (c.unconfined) {
+		box.append(el("div", { class: "refused", text: "unconfined: ran without the run-time " +
+			"supervisor (the host's policy allows it); nothing it did was checked or recorded" }));
+		return box;
+	}
+	box.append(el("div", { class: "muted", text: "run-time supervisor: " +
+		plural(count("executed"), "program", "programs") + " executed, " +
+		plural(count("written"), "file", "files") + " written, " +
+		plural(count("refused"), "access", "accesses") + " refused" }));
+	for (const r of c.refused || [])
+		box.append(el("div", { class: "refused" }, "refused at run time: ",
+			el("span", { class: "call", text: r.call }), " ",
+			el("code", { class: "path", text: r.path }), " — ",
+			el("span", { class: "why-refused", text: r.reason })));
+	if (om.refused > 0) box.append(el("div", { class: "refused", text: "refused at run time:" + more(om.refused) }));
+	for (const x of c.executed || [])
+		box.append(el("div", {}, "executed: ", el("code", { class: "path", text: x.path }), " ",
+			el("span", { class: "muted", text: "sha256 " + String(x.sha256).slice(0, 12) })));
+	if (om.executed > 0) box.append(el("div", { text: "executed:" + more(om.executed) }));
+	for (const w of c.written || [])
+		box.append(el("div", {}, "written: ", el("code", { class: "path", text: w })));
+	if (om.written > 0) box.append(el("div", { text: "written:" + more(om.written) }));
+	return box;
+}
+
 function ledgerView(ledger) {
 	const box = el("div", { class: "ledger" });
 	for (const e of (ledger && ledger.entries) || []) {
 		const head = e.id + ": " + e.status + (e.exit_code != null ? " (exit " + e.exit_code + ")" : "") +
 			(e.error ? " — " + e.error : "");
 		box.append(el("div", { class: "result", text: head }));
+		if (e.confinement) box.append(confinementView(e.confinement));
 		if (e.output_tail) box.append(el("pre", { text: e.output_tail }));
 	}
 	return box;

@@ -21,41 +21,6 @@
 
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
 
-/* The executable still hashes to its seal; its descriptor, or -1. */
-static int
-open_sealed(const json_t *cmd)
-{
-	char hex[SHA256_HEX_LEN + 1];
-	struct stat st;
-	int fd = open(json_str(cmd, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || sha256_fd(fd, hex) != 0 ||
-	    !digest_equal(hex, json_str(cmd, "executable_sha256")))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* Who asked, from the run manifest, for the rules an executable sealed
- * at run time is judged by (uid 0 without one: anyone but root). */
-static void
-requester_writer(const struct batch *b, struct writer *w, gid_t *groups, size_t max)
-{
-	json_t *rq = json_object_get(b->run, "requester"), *g;
-	size_t i, n = 0;
-
-	memset(w, 0, sizeof *w);
-	if (!json_is_object(rq))
-		return;
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		if (n < max)
-			groups[n++] = (gid_t)json_integer_value(g);
-	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	w->groups = groups;
-	w->ngroups = (int)n;
-}
-
 /* A "refused" entry for a command sealed at run time, with what was found. */
 static json_t *
 refused_at_run(const json_t *cmd, const char *real, const char *sha, const char *why)
@@ -79,7 +44,7 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 	size_t i, n = json_array_size(av);
 	struct exec_result res;
 	struct exec_spec x;
-	gid_t groups[256];
+	gid_t *groups;
 	struct writer w;
 
 	if ((words = argv_strings(av, stage)) == NULL)
@@ -87,13 +52,15 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 		    "its files were not staged");
 	/* sealed at run time: judged now, by the request's rules */
 	if (at_run) {
-		requester_writer(b, &w, groups, sizeof groups / sizeof groups[0]);
-		if ((fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why,
-		    sizeof why)) < 0) {
+		manifest_requester(b->run, &w, &groups);
+		fd = exe_at_run(json_str(cmd, "path"), &w, root, real, sha, why, sizeof why);
+		free(groups);
+		if (fd < 0) {
 			argv_strings_free(words);
 			return refused_at_run(cmd, real, sha, why);
 		}
-	} else if ((fd = open_sealed(cmd)) < 0) {
+	} else if ((fd = exe_open_sealed(json_str(cmd, "path"),
+	    json_str(cmd, "executable_sha256"))) < 0) {
 		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "the executable changed since it was reviewed");

@@ -65,6 +65,14 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 		    "would refuse too; nothing ran", why);
 		return -1;
 	}
+	/* sudo runs each command itself, outside the runner's supervisor */
+	if (via_sudo && !p.unconfined) {
+		say(b, "unconfined_refused", "--via sudo runs ROOT commands outside the runner's "
+		    "run-time supervisor, which this host's policy does not allow (%s has no "
+		    "\"unconfined\": \"allow\"): answer without it; nothing ran",
+		    WARRANT_POLICY_FILE);
+		return -1;
+	}
 	if (p.approvals <= 1)
 		return 0;
 	if (via_sudo) {

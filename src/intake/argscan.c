@@ -14,6 +14,7 @@
  * warrant-request(5) has the table.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -418,6 +419,10 @@ static int check_xargs(struct scan *, size_t);
 static int check_run_parts(struct scan *, size_t);
 static int check_watch(struct scan *, size_t);
 static int check_flock(struct scan *, size_t);
+static int check_nsenter(struct scan *, size_t);
+static int check_gdb(struct scan *, size_t);
+static int check_pid_tool(struct scan *, size_t);
+static int check_symlinker(struct scan *, size_t);
 
 static const struct tool tools[] = {
 	{ L("python", "python[0-9]*", "pypy", "pypy[0-9]*"), T_INTERP,
@@ -448,7 +453,7 @@ static const struct tool tools[] = {
 	  NULL, NULL, NULL, NULL, NULL, check_sed, "a sed script that runs commands" },
 	{ L("gdb", "gdb-multiarch"), T_INTERP | T_LONGONLY,
 	  NULL, NULL, NULL, NULL, L("eval-command", "command", "init-command",
-	  "init-eval-command", "ex", "iex", "x", "ix"), NULL, "debugger commands" },
+	  "init-eval-command", "ex", "iex", "x", "ix"), check_gdb, "debugger commands" },
 	{ L("lldb", "lldb-*"), T_INTERP,
 	  "oOkKsS", NULL, NULL, NULL, L("one-line", "one-line-before-file",
 	  "one-line-on-crash", "source", "source-before-file",
@@ -482,6 +487,10 @@ static const struct tool tools[] = {
 	{ L("run-parts"), 0, NULL, NULL, NULL, NULL, NULL, check_run_parts, NULL },
 	{ L("watch"), 0, NULL, NULL, NULL, NULL, NULL, check_watch, NULL },
 	{ L("flock"), 0, NULL, NULL, NULL, NULL, NULL, check_flock, NULL },
+	{ L("nsenter"), 0, NULL, NULL, NULL, NULL, NULL, check_nsenter, NULL },
+	{ L("ln", "gln", "cp", "gcp"), 0, NULL, NULL, NULL, NULL, NULL, check_symlinker, NULL },
+	{ L("strace", "ltrace", "gcore", "gdbserver", "perf", "pstack", "eu-stack",
+	  "criu", "bpftrace"), 0, NULL, NULL, NULL, NULL, NULL, check_pid_tool, NULL },
 	{ L("env"), T_LATE,
 	  "S", "uCa", NULL, NULL, L("split-string"), NULL,
 	  "a command line split at run time" },
@@ -1156,6 +1165,435 @@ check_python(struct scan *s, size_t j)
 	return 0;
 }
 
+/* --- Symbolic links root would make --------------------------------- */
+
+/*
+ * A relative symbolic link is resolved from the directory the link is
+ * in, not from the cwd of the command that made it: ln -s ../../tmp/x
+ * /etc/profile.d/x points at /tmp/x whatever the cwd. Each relative
+ * target of ln -s (and cp -s) is judged as root will later find it,
+ * from the link's directory (writable_argument). The link is in -t DIR,
+ * in the last operand when there are several targets or it is an
+ * existing directory (not with -T, nor with -n when it is a symbolic
+ * link), else in the last operand's directory; a lone target gets its
+ * link in the cwd, as the word scan already judges it. ln -r makes the
+ * link relative to where the target is from the cwd: judged there too.
+ * GNU getopt permutes: options count wherever they are, up to "--".
+ */
+static int
+judge_link_target(struct scan *s, size_t i, const char *dir)
+{
+	char full[2 * PATH_MAX], why[PATH_MAX + 128];
+	const char *t = s->argv[i];
+	int rc;
+
+	if (t[0] == '/' || t[0] == '\0')
+		return 0;	/* absolute: judged as a path like any word */
+	if ((size_t)snprintf(full, sizeof full, "%s%s%s/%s",
+	    dir[0] == '/' ? "" : s->c->cwd, dir[0] == '/' || strcmp(s->c->cwd, "/") == 0 ?
+	    "" : "/", dir, t) >= sizeof full)
+		return hit(s, "writable_argument", i, "the symbolic link's target '%s' is "
+		    "too long to be checked", t);
+	if ((rc = path_changeable_by(s->p, full, why, sizeof why)) > 0)
+		return hit(s, "writable_argument", i, "the symbolic link would point at '%s', "
+		    "which root resolves from the link's directory as %s, a path the "
+		    "requester can change: %s", t, full, why);
+	if (rc < 0)
+		return hit(s, "writable_argument", i, "the symbolic link would point at '%s', "
+		    "resolved from the link's directory as %s, which cannot be checked", t, full);
+	return 0;
+}
+
+static int
+check_symlinker(struct scan *s, size_t j)
+{
+	static const char *const cp_value_long[] = {
+		"suffix", "sparse", "no-preserve", NULL
+	};
+	const char *a, *p, *tdir = NULL, *last;
+	char dir[PATH_MAX], *slash;
+	size_t i, op[MAX_ARGV], nop = 0, k;
+	int cp = word_names(s, j, L("cp", "gcp")), sym = 0, notdir = 0, nodef = 0,
+	    rel = 0, dashdash = 0, rc;
+	struct stat st;
+
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (dashdash || a[0] != '-' || a[1] == '\0') {
+			op[nop++] = i;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			dashdash = 1;
+			continue;
+		}
+		if (a[1] == '-') {
+			if (opt_abbrev(a, cp ? "symbolic-link" : "symbolic"))
+				sym = 1;
+			else if (opt_abbrev(a, "target-directory")) {
+				tdir = opt_value(s, i);
+				if (strchr(a, '=') == NULL)
+					i++;
+			} else if (opt_abbrev(a, "no-target-directory"))
+				notdir = 1;
+			else if (!cp && opt_abbrev(a, "no-dereference"))
+				nodef = 1;
+			else if (!cp && opt_abbrev(a, "relative"))
+				rel = 1;
+			else if (strchr(a, '=') == NULL && (cp ? abbrev_in(a, cp_value_long) :
+			    opt_abbrev(a, "suffix")))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			if (*p == 's')
+				sym = 1;
+			else if (*p == 'T')
+				notdir = 1;
+			else if (*p == 'n' && !cp)
+				nodef = 1;
+			else if (*p == 'r' && !cp)
+				rel = 1;
+			else if (*p == 't' || *p == 'S') {
+				const char *v = p[1] != '\0' ? p + 1 :
+				    i + 1 < s->argc ? s->argv[++i] : NULL;
+
+				if (*p == 't')
+					tdir = v;
+				break;
+			}
+		}
+	}
+	/* ln -r: the target is found from the cwd, as the word scan judges it */
+	if (!sym || rel || nop == 0)
+		return 0;
+	if (tdir != NULL) {
+		for (k = 0; k < nop; k++)
+			if ((rc = judge_link_target(s, op[k], tdir)) != 0)
+				return rc;
+		return 0;
+	}
+	if (nop == 1)
+		return 0;	/* the link is in the cwd */
+	last = s->argv[op[nop - 1]];
+	if ((size_t)snprintf(dir, sizeof dir, "%s%s%s", last[0] == '/' ? "" : s->c->cwd,
+	    last[0] == '/' || strcmp(s->c->cwd, "/") == 0 ? "" : "/", last) >= sizeof dir)
+		return hit(s, "writable_argument", op[nop - 1], "'%s' is too long to be "
+		    "checked", last);
+	/* into the directory, or as the last operand */
+	if (notdir || (nop == 2 && !(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !(nodef && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))))) {
+		if ((slash = strrchr(dir, '/')) == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		return judge_link_target(s, op[0], dir);
+	}
+	for (k = 0; k + 1 < nop; k++)
+		if ((rc = judge_link_target(s, op[k], dir)) != 0)
+			return rc;
+	return 0;
+}
+
+/* --- Processes root would enter or attach to ------------------------- */
+
+/*
+ * Root attaching to a process (ptrace: gdb, strace), reading its memory
+ * or entering its namespaces (nsenter) would run or read what whoever
+ * controls that process decides: refused (requester_process) when the
+ * requester owns it, started it set-user-ID, or made its user namespace
+ * (process_touchable), and when that cannot be told — a process that is
+ * not there now may be the requester's by the time root runs.
+ */
+static int
+all_digits(const char *w, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 10)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (w[i] < '0' || w[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* Judge one process id given as text (w, n bytes) at argv[i]. */
+static int
+judge_pid(struct scan *s, size_t i, const char *w, size_t n)
+{
+	char why[256];
+	long pid;
+	int rc;
+
+	if (!all_digits(w, n) || (pid = strtol(w, NULL, 10)) <= 0 || pid > INT_MAX)
+		return hit(s, "requester_process", i, "'%s' would name a process by '%.*s', "
+		    "which is not a process id; name a process by its number", s->argv[i],
+		    (int)(n < 64 ? n : 64), w);
+	if ((rc = process_touchable_by(s->p, (pid_t)pid, why, sizeof why)) > 0)
+		return hit(s, "requester_process", i, "root would enter or attach to a process "
+		    "the requester controls: %s", why);
+	if (rc < 0)
+		return hit(s, "requester_process", i, "root would enter or attach to process "
+		    "%ld, which cannot be judged (%s); a process that is not there now may "
+		    "be the requester's when root runs", pid, why);
+	return 0;
+}
+
+/* A list of process ids (strace -p 1,2 or "1 2"); NULL: the value is
+ * missing, which the tool refuses itself. */
+static int
+judge_pids(struct scan *s, size_t i, const char *v)
+{
+	size_t n;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	for (;;) {
+		v += strspn(v, ", \t\n");
+		if (*v == '\0')
+			return 0;
+		n = strcspn(v, ", \t\n");
+		if ((rc = judge_pid(s, i, v, n)) != 0)
+			return rc;
+		v += n;
+	}
+}
+
+/* /proc/PID/... in a word or after its '=': the files of a process
+ * (its namespaces, root, cwd, mem, fd/N) are that process's to change. */
+static int
+proc_paths(struct scan *s, size_t i)
+{
+	const char *w = s->argv[i], *eq;
+	size_t n;
+	int rc;
+
+	for (; w != NULL; w = (eq = strchr(w, '=')) != NULL ? eq + 1 : NULL) {
+		if (strncmp(w, "/proc/", 6) != 0)
+			continue;
+		n = strcspn(w + 6, "/=");
+		if (all_digits(w + 6, n) && (rc = judge_pid(s, i, w + 6, n)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * nsenter (getopt "+ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W:FZ", long
+ * options by prefix): the target of -t/--target is judged. A namespace
+ * letter's joined value is its namespace file; one shaped "t" or "tPID"
+ * (-mt PID, -mt123) is judged as a target too, as it was surely meant.
+ * Entering namespaces (-a, a namespace option without a file) or taking
+ * the target's root or directory (-r, -w without a value) with no target
+ * named cannot be judged: refused.
+ */
+static int
+check_nsenter(struct scan *s, size_t j)
+{
+	static const char *const ns_long[] = {
+		"all", "mount", "uts", "ipc", "net", "pid", "cgroup", "user", "time",
+		"root", "wd", NULL
+	};
+	static const char *const value_long[] = {
+		"setuid", "setgid", "wdns", NULL
+	};
+	const char *a, *p, *v;
+	size_t i, at = 0;
+	int rc, target = 0;
+
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (strcmp(a, "--") == 0 || a[0] != '-' || a[1] == '\0')
+			break;
+		if (a[1] == '-') {
+			if (opt_abbrev(a, "target")) {
+				target = 1;
+				if ((rc = judge_pids(s, strchr(a, '=') ? i : i + 1,
+				    opt_value(s, i))) != 0)
+					return rc;
+				if (strchr(a, '=') == NULL)
+					i++;
+			} else if (strchr(a, '=') != NULL)
+				continue;
+			else if (abbrev_in(a, ns_long)) {	/* --wd before --wdns */
+				if (at == 0)
+					at = i;
+			} else if (abbrev_in(a, value_long))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			if (*p == 't') {
+				target = 1;
+				v = p[1] != '\0' ? p + 1 : i + 1 < s->argc ? s->argv[++i] : NULL;
+				if ((rc = judge_pids(s, i, v)) != 0)
+					return rc;
+				break;
+			}
+			if (*p == 'S' || *p == 'G' || *p == 'W') {
+				if (p[1] == '\0')
+					i++;
+				break;
+			}
+			if (strchr("muinpCUTrw", *p) != NULL) {
+				if (p[1] == 't') {	/* -mt PID, -mtPID */
+					v = p[2] != '\0' ? p + 2 : i + 1 < s->argc ?
+					    s->argv[++i] : NULL;
+					if (p[2] == '\0' || all_digits(p + 2, strlen(p + 2))) {
+						target = 1;
+						if ((rc = judge_pids(s, i, v)) != 0)
+							return rc;
+					}
+				} else if (p[1] == '\0' && at == 0)
+					at = i;
+				break;
+			}
+			if (*p == 'a' && at == 0)
+				at = i;
+		}
+	}
+	if (!target && at != 0)
+		return hit(s, "requester_process", at, "'%s' enters the namespaces of a target "
+		    "process, and none is named; name it with --target PID", s->argv[at]);
+	return 0;
+}
+
+/*
+ * gdb attaches to a process by -p/--pid (one or two dashes, by prefix),
+ * by a number as -c/--core, and by a number as its second operand (gdb
+ * PROG PID). Every number before --args is judged as a process id: gdb's
+ * options with numeric values are rare, and a refusal names the number.
+ */
+static int
+check_gdb(struct scan *s, size_t j)
+{
+	const char *a, *v;
+	size_t i;
+	int rc;
+
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (strcmp(a, "--args") == 0 || strcmp(a, "-args") == 0)
+			break;
+		if (a[0] == '-' && a[1] == 'p' && all_digits(a + 2, strlen(a + 2))) {
+			if ((rc = judge_pids(s, i, a + 2)) != 0)	/* -p123 */
+				return rc;
+			continue;
+		}
+		if (a[0] == '-' && opt_abbrev(a, "pid")) {
+			if ((rc = judge_pids(s, strchr(a, '=') ? i : i + 1, opt_value(s, i))) != 0)
+				return rc;
+			if (strchr(a, '=') == NULL)
+				i++;
+			continue;
+		}
+		if (a[0] == '-' && (v = strchr(a, '=')) != NULL &&
+		    all_digits(v + 1, strlen(v + 1)) && (rc = judge_pids(s, i, v + 1)) != 0)
+			return rc;
+		if (all_digits(a, strlen(a)) && (rc = judge_pids(s, i, a)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Tools that take a process id by option (or as every operand). */
+#define P_STOP		0x1	/* options end at the first operand */
+#define P_OPERANDS	0x2	/* every operand is a process id */
+#define P_SUBCMD	0x4	/* the first operand is a subcommand */
+struct pid_tool {
+	const char *const *names;
+	int		   flags;
+	const char	  *pid_short;	/* letters whose value is a process id */
+	const char	  *arg_short;	/* other letters that take a value */
+	const char *const *pid_long;	/* by prefix */
+	const char *const *arg_long;	/* other long options with a value */
+};
+static const struct pid_tool pid_tools[] = {
+	{ L("strace"), P_STOP, "p", "abeEIoOPsSuUX", L("attach"),
+	  L("output", "trace-path", "signal", "status", "decode-fds", "user",
+	  "columns", "const-print-style", "strsize", "string-limit", "summary-sort-by",
+	  "absolute-timestamps", "timestamps", "syscall-times", "interruptible",
+	  "env", "expr", "trace", "abbrev", "verbose", "raw", "read", "write",
+	  "fault", "inject", "quiet", "kvm", "silence", "silent") },
+	{ L("ltrace"), P_STOP, "p", "abeFlnosuwxXAD", NULL,
+	  L("output", "library", "indent", "align", "user", "config") },
+	{ L("gcore"), P_OPERANDS, NULL, "od", NULL, NULL },
+	{ L("pstack"), P_OPERANDS, NULL, NULL, NULL, NULL },
+	{ L("gdbserver"), 0, NULL, NULL, L("attach"), NULL },
+	{ L("eu-stack"), 0, "p", "ecnS", L("pid"),
+	  L("core", "executable", "debuginfo-path", "sysroot") },
+	{ L("perf"), P_SUBCMD | P_STOP, "pt", "eFcCmoGIkMbjuxDwSNL",
+	  L("pid", "tid"), L("event", "output", "input", "cpu", "freq", "count",
+	  "mmap-pages", "cgroup", "call-graph", "uid", "filter", "duration") },
+	{ L("criu"), P_SUBCMD, "t", "DWoLIp", L("tree"),
+	  L("images-dir", "work-dir", "log-file", "pidfile", "root", "ext-mount-map",
+	  "external", "inherit-fd", "address", "port", "page-server") },
+	{ L("bpftrace"), P_STOP, "p", "eoBfIc", L("pid"), L("include", "output") },
+};
+
+static int
+check_pid_tool(struct scan *s, size_t j)
+{
+	const struct pid_tool *t = NULL;
+	const char *a, *p, *v;
+	size_t i, n;
+	int rc, sub = 0;
+
+	for (n = 0; n < sizeof pid_tools / sizeof pid_tools[0]; n++)
+		if (word_names(s, j, pid_tools[n].names)) {
+			t = &pid_tools[n];
+			break;
+		}
+	if (t == NULL)
+		return 0;
+	for (i = j + 1; i < s->argc; i++) {
+		a = s->argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] == '\0') {
+			if ((t->flags & P_SUBCMD) && !sub) {
+				sub = 1;
+				continue;
+			}
+			if (t->flags & P_OPERANDS) {
+				if ((rc = judge_pids(s, i, a)) != 0)
+					return rc;
+				continue;
+			}
+			if (t->flags & P_STOP)
+				break;
+			continue;
+		}
+		if (a[1] == '-') {
+			if (abbrev_in(a, t->pid_long)) {
+				if ((rc = judge_pids(s, strchr(a, '=') ? i : i + 1,
+				    opt_value(s, i))) != 0)
+					return rc;
+				if (strchr(a, '=') == NULL)
+					i++;
+			} else if (strchr(a, '=') == NULL && abbrev_in(a, t->arg_long))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			if (t->pid_short != NULL && strchr(t->pid_short, *p) != NULL) {
+				v = p[1] != '\0' ? p + 1 : i + 1 < s->argc ? s->argv[++i] : NULL;
+				if ((rc = judge_pids(s, i, v)) != 0)
+					return rc;
+				break;
+			}
+			if (t->arg_short != NULL && strchr(t->arg_short, *p) != NULL) {
+				if (p[1] == '\0')
+					i++;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 /* --- The scan ---------------------------------------------------------- */
 
 static int
@@ -1254,6 +1692,8 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 		if (j > 0 && (why = hook_word(s.argv[j])) != NULL)
 			return hit(&s, "shell_request", j, "'%s' is %s; ROOT commands must "
 			    "be exact argv", s.argv[j], why);
+		if (j > 0 && (rc = proc_paths(&s, j)) != 0)
+			return rc;
 		if ((rc = tool_rules(&s, j, 0)) != 0)
 			return rc;
 	}

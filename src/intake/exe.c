@@ -90,3 +90,13 @@ path_changeable_by(const struct requester *p, const char *path, char *why, size_
 
 	return path_changeable(&w, path, why, size);
 }
+
+/* Could p reach into process pid (process_touchable)? Returns 1 (with a
+ * reason in why), 0, or -1 when it cannot be judged. */
+int
+process_touchable_by(const struct requester *p, pid_t pid, char *why, size_t size)
+{
+	const struct writer w = { p->uid, p->groups, p->ngroups, p->self };
+
+	return process_touchable(&w, pid, why, size);
+}

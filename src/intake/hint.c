@@ -54,6 +54,11 @@ const struct refusal_code refusal_codes[] = {
 	    "root never reads or acts on a path the agent can change: put what root must read "
 	    "in \"files\" (inline \"content\" or a \"snapshot\") and name it in argv as "
 	    "{\"file\": NAME}, or name a root-owned path" },
+	{ "requester_process", "a ROOT command would enter or attach to a process (nsenter "
+	    "--target, gdb -p, strace -p, /proc/PID/...) that the requester owns, started, or "
+	    "whose user namespace it made, or one that cannot be judged (not running now)",
+	    "root never enters or traces a process the agent controls: debug or trace your own "
+	    "processes as a YOU command, or name a root-owned process that is running" },
 	{ "credential_field_rejected", "something shaped like a credential (password=..., a "
 	    "token, a private key) is in argv, a command string, env, a why or a file",
 	    "never put a secret in a request: let the program read it from a root-owned file "

@@ -56,9 +56,9 @@ const struct refusal_code *refusal_code_find(const char *);
 /*
  * requester.c: who asks. Writability is judged for uid and groups; the
  * gate records uid and name; YOU commands default to home. uid 0 asks
- * "could anyone but root" (requester_anyone). self is set when this
- * process runs as the requester, so access(2) may also answer for it
- * (ACLs). requester_self refuses (user_namespace) a process in a user
+ * "could anyone but root" (requester_anyone); ACLs are read from the
+ * files for any requester. self is set when this process runs as the
+ * requester (the kernel may judge a snapshot's reads for it). requester_self refuses (user_namespace) a process in a user
  * namespace of its own: EXIT_OK, EXIT_REFUSED or EXIT_INTERNAL.
  */
 struct requester {
@@ -87,6 +87,7 @@ struct exe {
 int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
 int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
+int	 process_touchable_by(const struct requester *, pid_t, char *, size_t);
 
 /* The denylists (shared/denylist.c, shared.h) for a resolved executable. */
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
@@ -104,6 +105,8 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_LONG_TIMEOUT	0x100
 #define BADGE_MIXED_SCRIPT	0x200
 #define BADGE_SEALED_AT_RUN	0x400
+#define BADGE_ARCHIVE_WRITABLE_DIR	0x800
+#define BADGE_UNCONFINED	0x1000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
@@ -120,6 +123,7 @@ struct wfile {
 	int		 fd;		/* a snapshot, opened and judged; else -1 */
 	char		 sha256[SHA256_HEX_LEN + 1];
 	int		 text;		/* valid UTF-8 without NUL */
+	int		 archive_writable_dir;	/* a tar with a group/world-writable dir */
 	int		 used;
 	char		 placeholder[72];	/* "{file:NAME}": argv as the rules read it */
 };

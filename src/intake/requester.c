@@ -170,25 +170,6 @@ proc_open(int procfd, const char *name)
 	return fd;
 }
 
-/* A map file holding exactly the identity map of all 2^32 ids. */
-static int
-identity_map(int fd)
-{
-	char buf[256];
-	unsigned long a, b, c;
-	ssize_t n;
-	int used;
-
-	n = read(fd, buf, sizeof buf - 1);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lu %lu %lu%n", &a, &b, &c, &used) != 3)
-		return 0;
-	return a == 0 && b == 0 && c == 4294967295UL &&
-	    buf[used + strspn(buf + used, " \t\n")] == '\0';
-}
-
 /*
  * Does this process run in the system's own user namespace? Inside
  * another one (unshare -U), the uids it sees and the owners of files are
@@ -225,7 +206,7 @@ initial_user_namespace(char *why, size_t size)
 		close(procfd);
 		return -1;
 	}
-	rc = identity_map(fd);
+	rc = uid_map_identity(fd);
 	close(fd);
 	if (rc == 1 && fstatat(procfd, "self/ns/user", &self, 0) == 0 &&
 	    fstatat(procfd, "1/ns/user", &init, 0) == 0 &&

@@ -8,11 +8,13 @@
 #include <unictype.h>
 
 #include "warrant.h"
+#include "shared/supervise.h"
 
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
 	"service-restart", "lockout-prone", "indirect-exec", "remote",
-	"long-timeout", "mixed-script", "sealed-at-run",
+	"long-timeout", "mixed-script", "sealed-at-run", "archive-writable-dir",
+	"unconfined",
 };
 
 static const char *const interpreters[] = {
@@ -176,6 +178,12 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_LONG_TIMEOUT;
 	if (c->sealed_at_run)
 		b |= BADGE_SEALED_AT_RUN;
+	for (i = 0; c->file != NULL && i < c->argc; i++)
+		if (c->file[i] != NULL && c->file[i]->archive_writable_dir)
+			b |= BADGE_ARCHIVE_WRITABLE_DIR;
+	/* this host's runner would run it without its supervisor */
+	if (!c->as_user && q->machine == NULL && supervise_unconfined())
+		b |= BADGE_UNCONFINED;
 	return b;
 }
 

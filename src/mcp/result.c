@@ -83,6 +83,7 @@ put_entry(FILE *fp, const json_t *e, const char *policy)
 		text_print(fp, json_str(e, "error"));
 		fputc('\n', fp);
 	}
+	confinement_print(fp, e, "   ");
 	if (total > 0 && strcmp(policy, "none") == 0)
 		fprintf(fp, "   (%lld bytes of output withheld: output_to_agent is none)\n",
 		    (long long)total);

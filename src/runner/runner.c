@@ -53,7 +53,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <syslog.h>
+
 #include "shared.h"
+#include "supervise.h"
 #include "runner.h"
 #include "iolog.h"
 
@@ -83,7 +86,8 @@ struct runner {
 	char		(*atrun_sha)[SHA256_HEX_LEN + 1];
 	struct writer	 requester;		/* who asked; uid 0: anyone but root */
 	struct tp_policy tp;			/* the two-person rule */
-	gid_t		 requester_groups[256];
+	gid_t		*requester_groups;	/* all of them: none is dropped */
+	int		 unconfined;		/* the supervisor is missing; policy allows it */
 	char		**root_env, **user_env;
 	const char	*refused_why;
 	size_t		 refused_at;
@@ -274,64 +278,63 @@ policy_check(const struct runner *r)
  * or the one after '=' in NAME=/x or --opt=/x), as root would resolve it?
  * What cannot be judged counts as changeable. */
 static int
-word_changeable(const struct writer *w, const char *word)
+word_changeable(const struct writer *w, const char *word, char *why, size_t size)
 {
 	const char *eq;
-	char why[PATH_MAX + 128];
+	int rc;
 
 	if (word == NULL)
 		return 0;	/* a reviewed file, staged root-owned */
 	eq = strchr(word, '=');
 	if (word[0] != '/' && eq != NULL && eq[1] == '/')
 		word = eq + 1;
-	return word[0] == '/' && path_changeable(w, word, why, sizeof why) != 0;
+	if (word[0] != '/')
+		return 0;
+	if ((rc = path_changeable(w, word, why, size)) < 0)
+		snprintf(why, size, "%s cannot be checked for who may change it", word);
+	return rc != 0;
 }
 
 /*
- * The requester (the uid that asked, with its groups) must still be
- * unable to change what a ROOT command runs or names: request-time checks
- * are a snapshot. Returns the index of the first command that fails, or n.
+ * Could the requester (the uid that asked, with all its groups) change
+ * what ROOT command c runs or names now: its executable, an argv path,
+ * an env value, the cwd? Request-time checks are a snapshot, and an
+ * earlier command may have opened a path up; asked before anything runs
+ * and again just before c starts. 1 with the reason in why, or 0.
  */
+static int
+changeable_now(const struct runner *r, const json_t *c, char *why, size_t size)
+{
+	const struct writer *w = &r->requester;
+	const char *key;
+	json_t *v;
+	size_t j;
+
+	if (!json_is_object(json_object_get(r->manifest, "requester")))
+		return 0;
+	if (!at_run(c) && word_changeable(w, str(c, "path"), why, size))
+		return 1;
+	json_array_foreach(json_object_get(c, "argv"), j, v)
+		if (j > 0 && word_changeable(w, json_string_value(v), why, size))
+			return 1;
+	json_object_foreach(json_object_get(r->manifest, "env"), key, v)
+		if (word_changeable(w, json_string_value(v), why, size))
+			return 1;
+	return word_changeable(w, str(r->manifest, "cwd"), why, size);
+}
+
+/* The index of the first ROOT command the requester could change, or n. */
 static size_t
 requester_can_change(const struct runner *r)
 {
-	const struct writer *w = &r->requester;
+	char why[PATH_MAX + 256];
 	json_t *c;
-	size_t i, j;
+	size_t i;
 
-	if (!json_is_object(json_object_get(r->manifest, "requester")))
-		return r->n;
-	json_array_foreach(json_object_get(r->manifest, "commands"), i, c) {
-		if (!is_root(c))
-			continue;
-		if (!at_run(c) && word_changeable(w, str(c, "path")))
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
+		if (is_root(c) && changeable_now(r, c, why, sizeof why))
 			return i;
-		for (j = 1; j < json_array_size(json_object_get(c, "argv")); j++)
-			if (word_changeable(w, json_string_value(json_array_get(
-			    json_object_get(c, "argv"), j))))
-				return i;
-	}
 	return r->n;
-}
-
-/* Who asked, from the run manifest: the writer the writability rules
- * judge for. Without one (a root requester, or none found), anyone but
- * root. */
-static void
-load_requester(struct runner *r)
-{
-	json_t *rq = json_object_get(r->manifest, "requester"), *g;
-	size_t i, n = 0;
-
-	memset(&r->requester, 0, sizeof r->requester);
-	if (!json_is_object(rq))
-		return;
-	json_array_foreach(json_object_get(rq, "groups"), i, g)
-		if (n < sizeof r->requester_groups / sizeof r->requester_groups[0])
-			r->requester_groups[n++] = (gid_t)json_integer_value(g);
-	r->requester.uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
-	r->requester.groups = r->requester_groups;
-	r->requester.ngroups = (int)n;
 }
 
 /* Before anything runs: policy for every ROOT command, then every
@@ -341,8 +344,6 @@ static void
 verify_commands(struct runner *r)
 {
 	json_t *cmds = json_object_get(r->manifest, "commands"), *c;
-	char hex[SHA256_HEX_LEN + 1];
-	struct stat st;
 	size_t i;
 
 	r->exefd = xcalloc(r->n, sizeof *r->exefd);
@@ -364,9 +365,8 @@ verify_commands(struct runner *r)
 	json_array_foreach(cmds, i, c) {
 		if (at_run(c))
 			continue;
-		r->exefd[i] = open(str(c, "path"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (r->exefd[i] < 0 || fstat(r->exefd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
-		    sha256_fd(r->exefd[i], hex) != 0 || !digest_equal(hex, str(c, "executable_sha256"))) {
+		if ((r->exefd[i] = exe_open_sealed(str(c, "path"),
+		    str(c, "executable_sha256"))) < 0) {
 			r->refused_why = "the executable changed since it was reviewed";
 			r->refused_at = i;
 			return;
@@ -577,6 +577,26 @@ user_env(const struct runner *r)
 	return envp;
 }
 
+/* One line per ROOT command for the system's log, as sudo and doas
+ * write: who, which request, as whom, what ran and how it ended. Bytes
+ * outside printable ASCII in the path become '?'. */
+static void
+syslog_command(const struct runner *r, const json_t *c, const char *path, const json_t *entry)
+{
+	char safe[PATH_MAX];
+	size_t i;
+
+	snprintf(safe, sizeof safe, "%s", path != NULL ? path : "");
+	for (i = 0; safe[i] != '\0'; i++)
+		if ((unsigned char)safe[i] < 0x20 || (unsigned char)safe[i] >= 0x7f)
+			safe[i] = '?';
+	syslog(LOG_NOTICE, "%s ran as %s: request %s command %s %s: %s (exit %lld, %zu refused)",
+	    r->sudo_user, r->target_name, r->request_id, str(c, "id"), safe,
+	    str(entry, "status"), (long long)json_integer_value(json_object_get(entry,
+	    "exit_code")), json_array_size(json_object_get(json_object_get(entry,
+	    "confinement"), "refused")));
+}
+
 static void
 root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entry,
     const char *iolog_error)
@@ -614,6 +634,7 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	if (iolog_error != NULL && *iolog_error != '\0')
 		json_object_set_new(line, "iolog_error", json_string(iolog_error));
 	s = json_dumps(line, JSON_COMPACT);
+	syslog_command(r, c, json_string_value(json_object_get(line, "path")), entry);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0) {
@@ -689,6 +710,7 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
 	json_t *t = json_object_get(c, "timeout_seconds"), *e;
 	struct exec_result res;
+	struct supervisor sv;
 	struct exec_spec x;
 	struct iolog io;
 
@@ -705,6 +727,9 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		x.cred = &r->target_cred;
 		if ((e = open_iolog(r, c, i, &io)) != NULL)
 			return e;	/* fail closed: no record, no run */
+		supervise_init(&sv, &r->requester);
+		if (!r->unconfined)
+			x.sv = &sv;
 	} else {
 		x.envp = r->user_env;
 		x.cwd = str(c, "cwd");
@@ -732,6 +757,11 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	if (is_root(c)) {
 		iolog_close(&io);
 		json_object_set_new(e, "iolog", json_string(io.id));
+		json_object_set_new(e, "confinement", supervise_record(&sv));
+		if (r->unconfined)
+			json_object_set_new(json_object_get(e, "confinement"), "unconfined",
+			    json_true());
+		supervise_end(&sv);
 		root_log(r, c, i, e, io.error);
 	}
 	return e;
@@ -776,6 +806,7 @@ run_all(struct runner *r)
 	int stop = json_is_true(json_object_get(r->manifest, "stop_on_failure")), failed = 0;
 	const char *halt = NULL;
 	struct capture *cap = xmalloc(sizeof *cap);
+	char why[PATH_MAX + 256], msg[PATH_MAX + 320];
 	size_t i;
 	int rc;
 
@@ -799,6 +830,12 @@ run_all(struct runner *r)
 			    halt = "not run: the runner was told to stop");
 		else if (at_run(c) && (e = judge_at_run(r, c, i)) != NULL)
 			failed = 1;
+		else if (is_root(c) && changeable_now(r, c, why, sizeof why)) {
+			snprintf(msg, sizeof msg, "not run: the requester can change what it "
+			    "names: %s", why);
+			e = ledger_entry_not_run(id, as, "refused", msg);
+			failed = 1;
+		}
 		else {
 			json_array_append_new(entries, ledger_entry_not_run(id, as, "interrupted",
 			    "started; the runner stopped before it finished"));
@@ -896,6 +933,29 @@ seal_subset(struct runner *r)
 	json_decref(m);
 }
 
+/* ROOT commands run under the supervisor (supervise.c), or not at all
+ * unless the policy allows them unconfined: the review shows that. */
+static void
+prepare_supervisor(struct runner *r)
+{
+	char why[256];
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
+		if (is_root(c)) {
+			if (supervise_probe(why, sizeof why) == 0)
+				return;
+			if (!r->tp.unconfined)
+				errx(RUNNER_REFUSED, "refusing (supervisor_unavailable): ROOT commands "
+				    "run only under the run-time supervisor, which cannot be installed "
+				    "here: %s; nothing ran (%s may say \"unconfined\": \"allow\")",
+				    why, WARRANT_POLICY_FILE);
+			r->unconfined = 1;
+			return;
+		}
+}
+
 /* The I/O log directory must be usable before anything runs (fail
  * closed); the terminal's name and size are noted while it is there. */
 static void
@@ -954,6 +1014,7 @@ main(int argc, char **argv)
 
 	umask(077);
 	signals();
+	openlog("warrant", LOG_PID, LOG_AUTHPRIV);
 	memset(&r, 0, sizeof r);
 	r.deadline_ms = monotonic_ms();	/* plus the bound, once the manifest is read */
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -991,9 +1052,10 @@ main(int argc, char **argv)
 	load_users(&r);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
-	load_requester(&r);
+	manifest_requester(r.manifest, &r.requester, &r.requester_groups);
 	/* the two-person rule: the other reviewers' approvals, or nothing */
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
+	prepare_supervisor(&r);
 	stage(&r);
 	verify_commands(&r);
 	prepare_iolog(&r);

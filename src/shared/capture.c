@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "shared.h"
+#include "supervise.h"
 
 #define KILL_GRACE_MS	5000
 #define DRAIN_AFTER_EXIT_MS 1000
@@ -204,11 +205,12 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		.exefd = x->exefd, .argv = x->argv, .envp = x->envp, .group = x->group,
 		.ignore = x->ignore, .cwd = x->cwd, .cred = x->cred,
 		.umask = 022,	/* warrant's own 077 is for its state, not the command's files */
+		.sv = x->sv,
 	};
 	int out[2], status = 0, exited = 0, pidfd;
 	int64_t start = monotonic_ms(), deadline, exit_seen = 0, kill_at = 0;
 	char buf[65536];
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	pid_t pid;
 
 	memset(res, 0, sizeof *res);
@@ -231,7 +233,9 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	pidfd = pidfd_open(pid, 0);
 	pfd[0].fd = out[0];
 	pfd[1].fd = pidfd;
-	pfd[0].events = pfd[1].events = POLLIN;
+	/* supervised: the command's calls to answer (supervise.c) */
+	pfd[2].fd = x->sv != NULL ? x->sv->listener : -1;
+	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
 	for (;;) {
 		int64_t now = monotonic_ms(), wait_ms = 200;
 
@@ -268,8 +272,12 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			wait_ms = 5;
 		if (x->deadline_ms != 0 && !res->deadline && x->deadline_ms - now < wait_ms)
 			wait_ms = x->deadline_ms - now;
-		if (poll(pfd, 2, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
+		if (poll(pfd, 3, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
+		if (pfd[2].fd >= 0 && (pfd[2].revents & POLLIN))
+			supervise_handle(x->sv);
+		else if (pfd[2].fd >= 0 && pfd[2].revents != 0)
+			pfd[2].fd = -1;	/* no process of the command is left under it */
 		drain(c, &pfd[0], buf, sizeof buf);
 	}
 	if (pfd[0].fd >= 0)

@@ -3,8 +3,8 @@
  * The ledger (docs/design.md §7): what ran, built by the runner for ROOT commands
  * and by `warrant answer` for YOU commands, checked before a gate settles:
  * same request and manifest hash, exactly one entry per selected command
- * in order, an I/O log session id only on ROOT entries, and no
- * credential-shaped data anywhere in it.
+ * in order, an I/O log session id and the run-time supervisor's record
+ * only on ROOT entries, and no credential-shaped data anywhere in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +188,108 @@ listed(const char *s, const char *const *list)
 }
 
 /*
+ * The run-time supervisor's record of a ROOT command (docs/execution.md,
+ * "Confinement"): {executed: [{path, sha256}], written: [path], refused:
+ * [{call, path, reason}], omitted: {executed, written, refused},
+ * unconfined}, exactly these members, each list at most CONFINE_LIST_MAX
+ * items. Paths and reasons are the agent's (it names the files), so they
+ * are bounded here and neutralised wherever they are shown.
+ */
+static const char *const confine_calls[] = { "open", "exec", "symlink", "link",
+	"rename", "truncate", "mount", "setns", "pidfd", "ptrace", "process_vm", NULL };
+
+/* Does object o have exactly the members keys (NULL-terminated)? */
+static int
+exact_members(const json_t *o, const char *const *keys)
+{
+	size_t n;
+
+	if (!json_is_object(o))
+		return 0;
+	for (n = 0; keys[n] != NULL; n++)
+		if (json_object_get(o, keys[n]) == NULL)
+			return 0;
+	return json_object_size(o) == n;
+}
+
+static int
+bounded_string(const json_t *v, size_t max)
+{
+	return json_is_string(v) && json_string_length(v) <= max;
+}
+
+/* 0, or -1 with why: what is wrong with confinement record c. */
+int
+confinement_check(const json_t *c, char *why, size_t size)
+{
+	static const char *const lists[] = { "executed", "written", "refused", NULL };
+	const json_t *v, *om = json_object_get(c, "omitted");
+	size_t i, k;
+
+	if (!exact_members(c, (const char *const[]){ "executed", "written", "refused",
+	    "omitted", "unconfined", NULL })) {
+		snprintf(why, size, "it is not an object of exactly executed, written, "
+		    "refused, omitted and unconfined");
+		return -1;
+	}
+	if (!exact_members(om, lists)) {
+		snprintf(why, size, "omitted is not an object of exactly executed, written "
+		    "and refused");
+		return -1;
+	}
+	for (k = 0; lists[k] != NULL; k++) {
+		v = json_object_get(c, lists[k]);
+		if (!json_is_array(v) || json_array_size(v) > CONFINE_LIST_MAX) {
+			snprintf(why, size, "%s is not a list of at most %d items", lists[k],
+			    CONFINE_LIST_MAX);
+			return -1;
+		}
+		if (!json_is_integer(json_object_get(om, lists[k])) ||
+		    json_integer_value(json_object_get(om, lists[k])) < 0) {
+			snprintf(why, size, "omitted.%s is not a count", lists[k]);
+			return -1;
+		}
+	}
+	if (!json_is_boolean(json_object_get(c, "unconfined"))) {
+		snprintf(why, size, "unconfined is not true or false");
+		return -1;
+	}
+	json_array_foreach(json_object_get(c, "executed"), i, v)
+		if (!exact_members(v, (const char *const[]){ "path", "sha256", NULL }) ||
+		    !bounded_string(json_object_get(v, "path"), CONFINE_PATH_MAX) ||
+		    !is_hex64(json_string_value(json_object_get(v, "sha256")))) {
+			snprintf(why, size, "executed[%zu] is not {path, sha256} with a path of "
+			    "at most %d bytes and 64 lower-case hex digits", i, CONFINE_PATH_MAX);
+			return -1;
+		}
+	json_array_foreach(json_object_get(c, "written"), i, v)
+		if (!bounded_string(v, CONFINE_PATH_MAX)) {
+			snprintf(why, size, "written[%zu] is not a path of at most %d bytes", i,
+			    CONFINE_PATH_MAX);
+			return -1;
+		}
+	json_array_foreach(json_object_get(c, "refused"), i, v)
+		if (!exact_members(v, (const char *const[]){ "call", "path", "reason", NULL }) ||
+		    !listed(json_string_value(json_object_get(v, "call")), confine_calls) ||
+		    !bounded_string(json_object_get(v, "path"), CONFINE_PATH_MAX) ||
+		    !bounded_string(json_object_get(v, "reason"), CONFINE_REASON_MAX)) {
+			snprintf(why, size, "refused[%zu] is not {call, path, reason} with a known "
+			    "call, a path of at most %d bytes and a reason of at most %d", i,
+			    CONFINE_PATH_MAX, CONFINE_REASON_MAX);
+			return -1;
+		}
+	/* unconfined: the supervisor did not run, so it recorded nothing */
+	if (json_is_true(json_object_get(c, "unconfined")) &&
+	    (json_array_size(json_object_get(c, "executed")) > 0 ||
+	    json_array_size(json_object_get(c, "written")) > 0 ||
+	    json_array_size(json_object_get(c, "refused")) > 0)) {
+		snprintf(why, size, "it is unconfined but lists accesses");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Check a ledger against what was approved: request id, manifest hash and
  * the ids of the selected commands in order. 0, or -1 with a reason.
  */
@@ -195,8 +297,9 @@ int
 ledger_check(const json_t *l, const char *request_id, const char *sha,
     const char *const *ids, size_t nids, char *why, size_t size)
 {
-	json_t *entries = json_object_get(l, "entries"), *e;
+	json_t *entries = json_object_get(l, "entries"), *e, *conf;
 	const char *s;
+	char bad[192];
 	size_t i;
 
 	if (!json_is_object(l) || json_integer_value(json_object_get(l, "schema_version")) != 1) {
@@ -237,6 +340,19 @@ ledger_check(const json_t *l, const char *request_id, const char *sha,
 		    !listed(json_string_value(json_object_get(e, "as")),
 		    (const char *const[]){ "root", NULL })))) {
 			snprintf(why, size, "ledger entry %s is malformed", ids[i]);
+			return -1;
+		}
+		/* the run-time supervisor's record: on ROOT entries only */
+		conf = json_object_get(e, "confinement");
+		if (conf != NULL && !listed(json_string_value(json_object_get(e, "as")),
+		    (const char *const[]){ "root", NULL })) {
+			snprintf(why, size, "ledger entry %s has a confinement record but does "
+			    "not run as root", ids[i]);
+			return -1;
+		}
+		if (conf != NULL && confinement_check(conf, bad, sizeof bad) != 0) {
+			snprintf(why, size, "ledger entry %s has a malformed confinement "
+			    "record: %s", ids[i], bad);
 			return -1;
 		}
 	}

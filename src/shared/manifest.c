@@ -22,7 +22,8 @@ manifest_seal(const json_t *m, char hex[SHA256_HEX_LEN + 1])
 	return bytes;
 }
 
-static int
+/* 64 lower-case hex digits: a SHA-256 as warrant writes it. */
+int
 is_hex64(const char *s)
 {
 	size_t i;
@@ -229,4 +230,28 @@ manifest_parse(const char *bytes, size_t len, char *why, size_t size)
 		return NULL;
 	}
 	return m;
+}
+
+/*
+ * Who asked, from a run manifest's "requester": the writer the
+ * writability rules and the supervisor judge for, with every group it
+ * lists (*groups, to free). Without one (a root requester, or none
+ * found): uid 0, which those rules read as anyone but root.
+ */
+void
+manifest_requester(const json_t *m, struct writer *w, gid_t **groups)
+{
+	json_t *rq = json_object_get(m, "requester"), *list = json_object_get(rq, "groups"), *g;
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	*groups = NULL;
+	if (!json_is_object(rq))
+		return;
+	*groups = xcalloc(json_array_size(list) + 1, sizeof **groups);
+	json_array_foreach(list, i, g)
+		(*groups)[i] = (gid_t)json_integer_value(g);
+	w->uid = (uid_t)json_integer_value(json_object_get(rq, "uid"));
+	w->groups = *groups;
+	w->ngroups = (int)json_array_size(list);
 }

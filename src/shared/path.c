@@ -6,6 +6,7 @@
  * before the batch runs). And two helpers both use: opening a regular
  * file, and finding a bare name on the trusted path.
  */
+#include <sys/xattr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -124,12 +125,100 @@ owned_by(const struct writer *p, const struct stat *st)
 	return p->uid == 0 ? st->st_uid != 0 : st->st_uid == p->uid;
 }
 
-/* writable_by, and ACLs through access(2) when this process is p. */
+/* The access ACL's layout (linux/posix_acl_xattr.h): a header, then
+ * entries of {tag, perm, id}, little-endian. */
+#define ACL_XATTR		"system.posix_acl_access"
+#define ACL_XATTR_VERSION	2
+#define ACL_ENTRIES_MAX		1024	/* more than ext4 holds in a block */
+#define ACL_USER_OBJ		0x01
+#define ACL_USER		0x02
+#define ACL_GROUP_OBJ		0x04
+#define ACL_GROUP		0x08
+#define ACL_MASK		0x10
+#define ACL_OTHER		0x20
+#define ACL_WRITE		0x02
+
+static uint32_t
+le_u32(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	    (uint32_t)b[3] << 24;
+}
+
+/*
+ * Does the access ACL of path (read as root would: getxattr follows a
+ * final symlink, so "/proc/self/fd/N" names the open file) let p write
+ * it? Only named users and groups, and the owning group, are read here,
+ * each limited by the mask, as the kernel checks them: a named entry for
+ * p's uid decides alone, else any entry of p's groups that allows
+ * writing. The owner and others are the mode bits (writable_by). For uid
+ * 0 the question is whether anyone but root could: an entry for a
+ * non-root user or a group other than gid 0 that allows writing. 1, 0
+ * (no ACL: ENODATA, ENOTSUP; a symbolic link, which has none), or -1
+ * when the ACL cannot be read or is not one. errno is kept but for -1.
+ */
+int
+acl_may_write(const struct writer *p, const char *path, const struct stat *st)
+{
+	unsigned char buf[4 + 8 * ACL_ENTRIES_MAX];
+	unsigned tag, perm, mask = 07, user = 0, group = 0, mine = 0;
+	int saved = errno;
+	uint32_t id;
+	ssize_t n;
+	size_t i;
+
+	if (S_ISLNK(st->st_mode))
+		return 0;
+	if ((n = getxattr(path, ACL_XATTR, buf, sizeof buf)) < 0) {
+		if (errno != ENODATA && errno != ENOTSUP && errno != EOPNOTSUPP)
+			return -1;
+		errno = saved;
+		return 0;
+	}
+	if (n < 4 || (n - 4) % 8 != 0 || le_u32(buf) != ACL_XATTR_VERSION) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 4; i < (size_t)n; i += 8)
+		if ((buf[i] | buf[i + 1] << 8) == ACL_MASK)
+			mask = buf[i + 2] | buf[i + 3] << 8;
+	for (i = 4; i < (size_t)n; i += 8) {
+		tag = buf[i] | buf[i + 1] << 8;
+		perm = (buf[i + 2] | buf[i + 3] << 8) & mask;
+		id = le_u32(buf + i + 4);
+		switch (tag) {
+		case ACL_USER:
+			if (p->uid == 0 ? id != 0 : id == p->uid) {
+				mine = 1;
+				user |= perm & ACL_WRITE;
+			}
+			break;
+		case ACL_GROUP_OBJ:
+			id = st->st_gid;
+			/* FALLTHROUGH */
+		case ACL_GROUP:
+			if (p->uid == 0 ? id != 0 : in_groups(p, (gid_t)id))
+				group |= perm & ACL_WRITE;
+			break;
+		case ACL_USER_OBJ: case ACL_MASK: case ACL_OTHER:
+			break;
+		default:
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	/* for uid 0 a named user and a group are different people */
+	if (p->uid != 0 && mine)
+		return user != 0;
+	return user != 0 || group != 0;
+}
+
+/* writable_by, or the ACL lets p write; an ACL that cannot be read
+ * counts as one that does. */
 static int
 may_write(const struct writer *p, const char *path, const struct stat *st)
 {
-	return writable_by(p, st) ||
-	    (p->self && p->uid != 0 && access(path, W_OK) == 0);
+	return writable_by(p, st) || acl_may_write(p, path, st) != 0;
 }
 
 /* Could p rename or unlink the entry st of directory dir (dst)? A
@@ -147,7 +236,7 @@ entry_replaceable(const struct writer *p, const char *dir, const struct stat *ds
  * p can write the file itself, or any directory from its parent up to /
  * lets p rename or unlink the entry below it: a writable directory does,
  * unless it is sticky and p owns neither the directory nor the entry.
- * ACLs are also honoured through access(2) when this process is p.
+ * ACLs are honoured (acl_may_write), for p whoever this process is.
  * Returns 1 (with a reason in why), 0, or -1 when a component is missing.
  */
 int
@@ -284,4 +373,45 @@ path_changeable(const struct writer *p, const char *path, char *why, size_t size
 		return 1;
 	}
 	return 0;
+}
+
+/* For judgements through descriptors (judge.c): could p write (or chmod)
+ * the inode open as fd, its ACL included? An ACL that cannot be read
+ * counts as one that lets it. */
+int
+inode_writable(const struct writer *p, int fd, const struct stat *st)
+{
+	/* inodes seen without an ACL, by identity and change time (setting
+	 * an ACL changes ctime): most have none, and the question is asked
+	 * for every directory of every path the supervisor judges */
+	static struct {
+		dev_t dev;
+		ino_t ino;
+		struct timespec ctime;
+	} none[256];
+	size_t h = (size_t)(st->st_ino ^ st->st_dev) % (sizeof none / sizeof none[0]);
+	char proc[32];
+
+	if (writable_by(p, st))
+		return 1;
+	if (none[h].ino == st->st_ino && none[h].dev == st->st_dev &&
+	    none[h].ctime.tv_sec == st->st_ctim.tv_sec &&
+	    none[h].ctime.tv_nsec == st->st_ctim.tv_nsec)
+		return 0;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (getxattr(proc, ACL_XATTR, NULL, 0) < 0 &&
+	    (errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP)) {
+		none[h].dev = st->st_dev;
+		none[h].ino = st->st_ino;
+		none[h].ctime = st->st_ctim;
+		return 0;
+	}
+	return acl_may_write(p, proc, st) != 0;
+}
+
+/* Does p own st (uid 0: does anyone but root)? */
+int
+inode_owned(const struct writer *p, const struct stat *st)
+{
+	return owned_by(p, st);
 }

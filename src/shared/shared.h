@@ -94,6 +94,7 @@ struct tp_policy {
 	int		 approvals;	/* 1: no rule */
 	char		 group[64];
 	gid_t		 gid;
+	int		 unconfined;	/* "unconfined": "allow": ROOT runs without the supervisor */
 };
 struct tp_binding {
 	const char	*request_id;
@@ -145,7 +146,8 @@ int	 stage_remove(int, const char *);
 /* path.c: who could replace a file (path_writable: resolved paths), or
  * change what a path names as root would resolve it (path_changeable:
  * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
- * are honoured (through access(2)) only when self is set. */
+ * are read from the file (acl_may_write) whoever asks; self is set when
+ * this process is the requester. */
 struct writer {
 	uid_t		 uid;
 	const gid_t	*groups;
@@ -154,6 +156,9 @@ struct writer {
 };
 int	 path_writable(const struct writer *, const char *, char *, size_t);
 int	 path_changeable(const struct writer *, const char *, char *, size_t);
+void	 manifest_requester(const json_t *, struct writer *, gid_t **);
+int	 inode_writable(const struct writer *, int, const struct stat *);
+int	 inode_owned(const struct writer *, const struct stat *);
 
 int	 open_regular(const char *, struct stat *);
 int	 exe_lookup(const char *, char *, size_t);
@@ -184,6 +189,7 @@ const char *deny_code(enum deny_kind);
 int	 is_indirect_runner(const char *);
 
 /* atrun.c: an executable sealed at run time, judged and hashed now. */
+int	 exe_open_sealed(const char *, const char *);
 int	 exe_at_run(const char *, const struct writer *, int, char [PATH_MAX],
 	    char [SHA256_HEX_LEN + 1], char *, size_t);
 
@@ -210,6 +216,7 @@ struct spawn_cred {		/* computed before fork: the child only sets it */
 	gid_t		*groups;	/* supplementary, from getgrouplist */
 	int		 ngroups;
 };
+struct supervisor;
 struct spawn {
 	const char	*path;		/* execve this; NULL: fexecve exefd */
 	int		 exefd;		/* becomes descriptor 3 in the child */
@@ -221,6 +228,7 @@ struct spawn {
 	const char	*cwd;		/* NULL: stay */
 	const struct spawn_cred *cred;	/* NULL: stay */
 	mode_t		 umask;		/* 0: keep the caller's */
+	struct supervisor *sv;		/* non-NULL: exec under it (supervise.c) */
 };
 int	 spawn_cred_init(struct spawn_cred *, const char *, uid_t, gid_t);
 void	 spawn_cred_free(struct spawn_cred *);
@@ -255,6 +263,7 @@ struct exec_spec {
 	const sigset_t	*ignore;	/* signals it starts with ignored */
 	long		 timeout;	/* seconds */
 	int64_t		 deadline_ms;	/* monotonic_ms() of a hard stop, or 0 */
+	struct supervisor *sv;		/* non-NULL: run under it (supervise.c) */
 };
 struct exec_result {
 	int		exit_code;	/* -1 when killed by a signal */
@@ -295,5 +304,24 @@ int	 ledger_check(const json_t *, const char *, const char *, const char *const 
 int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
+
+/* path.c: does the file's POSIX access ACL (read through getxattr, which
+ * follows a final symlink: "/proc/self/fd/N" works) let the writer write
+ * it? 1, 0 (no ACL, or none that does), -1 when it cannot be read. */
+int	 acl_may_write(const struct writer *, const char *, const struct stat *);
+
+/* proc.c: could the writer reach into process pid (ptrace, setns, its
+ * memory): one of its uids is the writer's, or a user namespace it is in
+ * (or an ancestor of it) is owned by the writer. 1 with a reason, 0, or
+ * -1 when it cannot be judged (callers treat -1 as 1). */
+int	 process_touchable(const struct writer *, pid_t, char *, size_t);
+int	 uid_map_identity(int);
+
+/* the run-time supervisor's record of a ROOT command (ledger.c) */
+#define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
+#define CONFINE_PATH_MAX	4096	/* bytes of a path */
+#define CONFINE_REASON_MAX	4352	/* bytes of a reason */
+int	 confinement_check(const json_t *, char *, size_t);
+int	 is_hex64(const char *);	/* manifest.c */
 
 #endif

@@ -14,11 +14,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "shared.h"
+#include "supervise.h"
 
 /* user's groups (getgrouplist, with gid) for a child that runs as
  * uid:gid. 0, or -1 when the groups cannot be found. */
@@ -53,7 +56,7 @@ spawn_cred_free(struct spawn_cred *c)
 
 /* In the child: never returns; errno goes to report when exec fails. */
 static void __attribute__((noreturn))
-child(const struct spawn *s, int report)
+child(const struct spawn *s, int report, int svsock)
 {
 	const struct spawn_cred *c = s->cred;
 	struct sigaction sa;
@@ -82,6 +85,8 @@ child(const struct spawn *s, int report)
 			goto fail;
 	if (s->path == NULL && (exefd = fcntl(s->exefd, F_DUPFD_CLOEXEC, 5)) < 0)
 		goto fail;
+	if (svsock >= 0 && (svsock = fcntl(svsock, F_DUPFD_CLOEXEC, 5)) < 0)
+		goto fail;
 	for (i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
 			goto fail;
@@ -92,7 +97,10 @@ child(const struct spawn *s, int report)
 	if ((i = dup3(report, next, O_CLOEXEC)) < 0)
 		goto fail;
 	report = i;
-	if (close_range((unsigned)++next, ~0U, 0) != 0)
+	/* the supervisor's socket, if any, stays until the filter is in */
+	if (svsock < 0 ? close_range((unsigned)++next, ~0U, 0) != 0 :
+	    ((svsock > next + 1 && close_range((unsigned)next + 1, (unsigned)svsock - 1, 0) != 0) ||
+	    close_range((unsigned)svsock + 1, ~0U, 0) != 0))
 		goto fail;
 	if (c != NULL && (setgroups((size_t)c->ngroups, c->groups) != 0 ||
 	    setgid(c->gid) != 0 || setuid(c->uid) != 0 || getuid() != c->uid ||
@@ -102,6 +110,9 @@ child(const struct spawn *s, int report)
 		goto fail;
 	if (s->umask != 0)
 		umask(s->umask);
+	/* last: from here every call that reaches a file goes to the runner */
+	if (svsock >= 0 && supervise_child(svsock) != 0)
+		goto fail;
 	if (s->path != NULL)
 		execve(s->path, s->argv, s->envp);
 	else
@@ -110,6 +121,28 @@ fail:
 	e = errno;
 	(void)!write(report, &e, sizeof e);
 	_exit(127);
+}
+
+/* Answer the supervised child's calls until its report pipe has news:
+ * end of file (it exec'd) or an errno. */
+static void
+await_exec(struct supervisor *sv, int report)
+{
+	struct pollfd pfd[2] = { { report, POLLIN, 0 }, { sv->listener, POLLIN, 0 } };
+
+	while (sv->listener >= 0) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (pfd[0].revents != 0)
+			return;
+		if (pfd[1].revents & POLLIN)
+			supervise_handle(sv);
+		else if (pfd[1].revents != 0)
+			return;
+	}
 }
 
 /*
@@ -121,24 +154,39 @@ pid_t
 spawn(const struct spawn *s)
 {
 	sigset_t all, old;
-	int p[2], e, status;
+	int p[2], sp[2] = { -1, -1 }, e, status;
 	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return -1;
+	if (s->sv != NULL && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	/* no handler of ours may run in the child before it resets them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if ((pid = fork()) == 0)
-		child(s, p[1]);
+		child(s, p[1], sp[1]);
 	e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(p[1]);
+	if (sp[1] >= 0)
+		close(sp[1]);
 	if (pid < 0) {
 		close(p[0]);
+		if (sp[0] >= 0)
+			close(sp[0]);
 		errno = e;
 		return -1;
+	}
+	/* supervised: the child's exec is itself a call to answer */
+	if (sp[0] >= 0) {
+		(void)supervise_receive(s->sv, sp[0]);
+		close(sp[0]);
+		await_exec(s->sv, p[0]);
 	}
 	/* end of file: exec succeeded and closed the pipe */
 	while ((n = read(p[0], &e, sizeof e)) < 0 && errno == EINTR)

@@ -134,12 +134,26 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 		return -1;
 	}
 	json_object_foreach(j, key, v)
-		if (strcmp(key, "root_approvals") != 0 && strcmp(key, "reviewers_group") != 0) {
+		if (strcmp(key, "root_approvals") != 0 && strcmp(key, "reviewers_group") != 0 &&
+		    strcmp(key, "unconfined") != 0) {
 			why_set(why, size, "%s: unknown field \"%.64s\"", WARRANT_POLICY_FILE, key);
 			json_decref(j);
 			return -1;
 		}
+	v = json_object_get(j, "unconfined");
+	if (v != NULL && (!json_is_string(v) || (strcmp(json_string_value(v), "allow") != 0 &&
+	    strcmp(json_string_value(v), "refuse") != 0))) {
+		why_set(why, size, "%s: unconfined must be \"allow\" or \"refuse\"%s",
+		    WARRANT_POLICY_FILE, "");
+		json_decref(j);
+		return -1;
+	}
+	p->unconfined = v != NULL && strcmp(json_string_value(v), "allow") == 0;
 	v = json_object_get(j, "root_approvals");
+	if (v == NULL && json_object_get(j, "reviewers_group") == NULL) {
+		json_decref(j);
+		return 0;
+	}
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    json_integer_value(v) > TP_APPROVALS_MAX) {
 		why_set(why, size, "%s: root_approvals must be a whole number from 1 to "

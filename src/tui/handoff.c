@@ -145,6 +145,7 @@ print_result(const json_t *r, const char *line)
 			print_visible(json_str(e, "error"));
 		}
 		putchar('\n');
+		confinement_print(stdout, e, "    ");
 	}
 }
 

@@ -498,6 +498,18 @@ policies(struct tui *t, struct tdoc *d)
 	}
 }
 
+/* A line of a ROOT command's confinement record (confinement_lines),
+ * under its ledger line; refused accesses and unconfined stand out. */
+static void
+confinement_line(void *arg, int alert, const char *line)
+{
+	struct tdoc *d = arg;
+
+	doc_line(d, -1, LINE_PLAIN, 6);
+	doc_tab(d, 4);
+	doc_add(d, alert ? ST_BAD : ST_DIM, line);
+}
+
 static void
 ledger(struct tui *t, struct tdoc *d)
 {
@@ -524,6 +536,7 @@ ledger(struct tui *t, struct tdoc *d)
 			doc_add(d, ST_NORMAL, ", ");
 			doc_add(d, ST_NORMAL, json_str(e, "error"));
 		}
+		confinement_lines(e, confinement_line, d);
 		if (!t->details)
 			continue;
 		/* command output, line by line, each neutralised */

@@ -893,6 +893,17 @@ mkgate t <<EOF
 EOF
 GT=$G
 : >"$ORDER/log"
+# sudo runs each command outside the runner's supervisor: refused until
+# the policy allows ROOT commands unconfined (promise 8, fail closed)
+answer none t "$GT" --run --via sudo -j
+jcheck "[P8] (t) --via sudo is refused while the policy does not allow unconfined ROOT commands" \
+    "j['status'] == 'pending' and j['outcome'] == 'unconfined_refused'" "$ANS"
+check "[P8] (t) ... before any prompt" [ "$(pty_prompts)" -eq 0 ]
+is "[P8] (t) ... and nothing ran" "$(cat "$ORDER/log")" ""
+TPOL=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+install -d -m 0755 -o root -g root "$(dirname "$TPOL")"
+printf '{"unconfined": "allow"}\n' >"$TPOL" && chmod 0644 "$TPOL"
+at_exit "rm -f '$TPOL'"
 answer right t "$GT" --run --via sudo -j
 is "(t) answer --via sudo with the right password exits 0" "$ANS_RC" 0
 after_outcome t
@@ -912,6 +923,7 @@ jcheck "(t) --via sudo with a reviewed env is refused before any prompt" \
     "j['status'] == 'pending' and j['outcome'] == 'runner_error'" "$ANS"
 check "(t) ... and nothing prompted" [ "$(pty_prompts)" -eq 0 ]
 check "(t) ... the gate is still pending" state_is "$G" pending
+rm -f "$TPOL"
 
 # ============================================================ (p) root log
 section "(p) root log"

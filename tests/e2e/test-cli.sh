@@ -303,6 +303,49 @@ wr wait "$GATE" -t 10
 check "wait on a denied gate: feedback with one backslash, a line per line" \
     sh -c 'grep -qxF "feedback: no\\thanks" "$1" && grep -qxF "          see C:\\docs" "$1"' sh "$WT_T/out"
 
+diag "a ROOT command's confinement record in show, show -j and wait"
+# A constructed ledger: the runner side of the run-time supervisor is
+# tested in tests/e2e/test-confine.sh; here the record is written into the
+# settled gate's stored ledger (as above, the store is edited with the
+# sqlite3 CLI), with a path an agent could choose: an ESC sequence and a
+# U+202E. The ROOT command was left out of the approval (answer -c), so
+# nothing needs sudo; the edit makes it a ROOT command that ran confined.
+cat >"$WT_T/conf.json" <<'JSON'
+{"reason":"confined","commands":[{"id":"mk","why":"w","argv":["true"]},
+ {"id":"me","why":"w","as":"user","argv":["true"]}]}
+JSON
+accepted_file "a ROOT and a YOU command" "$WT_T/conf.json"
+CG=$GATE
+wr answer "$CG" --run -c me
+check "answer -c me (YOU only): exit 0" [ "$RC" -eq 0 ]
+as_req sqlite3 "$S/warrant.db" "UPDATE ledgers SET ledger = json_set(ledger,
+    '\$.entries[0].status', 'failed', '\$.entries[0].exit_code', 2,
+    '\$.entries[0].confinement', json('{\"executed\":[{\"path\":\"/usr/bin/make\",
+    \"sha256\":\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}],
+    \"written\":[\"/etc/x.conf\"],\"refused\":[{\"call\":\"open\",
+    \"path\":\"/home/a/proj/Makefile\\u001b[2J\\u202e\",
+    \"reason\":\"the requester can change /home/a/proj/Makefile\\u001b[2J\\u202e\"}],
+    \"omitted\":{\"executed\":0,\"written\":4,\"refused\":2},\"unconfined\":false}'))
+    WHERE gate_id = '$CG'"
+REFUSED='refused at run time: open /home/a/proj/Makefile\x1b[2J<U+202E> — the requester can change /home/a/proj/Makefile\x1b[2J<U+202E>'
+wr show -j "$CG"
+check "show -j: the ledger with the record as stored" [ "$(jval "$WT_T/out" \
+    'j["ledger"]["entries"][0]["confinement"]["refused"][0]["path"] == "/home/a/proj/Makefile\x1b[2J\u202e"')" = true ]
+wr show "$CG"
+check "show: the refused access with its path and reason, neutralised" out_has "         $REFUSED"
+check "show: (and 2 more) refused" out_has "refused at run time: (and 2 more)"
+check "show: the program executed, with a short hash" out_has "executed: /usr/bin/make (sha256 0123456789ab)"
+check "show: the file written, and 4 more" sh -c 'grep -qF "written: /etc/x.conf" "$1" && grep -qF "written: (and 4 more)" "$1"' sh "$WT_T/out"
+check "show: no raw control or bidi characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+wr wait "$CG" -t 10
+check "wait: exit 3 (the ROOT command failed)" [ "$RC" -eq 3 ]
+check "wait: the refused access with its path and reason, neutralised" out_has "   $REFUSED"
+check "wait: the run-time supervisor's counts" out_has "   run-time supervisor: 1 program executed, 5 files written, 3 accesses refused"
+check "wait: no raw control or bidi characters $(clean "$WT_T/out")" is_clean "$WT_T/out"
+wr wait "$CG" -t 10 -j
+check "wait -j: the record as data" [ "$(jval "$WT_T/out" \
+    'j["ledger"]["entries"][0]["confinement"]["omitted"]["refused"]')" = 2 ]
+
 diag "a denial note: UTF-8 of at most 4096 bytes (FEEDBACK_MAX)"
 accepted "a gate to deny with a long note" "$(requ '["true"]')"
 NOTE=$("$PY" -c 'print("\u00e9" * 2048, end="")')

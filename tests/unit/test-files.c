@@ -5,6 +5,7 @@
  * regular file, too big); content scanned for credentials and judged by
  * identity; the manifest's seal of them; the blob store; staging. */
 #include <sys/stat.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -621,6 +622,98 @@ copy_file(const char *src, const char *dst, mode_t mode)
 	free(buf);
 }
 
+/* A ustar header for name (a directory when isdir) with mode and size. */
+static void
+tar_entry(unsigned char *h, const char *name, int isdir, unsigned mode, size_t size)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	memset(h, 0, 512);
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", mode);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011zo", size);
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = isdir ? '5' : '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* The badges of a request naming one file, as inline base64 or a
+ * snapshot of the same bytes. */
+static unsigned
+archive_badges(const unsigned char *tar, size_t n, int snapshot)
+{
+	char *files, *json, *b64 = xmalloc(4 * ((n + 2) / 3) + 1), path[PATH_MAX];
+	struct requester me;
+	struct refusal r;
+	struct wrequest q;
+	unsigned b;
+
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	EVP_EncodeBlock((unsigned char *)b64, tar, (int)n);
+	snprintf(path, sizeof path, "/tmp/wt-archive-%ld.tar", (long)getpid());
+	make_file(path, tar, n, 0644);
+	if (asprintf(&files, snapshot ? "{\"x\":{\"snapshot\":\"%s\"}}" :
+	    "{\"x\":{\"content\":\"%s\",\"encoding\":\"base64\"}}", snapshot ? path : b64) < 0)
+		abort();
+	json = req(files, "[\"tar\",\"-xf\",{\"file\":\"x\"},\"-C\",\"/srv\"]");
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	if (validate_request(&q, &me, &r) != 0)
+		fail_msg("refused: %s %s %s", r.code, r.path, r.message);
+	b = q.cmds[0].badges;
+	assert_int_equal(q.badges, b);
+	request_free(&q);
+	requester_free(&me);
+	unlink(path);
+	free(json);
+	free(files);
+	free(b64);
+	return b;
+}
+
+/* archive-writable-dir: a tar among the files with a directory entry
+ * that its group or everyone may write; never a refusal. */
+static void
+test_archive_badge(void **state)
+{
+	unsigned char tar[512 * 8];
+	int snap;
+
+	(void)state;
+	for (snap = 0; snap <= 1; snap++) {
+		memset(tar, 0, sizeof tar);
+		tar_entry(tar, "etc/", 1, 0755, 0);
+		tar_entry(tar + 512, "etc/f", 0, 0644, 600);	/* two blocks of content */
+		memset(tar + 1024, 'x', 600);
+		tar_entry(tar + 2048, "etc/open/", 1, 0777, 0);
+		assert_true(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+		/* group-writable is enough */
+		tar_entry(tar + 2048, "etc/g/", 1, 0775, 0);
+		assert_true(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+		/* the same header as a file's content is not read as one */
+		memset(tar + 2048, 0, 512);
+		tar_entry(tar + 1024, "etc/hidden/", 1, 0777, 0);
+		assert_false(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+		/* directories of 0755 only, and a header whose checksum is wrong */
+		memset(tar, 0, sizeof tar);
+		tar_entry(tar, "etc/", 1, 0755, 0);
+		assert_false(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+		tar_entry(tar, "etc/", 1, 0777, 0);
+		tar[0] = 'f';
+		assert_false(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+		/* an old-style directory: a file entry whose name ends in '/' */
+		tar_entry(tar, "etc/", 0, 0777, 0);
+		assert_true(archive_badges(tar, sizeof tar, snap) & BADGE_ARCHIVE_WRITABLE_DIR);
+	}
+}
+
 /* exe_at_run: what the runner (and answer) judge when the command starts. */
 static void
 test_exe_at_run(void **state)
@@ -713,6 +806,7 @@ main(void)
 		cmocka_unit_test(test_stage),
 		cmocka_unit_test(test_sealed_at_run_request),
 		cmocka_unit_test(test_exe_at_run),
+		cmocka_unit_test(test_archive_badge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * real SQLite store and real run directories: what the records say is
  * what the ledger says, a live runner lock or executor is left alone, and
  * nothing goes back to pending once authentication began. Also the
- * ledger checks every settlement relies on (ledger_check).
+ * ledger checks every settlement relies on (ledger_check), the run-time
+ * supervisor's confinement record included.
  */
 #include <fcntl.h>
 #include <sys/file.h>
@@ -256,6 +257,156 @@ test_ledger_check(void **state)
 	json_decref(l);
 }
 
+/* A confinement record as the runner writes it, for entry 0 (ROOT). */
+static json_t *
+confinement_sample(void)
+{
+	return json_pack("{s:[{s:s,s:s}],s:[s],s:[{s:s,s:s,s:s}],s:{s:i,s:i,s:i},s:b}",
+	    "executed", "path", "/usr/bin/make", "sha256", TRUE_SHA,
+	    "written", "/etc/x.conf",
+	    "refused", "call", "open", "path", "/home/a/proj/Makefile\x1b[2J\xe2\x80\xae",
+	    "reason", "the requester can change /home/a/proj/Makefile",
+	    "omitted", "executed", 0, "written", 3, "refused", 0,
+	    "unconfined", 0);
+}
+
+/* ledger_check on l with entry 0's confinement set to c (stolen; NULL
+ * removes it): 0 or -1, why kept. */
+static int
+check_confinement(json_t *l, json_t *c, char *why, size_t size)
+{
+	const char *ids[] = { "a", "b" };
+	json_t *e = json_array_get(json_object_get(l, "entries"), 0);
+
+	if (c != NULL)
+		json_object_set_new(e, "confinement", c);
+	else
+		json_object_del(e, "confinement");
+	return ledger_check(l, "w-aaaaaaaaaa", TRUE_SHA, ids, 2, why, size);
+}
+
+static void
+test_ledger_confinement(void **state)
+{
+	char why[256], big[CONFINE_REASON_MAX + 2];
+	json_t *l, *c;
+	size_t i;
+
+	(void)state;
+	l = ledger_new("w-aaaaaaaaaa", TRUE_SHA, "completed", json_pack("[o,o]",
+	    ledger_entry_not_run("a", "root", "skipped", "x"),
+	    ledger_entry_not_run("b", "user", "interrupted", "y")), NULL);
+	/* accepted: the shape as written, hostile bytes in a path included */
+	assert_int_equal(check_confinement(l, confinement_sample(), why, sizeof why), 0);
+	/* unconfined, with empty lists */
+	c = json_pack("{s:[],s:[],s:[],s:{s:i,s:i,s:i},s:b}", "executed", "written",
+	    "refused", "omitted", "executed", 0, "written", 0, "refused", 0, "unconfined", 1);
+	assert_int_equal(check_confinement(l, c, why, sizeof why), 0);
+	/* a list of exactly 64 items, with the rest counted */
+	c = confinement_sample();
+	for (i = 1; i < CONFINE_LIST_MAX; i++)
+		json_array_append_new(json_object_get(c, "written"), json_string("/etc/y"));
+	json_object_set_new(json_object_get(c, "omitted"), "written", json_integer(1000));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), 0);
+
+	/* refused: a 65th item */
+	json_array_append_new(json_object_get(c, "written"), json_string("/etc/z"));
+	assert_int_equal(check_confinement(l, json_incref(c), why, sizeof why), -1);
+	assert_non_null(strstr(why, "confinement"));
+	assert_non_null(strstr(why, "written is not a list of at most 64"));
+	json_decref(c);
+	/* an unknown member, of the record, of omitted, of an item */
+	c = confinement_sample();
+	json_object_set_new(c, "extra", json_true());
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_object_get(c, "omitted"), "other", json_integer(0));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "refused"), 0), "pid",
+	    json_integer(1));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	/* a missing member */
+	c = confinement_sample();
+	json_object_del(c, "unconfined");
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_del(json_array_get(json_object_get(c, "executed"), 0), "sha256");
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	/* wrong types */
+	assert_int_equal(check_confinement(l, json_string("none"), why, sizeof why), -1);
+	assert_int_equal(check_confinement(l, json_null(), why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(c, "unconfined", json_integer(0));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(c, "written", json_string("/etc/x.conf"));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_array_set_new(json_object_get(c, "written"), 0, json_integer(1));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_object_get(c, "omitted"), "refused", json_integer(-1));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_object_get(c, "omitted"), "refused", json_real(1.5));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	/* a hash that is not 64 lower-case hex digits */
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "executed"), 0), "sha256",
+	    json_string("0000000000000000000000000000000000000000000000000000000000000000A"));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "executed"), 0), "sha256",
+	    json_string("ABCDEF0000000000000000000000000000000000000000000000000000000000"));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	/* a call that is not one of the supervisor's */
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "refused"), 0), "call",
+	    json_string("read"));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	assert_non_null(strstr(why, "refused[0]"));
+	/* strings over their bounds, and at them */
+	memset(big, 'a', sizeof big - 1);
+	big[0] = '/';
+	big[CONFINE_PATH_MAX] = '\0';
+	c = confinement_sample();
+	json_array_set_new(json_object_get(c, "written"), 0, json_string(big));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), 0);
+	big[CONFINE_PATH_MAX] = 'a';
+	big[CONFINE_PATH_MAX + 1] = '\0';
+	c = confinement_sample();
+	json_array_set_new(json_object_get(c, "written"), 0, json_string(big));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "refused"), 0), "path",
+	    json_string(big));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	memset(big, 'a', CONFINE_REASON_MAX);
+	big[CONFINE_REASON_MAX] = '\0';
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "refused"), 0), "reason",
+	    json_string(big));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), 0);
+	big[CONFINE_REASON_MAX] = 'a';
+	big[CONFINE_REASON_MAX + 1] = '\0';
+	c = confinement_sample();
+	json_object_set_new(json_array_get(json_object_get(c, "refused"), 0), "reason",
+	    json_string(big));
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	/* unconfined, yet listing accesses */
+	c = confinement_sample();
+	json_object_set_new(c, "unconfined", json_true());
+	assert_int_equal(check_confinement(l, c, why, sizeof why), -1);
+	assert_int_equal(check_confinement(l, NULL, why, sizeof why), 0);
+	/* on a YOU entry: refused */
+	json_object_set_new(json_array_get(json_object_get(l, "entries"), 1), "confinement",
+	    confinement_sample());
+	assert_int_equal(check_confinement(l, NULL, why, sizeof why), -1);
+	assert_non_null(strstr(why, "not run as root"));
+	json_decref(l);
+}
+
 int
 main(void)
 {
@@ -267,6 +418,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reserved, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_live_lock, fixture_setup, fixture_teardown),
 		cmocka_unit_test(test_ledger_check),
+		cmocka_unit_test(test_ledger_confinement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

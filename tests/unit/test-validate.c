@@ -6,6 +6,7 @@
  * process. The end-to-end tests cover the rest as a non-root requester. */
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -689,6 +690,205 @@ test_path_replaceable_for(void **state)
 	rmdir(tmpdir);
 }
 
+/* An access ACL as the kernel stores it: a header, then {tag, perm, id}
+ * entries, little-endian. */
+static int
+set_acl(const char *path, const unsigned (*e)[3], size_t n)
+{
+	unsigned char buf[4 + 8 * 16];
+	size_t i, k;
+
+	memset(buf, 0, sizeof buf);
+	buf[0] = 2;		/* version */
+	for (i = 0; i < n; i++) {
+		k = 4 + 8 * i;
+		buf[k] = (unsigned char)e[i][0];
+		buf[k + 2] = (unsigned char)e[i][1];
+		buf[k + 4] = (unsigned char)e[i][2];
+		buf[k + 5] = (unsigned char)(e[i][2] >> 8);
+		buf[k + 6] = (unsigned char)(e[i][2] >> 16);
+		buf[k + 7] = (unsigned char)(e[i][2] >> 24);
+	}
+	return setxattr(path, "system.posix_acl_access", buf, 4 + 8 * n, 0);
+}
+
+/*
+ * ACLs are read from the file for a requester of another uid (as the
+ * reviewer's daemon judges), not only through access(2) for this
+ * process: a named user's entry decides alone, a group's counts for
+ * members, the mask limits both.
+ */
+static void
+test_acl_for_another_uid(void **state)
+{
+	char dir[] = "/tmp/wt-acl.XXXXXX", f[PATH_MAX], why[PATH_MAX + 128];
+	struct requester rq;
+	struct writer w;
+	struct stat st;
+	unsigned u, g;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(f, sizeof f, "%s/conf", dir);
+	write_exe(f, 0644);
+	other(&rq, getgid() + 1007);
+	u = (unsigned)rq.uid;
+	g = (unsigned)rq.groups[0];
+	w = (struct writer){ rq.uid, rq.groups, rq.ngroups, 0 };
+	assert_int_equal(lstat(f, &st), 0);
+	assert_int_equal(acl_may_write(&w, f, &st), 0);	/* no ACL */
+	{
+		const unsigned user_rw[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 6, u }, { 0x04, 4, 0 }, { 0x10, 6, 0 },
+			{ 0x20, 4, 0 },
+		};
+		if (set_acl(f, user_rw, 5) != 0) {
+			unlink(f);
+			rmdir(dir);
+			skip();
+		}
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_int_equal(path_replaceable(&rq, f, why, sizeof why), 1);
+	/* through /proc/self/fd/N, as the run-time supervisor asks */
+	{
+		char proc[64];
+		int fd = open(f, O_RDONLY | O_CLOEXEC);
+
+		assert_true(fd >= 0);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		assert_int_equal(acl_may_write(&w, proc, &st), 1);
+		close(fd);
+	}
+	/* anyone but root: a named non-root user may write */
+	w.uid = 0;
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	w.uid = rq.uid;
+	{
+		const unsigned masked[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 6, u }, { 0x04, 4, 0 }, { 0x10, 4, 0 },
+			{ 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, masked, 5), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	{
+		const unsigned group_rw[][3] = {
+			{ 0x01, 6, 0 }, { 0x04, 4, 0 }, { 0x08, 6, g }, { 0x10, 6, 0 },
+			{ 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, group_rw, 5), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 1);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	w.ngroups = 0;			/* not a member */
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	w.ngroups = rq.ngroups;
+	{
+		/* the named user's entry decides before any group's */
+		const unsigned user_ro[][3] = {
+			{ 0x01, 6, 0 }, { 0x02, 4, u }, { 0x04, 4, 0 }, { 0x08, 6, g },
+			{ 0x10, 6, 0 }, { 0x20, 4, 0 },
+		};
+		assert_int_equal(set_acl(f, user_ro, 6), 0);
+	}
+	assert_int_equal(acl_may_write(&w, f, &st), 0);
+	/* a directory whose ACL lets the requester replace the entry */
+	assert_int_equal(removexattr(f, "system.posix_acl_access"), 0);
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 0);
+	{
+		const unsigned dir_rwx[][3] = {
+			{ 0x01, 7, 0 }, { 0x02, 7, u }, { 0x04, 5, 0 }, { 0x10, 7, 0 },
+			{ 0x20, 5, 0 },
+		};
+		assert_int_equal(set_acl(dir, dir_rwx, 5), 0);
+	}
+	assert_int_equal(path_changeable_by(&rq, f, why, sizeof why), 1);
+	assert_non_null(strstr(why, "directory"));
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* process_touchable: a process of the writer's uid, or in a user
+ * namespace the writer owns, is; a process that is not there cannot be
+ * judged. */
+static void
+test_process_touchable(void **state)
+{
+	struct writer w = { getuid(), NULL, 0, 1 };
+	char why[256], c;
+	int ready[2], go[2], status;
+	pid_t a, b;
+	FILE *f;
+	long max = 0;
+
+	(void)state;
+	/* this process: the writer's when the writer is its uid (or, for
+	 * uid 0, when it is not root), not another uid's */
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), getuid() != 0);
+	if (getuid() != 0)
+		assert_non_null(strstr(why, "belongs to"));
+	w.uid = getuid() + 1000;
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), 0);
+	w.uid = 0;		/* anyone but root */
+	assert_int_equal(process_touchable(&w, getpid(), why, sizeof why), getuid() != 0);
+	assert_non_null(f = fopen("/proc/sys/kernel/pid_max", "r"));
+	assert_int_equal(fscanf(f, "%ld", &max), 1);
+	fclose(f);
+	assert_int_equal(process_touchable(&w, (pid_t)max, why, sizeof why), -1);
+	assert_int_equal(process_touchable(&w, 0, why, sizeof why), -1);
+	if (getuid() != 0)
+		return;
+	/* root: a child of uid 4242 makes a user namespace; a root child
+	 * joins it (setns), keeping uid 0 */
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	if ((a = fork()) == 0) {
+		if (setresgid(4242, 4242, 4242) != 0 || setresuid(4242, 4242, 4242) != 0 ||
+		    unshare(CLONE_NEWUSER) != 0)
+			_exit(1);
+		(void)!write(ready[1], "a", 1);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	assert_true(a > 0);
+	if (read(ready[0], &c, 1) != 1) {
+		waitpid(a, &status, 0);
+		skip();		/* no user namespaces here */
+	}
+	if ((b = fork()) == 0) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof path, "/proc/%ld/ns/user", (long)a);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || setns(fd, CLONE_NEWUSER) != 0)
+			_exit(1);
+		(void)!write(ready[1], "b", 1);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	assert_true(b > 0);
+	if (read(ready[0], &c, 1) != 1)
+		fail_msg("setns into the child's user namespace failed");
+	w.uid = 4242;
+	assert_int_equal(process_touchable(&w, a, why, sizeof why), 1);
+	assert_non_null(strstr(why, "belongs to"));
+	assert_int_equal(process_touchable(&w, b, why, sizeof why), 1);
+	assert_non_null(strstr(why, "user namespace owned by"));
+	w.uid = 4243;
+	assert_int_equal(process_touchable(&w, b, why, sizeof why), 0);
+	assert_int_equal(write(go[1], "xx", 2), 2);
+	waitpid(a, &status, 0);
+	waitpid(b, &status, 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 /* path_changeable_by walks the path as given, for the requester given. */
 static void
 test_path_changeable_for(void **state)
@@ -753,7 +953,7 @@ test_path_changeable_for(void **state)
 	rmdir(dir);
 }
 
-/* validate_request for rq; NULL code: accepted. */
+/* validate_request for rq; NULL code: accepted; NULL path: anywhere. */
 static void
 verdict(const char *json, const struct requester *rq, const char *code, const char *path)
 {
@@ -768,7 +968,8 @@ verdict(const char *json, const struct requester *rq, const char *code, const ch
 	}
 	if (code == NULL && rc != 0)
 		fail_msg("%s: refused %s at %s (%s)", json, r.code, r.path, r.message);
-	if (code != NULL && (rc == 0 || strcmp(r.code, code) != 0 || strcmp(r.path, path) != 0))
+	if (code != NULL && (rc == 0 || strcmp(r.code, code) != 0 ||
+	    (path != NULL && strcmp(r.path, path) != 0)))
 		fail_msg("%s: got %s at %s (%s), want %s at %s", json,
 		    rc == 0 ? "accepted" : r.code, r.path, r.message, code, path);
 }
@@ -883,6 +1084,132 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
  * nothing (not even the state directory); an accepted request becomes a
  * gate recorded with that requester's uid and name.
  */
+/*
+ * A relative symbolic link's target is judged from the link's directory
+ * (where the kernel resolves it), in every spelling of ln -s and cp -s;
+ * a process the requester owns, or one that is not there, may not be
+ * entered or attached to.
+ */
+static void
+test_link_and_process_targets(void **state)
+{
+	struct requester rq;
+	char dir[] = "/tmp/wt-links.XXXXXX", path[PATH_MAX], buf[4 * PATH_MAX];
+	static const struct {
+		const char	*argv;		/* @: the root-owned directory */
+		const char	*code;
+		int		 at;
+	} c[] = {
+		{ "[\"ln\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"-sf\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"--sym\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"../own/x\",\"@/etc/l\",\"-s\"]", "writable_argument", 1 },
+		{ "[\"ln\",\"-s\",\"../own/x\",\"@/etc\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"-s\",\"../etc\",\"../own/x\",\"@/etc\"]", "writable_argument", 3 },
+		{ "[\"ln\",\"-s\",\"-t\",\"@/etc\",\"../own/x\"]", "writable_argument", 4 },
+		{ "[\"ln\",\"-st@/etc\",\"../own/x\"]", "writable_argument", 2 },
+		{ "[\"ln\",\"--symbolic\",\"--target-directory=@/etc\",\"../own/x\"]",
+		  "writable_argument", 3 },
+		{ "[\"ln\",\"-sT\",\"../../own/x\",\"@/etc/sub\"]", "writable_argument", 2 },
+		{ "[\"cp\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"cp\",\"--symbolic-link\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		{ "[\"timeout\",\"5\",\"ln\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 4 },
+		{ "[\"ln\",\"-s\",\"@/own/x\",\"@/etc/l\"]", "writable_argument", 2 },
+		/* root's: accepted; a hard link and ln -r are judged from the cwd */
+		{ "[\"ln\",\"-s\",\"../etc\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"-sr\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"-s\",\"-t\",\"@/etc\",\"../etc\"]", NULL, 0 },
+	};
+	char want[64], at[sizeof dir + 8];
+	int go[2], status;
+	size_t i, k;
+	pid_t child;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	other(&rq, getgid() + 1007);
+	snprintf(path, sizeof path, "%s/etc", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/etc/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/own", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chown(path, rq.uid, (gid_t)-1), 0);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char argv[PATH_MAX * 2];
+		const char *p;
+
+		for (p = c[i].argv, k = 0; *p != '\0' && k + sizeof dir < sizeof argv; p++)
+			if (*p == '@')
+				k += (size_t)snprintf(argv + k, sizeof argv - k, "%s", dir);
+			else
+				argv[k++] = *p;
+		argv[k] = '\0';
+		snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":%s,\"why\":\"w\"}"), argv);
+		snprintf(want, sizeof want, "$.commands[0].argv[%d]", c[i].at);
+		verdict(buf, &rq, c[i].code, c[i].code != NULL ? want : NULL);
+	}
+	/* processes: one that is not there cannot be judged */
+	verdict(CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"-t\",\"0x1\",\"-m\",\"true\"],"
+	    "\"why\":\"w\"}"), &rq, "requester_process", "$.commands[0].argv[2]");
+	verdict(CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"-a\",\"true\"],\"why\":\"w\"}"),
+	    &rq, "requester_process", "$.commands[0].argv[1]");
+	snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[\"nsenter\",\"--target=%ld\","
+	    "\"-m\",\"true\"],\"why\":\"w\"}"), (long)getpid());
+	verdict(buf, &rq, getuid() == rq.uid ? "requester_process" : NULL,
+	    getuid() == rq.uid ? "$.commands[0].argv[1]" : NULL);
+	if (getuid() != 0)
+		goto out;
+	/* root: a process of the requester's uid, in every spelling */
+	assert_int_equal(pipe(go), 0);
+	if ((child = fork()) == 0) {
+		char ch;
+
+		if (setresuid(rq.uid, rq.uid, rq.uid) != 0)
+			_exit(1);
+		(void)!read(go[0], &ch, 1);
+		_exit(0);
+	}
+	assert_true(child > 0);
+	{
+		static const char *const forms[] = {
+			"\"nsenter\",\"-t\",\"#\",\"-m\",\"true\"",
+			"\"nsenter\",\"-t#\",\"-a\",\"true\"",
+			"\"nsenter\",\"--target\",\"#\",\"true\"",
+			"\"nsenter\",\"--tar=#\",\"true\"",
+			"\"nsenter\",\"-mt\",\"#\",\"true\"",
+			"\"nsenter\",\"--wd\",\"-t\",\"#\",\"true\"",
+			"\"strace\",\"-fp\",\"#\"",
+			"\"strace\",\"--attach=#\"",
+			"\"strace\",\"-p\",\"1,#\"",
+			"\"timeout\",\"5\",\"strace\",\"-p#\"",
+			"\"cat\",\"/proc/#/environ\"",
+		};
+		for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+			const char *h = strchr(forms[i], '#');
+
+			snprintf(at, sizeof at, "%ld", (long)child);
+			snprintf(buf, sizeof buf, CMD("{\"id\":\"a\",\"argv\":[%.*s%s%s],"
+			    "\"why\":\"w\"}"), (int)(h - forms[i]), forms[i], at, h + 1);
+			verdict(buf, &rq, "requester_process", NULL);
+		}
+	}
+	assert_int_equal(write(go[1], "x", 1), 1);
+	waitpid(child, &status, 0);
+	close(go[0]);
+	close(go[1]);
+out:
+	snprintf(path, sizeof path, "%s/etc/sub", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/etc", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/own", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 static void
 test_gate_submit(void **state)
 {
@@ -953,7 +1280,10 @@ main(void)
 		cmocka_unit_test(test_requester_user_namespace),
 		cmocka_unit_test(test_path_replaceable_for),
 		cmocka_unit_test(test_path_changeable_for),
+		cmocka_unit_test(test_acl_for_another_uid),
+		cmocka_unit_test(test_process_touchable),
 		cmocka_unit_test(test_argument_scanning),
+		cmocka_unit_test(test_link_and_process_targets),
 		cmocka_unit_test(test_gate_submit),
 	};
 

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Benchmark 10 (bench/README.md): ROOT commands under the run-time
+# supervisor against the same commands unconfined, side by side in one
+# run: tar -xzf of a 10,000-file archive into /opt, dpkg -i of a small
+# package; and the lines of C linked into warrant-runner. Needs root.
+# usage: sh bench/confine.sh BUILD_DIR
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+runs=${BENCH_CONFINE_RUNS:-5}
+echo "10. ROOT commands confined vs unconfined, $runs interleaved runs each"
+# the root binary: its own sources and the shared ones it links
+lines=$(cat "$top"/src/runner/*.c "$top"/src/shared/*.c | wc -l)
+echo "  warrant-runner links $lines lines of C (src/runner + src/shared)"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "  skipped: needs root"
+	exit 0
+fi
+work=$(mktemp -d /tmp/warrant-bench-confine.XXXXXX) || exit 1
+trap 'rm -rf "$work" /opt/wt-bench-confine; dpkg -P wt-bench-confine >/dev/null 2>&1' EXIT
+cc -O2 -D_GNU_SOURCE -I"$build" -I"$top/src/shared" -o "$work/confine" "$top/bench/confine.c" \
+    "$build/libwarrantshared.a" -ljansson -lcrypto -lunistring || exit 1
+mkdir -p "$work/tree/d" /opt/wt-bench-confine
+i=0
+while [ $i -lt 100 ]; do
+	mkdir "$work/tree/d/$i"
+	j=0
+	while [ $j -lt 100 ]; do : >"$work/tree/d/$i/$j"; j=$((j + 1)); done
+	i=$((i + 1))
+done
+tar -czf "$work/a.tgz" -C "$work/tree" d
+"$work/confine" "$runs" "tar -xzf" /bin/tar -xzf "$work/a.tgz" -C /opt/wt-bench-confine
+mkdir -p "$work/pkg/DEBIAN" "$work/pkg/opt/wt-bench-confine/pkg"
+printf 'Package: wt-bench-confine\nVersion: 1\nArchitecture: all\nMaintainer: bench <b@example.org>\nDescription: benchmark\n' \
+    >"$work/pkg/DEBIAN/control"
+i=0
+while [ $i -lt 200 ]; do echo "$i" >"$work/pkg/opt/wt-bench-confine/pkg/$i"; i=$((i + 1)); done
+dpkg-deb -b "$work/pkg" "$work/p.deb" >/dev/null || exit 1
+"$work/confine" "$runs" "dpkg -i" /usr/bin/dpkg -i "$work/p.deb"

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Resolve a path as the kernel resolves it for a supervised command, one
+ * entry at a time through descriptors (no name is looked up twice), and
+ * judge every entry met for the requester:
+ *
+ *  - an entry whose directory lets the requester replace it (the
+ *    directory is the requester's, or writable by it through its uid,
+ *    any of its groups or an ACL, and not sticky, or sticky with the
+ *    entry the requester's) changes under root: refused;
+ *  - a symlink is judged as an entry, then followed from its own
+ *    directory (a relative target) or from the caller's root;
+ *  - the final object is refused when the requester can write it (a
+ *    device only when it owns it: /dev/null is everyone's to write and
+ *    changes nothing); a final directory only read (listed, removed,
+ *    chowned) may be the requester's when the caller says so;
+ *  - in procfs nobody replaces entries and the files are data about
+ *    processes (ps reads them); a link there to a process's file (cwd,
+ *    root, exe, fd/N, ns/...) is followed only into a process the
+ *    requester cannot touch (process_touchable), and never by name:
+ *    the kernel's own link is opened.
+ *
+ * /proc/self and /proc/thread-self mean the caller, not this process.
+ * What this cannot see the kernel would refuse too (too long, ELOOP,
+ * ENOTDIR): those come back as -errno, for the call to fail the same way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "supervise.h"
+
+#define LINKS_MAX	40	/* the kernel's */
+#define PROC_ROOT_INO	1
+
+static const char *
+who(const struct writer *w)
+{
+	return w->uid == 0 ? "a non-root user" : "the requester";
+}
+
+/* procfs lives on an anonymous device (major 0): only those are asked */
+static int
+on_procfs(int fd, const struct stat *st)
+{
+	struct statfs sf;
+
+	return major(st->st_dev) == 0 && fstatfs(fd, &sf) == 0 &&
+	    sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* The caller's root, opened when first needed. */
+static int
+ctx_root(struct judge_ctx *c)
+{
+	char p[64];
+
+	if (c->rootfd < 0) {
+		snprintf(p, sizeof p, "/proc/%d/root", (int)c->tid);
+		c->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		c->own_root = c->rootfd >= 0;
+	}
+	return c->rootfd;
+}
+
+/* Could w replace or remove the entry st of directory dfd (dst)? */
+static int
+entry_changeable(const struct writer *w, int dfd, const struct stat *dst,
+    const struct stat *st)
+{
+	return inode_writable(w, dfd, dst) &&
+	    (!(dst->st_mode & S_ISVTX) || inode_owned(w, st) || inode_owned(w, dst));
+}
+
+/*
+ * The final object, opened as fd: 1 (with why) when w can change what
+ * root would read from it or write to it, else 0.
+ */
+int
+judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
+    const char *shown, char *why, size_t size)
+{
+	int changeable;
+
+	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE))
+		return 0;
+	if (on_procfs(fd, st))
+		return 0;
+	/* a device is everyone's to write (/dev/null); a file with no name
+	 * (memfd, unlinked) is reachable only through its holder */
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ||
+	    (S_ISREG(st->st_mode) && st->st_nlink == 0))
+		changeable = inode_owned(w, st);
+	else
+		changeable = inode_writable(w, fd, st);
+	if (!changeable)
+		return 0;
+	snprintf(why, size, "%s can change %s (it may write it)", who(w), shown);
+	return 1;
+}
+
+static void
+shown_push(char *shown, size_t size, const char *name)
+{
+	size_t len = strlen(shown);
+
+	if (len > 0 && shown[len - 1] == '/')
+		snprintf(shown + len, size - len, "%s", name);
+	else
+		snprintf(shown + len, size - len, "/%s", name);
+}
+
+static void
+shown_pop(char *shown)
+{
+	char *slash = strrchr(shown, '/');
+
+	if (slash == NULL || slash == shown)
+		strcpy(shown, "/");
+	else
+		*slash = '\0';
+}
+
+void
+judged_close(struct judged *j)
+{
+	if (j->dirfd >= 0)
+		close(j->dirfd);
+	j->dirfd = -1;
+}
+
+static int
+refused(int cur)
+{
+	close(cur);
+	return 1;
+}
+
+/*
+ * Resolve path for c's caller: absolute from c->rootfd, else from startfd
+ * (shown to people as base). Returns 0 with the final entry's directory
+ * and name in j (judged_close after), 1 when refused (j->why), or -errno
+ * as the kernel would fail (with JUDGE_MISSING a missing final entry is
+ * 0 with j->exists unset).
+ */
+int
+judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
+    int flags, struct judged *j)
+{
+	char rest[2 * PATH_MAX], tmp[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1],
+	    ptxt[PATH_MAX + 64];
+	const char *s, *after, *e;
+	struct stat dst, st, rootst;
+	int cur, nfd, links = 0, last, at_proc_root;
+	pid_t procpid = 0;
+	ssize_t ll;
+	size_t n;
+
+	memset(j, 0, sizeof *j);
+	j->dirfd = -1;
+	if (*path == '\0')
+		return -ENOENT;
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(rest, path);
+	if (path[0] == '/')
+		strcpy(j->shown, "/");
+	else
+		snprintf(j->shown, sizeof j->shown, "%s", base);
+	if ((cur = fcntl(path[0] == '/' ? ctx_root(c) : startfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	if (fstat(cur, &dst) != 0)
+		goto fail;
+	for (;;) {
+		for (s = rest; *s == '/'; s++)
+			;
+		n = strcspn(s, "/");
+		after = s + n;
+		for (e = after; *e == '/'; e++)
+			;
+		last = *e == '\0';
+		if (n == 0 || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.')) {
+			if (n == 2 && (fstat(ctx_root(c), &rootst) != 0 ||
+			    !(dst.st_dev == rootst.st_dev && dst.st_ino == rootst.st_ino))) {
+				if ((nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+					goto fail;
+				close(cur);
+				cur = nfd;
+				shown_pop(j->shown);
+				procpid = 0;
+				if (fstat(cur, &dst) != 0)
+					goto fail;
+			}
+			if (n == 0 || last) {	/* the directory itself */
+				strcpy(j->name, ".");
+				j->exists = 1;
+				j->st = dst;
+				j->dirfd = cur;
+				if (judge_object(c->w, cur, &dst, flags, j->shown, j->why,
+				    sizeof j->why)) {
+					judged_close(j);
+					return 1;
+				}
+				return 0;
+			}
+			memmove(rest, e, strlen(e) + 1);
+			continue;
+		}
+		if (n > NAME_MAX) {
+			close(cur);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		at_proc_root = dst.st_ino == PROC_ROOT_INO && on_procfs(cur, &dst);
+		if (at_proc_root && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
+			if (strcmp(comp, "self") == 0)
+				snprintf(tmp, sizeof tmp, "%d%s", (int)c->tgid, after);
+			else
+				snprintf(tmp, sizeof tmp, "%d/task/%d%s", (int)c->tgid,
+				    (int)c->tid, after);
+			strcpy(rest, tmp);
+			continue;
+		}
+		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			if (errno != ENOENT || !(flags & JUDGE_MISSING))
+				goto fail;
+			if (!on_procfs(cur, &dst) && inode_writable(c->w, cur, &dst)) {
+				shown_push(j->shown, sizeof j->shown, comp);
+				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
+				shown_pop(ptxt);
+				snprintf(j->why, sizeof j->why, "%s can change %s (it may create "
+				    "it in %s)", who(c->w), j->shown, ptxt);
+				return refused(cur);
+			}
+			if (!last) {
+				close(cur);
+				return -ENOENT;
+			}
+			shown_push(j->shown, sizeof j->shown, comp);
+			strcpy(j->name, comp);
+			j->dirfd = cur;
+			return 0;
+		}
+		if (fstat(nfd, &st) != 0) {
+			close(nfd);
+			goto fail;
+		}
+		shown_push(j->shown, sizeof j->shown, comp);
+		if (!on_procfs(cur, &dst) && entry_changeable(c->w, cur, &dst, &st) &&
+		    !(last && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE) &&
+		    S_ISDIR(st.st_mode))) {
+			close(nfd);
+			snprintf(ptxt, sizeof ptxt, "%s", j->shown);
+			shown_pop(ptxt);
+			snprintf(j->why, sizeof j->why, "%s can change %s (it may replace "
+			    "entries of %s)", who(c->w), j->shown, ptxt);
+			return refused(cur);
+		}
+		if (S_ISLNK(st.st_mode) && (!last || (flags & JUDGE_FOLLOW))) {
+			if (on_procfs(cur, &dst) && !at_proc_root) {
+				/* a process's own file: only of a process it cannot touch */
+				if (procpid > 0 && process_touchable(c->w, procpid, ptxt,
+				    sizeof ptxt) != 0) {
+					close(nfd);
+					snprintf(j->why, sizeof j->why, "%s can change %s (%s)",
+					    who(c->w), j->shown, ptxt);
+					return refused(cur);
+				}
+				close(nfd);
+				if (last) {
+					strcpy(j->name, comp);
+					j->exists = j->magic = 1;
+					j->dirfd = cur;
+					return 0;
+				}
+				if ((nfd = openat(cur, comp, O_PATH | O_CLOEXEC)) < 0)
+					goto fail;
+				close(cur);
+				cur = nfd;
+				procpid = 0;
+				if (fstat(cur, &dst) != 0)
+					goto fail;
+				memmove(rest, after, strlen(after) + 1);
+				continue;
+			}
+			if (++links > LINKS_MAX) {
+				close(nfd);
+				close(cur);
+				return -ELOOP;
+			}
+			ll = readlinkat(nfd, "", link, sizeof link - 1);
+			close(nfd);
+			if (ll < 0)
+				goto fail;
+			link[ll] = '\0';
+			if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", link, after) >= sizeof tmp ||
+			    strlen(tmp) >= PATH_MAX) {
+				close(cur);
+				return -ENAMETOOLONG;
+			}
+			strcpy(rest, tmp);
+			shown_pop(j->shown);
+			if (link[0] == '/') {
+				close(cur);
+				if ((cur = fcntl(ctx_root(c), F_DUPFD_CLOEXEC, 0)) < 0)
+					return -errno;
+				if (fstat(cur, &dst) != 0)
+					goto fail;
+				strcpy(j->shown, "/");
+				procpid = 0;
+			}
+			continue;
+		}
+		if (!last) {
+			if (!S_ISDIR(st.st_mode)) {
+				close(nfd);
+				close(cur);
+				return -ENOTDIR;
+			}
+			close(cur);
+			cur = nfd;
+			dst = st;
+			if (at_proc_root)
+				procpid = (pid_t)strtol(comp, NULL, 10);
+			memmove(rest, e, strlen(e) + 1);
+			continue;
+		}
+		/* the final entry */
+		if (*after == '/' && !S_ISDIR(st.st_mode)) {
+			close(nfd);
+			close(cur);
+			return -ENOTDIR;
+		}
+		strcpy(j->name, comp);
+		j->exists = 1;
+		j->st = st;
+		j->dirfd = cur;
+		if (!S_ISLNK(st.st_mode) && judge_object(c->w, nfd, &st, flags, j->shown,
+		    j->why, sizeof j->why)) {
+			close(nfd);
+			judged_close(j);
+			return 1;
+		}
+		close(nfd);
+		return 0;
+	}
+fail:
+	n = (size_t)errno;
+	close(cur);
+	return -(int)n;
+}

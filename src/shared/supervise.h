@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The run-time supervisor of ROOT commands (promise 8): judge.c resolves
+ * a path as root would, from descriptors, judging every entry met for the
+ * requester; supervise.c installs the seccomp filter in a command and
+ * answers the calls it reports.
+ */
+#ifndef WARRANT_SUPERVISE_H
+#define WARRANT_SUPERVISE_H
+
+#include "shared.h"
+
+/* judge.c */
+#define JUDGE_FOLLOW	0x01	/* follow a final symlink */
+#define JUDGE_WRITE	0x02	/* the call creates, writes or moves the final entry */
+#define JUDGE_DIR_OK	0x04	/* a final directory may be the requester's (listing, rm -r) */
+#define JUDGE_MISSING	0x08	/* a missing final entry (or one below it) is an answer */
+
+struct judged {
+	int		 dirfd;		/* O_PATH: the directory that holds the final entry */
+	char		 name[NAME_MAX + 1];	/* the final entry in it ("." for a directory) */
+	int		 exists;
+	int		 magic;		/* a procfs link to a process's file: open it to follow */
+	struct stat	 st;		/* of the final entry, when it exists and is not magic */
+	char		 shown[PATH_MAX];	/* the path as resolved, for the ledger */
+	char		 why[PATH_MAX + 256];	/* why it was refused */
+};
+
+struct judge_ctx {
+	const struct writer *w;	/* the requester */
+	int		 rootfd;	/* the caller's root (O_PATH); -1: /proc/TID/root when needed */
+	int		 own_root;	/* rootfd was opened here: the caller closes it */
+	pid_t		 tgid, tid;	/* the caller: /proc/self and /proc/thread-self */
+};
+
+int	 judge_path(struct judge_ctx *, int, const char *, const char *, int,
+	    struct judged *);
+void	 judged_close(struct judged *);
+int	 judge_object(const struct writer *, int, const struct stat *, int, const char *,
+	    char *, size_t);
+
+/* supervise.c */
+struct supervisor {
+	const struct writer *requester;
+	int		 listener;	/* -1: none */
+	json_t		*executed, *written, *refused;
+	size_t		 omitted[3];
+	char		 probe_why[256];
+};
+
+int	 supervise_probe(char *, size_t);
+int	 supervise_unconfined(void);
+void	 supervise_init(struct supervisor *, const struct writer *);
+int	 supervise_child(int);
+int	 supervise_receive(struct supervisor *, int);
+void	 supervise_handle(struct supervisor *);
+json_t	*supervise_record(struct supervisor *);
+void	 supervise_end(struct supervisor *);
+
+#endif

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The run-time supervisor's path judgement (src/shared/judge.c) on a
+ * table of paths and owners: a tree made under /tmp with entries of a
+ * requester uid, of a group of its, world-writable, sticky, with an ACL,
+ * symlinks relative and absolute, procfs and devices. Needs root (to
+ * give files to another uid); skipped otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "shared/supervise.h"
+
+#define REQ	4242
+#define REQGRP	4343
+#define OTHERGRP 5555
+
+static char top[64];
+static gid_t groups300[300];
+
+static void
+mk(const char *rel, mode_t mode, uid_t uid, gid_t gid, int dir)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	if (dir)
+		assert_int_equal(mkdir(p, mode), 0);
+	else {
+		assert_true((fd = open(p, O_WRONLY | O_CREAT | O_EXCL, mode)) >= 0);
+		close(fd);
+	}
+	assert_int_equal(chown(p, uid, gid), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void
+ln(const char *target, const char *rel)
+{
+	char p[256];
+
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	assert_int_equal(symlink(target, p), 0);
+}
+
+/* an access ACL giving user REQ rwx (the layout of posix_acl_xattr.h) */
+static void
+acl_for_req(const char *rel)
+{
+	unsigned char b[4 + 5 * 8];
+	static const unsigned short tags[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
+	static const unsigned short perms[5] = { 7, 7, 5, 7, 5 };
+	char p[256];
+	size_t i;
+
+	memset(b, 0, sizeof b);
+	b[0] = 2;
+	for (i = 0; i < 5; i++) {
+		unsigned char *e = b + 4 + 8 * i;
+		unsigned id = tags[i] == 0x02 ? REQ : 0xffffffffu;
+
+		e[0] = (unsigned char)tags[i];
+		e[2] = (unsigned char)perms[i];
+		e[4] = (unsigned char)id;
+		e[5] = (unsigned char)(id >> 8);
+		e[6] = (unsigned char)(id >> 16);
+		e[7] = (unsigned char)(id >> 24);
+	}
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	assert_int_equal(setxattr(p, "system.posix_acl_access", b, sizeof b, 0), 0);
+}
+
+static int
+setup(void **state)
+{
+	size_t i;
+
+	(void)state;
+	if (geteuid() != 0)
+		return 0;
+	snprintf(top, sizeof top, "/tmp/wt-judge.XXXXXX");
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0755), 0);
+	mk("root", 0755, 0, 0, 1);
+	mk("root/file", 0644, 0, 0, 0);
+	mk("root/reqfile", 0644, REQ, REQ, 0);
+	mk("root/grpw", 0664, 0, REQGRP, 0);
+	mk("req", 0755, REQ, REQ, 1);
+	mk("req/file", 0644, 0, 0, 0);
+	mk("grp", 0775, 0, REQGRP, 1);
+	mk("grp/file", 0644, 0, 0, 0);
+	mk("other", 0775, 0, OTHERGRP, 1);
+	mk("other/file", 0644, 0, 0, 0);
+	mk("world", 0777, 0, 0, 1);
+	mk("world/file", 0644, 0, 0, 0);
+	mk("sticky", 01777, 0, 0, 1);
+	mk("sticky/rootfile", 0644, 0, 0, 0);
+	mk("sticky/reqfile", 0644, REQ, REQ, 0);
+	mk("acl", 0755, 0, 0, 1);
+	mk("acl/file", 0644, 0, 0, 0);
+	acl_for_req("acl");
+	ln("file", "root/link-ok");
+	ln("../req/file", "root/link-rel");
+	ln("/tmp/wt-judge-nowhere/x", "root/link-tmp");
+	ln("loop", "root/loop");
+	for (i = 0; i < 300; i++)
+		groups300[i] = (gid_t)(20000 + i);
+	mk("g290", 0775, 0, 20290, 1);
+	mk("g290/file", 0644, 0, 0, 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char *const argv[] = { "rm", "-rf", top, NULL };
+	struct spawn s = { .path = "/bin/rm", .argv = argv, .fd = { -1, -1, -1 },
+	    .group = EXEC_FOREGROUND };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (*top == '\0')
+		return 0;
+	if ((pid = spawn(&s)) > 0)
+		waitpid(pid, &status, 0);
+	return 0;
+}
+
+/* judge top/rel (or an absolute path) for w; the result code */
+static int
+judge(const struct writer *w, const char *rel, int flags, char *why, size_t size)
+{
+	struct judge_ctx c = { .w = w, .tgid = getpid(), .tid = getpid() };
+	char p[512];
+	struct judged j;
+	int rc;
+
+	c.rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(c.rootfd >= 0);
+	if (rel[0] == '/')
+		snprintf(p, sizeof p, "%s", rel);
+	else
+		snprintf(p, sizeof p, "%s/%s", top, rel);
+	rc = judge_path(&c, -1, "", p, flags, &j);
+	if (why != NULL)
+		snprintf(why, size, "%s", j.why);
+	if (rc == 0)
+		judged_close(&j);
+	close(c.rootfd);
+	return rc;
+}
+
+static void
+test_table(void **state)
+{
+	static const gid_t reqgroups[] = { REQ, REQGRP };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 2 };
+	static const struct {
+		const char *path;
+		int flags, want;
+	} t[] = {
+		{ "root/file", JUDGE_FOLLOW, 0 },
+		{ "root/file", JUDGE_FOLLOW | JUDGE_WRITE, 0 },
+		{ "root/reqfile", JUDGE_FOLLOW, 1 },		/* its own file */
+		{ "root/grpw", JUDGE_FOLLOW, 1 },		/* writable by its group */
+		{ "req/file", JUDGE_FOLLOW, 1 },		/* in its directory */
+		{ "grp/file", JUDGE_FOLLOW, 1 },		/* its group's directory */
+		{ "other/file", JUDGE_FOLLOW, 0 },		/* another group's */
+		{ "world/file", JUDGE_FOLLOW, 1 },
+		{ "sticky/rootfile", JUDGE_FOLLOW, 0 },		/* sticky: not its entry */
+		{ "sticky/reqfile", JUDGE_FOLLOW, 1 },
+		{ "acl/file", JUDGE_FOLLOW, 1 },		/* an ACL lets it write */
+		{ "root/link-ok", JUDGE_FOLLOW, 0 },
+		{ "root/link-rel", JUDGE_FOLLOW, 1 },		/* from the link's directory */
+		{ "root/link-rel", 0, 0 },			/* the link itself */
+		{ "root/link-tmp", JUDGE_FOLLOW | JUDGE_MISSING, 1 },	/* it may create it */
+		{ "root/link-tmp", JUDGE_FOLLOW, -ENOENT },
+		{ "root/loop", JUDGE_FOLLOW, -ELOOP },
+		{ "root/nope/x", JUDGE_FOLLOW, -ENOENT },
+		{ "root/file/x", JUDGE_FOLLOW, -ENOTDIR },
+		{ "root/../req/file", JUDGE_FOLLOW, 1 },
+		{ "req", JUDGE_FOLLOW | JUDGE_DIR_OK, 0 },	/* listing it, rm -r */
+		{ "req", JUDGE_FOLLOW, 1 },
+		{ "req", JUDGE_FOLLOW | JUDGE_DIR_OK | JUDGE_WRITE, 1 },
+		{ "req/", JUDGE_FOLLOW | JUDGE_DIR_OK, 0 },
+		{ "req/.", JUDGE_FOLLOW | JUDGE_DIR_OK, 0 },
+		{ "req/new", JUDGE_FOLLOW | JUDGE_WRITE | JUDGE_MISSING, 1 },
+		{ "root/new", JUDGE_FOLLOW | JUDGE_WRITE | JUDGE_MISSING, 0 },
+		{ "/../../etc/passwd", JUDGE_FOLLOW, 0 },	/* ".." stops at the root */
+		{ "/dev/null", JUDGE_FOLLOW | JUDGE_WRITE, 0 },	/* everyone's, changes nothing */
+		{ "/proc/self/status", JUDGE_FOLLOW, 0 },
+		{ "/proc/self/cwd/", JUDGE_FOLLOW | JUDGE_DIR_OK, 0 },	/* root's own process */
+	};
+	char why[PATH_MAX + 256];
+	size_t i;
+	int rc;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		rc = judge(&w, t[i].path, t[i].flags, why, sizeof why);
+		if (rc != t[i].want)
+			fail_msg("%s (flags %#x): got %d, want %d (%s)", t[i].path, t[i].flags,
+			    rc, t[i].want, why);
+	}
+	/* the reason names the path the requester can change */
+	assert_int_equal(judge(&w, "root/link-rel", JUDGE_FOLLOW, why, sizeof why), 1);
+	assert_non_null(strstr(why, "/req"));
+	assert_non_null(strstr(why, "the requester can change"));
+}
+
+/* every group counts: the 290th of 300 makes a directory changeable */
+static void
+test_many_groups(void **state)
+{
+	const struct writer w = { .uid = REQ, .groups = groups300, .ngroups = 300 };
+	const struct writer w256 = { .uid = REQ, .groups = groups300, .ngroups = 256 };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(judge(&w, "g290/file", JUDGE_FOLLOW, NULL, 0), 1);
+	assert_int_equal(judge(&w256, "g290/file", JUDGE_FOLLOW, NULL, 0), 0);
+}
+
+/* uid 0 asks "anyone but root": every non-root entry counts */
+static void
+test_anyone_but_root(void **state)
+{
+	const struct writer w = { .uid = 0 };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(judge(&w, "root/file", JUDGE_FOLLOW, NULL, 0), 0);
+	assert_int_equal(judge(&w, "root/reqfile", JUDGE_FOLLOW, NULL, 0), 1);
+	assert_int_equal(judge(&w, "other/file", JUDGE_FOLLOW, NULL, 0), 1);
+}
+
+/* The runner's probe: a full round trip here; refused for real where a
+ * filter above forbids seccomp() (as a container runtime's may). */
+static void
+test_probe(void **state)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	char why[256];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(supervise_probe(why, sizeof why), 0);
+	if ((pid = fork()) == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(3);
+		_exit(supervise_probe(why, sizeof why) == -1 && strstr(why, "seccomp") ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_many_groups),
+		cmocka_unit_test(test_anyone_but_root),
+		cmocka_unit_test(test_probe),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
