@@ -184,7 +184,7 @@ ledger_of() {
 	L=$SR_DIR/$1.ledger LSRC=show
 	rev show "$2" -j >"$L" 2>&1
 	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && return 0
-	as_r "$SR_WARRANT" wait "$2" --to "$REV" -t 60 -j >"$L" 2>&1
+	as_r "$SR_WARRANT" wait "$2" --to "$REV" -t 10 -j >"$L" 2>&1
 	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && { LSRC=wait; return 0; }
 	LSRC=answer
 	cp "$ANS" "$L" 2>/dev/null
@@ -747,18 +747,26 @@ if [ "$(uname -m)" = x86_64 ] && cc -O -o "$NOSEC" "$SR_DIR/noseccomp.c" 2>"$SR_
 	gate n9 <<EOF
 {"reason":"confine (9): fail closed","commands":[$(cmd t "mark" /usr/bin/touch "$CAN-9")]}
 EOF
-	approve_blocked n9 "$G"
+	G9=$G
+	approve_blocked n9 "$G9"
 	absent "[P8] (9) without its supervisor the runner ran no ROOT command: no $CAN-9" "$CAN-9"
-	jcheck "[P8] (9) ... and the ledger says so (no entry ran)" \
-	    "all(e['status'] != 'ran' for e in entries(j))" "$L"
-	diag "(9) answer exited $ANS_RC; $(jscan 'str([(e["id"], e["status"], e.get("error")) for e in entries(j)])' "$L" 2>/dev/null)"
+	jcheck "[P8] (9) ... answer says the supervisor is unavailable, the gate stays pending" \
+	    "j['status'] == 'pending' and 'supervisor' in (str(j.get('message')) + str(j.get('outcome')))" "$ANS"
+	is "[P8] (9) ... the reviewer's store has it pending" "$(rev show "$G9" -j 2>/dev/null | jscan 'j["state"]')" pending
+	diag "(9) answer exited $ANS_RC: $(jscan 'str(j.get("outcome")) + ": " + str(j.get("message"))' "$ANS" 2>/dev/null)"
 	install -d -m 0755 "$(dirname "$POLICY")"
 	printf '{"unconfined": "allow"}\n' >"$POLICY"
 	chmod 0644 "$POLICY"
 	gate n9b <<EOF
 {"reason":"confine (9b): the policy allows it","commands":[$(cmd t "mark" /usr/bin/touch "$CAN-9b")]}
 EOF
-	rev show "$G" -j >"$SR_DIR/n9b.card" 2>&1
+	# the card, made where the supervisor cannot be installed either
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		exec "$NOSEC" $(sr_as_words "$REV") "$SR_WARRANT" show "$G" -j
+	) >"$SR_DIR/n9b.card" 2>&1
 	jcheck "[P8] (9) with \"unconfined\": \"allow\", the review shows the unconfined badge" \
 	    "'unconfined' in j['risk_badges'] or any('unconfined' in c.get('badges', []) for c in j['commands'])" "$SR_DIR/n9b.card"
 	approve_blocked n9b "$G"
