@@ -651,7 +651,8 @@ if [ -n "$SYSD" ]; then
 else
 	skip "[P8] (8) systemctl daemon-reload: status ran, exit 0" "systemd is not PID 1 here (a container)"
 fi
-tail_has "[P8] (8) ps aux lists the agent's processes too" ps "$REQ"
+jcheck "[P8] (8) ps aux lists the agent's processes too (its sleep, pid $SPID)" \
+    "any(l.split()[1:2] == ['$SPID'] for l in (entry(j, 'ps').get('output_tail') or '').splitlines())" "$L"
 is "[P8] (8) chown -R gave the agent its whole tree (root's build output too)" \
     "$(find "$PP" ! -user "$REQ" | wc -l)" 0
 absent "[P8] (8) rm -rf removed the agent's old tree" "$OLD"
@@ -750,23 +751,29 @@ EOF
 	G9=$G
 	approve_blocked n9 "$G9"
 	absent "[P8] (9) without its supervisor the runner ran no ROOT command: no $CAN-9" "$CAN-9"
-	jcheck "[P8] (9) ... answer says the supervisor is unavailable, the gate stays pending" \
-	    "j['status'] == 'pending' and 'supervisor' in (str(j.get('message')) + str(j.get('outcome')))" "$ANS"
+	jcheck "[P8] (9) ... answer reports the runner's refusal; the gate stays pending" \
+	    "j['status'] == 'pending' and j['outcome'] == 'runner_error'" "$ANS"
+	check "[P8] (9) ... the runner's message: supervisor_unavailable, nothing ran" \
+	    sh -c 'tr -d "\r" <"$1" | tr "\n" " " | grep -q "supervisor_unavailable.*nothing ran"' sh "$ANS"
 	is "[P8] (9) ... the reviewer's store has it pending" "$(rev show "$G9" -j 2>/dev/null | jscan 'j["state"]')" pending
 	diag "(9) answer exited $ANS_RC: $(jscan 'str(j.get("outcome")) + ": " + str(j.get("message"))' "$ANS" 2>/dev/null)"
 	install -d -m 0755 "$(dirname "$POLICY")"
 	printf '{"unconfined": "allow"}\n' >"$POLICY"
 	chmod 0644 "$POLICY"
-	gate n9b <<EOF
+	# The badge is decided where the request is validated (intake): here
+	# the reviewer asks itself (the desktop case), under the blocker too.
+	cat >"$SR_DIR/n9b.json" <<EOF
 {"reason":"confine (9b): the policy allows it","commands":[$(cmd t "mark" /usr/bin/touch "$CAN-9b")]}
 EOF
-	# the card, made where the supervisor cannot be installed either
-	(
+	chmod 644 "$SR_DIR/n9b.json"
+	G=$(
 		set -f
 		IFS=$SR_NL
 		# shellcheck disable=SC2046
-		exec "$NOSEC" $(sr_as_words "$REV") "$SR_WARRANT" show "$G" -j
-	) >"$SR_DIR/n9b.card" 2>&1
+		"$NOSEC" $(sr_as_words "$REV") "$SR_WARRANT" request -j <"$SR_DIR/n9b.json" 2>&1 |
+		    jscan 'j["request_id"]'
+	) || G=none-n9b
+	rev show "$G" -j >"$SR_DIR/n9b.card" 2>&1
 	jcheck "[P8] (9) with \"unconfined\": \"allow\", the review shows the unconfined badge" \
 	    "'unconfined' in j['risk_badges'] or any('unconfined' in c.get('badges', []) for c in j['commands'])" "$SR_DIR/n9b.card"
 	approve_blocked n9b "$G"
