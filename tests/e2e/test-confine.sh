@@ -273,6 +273,41 @@ batch_at() {
 	return 1
 }
 sha_of() { sha256sum <"$1" | cut -d' ' -f1; }
+# bad_executed FILE: the ledger's executed items (of every entry) whose
+# path is not a file hashing to the recorded SHA-256, one per line (the
+# staged copies under /run/warrant-stage are gone after the batch).
+bad_executed() {
+	"$PY" - "$1" <<'EOF'
+import hashlib, json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    l = j["ledger"] if "ledger" in j else j
+    for e in l["entries"]:
+        for x in (e.get("confinement") or {}).get("executed", []):
+            p = x.get("path", "")
+            if p.startswith("/run/warrant-stage/"):
+                continue
+            try:
+                ok = hashlib.sha256(open(p, "rb").read()).hexdigest() == x.get("sha256")
+            except OSError:
+                ok = False
+            if not ok:
+                print("%s: %r" % (e["id"], p))
+except Exception as e:
+    print("unreadable ledger:", repr(e))
+EOF
+}
+# exact_refused DESC ID PATH...: command ID has a refused access whose
+# path is exactly one of PATH (the record names it whole).
+exact_refused() {
+	er_d=$1 er_id=$2
+	shift 2
+	er_l=
+	for er_p in "$@"; do er_l="$er_l'$er_p', "; done
+	jcheck "$er_d" "any(r.get('path') in ($er_l) for r in entry(j, '$er_id')['confinement']['refused'])" "$L"
+	jscan "[r.get('path') for r in entry(j, '$er_id')['confinement']['refused']]" "$L" 2>/dev/null |
+	    sed 's/^/    refused paths of '"$er_id"': /' | while read -r l; do diag "$l"; done
+}
 
 # ============================================================ set-up
 section "set-up"
@@ -358,26 +393,54 @@ names "[P8] (1d) ... the ledger names /proc/$SPID/cwd" d "/proc/$SPID/cwd"
 jcheck "[P8] (1e) ls /proc/PID/root/ did not list the agent's root" \
     "'etc' not in (entry(j, 'e').get('output_tail') or '').split()" "$L"
 names "[P8] (1e) ... the ledger names /proc/$SPID/root" e "/proc/$SPID/root"
+is "[P8] (1) every executed path is a real file with the recorded SHA-256" "$(bad_executed "$L")" ""
 present "[P8] (1 control) nsenter into root's own process still runs root's Makefile" "$CAN-1ctl"
 ran_ok "[P8] (1 control) ... status ran, exit 0" ctl
 kill "$CTLPID" 2>/dev/null
+# The same spellings named in argv: the validator refuses them at request
+# time (requester_process), or else the runner does at run time.
+for v in "nsenter -t $SPID --wd make -s WHO=1v" "cat /proc/$SPID/cwd/Makefile"; do
+	# shellcheck disable=SC2086
+	if mkgate n1v <<EOF
+{"reason":"confine (1v)","commands":[$(cmd v "argv spelling" $v)]}
+EOF
+	then
+		diag "(1v) the validator accepted '$v' in argv"
+		approve n1v "$G"
+		names "[P8] (1v) '$v' in argv: refused at run time, the ledger names $SPID" v "$SPID"
+		tail_lacks "[P8] (1v) ... no Makefile read" v "$CAN"
+	else
+		ok "[P8] (1v) '$v' in argv: refused at request time ($REFUSAL)"
+	fi
+done
+absent "[P8] (1v) ... and no $CAN-1v" "$CAN-1v"
 
 # ============================================================ (2) world-writable, swapped
 section "(2) a directory an earlier command made world-writable, swapped during the batch"
+install -d -m 0755 "$SR_DIR/tar"
+install -d -m 0777 "$SR_DIR/tar/t"
+printf 'reviewed-%s\n' "$TAG" >"$SR_DIR/tar/t/payload"
+tar -cf "$SR_DIR/t.tar" --owner=root --group=root -C "$SR_DIR/tar" t
 : >"$OPT/lock2"
 chmod 0644 "$OPT/lock2"
 gate n2 <<EOF
 {"reason":"confine (2)","stop_on_failure":false,"files":{
+ "t.tar":{"content":"$(base64 -w0 "$SR_DIR/t.tar")","encoding":"base64","mode":"0644"},
  $(sfile cp.sh "#!/bin/sh
 exec cp $OPT/d/payload /etc/wt-confine-pwned2
 ")},
  "commands":[
   $(cmd mkd "a shared drop directory" /usr/bin/install -d -m 0777 "$OPT/d"),
+  $(cmd untar "unpack a tree with a shared directory" /usr/bin/tar -xf '{"file":"t.tar"}' -C "$OPT"),
   $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock2" /usr/bin/true),
   $(cmd cp "copy the payload" /usr/bin/cp "$OPT/d/payload" /etc/wt-confine-pwned),
-  $(scmd cps cp.sh "copy the payload, the path inside a reviewed script")]}
+  $(scmd cps cp.sh "copy the payload, the path inside a reviewed script"),
+  $(cmd cpt "copy the unpacked payload" /usr/bin/cp "$OPT/t/payload" /etc/wt-confine-pwned3)]}
 EOF
 G2=$G
+rev show "$G2" -j >"$SR_DIR/n2.card" 2>&1
+jcheck "(2) the card flags the archive's world-writable directory (archive-writable-dir)" \
+    "'archive-writable-dir' in j['commands'][1]['badges']" "$SR_DIR/n2.card"
 if hold_start n2 "$OPT/lock2"; then ok "(2) the test holds $OPT/lock2"; else not_ok "(2) the test holds $OPT/lock2"; fi
 approve_bg n2 "$G2"
 if wait_for 'batch_at "$OPT/lock2"' 300; then
@@ -386,6 +449,10 @@ if wait_for 'batch_at "$OPT/lock2"' 300; then
 	    "AGENT-$TAG-2" "$OPT/d"
 	check "(2) the agent put its payload in the world-writable directory" \
 	    sh -c '[ "$(stat -c %U "$1")" = "$2" ]' sh "$OPT/d/payload" "$REQ"
+	as_r sh -c 'printf "%s\n" "$1" >"$2/payload.new" && mv -f "$2/payload.new" "$2/payload"' sh \
+	    "AGENT-$TAG-2t" "$OPT/t"
+	check "(2) ... and swapped the unpacked one in the archive's world-writable directory" \
+	    sh -c '[ "$(stat -c %U "$1")" = "$2" ]' sh "$OPT/t/payload" "$REQ"
 else
 	not_ok "(2) the batch waits on the lock (its second command started)"
 fi
@@ -400,6 +467,9 @@ names "[P8] (2) ... the ledger names $OPT/d" cp "$OPT/d"
 names "[P8] (2) the script's copy: the ledger names $OPT/d/payload" cps "$OPT/d/payload"
 refused_call "[P8] (2) ... refused as an open" cps open "$OPT/d/payload"
 tail_has "[P8] (2) ... cp was told Permission denied" cps "Permission denied"
+ran_ok "(2) the archive was unpacked (0777 directory and all)" untar
+no_content "[P8] (2) root did not copy the agent's content from the unpacked directory" /etc/wt-confine-pwned3 "AGENT-$TAG"
+names "[P8] (2) ... the ledger names $OPT/t" cpt "$OPT/t"
 
 # ============================================================ (3) Makefile changed after review
 section "(3) a Makefile changed after review, in the project root enters"
@@ -427,6 +497,8 @@ approved n3
 absent "[P8] (3) make did not run the changed Makefile: no $CAN-3" "$CAN-3"
 names "[P8] (3) the ledger names the agent's project $P3" mk "$P3"
 refused_call "[P8] (3) ... refused as an open" mk open "$P3"
+exact_refused "[P8] (3) ... the refused path is the Makefile (or its directory), whole" mk "$P3/Makefile" "$P3"
+is "[P8] (3) every executed path is a real file with the recorded SHA-256" "$(bad_executed "$L")" ""
 present "[P8] (3 control) make in a root-owned project runs its Makefile" "$CAN-3ctl"
 ran_ok "[P8] (3 control) ... status ran, exit 0" ctl
 MAKE_SHA=$(sha_of /usr/bin/make)
@@ -458,6 +530,10 @@ names "[P8] (4) the ledger names the relative link's target in /tmp" rel "/tmp/w
 names "[P8] (4) the ledger names the absolute link's target in /tmp" abs "/tmp/wt-helper2.sh"
 refused_call "[P8] (4) ... refused as a symlink call" abs symlink "wt-helper2.sh"
 tail_has "[P8] (4) ... ln was told Permission denied" abs "Permission denied"
+exact_refused "[P8] (4) the relative link's refusal names the link or its target, whole" rel \
+    /etc/profile.d/wt-helper.sh /tmp/wt-helper.sh
+exact_refused "[P8] (4) the absolute link's refusal names the link or its target, whole" abs \
+    /etc/profile.d/wt-helper2.sh /tmp/wt-helper2.sh
 check "[P8] (4 control) a link to a root-owned directory is made" [ -L "$OPT/doc-link" ]
 ran_ok "[P8] (4 control) ... status ran, exit 0" ctl
 
@@ -671,6 +747,12 @@ jcheck "[P8] (8) executed lists /usr/bin/id with its real SHA-256" \
 GZ_SHA=$(sha_of "$(readlink -f "$(command -v gzip)")")
 jcheck "[P8] (8) tar's executed list has gzip (a program it started) with its SHA-256" \
     "any(x.get('sha256') == '$GZ_SHA' for x in entry(j, 'tar')['confinement']['executed'])" "$L"
+is "[P8] (8) every executed path is a real file with the recorded SHA-256 (rm, dpkg's helpers ...)" \
+    "$(bad_executed "$L")" ""
+jcheck "[P8] (8) useradd's written list has /etc/passwd and /etc/shadow, whole" \
+    "all(p in entry(j, 'useradd')['confinement']['written'] for p in ('/etc/passwd', '/etc/shadow'))" "$L"
+jcheck "[P8] (8) ... and no name that is a cut-off /etc/passwd, /etc/shadow, /etc/subuid or /etc/subgid" \
+    "not any(p in entry(j, c)['confinement']['written'] for c in ('useradd', 'userdel') for p in ('/etc/passw', '/etc/shado', '/etc/subui', '/etc/subgi'))" "$L"
 jcheck "[P8] (8) install's written list has /etc/wt-confine-c" \
     "'/etc/wt-confine-c' in entry(j, 'install')['confinement']['written']" "$L"
 jcheck "[P8] (8) the ordinary commands had nothing refused" \
