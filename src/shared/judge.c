@@ -285,8 +285,9 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if (S_ISLNK(st.st_mode) && (!last || (flags & JUDGE_FOLLOW))) {
 			if (on_procfs(cur, &dst) && !at_proc_root) {
 				/* a process's own file: only of a process it cannot touch */
-				if (procpid > 0 && process_touchable(c->w, procpid, ptxt,
-				    sizeof ptxt) != 0) {
+				/* the caller's own (/proc/self) is not another process */
+				if (procpid > 0 && procpid != c->tgid &&
+				    process_touchable(c->w, procpid, ptxt, sizeof ptxt) != 0) {
 					close(nfd);
 					reason_set(j->why, sizeof j->why, c->w, j->shown, ptxt, "");
 					return refused(cur);
