@@ -45,6 +45,24 @@ who(const struct writer *w)
 	return w->uid == 0 ? "a non-root user" : "the requester";
 }
 
+/* why = "WHO can change PATH (DETAIL DIR)", cut to fit */
+static void
+reason_set(char *why, size_t size, const struct writer *w, const char *path,
+    const char *detail, const char *dir)
+{
+	const char *parts[] = { who(w), " can change ", path, " (", detail, dir, ")" };
+	size_t i, len = 0, n;
+
+	for (i = 0; i < sizeof parts / sizeof parts[0] && len + 1 < size; i++) {
+		n = strlen(parts[i]);
+		if (n > size - 1 - len)
+			n = size - 1 - len;
+		memcpy(why + len, parts[i], n);
+		len += n;
+	}
+	why[len] = '\0';
+}
+
 /* procfs lives on an anonymous device (major 0): only those are asked */
 static int
 on_procfs(int fd, const struct stat *st)
@@ -101,7 +119,7 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 		changeable = inode_writable(w, fd, st);
 	if (!changeable)
 		return 0;
-	snprintf(why, size, "%s can change %s (it may write it)", who(w), shown);
+	reason_set(why, size, w, shown, "it may write it", "");
 	return 1;
 }
 
@@ -236,8 +254,8 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				shown_push(j->shown, sizeof j->shown, comp);
 				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 				shown_pop(ptxt);
-				snprintf(j->why, sizeof j->why, "%s can change %s (it may create "
-				    "it in %s)", who(c->w), j->shown, ptxt);
+				reason_set(j->why, sizeof j->why, c->w, j->shown,
+				    "it may create it in ", ptxt);
 				return refused(cur);
 			}
 			if (!last) {
@@ -260,18 +278,18 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			close(nfd);
 			snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 			shown_pop(ptxt);
-			snprintf(j->why, sizeof j->why, "%s can change %s (it may replace "
-			    "entries of %s)", who(c->w), j->shown, ptxt);
+			reason_set(j->why, sizeof j->why, c->w, j->shown,
+			    "it may replace entries of ", ptxt);
 			return refused(cur);
 		}
 		if (S_ISLNK(st.st_mode) && (!last || (flags & JUDGE_FOLLOW))) {
 			if (on_procfs(cur, &dst) && !at_proc_root) {
 				/* a process's own file: only of a process it cannot touch */
-				if (procpid > 0 && process_touchable(c->w, procpid, ptxt,
-				    sizeof ptxt) != 0) {
+				/* the caller's own (/proc/self) is not another process */
+				if (procpid > 0 && procpid != c->tgid &&
+				    process_touchable(c->w, procpid, ptxt, sizeof ptxt) != 0) {
 					close(nfd);
-					snprintf(j->why, sizeof j->why, "%s can change %s (%s)",
-					    who(c->w), j->shown, ptxt);
+					reason_set(j->why, sizeof j->why, c->w, j->shown, ptxt, "");
 					return refused(cur);
 				}
 				close(nfd);

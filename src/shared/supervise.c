@@ -51,6 +51,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,8 +257,11 @@ record_string(const char *s, size_t max)
 
 	out = xmalloc(2 * n + 16);
 	len = redact_credentials(safe, n, out, 2 * n + 16, &block);
-	while (len >= max || (len > 0 && (out[len] & 0xc0) == 0x80))
-		len--;
+	if (len >= max) {	/* cut, not inside a character */
+		len = max - 1;
+		while (len > 0 && ((unsigned char)out[len] & 0xc0) == 0x80)
+			len--;
+	}
 	j = json_stringn(out, len);
 	free(safe);
 	free(out);
@@ -477,6 +481,33 @@ as_self(const struct call *k, int creates)
 	(void)setgroups((size_t)(self_ngroups > 0 ? self_ngroups : 0), self_groups);
 }
 
+/* The caller's controlling terminal (stat's tty_nr), 0 for none or
+ * when it cannot be read. */
+static unsigned long
+caller_tty(const struct call *k)
+{
+	char buf[1024], *p;
+	unsigned long tty = 0;
+	ssize_t n;
+	int fd, i;
+
+	if ((fd = proc_open(k->tid, "stat", O_RDONLY)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the command name in parentheses: state ppid pgrp session tty_nr */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 0; i < 5 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		tty = strtoul(p + 1, NULL, 10);
+	return tty;
+}
+
 /* Where a path of the caller's starts: its cwd, or its dirfd. */
 static int
 start_dir(struct call *k, int dirfd, const char *path, int *startfd)
@@ -550,6 +581,17 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 		return;
 	}
 	if (!still_valid(k)) {	/* its /proc files were another's: do nothing */
+		judged_close(&j);
+		return;
+	}
+	/* /dev/tty means the caller's controlling terminal, not this
+	 * process's (the reviewer's, without a detach): the caller has none
+	 * (every command starts in a session of its own) unless it made one */
+	if (j.exists && S_ISCHR(j.st.st_mode) && j.st.st_rdev == makedev(5, 0)) {
+		if (caller_tty(k) == 0)
+			respond(k, -ENXIO, 0, 0);
+		else
+			respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		judged_close(&j);
 		return;
 	}

@@ -204,12 +204,17 @@ done
 # The test executables: root-owned, in root-owned directories.
 rm -rf "$OPT"
 install -d -m 0755 -o root -g root "$OPT" "$BIN"
-install -d -m 0777 -o root -g root "$ORDER"    # not sticky: YOU and ROOT append here
-install -d -m 0755 -o "$SR_USER" -g "$SR_GID" "$YOU"
+# ROOT stamps into root's log, YOU stamps into the reviewer's: root never
+# writes where the requester (here the reviewer) could (promise 8)
+install -d -m 0755 -o root -g root "$ORDER"
+install -d -m 0755 -o "$SR_USER" -g "$SR_GID" "$YOU" "$ORDER/you"
 cat >"$BIN/stamp" <<'EOF'
 #!/bin/sh
-# stamp LABEL: append "LABEL USER" to the order log.
-printf '%s %s\n' "$1" "$(/usr/bin/id -un)" >>/opt/wt-test/order/log
+# stamp LABEL: append "TIME LABEL USER" to its user's order log.
+u=$(/usr/bin/id -un)
+log=/opt/wt-test/order/you/log
+[ "$u" = root ] && log=/opt/wt-test/order/root.log
+printf '%s %s %s\n' "$(/usr/bin/date +%s%N)" "$1" "$u" >>"$log"
 EOF
 cat >"$BIN/forker" <<EOF
 #!/bin/sh
@@ -227,8 +232,11 @@ cp /usr/bin/true "$BIN/tool"
 cp /usr/bin/true "$BIN/tool2"
 chown root:root "$BIN"/*
 chmod 0755 "$BIN"/*
-: >"$ORDER/log"
-chmod 0666 "$ORDER/log"
+# order_log: the stamps of both logs in the order they were made;
+# order_reset: both emptied.
+order_log() { cat "$ORDER/root.log" "$ORDER/you/log" 2>/dev/null | sort -n | cut -d' ' -f2-; }
+order_reset() { rm -f "$ORDER/root.log" "$ORDER/you/log"; }
+order_reset
 
 RL=/var/log/warrant.log
 RL0=$(wc -l <"$RL" 2>/dev/null || echo 0)
@@ -281,11 +289,11 @@ jcheck "[P3] (a) YOU id -un ran as $SR_USER" "entry(j, 'u1')['output_tail'].stri
 jcheck "[P3] (a) ledger entries carry output_bytes and duration_ms" \
     "entry(j, 'r1')['output_bytes'] == 2 and all(isinstance(e['duration_ms'], int) for e in entries(j))" "$WJ"
 is "[P3] (a) a root-owned #! script ran as root, then the YOU one as you, in order" \
-    "$(tr '\n' '|' <"$ORDER/log")" "r3 root|u2 $SR_USER|"
+    "$(order_log | tr '\n' '|')" "r3 root|u2 $SR_USER|"
 check "[P3] (a) the gate is approved" state_is "$GA" approved
 
 # ---- (a2) YOU, ROOT, YOU attached: order across the two kinds
-: >"$ORDER/log"
+order_reset
 mkgate a2 <<EOF
 {"reason":"e2e (a2): you, root, you","commands":[
   {"id":"u1","as":"user","argv":["$BIN/stamp","u1"],"why":"order"},
@@ -297,7 +305,7 @@ is "[P3] (a2) answer --no-detach exits 0" "$ANS_RC" 0
 jcheck "[P3] (a2) --no-detach returns settled: status approved" \
     "j['request_id'] == '$G' and j['status'] == 'approved'" "$ANS"
 is "[P3] (a2) YOU, ROOT, YOU ran in request order" \
-    "$(tr '\n' '|' <"$ORDER/log")" "u1 $SR_USER|r1 root|u2 $SR_USER|"
+    "$(order_log | tr '\n' '|')" "u1 $SR_USER|r1 root|u2 $SR_USER|"
 after_outcome a2
 wait_gate "$G" 10
 is "[P3] (a2) wait exits 0" "$WAIT_RC" 0
@@ -708,14 +716,14 @@ check "[P6] (j) the YOU command's stdin is /dev/null (or closed)" \
 after_outcome j
 
 # ---- (q) YOU-only without a terminal at all
-: >"$ORDER/log"
+order_reset
 mkgate q <<EOF
 {"reason":"e2e (q): YOU only, no tty","commands":[
   {"id":"q1","as":"user","argv":["$BIN/stamp","q1"],"why":"order"}]}
 EOF
 answer_notty q "$G" --run --no-detach -j
 is "[P3] (q) a YOU-only request is approved without a terminal (no password)" "$ANS_RC" 0
-is "[P3] (q) ... and ran as the reviewer" "$(cat "$ORDER/log")" "q1 $SR_USER"
+is "[P3] (q) ... and ran as the reviewer" "$(order_log)" "q1 $SR_USER"
 
 # ============================================================ (m) lease contention
 section "(m) lease contention"
@@ -879,9 +887,9 @@ mkgate s <<EOF
 {"reason":"e2e (s): root-owned script","commands":[
   {"id":"sc","argv":["$BIN/stamp","s1"],"why":"a #! script"}]}
 EOF
-: >"$ORDER/log"
+order_reset
 answer right s "$G" --run --no-detach -j
-is "(s) a root-owned #! script runs as a ROOT command" "$(cat "$ORDER/log")" "s1 root"
+is "(s) a root-owned #! script runs as a ROOT command" "$(order_log)" "s1 root"
 
 # ============================================================ (t) --via sudo
 section "(t) --via sudo"
@@ -892,14 +900,14 @@ mkgate t <<EOF
   {"id":"t3","as":"user","argv":["/usr/bin/id","-un"],"why":"name as you"}]}
 EOF
 GT=$G
-: >"$ORDER/log"
+order_reset
 # sudo runs each command outside the runner's supervisor: refused until
 # the policy allows ROOT commands unconfined (promise 8, fail closed)
 answer none t "$GT" --run --via sudo -j
 jcheck "[P8] (t) --via sudo is refused while the policy does not allow unconfined ROOT commands" \
     "j['status'] == 'pending' and j['outcome'] == 'unconfined_refused'" "$ANS"
 check "[P8] (t) ... before any prompt" [ "$(pty_prompts)" -eq 0 ]
-is "[P8] (t) ... and nothing ran" "$(cat "$ORDER/log")" ""
+is "[P8] (t) ... and nothing ran" "$(order_log)" ""
 TPOL=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
 install -d -m 0755 -o root -g root "$(dirname "$TPOL")"
 printf '{"unconfined": "allow"}\n' >"$TPOL" && chmod 0644 "$TPOL"
@@ -913,7 +921,7 @@ jcheck "(t) ROOT ran as uid 0 through sudo" "entry(j, 't1')['output_tail'].strip
 jcheck "(t) YOU ran as the reviewer" "entry(j, 't3')['output_tail'].strip() == '$SR_USER'" "$WJ"
 jcheck "(t) the ledger says the binding was the weaker --via sudo one" \
     "'via sudo' in (ledger(j)['diagnostic'] or '')" "$WJ"
-is "(t) the #! script ran as root" "$(cat "$ORDER/log")" "t2 root"
+is "(t) the #! script ran as root" "$(order_log)" "t2 root"
 mkgate t2 <<EOF
 {"reason":"e2e (t): env cannot pass through sudo","env":{"WT_X":"1"},"commands":[
   {"id":"t1","argv":["/usr/bin/id","-u"],"why":"uid"}]}

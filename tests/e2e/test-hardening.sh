@@ -385,7 +385,9 @@ EOF
 	G11=$G
 	( answer right t11 "$G11" --run --no-detach -j; echo "$ANS_RC" >"$SR_DIR/t11.rc" ) &
 	BG="$BG $!"
-	if wait_for '[ -n "$(pgrep -f " t11a 3")" ]' 60; then
+	# the command itself (its interpreter runs /dev/fd/N), not the runner's
+	# `sudo -l` check of the same argv, which comes before started.json
+	if wait_for '[ -n "$(pgrep -f "/dev/fd/[0-9]* t11a 3")" ]' 60; then
 		dd if=/dev/zero of="$FULL/filler" bs=64k 2>/dev/null
 		ok "(t11) the store's file system is full while the first command runs"
 	else

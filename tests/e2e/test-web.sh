@@ -247,6 +247,22 @@ check "the ticked command ran, as the reviewer" [ "$(stat -c %U "$YM" 2>/dev/nul
 check "the unticked one did not" [ ! -e "$YM-2" ]
 api GET "/api/gates/$G3"
 jcheck "the gate shows its ledger" 'j["state"] == "approved" and j["ledger"]["entries"][0]["id"] == "one"' "$T"
+# A constructed ledger: the runner side of the run-time supervisor is
+# tested in tests/e2e/test-confine.sh; here a ROOT entry with a confinement
+# record whose path and reason an agent chose (ESC, U+202E) is written into
+# the stored ledger (the store edited with the sqlite3 CLI, as above).
+sqlite3 "$SR_STATE/warrant.db" "UPDATE ledgers SET ledger = json_set(ledger,
+    '\$.entries[1].as', 'root', '\$.entries[1].status', 'failed',
+    '\$.entries[1].confinement', json('{\"executed\":[],\"written\":[],
+    \"refused\":[{\"call\":\"open\",\"path\":\"/home/a/proj/Makefile\\u001b[2J\\u202e\",
+    \"reason\":\"the requester can change it\\u001b[2J\\u202e\"}],
+    \"omitted\":{\"executed\":0,\"written\":0,\"refused\":3},\"unconfined\":false}'))
+    WHERE gate_id = '$G3'"
+api GET "/api/gates/$G3"
+jcheck "a ROOT entry's refused access: its path neutralised on the page's API" \
+    'j["ledger"]["entries"][1]["confinement"]["refused"][0]["path"] == "/home/a/proj/Makefile\\x1b[2J<U+202E>"' "$T"
+jcheck "... its reason too, and the count of the others" \
+    'j["ledger"]["entries"][1]["confinement"]["refused"][0]["reason"] == "the requester can change it\\x1b[2J<U+202E>" and j["ledger"]["entries"][1]["confinement"]["omitted"]["refused"] == 3' "$T"
 api POST "/api/gates/$G3/approve" "{\"manifest_sha256\":\"$H3\",\"commands\":[\"two\"]}"
 is "[P7] approving it again is refused" "$ST:$(errcode)" 409:not_pending
 check "[P7] and ran nothing" [ ! -e "$YM-2" ]
