@@ -15,8 +15,10 @@
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-confine.sh
 #
 # Cases: (1) nsenter into the agent's own process, in three spellings, and
-# its /proc/PID/cwd and /proc/PID/root; (2) a directory an earlier command
-# made world-writable, the file in it swapped while the batch waits; (3) a
+# its /proc/PID/cwd and /proc/PID/root (named in argv too: refused at
+# request time); (2) a directory an earlier command made world-writable
+# (install -d -m 0777, or a staged tar with a 0777 directory), the file in
+# it swapped while the batch waits; (3) a
 # Makefile changed after review in a project root enters; (4) a relative
 # and an absolute symbolic link into /tmp; (5) a directory made writable
 # through an ACL by an earlier command, swapped while the batch waits; (6)
@@ -33,6 +35,9 @@
 # executes the staged, root-owned copy). The paths such a script reaches
 # are invisible to the request-time validator and to the runner's
 # re-judgement of argv: only the supervisor sees them.
+#
+# The record is checked whole: every executed path is a real file with the
+# recorded SHA-256, refused paths are exact.
 #
 # Waits are on processes and files with generous bounds; the swap cases
 # hold the batch on a lock the test owns (`flock LOCK true` as the command
@@ -185,7 +190,7 @@ ledger_of() {
 	rev show "$2" -j >"$L" 2>&1
 	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && return 0
 	as_r "$SR_WARRANT" wait "$2" --to "$REV" -t 10 -j >"$L" 2>&1
-	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && { LSRC=wait; return 0; }
+	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && { LSRC="wait"; return 0; }
 	LSRC=answer
 	cp "$ANS" "$L" 2>/dev/null
 }
