@@ -168,19 +168,20 @@ runner_target(struct denylist *d, const struct wcommand *c)
  * cwd, the directory root runs in.
  */
 static int
-check_path(const struct requester *p, const char *cwd, const char *path,
-    struct refusal *r, const char *sub)
+check_path_as(const struct requester *p, const char *cwd, const char *path,
+    struct refusal *r, const char *sub, int entry)
 {
+	const struct writer w = { p->uid, p->groups, p->ngroups, p->self };
 	char full[2 * PATH_MAX], why[PATH_MAX + 128];
 	int rc;
 
-	if (path[0] == '/')
-		rc = path_changeable_by(p, path, why, sizeof why);
-	else if ((size_t)snprintf(full, sizeof full, "%s/%s",
+	if (path[0] != '/' && (size_t)snprintf(full, sizeof full, "%s/%s",
 	    strcmp(cwd, "/") == 0 ? "" : cwd, path) >= sizeof full)
 		rc = -1;
+	else if (entry)		/* the operand of rm or chown -R: the way to it */
+		rc = entry_way_changeable(&w, path[0] == '/' ? path : full, why, sizeof why);
 	else
-		rc = path_changeable_by(p, full, why, sizeof why);
+		rc = path_changeable(&w, path[0] == '/' ? path : full, why, sizeof why);
 	if (rc > 0)
 		return refuse(r, "writable_argument", sub,
 		    "root would use a path the requester can change: %s", why);
@@ -188,6 +189,13 @@ check_path(const struct requester *p, const char *cwd, const char *path,
 		return refuse(r, "writable_argument", sub,
 		    "'%s' cannot be checked for who may change it", path);
 	return 0;
+}
+
+static int
+check_path(const struct requester *p, const char *cwd, const char *path,
+    struct refusal *r, const char *sub)
+{
+	return check_path_as(p, cwd, path, r, sub, 0);
 }
 
 /*
@@ -258,6 +266,7 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 {
 	char sub[96];
 	size_t i, env = 0;
+	int entry;
 
 	if (strcmp(base_name(c->exe.path), "env") == 0 ||
 	    strcmp(base_name(c->argv[0]), "env") == 0)
@@ -273,11 +282,15 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 		if (c->file[i] == NULL && check_env_word(c->argv[i], r, sub) != 0)
 			return -1;
 	}
+	entry = acts_on_entry(base_name(c->exe.path), c->argv, c->argc);
 	for (i = 1; i < c->argc; i++) {
 		if (c->file[i] != NULL)
 			continue;
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
+		if (entry && c->argv[i][0] != '-') {
+			if (check_path_as(p, q->cwd, c->argv[i], r, sub, 1) != 0)
+				return -1;
+		} else if (check_word_paths(p, q->cwd, c->argv[i], r, sub) != 0)
 			return -1;
 	}
 	return 0;

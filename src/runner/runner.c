@@ -303,20 +303,28 @@ word_changeable(const struct writer *w, const char *word, char *why, size_t size
  * and again just before c starts. 1 with the reason in why, or 0.
  */
 static int
-changeable_now(const struct runner *r, const json_t *c, char *why, size_t size)
+changeable_now(const struct runner *r, const json_t *c, size_t idx, char *why, size_t size)
 {
 	const struct writer *w = &r->requester;
-	const char *key;
+	const char *key, *word;
 	json_t *v;
-	size_t j;
+	size_t j, n = json_array_size(json_object_get(c, "argv"));
+	int entry = acts_on_entry(base_name(str(c, "path")), (const char *const *)r->argv[idx], n);
 
 	if (!json_is_object(json_object_get(r->manifest, "requester")))
 		return 0;
 	if (!at_run(c) && word_changeable(w, str(c, "path"), why, size))
 		return 1;
-	json_array_foreach(json_object_get(c, "argv"), j, v)
-		if (j > 0 && word_changeable(w, json_string_value(v), why, size))
+	json_array_foreach(json_object_get(c, "argv"), j, v) {
+		if (j == 0 || (word = json_string_value(v)) == NULL)
+			continue;	/* a reviewed file is staged root-owned */
+		if (entry && word[0] == '/') {
+			/* an operand of rm or chown -R: the way to it */
+			if (entry_way_changeable(w, word, why, size) != 0)
+				return 1;
+		} else if (word_changeable(w, word, why, size))
 			return 1;
+	}
 	json_object_foreach(json_object_get(r->manifest, "env"), key, v)
 		if (word_changeable(w, json_string_value(v), why, size))
 			return 1;
@@ -332,7 +340,7 @@ requester_can_change(const struct runner *r)
 	size_t i;
 
 	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
-		if (is_root(c) && changeable_now(r, c, why, sizeof why))
+		if (is_root(c) && changeable_now(r, c, i, why, sizeof why))
 			return i;
 	return r->n;
 }
@@ -830,7 +838,7 @@ run_all(struct runner *r)
 			    halt = "not run: the runner was told to stop");
 		else if (at_run(c) && (e = judge_at_run(r, c, i)) != NULL)
 			failed = 1;
-		else if (is_root(c) && changeable_now(r, c, why, sizeof why)) {
+		else if (is_root(c) && changeable_now(r, c, i, why, sizeof why)) {
 			snprintf(msg, sizeof msg, "not run: the requester can change what it "
 			    "names: %s", why);
 			e = ledger_entry_not_run(id, as, "refused", msg);

@@ -289,8 +289,8 @@ path_writable(const struct writer *p, const char *path, char *why, size_t size)
  * path the kernel would refuse too (too long, ELOOP, ENOTDIR).
  * Returns 1 with a reason in why, 0, or -1 when it cannot be judged.
  */
-int
-path_changeable(const struct writer *p, const char *path, char *why, size_t size)
+static int
+walk_changeable(const struct writer *p, const char *path, int final, char *why, size_t size)
 {
 	char cur[2 * PATH_MAX], rest[2 * PATH_MAX], next[2 * PATH_MAX],
 	    link[PATH_MAX], tmp[2 * PATH_MAX];
@@ -368,11 +368,17 @@ path_changeable(const struct writer *p, const char *path, char *why, size_t size
 		dst = st;
 		memmove(rest, after, strlen(after) + 1);
 	}
-	if (!S_ISCHR(dst.st_mode) && may_write(p, cur, &dst)) {
+	if (final && !S_ISCHR(dst.st_mode) && may_write(p, cur, &dst)) {
 		snprintf(why, size, "%s is writable by %s", cur, who);
 		return 1;
 	}
 	return 0;
+}
+
+int
+path_changeable(const struct writer *p, const char *path, char *why, size_t size)
+{
+	return walk_changeable(p, path, 1, why, size);
 }
 
 /* For judgements through descriptors (judge.c): could p write (or chmod)
@@ -414,4 +420,64 @@ int
 inode_owned(const struct writer *p, const struct stat *st)
 {
 	return owned_by(p, st);
+}
+
+/*
+ * rm, and chown or chgrp -R without -H, -L or --dereference, act on the
+ * entry an operand names without following it (rm unlinks a symlink,
+ * chown -R changes the link itself) and walk a directory through
+ * descriptors. For their operands only the way to the entry must be
+ * beyond the requester: the entry may be the requester's own (root
+ * removing or handing back the requester's files). prog is the resolved
+ * program's base name, argv[0] included in argv.
+ */
+int
+acts_on_entry(const char *prog, const char *const *argv, size_t argc)
+{
+	size_t i;
+	int recursive = 0;
+
+	if (strcmp(prog, "rm") == 0)
+		return 1;
+	if (strcmp(prog, "chown") != 0 && strcmp(prog, "chgrp") != 0)
+		return 0;
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			continue;
+		if (strcmp(argv[i], "--recursive") == 0)
+			recursive = 1;
+		else if (strcmp(argv[i], "--dereference") == 0)
+			return 0;
+		else if (argv[i][1] != '-') {
+			if (strchr(argv[i], 'H') != NULL || strchr(argv[i], 'L') != NULL)
+				return 0;
+			if (strchr(argv[i], 'R') != NULL)
+				recursive = 1;
+		}
+	}
+	return recursive;
+}
+
+/*
+ * For an operand of a command that acts_on_entry: could p change the
+ * way to the entry (every entry above it, as root resolves them; the
+ * directory holding it may be p's own)?
+ * An operand whose last component is ".", ".." or followed by a slash
+ * is judged whole (the kernel would follow the entry). Same answers as
+ * path_changeable.
+ */
+int
+entry_way_changeable(const struct writer *p, const char *path, char *why, size_t size)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	if (path[0] != '/' || n >= sizeof dir || slash == NULL || slash[1] == '\0' ||
+	    strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+		return path_changeable(p, path, why, size);
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	/* the directory holding it may be the requester's: the entry is */
+	return walk_changeable(p, *dir ? dir : "/", 0, why, size);
 }

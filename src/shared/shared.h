@@ -159,6 +159,8 @@ int	 path_changeable(const struct writer *, const char *, char *, size_t);
 void	 manifest_requester(const json_t *, struct writer *, gid_t **);
 int	 inode_writable(const struct writer *, int, const struct stat *);
 int	 inode_owned(const struct writer *, const struct stat *);
+int	 acts_on_entry(const char *, const char *const *, size_t);
+int	 entry_way_changeable(const struct writer *, const char *, char *, size_t);
 
 int	 open_regular(const char *, struct stat *);
 int	 exe_lookup(const char *, char *, size_t);

@@ -686,33 +686,35 @@ check "(8) the test built a .deb and a .tgz for the agent to send (inline, base6
     sh -c '[ -s "$1" ] && [ -s "$2" ]' sh "$WT_RB/pkg.deb" "$WT_RB/a.tgz"
 dpkg --purge "$DEB" >/dev/null 2>&1
 userdel -r "$NEWUSER" >/dev/null 2>&1
-# The validator refuses chown -R and rm -rf of the requester's own tree as
-# writable_argument (root never acts on a path the requester can change);
-# the ordinary "give the agent its tree back" and "remove its old tree" run
-# through reviewed scripts instead.
-if mkgate n8v <<EOF
-{"reason":"confine (8) probe","commands":[$(cmd chown "probe" /usr/bin/chown -R "$REQ:" "$PP")]}
+# rm and chown -R act on the entry they are given without following it:
+# the validator judges only the way to it, so the requester's own tree
+# can be handed back or removed from argv; not when the entry would be
+# followed (a trailing slash), nor below a directory of the requester's.
+if mkgate n8s <<EOF
+{"reason":"confine (8) a trailing slash","commands":[$(cmd rm "probe" /usr/bin/rm -rf "$OLD/")]}
 EOF
-then diag "(8) note: the validator accepts chown -R $REQ: $PP in argv now"
-else diag "(8) note: the validator refuses chown -R $REQ: $PP in argv: $REFUSAL"
+then not_ok "[P8] (8) rm -rf OLD/ (the kernel follows the entry) is refused at request time"
+else is "[P8] (8) rm -rf OLD/ (the kernel follows the entry) is refused at request time" \
+    "${REFUSAL%% *}" writable_argument
+fi
+if mkgate n8b <<EOF
+{"reason":"confine (8) below the requester's directory","commands":[$(cmd chown "probe" /usr/bin/chown -R "$REQ:" "$OLD/deep")]}
+EOF
+then not_ok "[P8] (8) chown -R of an entry below the requester's directory is refused at request time"
+else is "[P8] (8) chown -R of an entry below the requester's directory is refused at request time" \
+    "${REFUSAL%% *}" writable_argument
 fi
 SYSD=
 [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && SYSD=1
 gate n8 <<EOF
 {"reason":"confine (8): ordinary root work","stop_on_failure":false,"output_to_agent":"full","files":{
- $(sfile chown.sh "#!/bin/sh
-exec chown -R $REQ: $PP
-"),
- $(sfile rm.sh "#!/bin/sh
-exec rm -rf $OLD
-"),
  "pkg.deb":{"content":"$(base64 -w0 "$WT_RB/pkg.deb")","encoding":"base64","mode":"0644"},
  "a.tgz":{"content":"$(base64 -w0 "$WT_RB/a.tgz")","encoding":"base64","mode":"0644"},
  "c":{"content":"conf-$TAG\\n","mode":"0644"}},
  "commands":[
   $(cmd ps "list processes" /usr/bin/ps aux),
-  $(scmd chown chown.sh "give the agent its tree back"),
-  $(scmd rm rm.sh "remove the agent's old tree"),
+  $(cmd chown "give the agent its tree back" /usr/bin/chown -R "$REQ:" "$PP"),
+  $(cmd rm "remove the agent's old tree" /usr/bin/rm -rf "$OLD"),
   $(cmd useradd "a user" /usr/sbin/useradd "$NEWUSER"),
   $(cmd userdel "and gone" /usr/sbin/userdel "$NEWUSER"),
   $(cmd dpkg "install a package" /usr/bin/dpkg -i '{"file":"pkg.deb"}'),

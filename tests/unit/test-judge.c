@@ -104,6 +104,8 @@ setup(void **state)
 	mk("root/grpw", 0664, 0, REQGRP, 0);
 	mk("req", 0755, REQ, REQ, 1);
 	mk("req/file", 0644, 0, 0, 0);
+	mk("req/sub", 0755, 0, 0, 1);
+	mk("req/sub/file", 0644, 0, 0, 0);
 	mk("grp", 0775, 0, REQGRP, 1);
 	mk("grp/file", 0644, 0, 0, 0);
 	mk("other", 0775, 0, OTHERGRP, 1);
@@ -256,6 +258,48 @@ test_anyone_but_root(void **state)
 	assert_int_equal(judge(&w, "other/file", JUDGE_FOLLOW, NULL, 0), 1);
 }
 
+/* rm and chown -R act on an entry without following it: only the way to
+ * their operand must be beyond the requester */
+static void
+test_entry_operands(void **state)
+{
+	static const gid_t reqgroups[] = { REQ, REQGRP };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 2 };
+	static const char *const rm[] = { "rm", "-rf", "x" };
+	static const char *const chr[] = { "chown", "-R", "u:", "x" };
+	static const char *const chrh[] = { "chown", "-RH", "u:", "x" };
+	static const char *const chd[] = { "chown", "--dereference", "-R", "u:", "x" };
+	static const char *const chn[] = { "chown", "u:", "x" };
+	static const char *const chg[] = { "chgrp", "--recursive", "g", "x" };
+	static const char *const chm[] = { "chmod", "-R", "0777", "x" };
+	char p[256], why[PATH_MAX + 256];
+
+	(void)state;
+	assert_true(acts_on_entry("rm", rm, 3));
+	assert_true(acts_on_entry("chown", chr, 4));
+	assert_false(acts_on_entry("chown", chrh, 4));
+	assert_false(acts_on_entry("chown", chd, 5));
+	assert_false(acts_on_entry("chown", chn, 3));
+	assert_true(acts_on_entry("chgrp", chg, 4));
+	assert_false(acts_on_entry("chmod", chm, 4));
+	if (geteuid() != 0)
+		skip();
+	snprintf(p, sizeof p, "%s/req", top);
+	assert_int_equal(path_changeable(&w, p, why, sizeof why), 1);
+	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 0);
+	/* the kernel follows a final entry with a slash, ".", ".." */
+	snprintf(p, sizeof p, "%s/req/", top);
+	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 1);
+	snprintf(p, sizeof p, "%s/req/.", top);
+	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 1);
+	/* an entry of the requester's own directory: root hands it back */
+	snprintf(p, sizeof p, "%s/req/file", top);
+	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 0);
+	/* below one of its directories the way itself is the requester's */
+	snprintf(p, sizeof p, "%s/req/sub/file", top);
+	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 1);
+}
+
 /* The runner's probe: a full round trip here; refused for real where a
  * filter above forbids seccomp() (as a container runtime's may). */
 static void
@@ -293,6 +337,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_anyone_but_root),
+		cmocka_unit_test(test_entry_operands),
 		cmocka_unit_test(test_probe),
 	};
 
