@@ -33,6 +33,7 @@ int64_t	 monotonic_ms(void);
 int	 write_all(int, const void *, size_t);
 int	 write_sink(void *, const void *, size_t);
 const char *base_name(const char *);
+const char *proc_stat_fields(pid_t, char *, size_t);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
 

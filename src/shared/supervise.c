@@ -481,30 +481,17 @@ as_self(const struct call *k, int creates)
 	(void)setgroups((size_t)(self_ngroups > 0 ? self_ngroups : 0), self_groups);
 }
 
-/* The caller's controlling terminal (stat's tty_nr), 0 for none or
- * when it cannot be read. */
+/* The caller's controlling terminal (stat's tty_nr, field 7), 0 for
+ * none or when it cannot be read. */
 static unsigned long
 caller_tty(const struct call *k)
 {
-	char buf[1024], *p;
+	char buf[1024];
+	const char *f = proc_stat_fields(k->tid, buf, sizeof buf);
 	unsigned long tty = 0;
-	ssize_t n;
-	int fd, i;
 
-	if ((fd = proc_open(k->tid, "stat", O_RDONLY)) < 0)
+	if (f == NULL || sscanf(f, "%*c %*d %*d %*d %lu", &tty) != 1)
 		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the command name in parentheses: state ppid pgrp session tty_nr */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 0; i < 5 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	if (p != NULL)
-		tty = strtoul(p + 1, NULL, 10);
 	return tty;
 }
 
@@ -529,6 +516,18 @@ start_dir(struct call *k, int dirfd, const char *path, int *startfd)
 		return -EBADF;
 	proc_readlink(k->tid, what, k->base, sizeof k->base);
 	return 0;
+}
+
+/* After judging: 0 to go on; else the call has its answer (refused, or
+ * failed as the kernel would fail it). */
+static int
+answered(const struct call *k, const char *callname, int rc, const struct judged *j)
+{
+	if (rc > 0)
+		refuse(k, callname, j->shown, j->why);
+	else if (rc < 0)
+		respond(k, rc, 0, 0);
+	return rc != 0;
 }
 
 /* Resolve and judge one path argument of the call. */
@@ -567,13 +566,8 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 	 * the way, the last one too, must be beyond the requester */
 	if (flags & O_PATH)
 		jf &= ~JUDGE_DIR_OK;
-	if ((rc = judge_arg(k, dirfd, addr, jf, path, &j)) != 0) {
-		if (rc > 0)
-			refuse(k, "open", j.shown, j.why);
-		else
-			respond(k, rc, 0, 0);
+	if (answered(k, "open", judge_arg(k, dirfd, addr, jf, path, &j), &j))
 		return;
-	}
 	if (flags & O_PATH) {
 		if (still_valid(k))
 			respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
@@ -724,16 +718,9 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 		proc_readlink(k->tid, what, j.shown, sizeof j.shown);
 		fd = proc_open(k->tid, what, O_RDONLY);
 	} else {
-		rc = judge_arg(k, dirfd, addr, (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW,
-		    path, &j);
-		if (rc > 0) {
-			refuse(k, "exec", j.shown, j.why);
+		if (answered(k, "exec", judge_arg(k, dirfd, addr,
+		    (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW, path, &j), &j))
 			return;
-		}
-		if (rc < 0) {
-			respond(k, rc, 0, 0);
-			return;
-		}
 		fd = openat(j.dirfd, j.name, O_RDONLY | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
 	}
 	if (fd < 0)
@@ -809,13 +796,8 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 		return;
 	}
 	of = is_link ? ((flags & AT_SYMLINK_FOLLOW) ? JUDGE_FOLLOW : 0) : JUDGE_WRITE;
-	if ((rc = judge_arg(k, odirfd, oaddr, of, opath, &o)) != 0) {
-		if (rc > 0)
-			refuse(k, callname, o.shown, o.why);
-		else
-			respond(k, rc, 0, 0);
+	if (answered(k, callname, judge_arg(k, odirfd, oaddr, of, opath, &o), &o))
 		return;
-	}
 	if (!S_ISLNK(o.st.st_mode) && !S_ISDIR(o.st.st_mode) && !is_link &&
 	    inode_owned(k->jc.w, &o.st)) {
 		snprintf(o.why, sizeof o.why, "the requester can change %s (it owns it)", o.shown);
@@ -823,11 +805,8 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 		judged_close(&o);
 		return;
 	}
-	if ((rc = judge_arg(k, ndirfd, naddr, JUDGE_WRITE | JUDGE_MISSING, npath, &n)) != 0) {
-		if (rc > 0)
-			refuse(k, callname, n.shown, n.why);
-		else
-			respond(k, rc, 0, 0);
+	if (answered(k, callname, judge_arg(k, ndirfd, naddr, JUDGE_WRITE | JUDGE_MISSING,
+	    npath, &n), &n)) {
 		judged_close(&o);
 		return;
 	}
@@ -855,13 +834,9 @@ on_truncate(struct call *k, uint64_t addr, off_t length)
 	struct judged j;
 	int rc, fd, e;
 
-	if ((rc = judge_arg(k, AT_FDCWD, addr, JUDGE_FOLLOW | JUDGE_WRITE, path, &j)) != 0) {
-		if (rc > 0)
-			refuse(k, "truncate", j.shown, j.why);
-		else
-			respond(k, rc, 0, 0);
+	if (answered(k, "truncate", judge_arg(k, AT_FDCWD, addr, JUDGE_FOLLOW | JUDGE_WRITE,
+	    path, &j), &j))
 		return;
-	}
 	if (!still_valid(k)) {
 		judged_close(&j);
 		return;
@@ -885,26 +860,15 @@ on_mount(struct call *k)
 	const __u64 *a = k->req->data.args;
 	char src[PATH_MAX], path[PATH_MAX];
 	struct judged j;
-	int rc;
 
 	if (a[0] != 0 && ((a[3] & (MS_BIND | MS_MOVE)) ||
 	    (read_string(k, a[0], src, sizeof src) == 0 && src[0] == '/'))) {
-		if ((rc = judge_arg(k, AT_FDCWD, a[0], JUDGE_FOLLOW, path, &j)) != 0) {
-			if (rc > 0)
-				refuse(k, "mount", j.shown, j.why);
-			else
-				respond(k, rc, 0, 0);
+		if (answered(k, "mount", judge_arg(k, AT_FDCWD, a[0], JUDGE_FOLLOW, path, &j), &j))
 			return;
-		}
 		judged_close(&j);
 	}
-	if ((rc = judge_arg(k, AT_FDCWD, a[1], JUDGE_FOLLOW, path, &j)) != 0) {
-		if (rc > 0)
-			refuse(k, "mount", j.shown, j.why);
-		else
-			respond(k, rc, 0, 0);
+	if (answered(k, "mount", judge_arg(k, AT_FDCWD, a[1], JUDGE_FOLLOW, path, &j), &j))
 		return;
-	}
 	judged_close(&j);
 	if (still_valid(k))
 		respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);

@@ -131,27 +131,39 @@ base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The start time of pid in clock ticks since boot (procfs field 22), or
- * -1: with the pid it identifies a process even after pid reuse. */
-long long
-proc_start_time(pid_t pid)
+/* The fields of /proc/PID/stat after the command name (from the state
+ * on: field 3), read into buf; NULL when there is no such process. */
+const char *
+proc_stat_fields(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[1024], *p;
-	long long start = -1;
-	char state = 'Z';
+	char path[64], *p;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return NULL;
 	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return NULL;
+	return p + 2;
+}
+
+/* The start time of pid in clock ticks since boot (procfs field 22), or
+ * -1: with the pid it identifies a process even after pid reuse. */
+long long
+proc_start_time(pid_t pid)
+{
+	char buf[1024];
+	const char *f = proc_stat_fields(pid, buf, sizeof buf);
+	long long start = -1;
+	char state = 'Z';
+
+	if (f == NULL || sscanf(f, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
 	    " %*d %*d %*d %*d %*d %*d %lld", &state, &start) != 2)
 		return -1;
 	/* a zombie has finished: it executes nothing any more */
