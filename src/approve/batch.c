@@ -256,21 +256,6 @@ batch_mark_rest(struct batch *b, const char *status, const char *why)
 	}
 }
 
-/* stop_on_failure and an entry that did not run cleanly. */
-int
-batch_stop_now(const struct batch *b)
-{
-	json_t *e;
-	size_t i;
-
-	if (!json_is_true(json_object_get(b->run, "stop_on_failure")))
-		return 0;
-	json_array_foreach(b->entries, i, e)
-		if (strcmp(json_str(e, "status"), "ran") != 0)
-			return 1;
-	return 0;
-}
-
 /* The entries so far as progress.json, durable: before a command of this
  * process starts, this must have succeeded. */
 int

@@ -61,7 +61,6 @@ json_t	*commands_select(const json_t *, const char *const *, size_t, const char 
 json_t	*requester_json(const json_t *);
 int	 batch_link_files(struct batch *);
 void	 batch_mark_rest(struct batch *, const char *, const char *);
-int	 batch_stop_now(const struct batch *);
 int	 batch_record(struct batch *);
 json_t	*read_record(int, const char *);
 int	 runner_live(int);

@@ -189,51 +189,69 @@ stage_you(struct batch *b, char dir[PATH_MAX])
 	return 0;
 }
 
+/* What batch_execute needs of a local batch. */
+struct local {
+	struct batch	*b;
+	char		**env;
+	const char	*stage;
+	struct capture	*cap;
+};
+
+/* The entries so far, as the batch's record (batch_record). */
+static int
+local_record(void *arg, json_t *entries)
+{
+	struct batch *b = ((struct local *)arg)->b;
+	json_t *kept = b->entries;
+	int rc;
+
+	b->entries = entries;
+	rc = batch_record(b);
+	b->entries = kept;
+	return rc;
+}
+
+static json_t *
+local_run(void *arg, const json_t *c, size_t i)
+{
+	struct local *l = arg;
+
+	return run_command(l->b, c, i, l->env, l->stage, l->cap);
+}
+
 enum exec_end
 exec_local(struct batch *b, const struct approve_opts *opts)
 {
-	struct capture *cap;
-	char **env, stage[PATH_MAX];
+	char stage[PATH_MAX];
+	struct local l = { .b = b, .stage = NULL };
+	struct batch_exec x = {
+		.cmds = b->selected,
+		.stop_on_failure = json_is_true(json_object_get(b->run, "stop_on_failure")),
+		.stop = &stop_requested, .who = "warrant answer",
+		.record = local_record, .run = local_run, .arg = &l,
+	};
 	enum exec_end end = EXEC_DONE;
-	json_t *c;
-	size_t i;
+	int broken, stopped;
 
 	(void)opts;
 	if (stage_you(b, stage) != 0)
 		return EXEC_NOTHING_RAN;
-	cap = xmalloc(sizeof *cap);
-	env = env_block(json_object_get(b->run, "user_env"));
-	json_array_foreach(b->selected, i, c) {
-		if (stop_requested) {
-			say(b, "runner_error", "warrant answer was told to stop "
-			    "(interrupt, SIGHUP or SIGTERM)");
-			batch_mark_rest(b, "skipped", "not run: warrant answer was told to stop");
-			end = EXEC_BROKEN;
-			break;
-		}
-		if (batch_stop_now(b)) {
-			batch_mark_rest(b, "skipped",
-			    "not run: an earlier command failed (stop_on_failure)");
-			break;
-		}
-		/* no command starts before the record that it starts is durable */
-		json_array_append_new(b->entries, ledger_entry_not_run(json_str(c, "id"),
-		    json_str(c, "as"), "interrupted", "started; warrant answer stopped before it finished"));
-		if (batch_record(b) != 0) {
-			json_array_remove(b->entries, i);
-			batch_mark_rest(b, "skipped", "not run: its start could not be recorded");
-			end = EXEC_BROKEN;
-			break;
-		}
-		json_array_set_new(b->entries, i, run_command(b, c, i, env, *stage ? stage : NULL,
-		    cap));
-	}
+	l.stage = *stage ? stage : NULL;
+	l.cap = xmalloc(sizeof *l.cap);
+	l.env = env_block(json_object_get(b->run, "user_env"));
+	json_decref(b->entries);
+	b->entries = batch_execute(&x, &broken, &stopped);
+	if (stopped)
+		say(b, "runner_error", "warrant answer was told to stop "
+		    "(interrupt, SIGHUP or SIGTERM)");
+	if (broken || stopped)
+		end = EXEC_BROKEN;
 	/* the staged files go, whatever happened */
 	if (*stage != '\0' && stage_remove(b->run_fd, RUN_FILES) != 0)
 		warnx("cannot remove %s", stage);
 	if (batch_record(b) != 0)
 		end = EXEC_BROKEN;
-	free(env);
-	free(cap);
+	free(l.env);
+	free(l.cap);
 	return end;
 }

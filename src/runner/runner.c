@@ -801,65 +801,65 @@ judge_at_run(struct runner *r, const json_t *c, size_t i)
 	return e;
 }
 
+/* Just before a command starts (batch_execute's judge): one sealed at
+ * run time judged now, a ROOT command's paths judged again. */
+static json_t *
+judge_now(void *arg, const json_t *c, size_t i)
+{
+	struct runner *r = arg;
+	char why[PATH_MAX + 256], msg[PATH_MAX + 320];
+
+	if (at_run(c))
+		return judge_at_run(r, c, i);
+	if (!is_root(c) || !changeable_now(r, c, i, why, sizeof why))
+		return NULL;
+	snprintf(msg, sizeof msg, "not run: the requester can change what it names: %s", why);
+	return ledger_entry_not_run(str(c, "id"), str(c, "as"), "refused", msg);
+}
+
+static int
+record_progress(void *arg, json_t *entries)
+{
+	return record_entries(arg, RUN_PROGRESS, entries, 1);
+}
+
+static json_t *
+run_next(void *arg, const json_t *c, size_t i)
+{
+	static struct capture cap;
+
+	return run_one(arg, c, i, &cap);
+}
+
 /*
- * The batch in request order. A command starts only once the record that
- * it is about to start is durable; when a record cannot be written the
- * batch stops there. Returns 0, or -1 when the ledger could not be
- * written (what ran is then only in progress.json and the root log).
+ * The batch, through the one batch loop (batch_execute), or, when a
+ * check refused it before anything ran, the refused command and the
+ * others skipped. Returns 0, or -1 when the ledger could not be written
+ * (what ran is then only in progress.json and the root log).
  */
 static int
 run_all(struct runner *r)
 {
-	json_t *cmds = json_object_get(r->manifest, "commands"), *c, *e, *entries = json_array();
-	int stop = json_is_true(json_object_get(r->manifest, "stop_on_failure")), failed = 0;
-	const char *halt = NULL;
-	struct capture *cap = xmalloc(sizeof *cap);
-	char why[PATH_MAX + 256], msg[PATH_MAX + 320];
+	struct batch_exec x = {
+		.cmds = json_object_get(r->manifest, "commands"),
+		.stop_on_failure = json_is_true(json_object_get(r->manifest, "stop_on_failure")),
+		.deadline_ms = r->deadline_ms, .stop = &stop_requested, .who = "the runner",
+		.judge = judge_now, .record = record_progress, .run = run_next, .arg = r,
+	};
+	json_t *entries, *c;
+	int broken, stopped, rc;
 	size_t i;
-	int rc;
 
-	json_array_foreach(cmds, i, c) {
-		const char *id = str(c, "id"), *as = str(c, "as");
-
-		if (r->refused_why != NULL)
-			e = ledger_entry_not_run(id, as, i == r->refused_at ? "refused" : "skipped",
+	if (r->refused_why == NULL)
+		entries = batch_execute(&x, &broken, &stopped);
+	else {
+		entries = json_array();
+		json_array_foreach(x.cmds, i, c)
+			json_array_append_new(entries, ledger_entry_not_run(str(c, "id"),
+			    str(c, "as"), i == r->refused_at ? "refused" : "skipped",
 			    i == r->refused_at ? r->refused_why :
-			    "not run: another command of the batch was refused");
-		else if (halt != NULL)
-			e = ledger_entry_not_run(id, as, "skipped", halt);
-		else if (monotonic_ms() >= r->deadline_ms)
-			e = ledger_entry_not_run(id, as, "skipped", halt = "not run: the runner's "
-			    "overall deadline (the sum of the timeouts plus the grace) passed");
-		else if (failed && stop)
-			e = ledger_entry_not_run(id, as, "skipped",
-			    "not run: an earlier command failed (stop_on_failure)");
-		else if (stop_requested)
-			e = ledger_entry_not_run(id, as, "skipped",
-			    halt = "not run: the runner was told to stop");
-		else if (at_run(c) && (e = judge_at_run(r, c, i)) != NULL)
-			failed = 1;
-		else if (is_root(c) && changeable_now(r, c, i, why, sizeof why)) {
-			snprintf(msg, sizeof msg, "not run: the requester can change what it "
-			    "names: %s", why);
-			e = ledger_entry_not_run(id, as, "refused", msg);
-			failed = 1;
-		}
-		else {
-			json_array_append_new(entries, ledger_entry_not_run(id, as, "interrupted",
-			    "started; the runner stopped before it finished"));
-			rc = record_entries(r, RUN_PROGRESS, entries, 1);
-			json_array_remove(entries, json_array_size(entries) - 1);
-			if (rc != 0)
-				e = ledger_entry_not_run(id, as, "skipped",
-				    halt = "not run: the runner could not record that it starts");
-			else {
-				e = run_one(r, c, i, cap);
-				failed = strcmp(str(e, "status"), "ran") != 0;
-			}
-		}
-		json_array_append_new(entries, e);
+			    "not run: another command of the batch was refused"));
 	}
-	free(cap);
 	rc = record_entries(r, RUN_LEDGER, entries, 1);
 	json_decref(entries);
 	return rc;

@@ -308,6 +308,22 @@ int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
 
+/* execute.c: the one batch loop of the runner and the local executor */
+struct batch_exec {
+	const json_t	*cmds;		/* the commands, in request order */
+	int		 stop_on_failure;
+	int64_t		 deadline_ms;	/* monotonic_ms() after which none starts; 0: none */
+	volatile sig_atomic_t *stop;	/* set by a signal: start no other */
+	const char	*who;		/* "the runner", "warrant answer" */
+	/* just before command i starts: NULL, or its entry (refused) */
+	json_t		*(*judge)(void *, const json_t *, size_t);
+	/* the entries so far, the last "interrupted", made durable: 0 or -1 */
+	int		 (*record)(void *, json_t *);
+	json_t		*(*run)(void *, const json_t *, size_t);	/* its entry */
+	void		*arg;
+};
+json_t	*batch_execute(const struct batch_exec *, int *, int *);
+
 /* path.c: does the file's POSIX access ACL (read through getxattr, which
  * follows a final symlink: "/proc/self/fd/N" works) let the writer write
  * it? 1, 0 (no ACL, or none that does), -1 when it cannot be read. */
