@@ -198,7 +198,7 @@ json_t *
 result_settled(json_t *outcome, int with_structured)
 {
 	const char *id = json_str(outcome, "request_id"), *state = json_str(outcome, "state");
-	json_t *ledger = json_object_get(outcome, "ledger");
+	json_t *ledger = json_object_get(outcome, "ledger"), *r;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp;
@@ -211,5 +211,7 @@ result_settled(json_t *outcome, int with_structured)
 		return NULL;
 	}
 	json_incref(outcome);
-	return result_text(text, strcmp(state, "approved") != 0, outcome, with_structured);
+	r = result_text(text, strcmp(state, "approved") != 0, outcome, with_structured);
+	free(text);
+	return r;
 }
