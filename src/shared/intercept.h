@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Between supervise.c (the listener; who made a call) and intercept.c
+ * (what each call may do): one notification being answered, and the
+ * answers. Only those two include this.
+ */
+#ifndef WARRANT_INTERCEPT_H
+#define WARRANT_INTERCEPT_H
+
+#include "supervise.h"
+
+struct seccomp_notif;
+enum { REC_EXECUTED, REC_WRITTEN, REC_REFUSED };
+struct call {
+	struct supervisor *sv;
+	const struct seccomp_notif *req;
+	pid_t		 tid;
+	int		 cwdfd;		/* its cwd, once opened; -1 */
+	struct judge_ctx jc;
+	uid_t		 fsuid;
+	gid_t		 fsgid;
+	int		 ngroups;
+	mode_t		 umask;
+	char		 base[PATH_MAX];	/* the start directory, as shown */
+};
+void	 intercept(struct call *);
+json_t	*sv_record_string(const char *, size_t);
+void	 sv_note(struct supervisor *, int, json_t *);
+void	 sv_respond(const struct call *, int, int64_t, uint32_t);
+void	 sv_refuse(const struct call *, const char *, const char *, const char *);
+void	 sv_respond_fd(const struct call *, int, int);
+int	 sv_still_valid(const struct call *);
+int	 sv_proc_open(pid_t, const char *, int);
+void	 sv_proc_readlink(pid_t, const char *, char *, size_t);
+void	 sv_as_caller(const struct call *, int);
+void	 sv_as_self(const struct call *, int);
+
+#endif
