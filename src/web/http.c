@@ -529,15 +529,33 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 	}
 }
 
+/* libmicrohttpd's messages (a client's bad request, a limit reached):
+ * a client can cause one per connection, so at most one line every
+ * WEB_LOG_GAP_S seconds, with the count of those left out. */
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int64_t next;
+	static unsigned left;
+	int64_t now = monotonic_ms();
 	char msg[512];
 
 	(void)cls;
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	warnx("web: %s", msg);
+	pthread_mutex_lock(&lock);
+	if (now >= next) {
+		if (left > 0)
+			warnx("web: %s (and %u more messages of the HTTP library in the last "
+			    "%d s)", msg, left, WEB_LOG_GAP_S);
+		else
+			warnx("web: %s", msg);
+		left = 0;
+		next = now + WEB_LOG_GAP_S * 1000;
+	} else
+		left++;
+	pthread_mutex_unlock(&lock);
 }
 
 /* A PEM file of the reviewer's, bounded; NULL after a message. */
