@@ -4,7 +4,7 @@
  * thread per connection, bounded in number, per address and in idle
  * time), the checks before any route (Host and Origin against the bound
  * names, Sec-Fetch-Site, a JSON body of bounded size, the device session
- * and its CSRF token), pairing, the static page, and the headers every
+ * and its key, or an event-stream ticket), pairing, the static page, and the headers every
  * response carries. The gate routes are api.c's.
  */
 #include <arpa/inet.h>

@@ -3,7 +3,7 @@
  * The web page and its JSON API in `warrant serve --http` (docs/protocol.md,
  * "The web page and its API"). http.c owns the HTTP listener
  * (libmicrohttpd, a thread per connection), the checks every request
- * passes (Host, Origin, Sec-Fetch-Site, session, CSRF, body size), pairing
+ * passes (Host, Origin, Sec-Fetch-Site, session cookie and key, body size), pairing
  * and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
  * requester socket's. Nothing here can start sudo: approval is of YOU
