@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The HTTP side of `warrant serve --http`: the libmicrohttpd daemon (a
- * thread per connection, bounded in number, per address and in idle
- * time), the checks before any route (Host and Origin against the bound
- * names, Sec-Fetch-Site, a JSON body of bounded size, the device session
- * and its key, or an event-stream ticket), pairing, the static page, and the headers every
- * response carries. The gate routes are api.c's.
+ * thread per connection; conn.c bounds them), the checks before any
+ * route (Host and Origin against the bound names, Sec-Fetch-Site, a JSON
+ * body of bounded size, the session's cookie and key, or an event-stream
+ * ticket), pairing, the static page, and the headers every response
+ * carries. The gate routes are api.c's.
  */
 #include <arpa/inet.h>
 #include <err.h>
