@@ -40,7 +40,8 @@ refused_locked(struct web *w, const char *what)
 	int64_t now = monotonic_ms();
 
 	w->refused++;
-	snprintf(w->refused_last, sizeof w->refused_last, "%s", what);
+	if (what != w->refused_last)
+		snprintf(w->refused_last, sizeof w->refused_last, "%s", what);
 	if (now < w->refused_next)
 		return;
 	if (w->refused == 1)

@@ -602,7 +602,7 @@ EOF
 	NREF=$(tail -n +"$((LOGN + 1))" "$SR_DIR/serve.log" | grep -c 'refused or cut\|was cut\|refused a')
 	NLOG=$(($(wc -l <"$SR_DIR/serve.log") - LOGN))
 	check "the refusals are logged at most once every 10 s ($NREF lines of them, $NLOG in all)" \
-	    [ "$NREF" -ge 1 -a "$NREF" -le 6 -a "$NLOG" -le 20 ]
+	    [ "$NREF" -ge 1 -a "$NREF" -le 7 -a "$NLOG" -le 20 ]
 	check "... with the count" grep -q 'connections or requests refused or cut in the last 10 s' "$SR_DIR/serve.log"
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp2" "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"; fi
 	chmod 755 "$SR_DIR"
