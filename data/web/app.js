@@ -41,7 +41,20 @@ async function api(method, path, body) {
 		opts.body = JSON.stringify(body);
 	}
 	if (key) opts.headers["X-Warrant-Key"] = key;
-	const r = await fetch(path, opts);
+	// a connection lost before an answer (the daemon cuts connections
+	// without a session when crowded): reads and tickets are tried again;
+	// an approval, denial or pairing is not, and says so
+	const again = method === "GET" || path === "/api/events/ticket";
+	let r = null;
+	for (let i = 0; r === null; i++) {
+		try {
+			r = await fetch(path, opts);
+		} catch (e) {
+			if (!again || i >= 4) return { status: 0, body: { error: { code: "network",
+				message: "the connection to the computer was lost" } } };
+			await new Promise(ok => setTimeout(ok, 250 * (i + 1)));
+		}
+	}
 	let j = null;
 	try { j = await r.json(); } catch (e) { j = null; }
 	return { status: r.status, body: j };

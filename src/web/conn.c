@@ -4,7 +4,8 @@
  * who may hold one, and for how long. At accept time nothing tells the
  * reviewer's browser from an agent's flood, so a connection starts in a
  * small pool of its own (WEB_UNAUTH_MAX): when the pool is full, a new
- * connection takes the place of the oldest one in it. A connection in
+ * connection takes the place of the oldest one in it that is not being
+ * answered and has no whole request head waiting to be read. A connection in
  * the pool has WEB_READ_DEADLINE_MS in total, from its start or the end
  * of its last request, to send a whole request, headers and body: a
  * trickle of bytes does not extend it. A connection whose request was
@@ -75,29 +76,55 @@ in_pool(const struct web_conn *k)
 	return k->used && !k->cut && k->device[0] == '\0';
 }
 
-/* MHD_OPTION_APC: a new connection, in the pool in place of the oldest. */
+/*
+ * Has a whole request head arrived on fd, not yet read by its thread?
+ * Such a connection is about to be served (or leave the pool with its
+ * session): it is not the one to cut, however slow its thread is to run.
+ */
+static int
+head_waiting(int fd)
+{
+	char buf[4096];
+	ssize_t n = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+
+	return n >= 4 && memmem(buf, (size_t)n, "\r\n\r\n", 4) != NULL;
+}
+
+/*
+ * MHD_OPTION_APC: a new connection. When the pool is full, it takes the
+ * place of the oldest connection there that is neither being answered
+ * nor holding a whole request head unread; when there is none, it is
+ * refused.
+ */
 static enum MHD_Result
 conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	struct web *w = cls;
-	struct web_conn *oldest = NULL;
+	struct web_conn *oldest = NULL, *k;
+	enum MHD_Result rc = MHD_YES;
 	size_t i, n = 0;
 
 	(void)addr;
 	(void)len;
 	pthread_mutex_lock(&w->conn_lock);
 	for (i = 0; i < WEB_CONN_MAX; i++)
-		if (in_pool(&w->conns[i])) {
-			n++;
-			if (oldest == NULL || w->conns[i].since < oldest->since)
-				oldest = &w->conns[i];
-		}
+		n += in_pool(&w->conns[i]);
+	for (i = 0; n >= WEB_UNAUTH_MAX && i < WEB_CONN_MAX; i++) {
+		k = &w->conns[i];
+		if (in_pool(k) && !k->answering && (oldest == NULL || k->since < oldest->since) &&
+		    !head_waiting(k->fd))
+			oldest = k;
+	}
 	if (n >= WEB_UNAUTH_MAX && oldest != NULL) {
 		cut(oldest);
 		refused_locked(w, "a connection without a session was cut to make room");
+	} else if (n >= WEB_UNAUTH_MAX) {
+		refused_locked(w, "a connection was refused: every one without a session is "
+		    "being served");
+		rc = MHD_NO;
 	}
 	pthread_mutex_unlock(&w->conn_lock);
-	return MHD_YES;
+	return rc;
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a slot for each connection. */

@@ -79,10 +79,10 @@ api() {
 	[ $# -gt 0 ] && shift
 	if [ "$a_m" = POST ]; then
 		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -X POST \
-		    -H 'Content-Type: application/json' -H "X-Warrant-Key: $KEY" \
+		    -H 'Content-Type: application/json' -H "X-Warrant-Key: ${KEY:-}" \
 		    --data-binary "$a_b" "$@" "$U$a_p")
 	else
-		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: $KEY" \
+		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: ${KEY:-}" \
 		    "$@" "$U$a_p")
 	fi
 }
@@ -375,6 +375,17 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
 	done
 else
 	AG=$SR_USER2
+	# as_agent CMD...: CMD as the agent user, in the background; its pid in $!
+	as_agent() {
+		(
+			set -f
+			IFS=$SR_NL
+			# shellcheck disable=SC2046
+			set -- $(sr_as_words "$AG") "$@"
+			unset IFS
+			exec "$@"
+		) &
+	}
 	mkdir -p "$SR_DIR/agent"
 	chown "$AG" "$SR_DIR/agent"
 	chmod 777 "$SR_DIR"
@@ -423,7 +434,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
 	chmod 644 "$SR_DIR/agent.py"
-	sr_as "$AG" python3 "$SR_DIR/agent.py" "$APORT" "$SR_DIR/agent/cookies" &
+	as_agent python3 "$SR_DIR/agent.py" "$APORT" "$SR_DIR/agent/cookies"
 	APID=$!
 	at_exit "kill $APID 2>/dev/null"
 	i=0
@@ -434,8 +445,9 @@ PY
 	: >"$SR_DIR/agent/cookies"
 	rev pair --no-qr >"$T.cpair"
 	CURL2=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.cpair")
-	L="article[data-gate=\"$GL\"]"
-	B="article[data-gate=\"$GB\"]"
+	# selectors for the steps' JSON strings: the quotes escaped
+	L="article[data-gate=\\\"$GL\\\"]"
+	B="article[data-gate=\\\"$GB\\\"]"
 	cat >"$SR_DIR/steps2.json" <<EOF
 [{"open": "$CURL2"},
  {"wait": "document.querySelector('$L .file pre.content') && document.querySelector('$B')"},
@@ -579,8 +591,9 @@ PY
 	rev pair --no-qr >"$T.fpair"
 	FURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.fpair")
 	LOGN=$(wc -l <"$SR_DIR/serve.log")
-	sr_as "$AG" python3 "$SR_DIR/flood.py" "$PORT" 30 "$SR_DIR/agent/flood" &
+	as_agent python3 "$SR_DIR/flood.py" "$PORT" 30 "$SR_DIR/agent/flood"
 	FPID=$!
+	at_exit "kill $FPID 2>/dev/null"
 	sleep 4
 	cat >"$SR_DIR/steps3.json" <<EOF
 [{"open": "$FURL"},
