@@ -463,6 +463,8 @@ PY
  {"eval": "document.querySelectorAll('$B input[type=checkbox], $B button.approve').length"},
  {"eval": "document.querySelector('$B .file .not-shown').textContent"},
  {"eval": "localStorage.getItem('warrant-key') !== null"},
+ {"eval": "document.querySelector('$L .file').scrollIntoView(), 1"},
+ {"shot": "$SHOTS/file-text-390x844.png"},
  {"open": "http://127.0.0.1:$APORT/dev"},
  {"wait": "document.body && document.body.textContent.includes('my dev server')"}]
 EOF
@@ -482,7 +484,8 @@ EOF
 	check "... and the page says to use the terminal" step2 13 \
 	    "'binary' in j['value'] and 'warrant show $GB' in j['value']"
 	check "the key is in this origin's storage" step2 14 "j['value'] is True"
-	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 16 "j['ok']"
+	check "a screenshot of the file's text after \"Show all\"" [ -s "$SHOTS/file-text-390x844.png" ]
+	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 18 "j['ok']"
 	api POST "/api/gates/$GB/approve" "{\"manifest_sha256\":\"$HB\",\"commands\":[\"bin\"]}"
 	is "the API refuses approving a command whose file the page cannot show" \
 	    "$ST:$(errcode)" 403:file_not_shown
