@@ -731,6 +731,12 @@ PY
 python3 "$SR_DIR/recv.py" "$PPORT" "$SR_DIR/pushes" &
 RPID=$!
 at_exit "kill $RPID 2>/dev/null"
+# the receiver listens before the daemon can push (a GET is not recorded)
+i=0
+until curl -s -o /dev/null "http://127.0.0.1:$PPORT/" || [ "$i" -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
 U=http://127.0.0.1:$PORT
 # the e2e build (test hooks): 2 s between pushes instead of 30
 SR_EXTRA_ENV=WARRANT_TEST_PUSH_GAP=2 start_daemon --notify-url "http://127.0.0.1:$PPORT/wt-topic"
