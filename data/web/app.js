@@ -3,9 +3,15 @@
 // /api/gates, live updates from /api/events, deny with feedback, approve
 // of commands that run as you. Every string from the server (agent text
 // already neutralised there) goes into the page as text, never as HTML.
+//
+// The session is the cookie and a key: the key comes once, in the answer
+// to pairing, is kept in this origin's localStorage and goes with every
+// API call as X-Warrant-Key. Browsers send cookies to every port of a
+// host; localStorage is this origin's alone (docs/web.md).
 "use strict";
 
-let csrf = null;
+const KEY = "warrant-key";
+let key = null;
 let events = null;
 const busy = new Set();		// gates with a request of ours under way
 const results = new Map();	// gate id -> the last result shown on its card
@@ -34,8 +40,21 @@ async function api(method, path, body) {
 		opts.headers["Content-Type"] = "application/json";
 		opts.body = JSON.stringify(body);
 	}
-	if (method === "POST" && csrf) opts.headers["X-Warrant-CSRF"] = csrf;
-	const r = await fetch(path, opts);
+	if (key) opts.headers["X-Warrant-Key"] = key;
+	// a connection lost before an answer (the daemon cuts connections
+	// without a session when crowded): reads and tickets are tried again;
+	// an approval, denial or pairing is not, and says so
+	const again = method === "GET" || path === "/api/events/ticket";
+	let r = null;
+	for (let i = 0; r === null; i++) {
+		try {
+			r = await fetch(path, opts);
+		} catch (e) {
+			if (!again || i >= 4) return { status: 0, body: { error: { code: "network",
+				message: "the connection to the computer was lost" } } };
+			await new Promise(ok => setTimeout(ok, 250 * (i + 1)));
+		}
+	}
 	let j = null;
 	try { j = await r.json(); } catch (e) { j = null; }
 	return { status: r.status, body: j };
@@ -48,8 +67,48 @@ function errText(r) {
 
 function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
-function argvText(argv) {
-	return (argv || []).map(a => typeof a === "string" ? a : "[file " + a.file + "]").join("  ");
+// Each word its own bounded box with its index, so no word can pass for two.
+function argvView(argv) {
+	const box = el("div", { class: "argv" });
+	(argv || []).forEach((a, i) => {
+		const file = typeof a !== "string";
+		box.append(el("span", { class: "word" + (file ? " file" : "") },
+			el("span", { class: "idx", text: String(i) }),
+			el("span", { class: "w", text: file ? "file " + a.file : a })));
+	});
+	return box;
+}
+
+const SHOW_CHARS = 2000;
+
+// A reviewed file: what it is, and its text (cut, with "Show all"), or
+// why the page cannot show it.
+function fileView(g, name, f) {
+	const box = el("div", { class: "file", "data-file": name });
+	box.append(el("div", {}, el("span", { class: "badge", text: "FILE" }), " ",
+		el("code", { text: name }), " ",
+		el("span", { class: "muted", text: f.size + " bytes, mode " + f.mode +
+			(f.source ? ", snapshot of " + f.source : ", inline") +
+			", sha256 " + String(f.sha256).slice(0, 12) })));
+	if (typeof f.text === "string") {
+		const pre = el("pre", { class: "content" });
+		if (f.text.length > SHOW_CHARS) {
+			pre.textContent = f.text.slice(0, SHOW_CHARS);
+			const b = el("button", { type: "button", class: "show-all",
+				text: "Show all (" + (f.text.length - SHOW_CHARS) + " more characters)" });
+			b.addEventListener("click", () => { pre.textContent = f.text; b.remove(); });
+			box.append(pre, b);
+		} else {
+			pre.textContent = f.size === 0 ? "(empty)" : f.text;
+			box.append(pre);
+		}
+	} else {
+		box.append(el("div", { class: "not-shown", text: (f.not_shown === "binary" ?
+			"binary content: " : "content not shown (" + f.not_shown + "): ") +
+			"the page cannot show it, so it approves no command that uses it. " +
+			"Read it on the computer: warrant show " + g.request_id }));
+	}
+	return box;
 }
 
 function more(n) { return n > 0 ? " (and " + n + " more)" : ""; }
@@ -101,7 +160,7 @@ function ledgerView(ledger) {
 function commandItem(g, c, i) {
 	const root = c.as !== "user";
 	const li = el("li", { class: root ? "root" : "you" });
-	if (g.approvable && !root) {
+	if (c.approvable) {
 		const box = el("input", { type: "checkbox", "data-id": c.id, "aria-label": "run " + c.id });
 		box.checked = true;
 		li.append(box);
@@ -111,7 +170,11 @@ function commandItem(g, c, i) {
 		el("span", { class: "badge " + (root ? "root" : "you"), text: root ? "ROOT " + (i + 1) : "YOU" }), " ",
 		el("code", { text: c.id }), " ",
 		el("span", { class: "muted", text: (root ? "as " + g.run_as : "as you") + ", in " + c.cwd })));
-	cmd.append(el("div", { class: "argv", text: c.command != null ? c.command : argvText(c.argv) }));
+	cmd.append(argvView(c.argv));
+	if (!root && !c.approvable && g.state === "pending" && !g.terminal_command)
+		cmd.append(el("div", { class: "not-shown", text: "uses a file the page cannot show: " +
+			"approve it on the computer's terminal: warrant answer " + g.request_id +
+			" --run --expect " + g.manifest_sha256 }));
 	if (c.why) cmd.append(el("div", { class: "why", text: "why: " + c.why }));
 	for (const b of c.badges || []) cmd.append(el("span", { class: "badge risk", text: b }), " ");
 	li.append(cmd);
@@ -191,7 +254,9 @@ function gateCard(g) {
 		text: "expires " + new Date(g.expires_at * 1000).toLocaleString() }));
 	const list = el("ol", { class: "cmds" });
 	(g.commands || []).forEach((c, i) => list.append(commandItem(g, c, i)));
-	if (pending) card.append(list);
+	const files = el("div", { class: "files" });
+	for (const [name, f] of Object.entries(g.files || {})) files.append(fileView(g, name, f));
+	if (pending) card.append(list, files);
 	else {
 		const d = el("details", {}, el("summary", { text: plural((g.commands || []).length, "command", "commands") }), list);
 		card.append(d);
@@ -268,12 +333,20 @@ function unpaired() {
 		"On the computer, run `warrant pair` and open its link here.");
 }
 
-function listen() {
-	events = new EventSource("/api/events");
+// EventSource sends no headers of its own: the stream is opened with a
+// single-use ticket fetched with the key, and a new one at each reconnect.
+async function listen() {
+	const t = await api("POST", "/api/events/ticket", {});
+	if (t.status === 401) return unpaired();
+	if (t.status !== 200) { setTimeout(listen, 3000); return; }
+	events = new EventSource("/api/events?ticket=" + encodeURIComponent(t.body.ticket));
 	events.addEventListener("gates", () => load());
 	events.addEventListener("open", () => { document.getElementById("conn").textContent = "live"; });
 	events.addEventListener("error", () => {
 		document.getElementById("conn").textContent = "reconnecting…";
+		if (events) events.close();
+		events = null;
+		setTimeout(() => { load(); listen(); }, 2000);
 	});
 }
 
@@ -283,13 +356,12 @@ async function start() {
 		// the token leaves the address bar (and the history) at once
 		history.replaceState(null, "", location.pathname);
 		const r = await api("POST", "/api/pair", { token: m[1], name: "browser" });
-		if (r.status !== 200) {
-			notice("Pairing failed: " + errText(r));
-		}
+		if (r.status === 200) localStorage.setItem(KEY, r.body.key);
+		else notice("Pairing failed: " + errText(r));
 	}
+	key = localStorage.getItem(KEY);
 	const s = await api("GET", "/api/session");
 	if (s.status !== 200) return unpaired();
-	csrf = s.body.csrf;
 	document.getElementById("conn").textContent = "device " + s.body.device;
 	await load();
 	listen();

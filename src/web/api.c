@@ -108,14 +108,64 @@ busy(struct web *w, const char *id)
 	return b;
 }
 
+/*
+ * The reviewed files' text for the page (w->lock held): "text", each line
+ * neutralised, when a file is text and whole within SHOW_CONTENT_MAX,
+ * else "not_shown" says why (binary, too_long, missing, changed). The
+ * page approves nothing that uses a file it could not show.
+ */
+static void
+add_file_texts(struct web *w, json_t *g)
+{
+	const char *name, *what;
+	json_t *f;
+	char *text, *v;
+
+	json_object_foreach(json_object_get(g, "files"), name, f) {
+		text = blob_text(w->st.dir, f, SHOW_CONTENT_MAX, &what);
+		if (text != NULL && (json_int_t)strlen(text) <
+		    json_integer_value(json_object_get(f, "size")))
+			what = "too_long";
+		else if (text != NULL && (v = visible_lines(text)) != NULL) {
+			json_object_set_new(f, "text", json_string(v));
+			free(v);
+			free(text);
+			continue;
+		}
+		free(text);
+		json_object_set_new(f, "not_shown", json_string(what));
+	}
+}
+
+/*
+ * The first file command cmd names that the page cannot show (g with
+ * add_file_texts' marks), or NULL when it shows them all.
+ */
+static const char *
+file_not_shown(const json_t *g, const json_t *cmd)
+{
+	const json_t *files = json_object_get(g, "files"), *a;
+	const char *name;
+	size_t i;
+
+	json_array_foreach(json_object_get(cmd, "argv"), i, a) {
+		if ((name = json_string_value(json_object_get(a, "file"))) == NULL)
+			continue;
+		if (!json_is_string(json_object_get(json_object_get(files, name), "text")))
+			return name;
+	}
+	return NULL;
+}
+
 /* A gate as the page shows it (w->lock held): neutralised, with what
  * the page may offer. */
 static json_t *
 gate_view(struct web *w, const char *id)
 {
-	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full;
-	int pending, root;
+	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full, *c;
+	int pending, root, any = 0;
 	char cmd[256];
+	size_t i;
 
 	if (g == NULL)
 		return NULL;
@@ -135,8 +185,19 @@ gate_view(struct web *w, const char *id)
 		json_object_set_new(g, "ledger", ledger);
 	v = neutral(g, 0);
 	json_decref(g);
+	/* the files' text (neutralised line by line); the page offers a
+	 * command only when it shows all of it */
+	if (pending)
+		add_file_texts(w, v);
+	json_array_foreach(json_object_get(v, "commands"), i, c) {
+		int ok = pending && !root && strcmp(json_str(c, "as"), "user") == 0 &&
+		    file_not_shown(v, c) == NULL;
+
+		json_object_set_new(c, "approvable", json_boolean(ok));
+		any |= ok;
+	}
 	json_object_set_new(v, "busy", json_boolean(pending && busy(w, id)));
-	json_object_set_new(v, "approvable", json_boolean(pending && !root));
+	json_object_set_new(v, "approvable", json_boolean(pending && !root && any));
 	if (pending && root) {
 		snprintf(cmd, sizeof cmd, "warrant answer %s --run --expect %s", id,
 		    json_str(v, "manifest_sha256"));
@@ -319,9 +380,12 @@ approve_check(struct web *w, struct MHD_Connection *c, const char *id, const cha
     json_t *ids, enum MHD_Result *ret)
 {
 	json_t *g = store_gate(&w->st, id, 0), *cmds, *cmd = NULL, *sel;
+	const char *file;
 	size_t i, k;
 	int rc = -1;
 
+	if (g != NULL)
+		add_file_texts(w, g);
 	if (g == NULL) {
 		*ret = web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "the daemon cannot read the gate");
@@ -357,6 +421,20 @@ approve_check(struct web *w, struct MHD_Connection *c, const char *id, const cha
 				    "run as you; on a terminal, run `warrant answer %s --run --expect "
 				    "%s`; nothing ran", json_string_value(sel), id,
 				    json_str(g, "manifest_sha256"));
+				rc = -1;
+				break;
+			}
+			if ((file = file_not_shown(g, cmd)) != NULL) {
+				char *vis = text_visible(file);
+
+				*ret = web_error(c, MHD_HTTP_FORBIDDEN, "file_not_shown", "command "
+				    "%.64s uses the file %.64s, which the page cannot show (%s): "
+				    "read and approve it on a terminal, `warrant show %s` then "
+				    "`warrant answer %s --run --expect %s`; nothing ran",
+				    json_string_value(sel), vis, json_str(json_object_get(
+				    json_object_get(g, "files"), file), "not_shown"), id, id,
+				    json_str(g, "manifest_sha256"));
+				free(vis);
 				rc = -1;
 				break;
 			}

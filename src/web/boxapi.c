@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,9 +43,11 @@ struct boxapi {
 };
 
 struct boxreq {
+	char		 target[BOXAPI_TARGET_MAX + 1];	/* as sent; "" when longer */
 	char		*body;		/* BOXAPI_BODY_MAX + 1 bytes, wiped when freed */
 	size_t		 len;
 	int		 too_large;
+	int		 started;	/* its headers were checked */
 	int		 answered;
 };
 
@@ -148,23 +151,13 @@ refuse_req(struct MHD_Connection *c, const char *user, unsigned status, const ch
 	return web_error(c, status, code, "%s", msg);
 }
 
-static unsigned
-sig_status(const char *code)
+/* Every reason a request is not authenticated gets this one answer (the
+ * log says which): nobody learns from it which box users have keys. */
+static enum MHD_Result
+unauthorized(struct MHD_Connection *c, const char *user, const char *code)
 {
-	return strcmp(code, "bad_timestamp") == 0 ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_UNAUTHORIZED;
-}
-
-static const char *
-sig_message(const char *code)
-{
-	if (strcmp(code, "missing_signature") == 0)
-		return "the " BOXAPI_TS_HEADER " and " BOXAPI_SIG_HEADER " headers are required";
-	if (strcmp(code, "bad_timestamp") == 0)
-		return BOXAPI_TS_HEADER " is the time in seconds since 1970, digits only";
-	if (strcmp(code, "stale_timestamp") == 0)
-		return BOXAPI_TS_HEADER " is more than 300 seconds from this machine's clock";
-	return BOXAPI_SIG_HEADER " is not v1=HEX, the HMAC-SHA256 of \"v1\\n\" TS \"\\n\" "
-	    "METHOD \"\\n\" PATH \"\\n\" BODY under this box user's key";
+	warnx("box-api: refused a request%s%s: %s", *user ? " for " : "", user, code);
+	return web_error(c, MHD_HTTP_UNAUTHORIZED, BOXAPI_UNAUTH_CODE, "%s", BOXAPI_UNAUTH_MSG);
 }
 
 /* The route, once the whole body is in. */
@@ -177,26 +170,36 @@ set_password(struct boxapi *a, struct MHD_Connection *c, const char *url, struct
 	struct refusal rf;
 	enum MHD_Result ret;
 	size_t pwlen;
-	int rc, clear;
+	int rc, clear, known;
 
+	if (r->target[0] == '\0')
+		return refuse_req(c, "", MHD_HTTP_URI_TOO_LONG, "target_too_long", "the request "
+		    "target is longer than 1,000 bytes");
 	if (boxapi_parse_path(url, name) != 0)
 		return refuse_req(c, "", MHD_HTTP_NOT_FOUND, "not_found", "POST "
 		    BOXAPI_PATH " or /box/NAME/set-password");
-	if (name[0] == '\0' && (rc = box_apikey_only(name)) != 0)
-		return rc < 0 ? refuse_req(c, "", MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
-		    "the box keys cannot be read") :
-		    refuse_req(c, "", MHD_HTTP_NOT_FOUND, "unknown_box_user", "no single box "
-		    "user has a key here: name the user, POST /box/NAME/set-password");
-	if ((rc = box_apikey_load(name, key)) != 0)
-		return rc < 0 ? refuse_req(c, name, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    "internal", "this box user's key cannot be read") :
-		    refuse_req(c, name, MHD_HTTP_NOT_FOUND, "unknown_box_user", "this box user "
-		    "has no key here (warrant box key --user NAME)");
-	code = boxsig_verify(key, ts, header(c, BOXAPI_SIG_HEADER), "POST", url, r->body,
+	if (name[0] == '\0' && (rc = box_apikey_only(name)) != 0) {
+		if (rc < 0)
+			return refuse_req(c, "", MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+			    "the box keys cannot be read");
+		name[0] = '\0';
+		known = 0;
+	} else if ((rc = box_apikey_load(name, key)) < 0)
+		return refuse_req(c, name, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "this box user's key cannot be read");
+	else
+		known = rc == 0;
+	/* an unknown user's request is checked all the same, under a key
+	 * nobody has, so it takes as long and is refused the same way */
+	if (!known && getrandom(key, sizeof key, 0) != (ssize_t)sizeof key)
+		memset(key, 0xa5, sizeof key);
+	code = boxsig_verify(key, ts, header(c, BOXAPI_SIG_HEADER), "POST", r->target, r->body,
 	    r->len, (time_t)now_seconds(), mac);
 	OPENSSL_cleanse(key, sizeof key);
+	if (!known)
+		return unauthorized(c, name, "unknown_box_user");
 	if (code != NULL)
-		return refuse_req(c, name, sig_status(code), code, sig_message(code));
+		return unauthorized(c, name, code);
 	rc = seen_spend(a, strtoll(ts, NULL, 10), mac);
 	if (rc == 1)
 		return refuse_req(c, name, MHD_HTTP_CONFLICT, "replayed", "this signature was "
@@ -245,8 +248,10 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	char name[BOX_NAME_MAX + 1];
 
 	(void)version;
-	if (r == NULL) {
-		*ctx = r = xcalloc(1, sizeof *r);
+	if (r == NULL)
+		return MHD_NO;
+	if (!r->started) {
+		r->started = 1;
 		r->answered = 1;
 		if (strcmp(method, "POST") != 0)
 			return refuse_req(c, "", MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -278,6 +283,20 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	return set_password(a, c, url, r);
 }
 
+/* MHD_OPTION_URI_LOG_CALLBACK: each request's state, from its target as
+ * sent (percent-escapes and query kept), which the signature covers. */
+static void *
+request_start(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct boxreq *r = xcalloc(1, sizeof *r);
+
+	(void)cls;
+	(void)c;
+	if (strlen(uri) <= BOXAPI_TARGET_MAX)
+		memcpy(r->target, uri, strlen(uri) + 1);
+	return r;
+}
+
 static void
 completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTerminationCode t)
 {
@@ -301,6 +320,7 @@ boxapi_serve(const struct web_config *cfg)
 {
 	struct rlimit rl = { 0, 0 };
 	struct boxapi a;
+	struct web_hooks hooks = { .uri_log = request_start };
 	struct MHD_Daemon *mhd;
 	sigset_t stop;
 	char where[160];
@@ -328,7 +348,7 @@ boxapi_serve(const struct web_config *cfg)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	web_host_name(cfg, where, sizeof where);
-	if ((mhd = web_mhd_start(cfg, "the box password route", handle, &a, completed,
+	if ((mhd = web_mhd_start(cfg, "the box password route", handle, &a, completed, &hooks,
 	    &tls)) == NULL) {
 		warnx("serve: cannot serve the box password route on %s (is the port "
 		    "taken?)", where);

@@ -22,6 +22,12 @@
 #define BOXAPI_BODY_MAX		4096
 #define BOXAPI_SEEN_MAX		4096	/* signatures remembered, at most */
 #define BOXAPI_PATH		"/box/set-password"
+#define BOXAPI_TARGET_MAX	1000	/* bytes of the request target, signed as sent */
+#define BOXAPI_UNAUTH_CODE	"unauthorized"
+#define BOXAPI_UNAUTH_MSG	"the request is not signed by a key of this machine: " \
+	"X-Warrant-Timestamp (seconds, within 300 of this clock) and X-Warrant-Signature " \
+	"(v1=HEX, the HMAC-SHA256 of \"v1\\n\" TS \"\\n\" METHOD \"\\n\" TARGET \"\\n\" " \
+	"BODY under the box user's key, TARGET the request target exactly as sent)"
 #define BOXAPI_TS_HEADER	"X-Warrant-Timestamp"
 #define BOXAPI_SIG_HEADER	"X-Warrant-Signature"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The HTTP side of `warrant serve --http`: the libmicrohttpd daemon (a
- * thread per connection, bounded in number, per address and in idle
- * time), the checks before any route (Host and Origin against the bound
- * names, Sec-Fetch-Site, a JSON body of bounded size, the device session
- * and its CSRF token), pairing, the static page, and the headers every
- * response carries. The gate routes are api.c's.
+ * thread per connection; conn.c bounds them), the checks before any
+ * route (Host and Origin against the bound names, Sec-Fetch-Site, a JSON
+ * body of bounded size, the session's cookie and key, or an event-stream
+ * ticket), pairing, the static page, and the headers every response
+ * carries. The gate routes are api.c's.
  */
 #include <arpa/inet.h>
 #include <err.h>
@@ -26,7 +26,7 @@
 		"connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
 		"frame-ancestors 'none'"
 #define PEM_MAX		(64 * 1024)
-#define CSRF_HEADER	"X-Warrant-CSRF"
+#define KEY_HEADER	"X-Warrant-Key"
 #define COOKIE_MAX_AGE	"2592000"	/* 30 days in the browser; revocable any time */
 
 /* "[ADDR:]PORT" (ADDR numeric; IPv6 in brackets) into cfg. 0, or -1. */
@@ -233,34 +233,112 @@ web_secret_new(char out[44])
 	return 0;
 }
 
-/* What a session's CSRF token is: derived from its secret, never stored. */
+/*
+ * What the store keeps of a session: the hash of its cookie and its key
+ * together, so neither alone finds it. The key is a second random
+ * secret that only the page's own origin holds (docs/web.md, "Why a
+ * key as well as the cookie"): browsers send a host's cookies to every
+ * port of it.
+ */
 static void
-csrf_of(const char *secret, char out[SHA256_HEX_LEN + 1])
+session_sha(const char *secret, const char *key, char out[SHA256_HEX_LEN + 1])
 {
 	char buf[128];
-	int n = snprintf(buf, sizeof buf, "warrant-csrf\n%s", secret);
+	int n = snprintf(buf, sizeof buf, "warrant-session\n%s\n%s", secret, key);
 
 	sha256_bytes(buf, (size_t)n, out);
+	explicit_bzero(buf, sizeof buf);
 }
 
-/* The device of the session cookie, into r; 0, 1 when there is none. */
+/* A secret of web_secret_new's shape: 43 base64url characters. */
+static int
+secret_shape(const char *s)
+{
+	return s != NULL && strlen(s) == 43 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_") == 43;
+}
+
+/* The device of the session cookie and key, into r; 0, 1 when there is none. */
 static int
 session(struct web *w, struct MHD_Connection *c, struct web_req *r)
 {
 	const char *secret = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie);
+	const char *key = header(c, KEY_HEADER);
 	char sha[SHA256_HEX_LEN + 1];
 	int rc;
 
-	if (secret == NULL || strlen(secret) != 43)
+	if (!secret_shape(secret) || !secret_shape(key))
 		return 1;
-	sha256_bytes(secret, 43, sha);
+	session_sha(secret, key, sha);
 	pthread_mutex_lock(&w->lock);
 	rc = device_lookup(&w->st, sha, r->device, sizeof r->device);
 	pthread_mutex_unlock(&w->lock);
 	if (rc != 0)
 		return 1;
-	csrf_of(secret, r->csrf);
+	sha256_bytes(secret, 43, r->cookie_sha);
 	return 0;
+}
+
+/* POST /api/events/ticket: a single-use ticket to the event stream, which
+ * cannot send the key (EventSource sends no headers of its own). */
+static enum MHD_Result
+ticket_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	struct web_ticket *t = NULL;
+	char ticket[44];
+	int64_t now = monotonic_ms();
+	enum MHD_Result ret;
+	size_t i;
+
+	if (web_secret_new(ticket) != 0)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "no randomness for a ticket");
+	pthread_mutex_lock(&w->lock);
+	/* an expired or unused slot, else the one that expires first */
+	for (i = 0; i < WEB_TICKETS_MAX; i++)
+		if (t == NULL || w->tickets[i].expires < t->expires)
+			t = &w->tickets[i];
+	sha256_bytes(ticket, 43, t->sha);
+	memcpy(t->cookie_sha, r->cookie_sha, sizeof t->cookie_sha);
+	snprintf(t->device, sizeof t->device, "%s", r->device);
+	t->expires = now + WEB_TICKET_TTL_MS;
+	pthread_mutex_unlock(&w->lock);
+	ret = web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:i}", "ticket", ticket,
+	    "expires_in", WEB_TICKET_TTL_MS / 1000));
+	explicit_bzero(ticket, sizeof ticket);
+	return ret;
+}
+
+/* GET /api/events?ticket=T with the cookie the ticket was given to: spend
+ * the ticket, the device into r; 0, 1 when it is not one. */
+static int
+ticket_use(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	const char *secret = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie);
+	const char *ticket = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "ticket");
+	char sha[SHA256_HEX_LEN + 1], csha[SHA256_HEX_LEN + 1];
+	int64_t now = monotonic_ms();
+	struct web_ticket *t;
+	size_t i;
+	int rc = 1;
+
+	if (!secret_shape(secret) || !secret_shape(ticket))
+		return 1;
+	sha256_bytes(ticket, 43, sha);
+	sha256_bytes(secret, 43, csha);
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < WEB_TICKETS_MAX; i++) {
+		t = &w->tickets[i];
+		if (t->expires > now && digest_equal(t->sha, sha) &&
+		    digest_equal(t->cookie_sha, csha)) {
+			snprintf(r->device, sizeof r->device, "%s", t->device);
+			memcpy(r->cookie_sha, csha, sizeof r->cookie_sha);
+			memset(t, 0, sizeof *t);
+			rc = 0;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rc;
 }
 
 /* POST /api/pair {"token"[, "name"]}: the only way to a session. */
@@ -270,7 +348,7 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 	json_t *body = json_loadb(r->body != NULL ? r->body : "", r->len, 0, NULL);
 	const char *token = json_string_value(json_object_get(body, "token"));
 	const char *name = json_string_value(json_object_get(body, "name"));
-	char tsha[SHA256_HEX_LEN + 1], ssha[SHA256_HEX_LEN + 1], secret[44], csrf[65];
+	char tsha[SHA256_HEX_LEN + 1], ssha[SHA256_HEX_LEN + 1], secret[44], key[44];
 	char device[GATE_ID_LEN + 1], cookie[256];
 	enum MHD_Result ret;
 	int rc;
@@ -281,39 +359,39 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		    "{\"token\": the pairing token[, \"name\": a label for this device]}");
 	}
 	sha256_bytes(token, strlen(token), tsha);
-	if (web_secret_new(secret) != 0 || gate_id_new(device) != 0) {
+	if (web_secret_new(secret) != 0 || web_secret_new(key) != 0 ||
+	    gate_id_new(device) != 0) {
 		json_decref(body);
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "no randomness for a session");
 	}
 	device[0] = 'd';	/* d-XXXXXXXXXX: a device, not a gate */
-	sha256_bytes(secret, 43, ssha);
+	session_sha(secret, key, ssha);
 	pthread_mutex_lock(&w->lock);
 	rc = pair_redeem(&w->st, tsha, device, name != NULL ? name : "browser", ssha);
 	pthread_mutex_unlock(&w->lock);
 	json_decref(body);
 	if (rc > 0) {
-		warnx("web: a pairing token was refused (unknown, used or expired)");
-		return web_error(c, MHD_HTTP_FORBIDDEN, "pairing_refused", "this pairing link "
+		web_refused(w, "a pairing token was refused (unknown, used or expired)");
+		ret = web_error(c, MHD_HTTP_FORBIDDEN, "pairing_refused", "this pairing link "
 		    "is unknown, used or expired: run `warrant pair` again on the computer");
-	}
-	if (rc < 0)
-		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+	} else if (rc < 0)
+		ret = web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "the daemon cannot store the device");
-	snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=" COOKIE_MAX_AGE
-	    "; HttpOnly; SameSite=Strict%s", w->cookie, secret, w->tls ? "; Secure" : "");
-	csrf_of(secret, csrf);
-	warnx("web: device %s paired", device);
-	{
-		json_t *j = json_pack("{s:s,s:s}", "device", device, "csrf", csrf);
+	else {
+		json_t *j = json_pack("{s:s,s:s}", "device", device, "key", key);
 		char *s = json_dumps(j, JSON_COMPACT);
 
 		json_decref(j);
-		if (s == NULL)
-			return MHD_NO;
-		ret = respond(c, MHD_HTTP_OK, s, strlen(s), "application/json", cookie);
+		snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=" COOKIE_MAX_AGE
+		    "; HttpOnly; SameSite=Strict%s", w->cookie, secret, w->tls ? "; Secure" : "");
+		warnx("web: device %s paired", device);
+		ret = s != NULL ? respond(c, MHD_HTTP_OK, s, strlen(s), "application/json",
+		    cookie) : MHD_NO;
+		explicit_bzero(cookie, sizeof cookie);
 	}
 	explicit_bzero(secret, sizeof secret);
+	explicit_bzero(key, sizeof key);
 	return ret;
 }
 
@@ -327,14 +405,15 @@ is_static(const char *method, const char *url)
 /* The daemon's log line for a refused header; its value is the client's,
  * so it is cut and neutralised like agent text. */
 static void
-log_refusal(const char *name, const char *value)
+log_refusal(struct web *w, const char *name, const char *value)
 {
-	char cut[80], *v;
+	char cut[48], line[96], *v;
 
 	snprintf(cut, sizeof cut, "%s", value != NULL ? value : "(none)");
 	v = text_visible(cut);
-	warnx("web: refused a request: %s %s", name, v);
+	snprintf(line, sizeof line, "refused a request: %s %s", name, v);
 	free(v);
+	web_refused(w, line);
 }
 
 /*
@@ -360,16 +439,16 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 		    "route is served by `warrant serve --box-api`, as root, not by the "
 		    "reviewer's daemon");
 	else if (!host_ok(w, host)) {
-		log_refusal("Host", host);
+		log_refusal(w, "Host", host);
 		*ret = web_error(c, MHD_HTTP_MISDIRECTED_REQUEST, "bad_host", "this server "
 		    "answers only to %s", w->names[0]);
 	} else if (origin != NULL && !origin_ok(w, origin)) {
-		log_refusal("Origin", origin);
+		log_refusal(w, "Origin", origin);
 		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "bad_origin", "requests from other "
 		    "sites are refused");
 	} else if (site != NULL && strcmp(site, "same-origin") != 0 &&
 	    !(strcmp(site, "none") == 0 && strcmp(method, "GET") == 0 && strcmp(url, "/") == 0)) {
-		log_refusal("Sec-Fetch-Site", site);
+		log_refusal(w, "Sec-Fetch-Site", site);
 		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "cross_site", "requests from other "
 		    "sites are refused");
 	} else if (len != NULL && strtoull(len, NULL, 10) > WEB_BODY_MAX)
@@ -380,16 +459,15 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 		    "are JSON (Content-Type: application/json)");
 	else if (is_static(method, url) || (post && strcmp(url, "/api/pair") == 0))
 		r->answered = 0;
-	else if (session(w, c, r) != 0)
+	else if (strcmp(method, "GET") == 0 && strcmp(url, "/api/events") == 0 ?
+	    ticket_use(w, c, r) != 0 : session(w, c, r) != 0)
+		/* one answer for everything short of a session: a cookie alone is nothing */
 		*ret = web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
 		    "paired (or was revoked): run `warrant pair` on the computer");
-	else if (post && (header(c, CSRF_HEADER) == NULL ||
-	    strlen(header(c, CSRF_HEADER)) != SHA256_HEX_LEN ||
-	    !digest_equal(header(c, CSRF_HEADER), r->csrf))) {
-		warnx("web: device %s: a POST without its CSRF token", r->device);
-		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "csrf", "the " CSRF_HEADER " header is "
-		    "missing or wrong");
-	} else
+	else if (web_conn_session(w, c, r->device) != 0)
+		*ret = web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "too_many_connections",
+		    "this session holds %d connections already", WEB_SESSION_CONN_MAX);
+	else
 		r->answered = 0;
 	return r->answered;
 }
@@ -417,6 +495,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (r->answered)
 		return MHD_YES;
 	r->answered = 1;
+	web_conn_read(w, c);
 	if (r->too_large)
 		return web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
 		    "at most %d bytes", WEB_BODY_MAX);
@@ -430,8 +509,9 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/pair") == 0)
 		return pair_route(w, c, r);
 	if (strcmp(method, "GET") == 0 && strcmp(url, "/api/session") == 0)
-		return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s}", "device", r->device,
-		    "csrf", r->csrf));
+		return web_json(c, MHD_HTTP_OK, json_pack("{s:s}", "device", r->device));
+	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/events/ticket") == 0)
+		return ticket_route(w, c, r);
 	return api_route(w, c, r, method, url);
 }
 
@@ -440,9 +520,8 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 {
 	struct web_req *r = *ctx;
 
-	(void)cls;
-	(void)c;
 	(void)t;
+	web_conn_done(cls, c);
 	if (r != NULL) {
 		free(r->body);
 		free(r);
@@ -450,15 +529,33 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 	}
 }
 
+/* libmicrohttpd's messages (a client's bad request, a limit reached):
+ * a client can cause one per connection, so at most one line every
+ * WEB_LOG_GAP_S seconds, with the count of those left out. */
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int64_t next;
+	static unsigned left;
+	int64_t now = monotonic_ms();
 	char msg[512];
 
 	(void)cls;
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	warnx("web: %s", msg);
+	pthread_mutex_lock(&lock);
+	if (now >= next) {
+		if (left > 0)
+			warnx("web: %s (and %u more messages of the HTTP library in the last "
+			    "%d s)", msg, left, WEB_LOG_GAP_S);
+		else
+			warnx("web: %s", msg);
+		left = 0;
+		next = now + WEB_LOG_GAP_S * 1000;
+	} else
+		left++;
+	pthread_mutex_unlock(&lock);
 }
 
 /* A PEM file of the reviewer's, bounded; NULL after a message. */
@@ -507,8 +604,11 @@ write_url(struct web *w)
  */
 struct MHD_Daemon *
 web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerCallback handler,
-    void *cls, MHD_RequestCompletedCallback done, int *tls)
+    void *cls, MHD_RequestCompletedCallback done, const struct web_hooks *hooks, int *tls)
 {
+	struct MHD_OptionItem ops[4];
+	unsigned per_ip = WEB_CONN_PER_IP;
+	size_t nops = 0;
 	struct sockaddr_storage ss;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG | MHD_USE_POLL;
@@ -566,16 +666,31 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 	if (getenv("WARRANT_TEST_WEB_TIMEOUT") != NULL)
 		timeout = (unsigned)strtoul(getenv("WARRANT_TEST_WEB_TIMEOUT"), NULL, 10);
 #endif
+	if (hooks != NULL && hooks->notify != NULL) {
+		/* the page's own bounds (conn.c); on loopback every local user has
+		 * 127.0.0.0/8 to come from, so a limit per address only ever hurts
+		 * the reviewer's own browser and tunnels */
+		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+		    (intptr_t)hooks->notify, hooks->cls };
+		if (is_loopback(cfg->addr))
+			per_ip = 0;
+	}
+	if (hooks != NULL && hooks->uri_log != NULL)
+		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK,
+		    (intptr_t)hooks->uri_log, hooks->cls };
+	ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handler, cls,
+	mhd = MHD_start_daemon(flags, (uint16_t)cfg->port,
+	    hooks != NULL ? hooks->accept : NULL, hooks != NULL ? hooks->cls : NULL, handler, cls,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	    MHD_OPTION_ARRAY, ops,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_IP,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
 	    MHD_OPTION_STRICT_FOR_CLIENT, 1,
@@ -605,6 +720,7 @@ web_host_name(const struct web_config *cfg, char *out, size_t size)
 int
 web_start(struct web *w, const struct web_config *cfg)
 {
+	struct web_hooks hooks = { 0 };
 	char port[8];
 	size_t i;
 
@@ -624,9 +740,17 @@ web_start(struct web *w, const struct web_config *cfg)
 	pthread_mutex_init(&w->lock, NULL);
 	if (store_open(&w->st) != 0)
 		return -1;
-	w->mhd = web_mhd_start(cfg, "the page", handle, w, completed, &w->tls);
+	pthread_mutex_init(&w->conn_lock, NULL);
+	web_conn_hooks(w, &hooks);
+	if (web_conn_start(w) != 0) {
+		store_close(&w->st);
+		return -1;
+	}
+	w->mhd = web_mhd_start(cfg, "the page", handle, w, completed, &hooks, &w->tls);
 	if (w->mhd == NULL) {
 		warnx("serve: cannot serve the web page on %s (is the port taken?)", w->names[0]);
+		w->stopping = 1;
+		web_conn_stop(w);
 		store_close(&w->st);
 		return -1;
 	}
@@ -645,9 +769,11 @@ web_stop(struct web *w)
 	w->stopping = 1;
 	MHD_stop_daemon(w->mhd);
 	w->mhd = NULL;
+	web_conn_stop(w);
 	api_reap(w);
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) < sizeof path)
 		(void)unlink(path);
 	store_close(&w->st);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->conn_lock);
 }

@@ -3,7 +3,7 @@
  * The web page and its JSON API in `warrant serve --http` (docs/protocol.md,
  * "The web page and its API"). http.c owns the HTTP listener
  * (libmicrohttpd, a thread per connection), the checks every request
- * passes (Host, Origin, Sec-Fetch-Site, session, CSRF, body size), pairing
+ * passes (Host, Origin, Sec-Fetch-Site, session cookie and key, body size), pairing
  * and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
  * requester socket's. Nothing here can start sudo: approval is of YOU
@@ -23,9 +23,16 @@
 
 #include "warrant.h"
 
-#define WEB_CONN_MAX		64	/* connections at once */
-#define WEB_CONN_PER_IP		16
+#define WEB_CONN_MAX		128	/* connections at once */
+#define WEB_CONN_PER_IP		16	/* per address, off loopback (conn.c) */
+#define WEB_UNAUTH_MAX		32	/* connections without a session yet */
+#define WEB_SESSION_CONN_MAX	16	/* connections of one session */
+#define WEB_READ_DEADLINE_MS	5000	/* to send a whole request, without a session */
+#define WEB_WATCH_MS		250
+#define WEB_LOG_GAP_S		10	/* between two lines about refusals */
 #define WEB_TIMEOUT_S		30	/* an idle connection is closed */
+#define WEB_TICKETS_MAX		16	/* event-stream tickets outstanding */
+#define WEB_TICKET_TTL_MS	30000
 #define WEB_BODY_MAX		(64 * 1024)	/* a request body */
 #define WEB_HOSTS_MAX		8
 #define WEB_SSE_BEAT_MS		15000	/* a comment line on an idle event stream */
@@ -44,6 +51,32 @@ struct web_config {
 	size_t		 nhosts;
 };
 
+/* A connection of the page (conn.c). */
+struct web_conn {
+	int		 used, cut;
+	int		 answering;	/* its request is in: no read deadline */
+	int		 fd;
+	int64_t		 since;		/* start, or the end of its last request */
+	char		 device[32];	/* the session it carried, or "" */
+};
+
+/* A single-use ticket to the event stream (http.c), by its hash. */
+struct web_ticket {
+	char		 sha[SHA256_HEX_LEN + 1];
+	char		 cookie_sha[SHA256_HEX_LEN + 1];
+	char		 device[32];
+	int64_t		 expires;
+};
+
+/* What web_mhd_start adds: the page's connection bounds (conn.c), the
+ * box route's raw request target (boxapi.c); each may be NULL. */
+struct web_hooks {
+	MHD_AcceptPolicyCallback accept;
+	MHD_NotifyConnectionCallback notify;
+	void		*(*uri_log)(void *, const char *, struct MHD_Connection *);
+	void		*cls;
+};
+
 struct web {
 	struct web_config cfg;
 	struct MHD_Daemon *mhd;
@@ -56,6 +89,15 @@ struct web {
 	pthread_mutex_t	 lock;		/* st and children */
 	struct store	 st;
 	pid_t		 children[WEB_CHILDREN_MAX];
+	struct web_ticket tickets[WEB_TICKETS_MAX];	/* under lock */
+	pthread_mutex_t	 conn_lock;	/* conns and the refusal count */
+	struct web_conn	 conns[WEB_CONN_MAX];
+	int64_t		 read_deadline_ms;
+	unsigned	 refused;	/* since the last line about them */
+	int64_t		 refused_next;
+	char		 refused_last[96];
+	pthread_t	 watcher;
+	int		 watching;
 	volatile int	 stopping;
 };
 
@@ -66,7 +108,7 @@ struct web_req {
 	int		 too_large;
 	int		 answered;	/* a response is queued already */
 	char		 device[32];	/* the session's device, or "" */
-	char		 csrf[SHA256_HEX_LEN + 1];
+	char		 cookie_sha[SHA256_HEX_LEN + 1];	/* of its cookie */
 };
 
 /* http.c */
@@ -74,13 +116,23 @@ int	 web_parse_listen(const char *, struct web_config *);
 void	 web_body_add(char **, size_t *, int *, size_t, const char *, size_t);
 int	 web_secret_new(char [44]);
 struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
-	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback, int *);
+	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback,
+	    const struct web_hooks *, int *);
 void	 web_host_name(const struct web_config *, char *, size_t);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
 enum MHD_Result web_error(struct MHD_Connection *, unsigned, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
+
+/* conn.c */
+void	 web_conn_hooks(struct web *, struct web_hooks *);
+int	 web_conn_start(struct web *);
+void	 web_conn_stop(struct web *);
+int	 web_conn_session(struct web *, struct MHD_Connection *, const char *);
+void	 web_conn_read(struct web *, struct MHD_Connection *);
+void	 web_conn_done(struct web *, struct MHD_Connection *);
+void	 web_refused(struct web *, const char *);
 
 /* api.c */
 enum MHD_Result api_route(struct web *, struct MHD_Connection *, struct web_req *, const char *,

@@ -222,29 +222,31 @@ SIG=$(sign "$KEY1" "$TS" POST /box/wtbapi1/set-password "$T/clear")
 if [ "$(printf '%s' "$SIG" | cut -c4)" = 0 ]; then d=1; else d=0; fi
 BAD="v1=$d$(printf '%s' "$SIG" | cut -c5-)"
 post /box/wtbapi1/set-password "$T/clear" "$TS" "$BAD"
-answered "a wrong signature is refused (bad_signature)" 401 '"code":"bad_signature"'
+answered "a wrong signature is refused (one answer: 401 unauthorized)" 401 '"code":"unauthorized"'
+cp "$T/resp" "$T/r-badsig"
 unchanged
 post /box/wtbapi1/set-password "$T/clear" "$TS" "v1=nothex"
-answered "a malformed signature is refused (bad_signature)" 401 '"code":"bad_signature"'
+answered "a malformed signature is refused (one answer: 401 unauthorized)" 401 '"code":"unauthorized"'
 TS=$(date +%s)
 SIG=$(sign "$OLDKEY" "$TS" POST /box/wtbapi1/set-password "$T/clear")
 post /box/wtbapi1/set-password "$T/clear" "$TS" "$SIG"
-answered "a signature with the rotated-out key is refused" 401 '"code":"bad_signature"'
+answered "a signature with the rotated-out key is refused" 401 '"code":"unauthorized"'
 unchanged
 OLD=$(($(date +%s) - 400))
 SIG=$(sign "$KEY1" "$OLD" POST /box/wtbapi1/set-password "$T/clear")
 post /box/wtbapi1/set-password "$T/clear" "$OLD" "$SIG"
-answered "a timestamp 400 s old is refused (stale_timestamp)" 401 '"code":"stale_timestamp"'
+answered "a timestamp 400 s old is refused (401 unauthorized)" 401 '"code":"unauthorized"'
 FUT=$(($(date +%s) + 400))
 SIG=$(sign "$KEY1" "$FUT" POST /box/wtbapi1/set-password "$T/clear")
 post /box/wtbapi1/set-password "$T/clear" "$FUT" "$SIG"
-answered "a timestamp 400 s ahead is refused (stale_timestamp)" 401 '"code":"stale_timestamp"'
+answered "a timestamp 400 s ahead is refused (401 unauthorized)" 401 '"code":"unauthorized"'
 unchanged
 post /box/wtbapi1/set-password "$T/clear" "12ab" "$SIG"
-answered "a timestamp that is not digits is refused (bad_timestamp)" 400 '"code":"bad_timestamp"'
+answered "a timestamp that is not digits is refused (401 unauthorized)" 401 '"code":"unauthorized"'
 ST=$(curl -s -o "$T/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     --data-binary "@$T/clear" "$U/box/wtbapi1/set-password")
-answered "no signature headers: refused (missing_signature)" 401 '"code":"missing_signature"'
+answered "no signature headers: refused (401 unauthorized)" 401 '"code":"unauthorized"'
+cp "$T/resp" "$T/r-unsigned"
 unchanged
 
 # another path or another user
@@ -254,20 +256,42 @@ KEY2=$(cat "$OUT")
 TS=$(date +%s)
 SIG=$(sign "$KEY1" "$TS" POST /box/wtbapi2/set-password "$T/clear")
 post /box/wtbapi1/set-password "$T/clear" "$TS" "$SIG"
-answered "a signature made for another user's path is refused" 401 '"code":"bad_signature"'
+answered "a signature made for another user's path is refused" 401 '"code":"unauthorized"'
 unchanged
 SIG=$(sign "$KEY1" "$TS" POST /box/wtbapi1/set-password "$T/clear")
 post /box/wtbapi2/set-password "$T/clear" "$TS" "$SIG"
-answered "wtbapi1's signature sent for wtbapi2 is refused" 401 '"code":"bad_signature"'
+answered "wtbapi1's signature sent for wtbapi2 is refused" 401 '"code":"unauthorized"'
 check "... wtbapi2 keeps its drop-in" test -e "$(dropin wtbapi2)"
 SIG=$(sign "$KEY1" "$TS" POST /box/set-password "$T/clear")
 post /box/set-password "$T/clear" "$TS" "$SIG"
-answered "with two keys, /box/set-password names no one (unknown_box_user)" 404 '"code":"unknown_box_user"'
+answered "with two keys, /box/set-password names no one (401 unauthorized)" 401 '"code":"unauthorized"'
 unchanged
 signed "$KEY2" /box/nosuchbox/set-password "$T/clear"
-answered "a user without a key is refused (unknown_box_user)" 404 '"code":"unknown_box_user"'
+answered "a user without a key is refused (401 unauthorized)" 401 '"code":"unauthorized"'
+cp "$T/resp" "$T/r-unknown"
+ST=$(curl -s -o "$T/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary "@$T/clear" "$U/box/nosuchbox/set-password")
+cp "$T/resp" "$T/r-unknown-unsigned"
+check "unsigned, unknown user and bad signature get the very same answer" sh -c \
+    "cmp -s '$T/r-unsigned' '$T/r-badsig' && cmp -s '$T/r-unsigned' '$T/r-unknown' && cmp -s '$T/r-unsigned' '$T/r-unknown-unsigned'"
+check "... which names no user" sh -c "! grep -q 'nosuchbox\|wtbapi' '$T/r-unknown'"
+check "the server's log still says which (root's)" grep -q 'nosuchbox: unknown_box_user' "$LOG"
 signed "$KEY2" /box/wtbapi2/set-password "$T/clear"
 answered "wtbapi2's own key clears wtbapi2 (was not set)" 200 '"user":"wtbapi2"'
+
+# the signature covers the request target exactly as sent
+signed "$KEY2" '/box/%77tbapi2/set-password' "$T/clear"
+answered "a percent-encoded target, signed as sent, is accepted" 200 '"user":"wtbapi2"'
+TS=$(date +%s)
+SIG=$(sign "$KEY2" "$TS" POST /box/wtbapi2/set-password "$T/clear")
+post '/box/%77tbapi2/set-password' "$T/clear" "$TS" "$SIG"
+answered "... signed as decoded, it is refused" 401 '"code":"unauthorized"'
+signed "$KEY2" '/box/wtbapi2/set-password?via=platform' "$T/clear"
+answered "a target with a query, signed with it, is accepted" 200 '"user":"wtbapi2"'
+TS=$(date +%s)
+SIG=$(sign "$KEY2" "$TS" POST /box/wtbapi2/set-password "$T/clear")
+post '/box/wtbapi2/set-password?via=platform' "$T/clear" "$TS" "$SIG"
+answered "... signed without the query, it is refused" 401 '"code":"unauthorized"'
 
 # bodies
 head -c 10485760 /dev/zero | tr '\0' a >"$T/big"

@@ -76,6 +76,38 @@ test_canonical_text(void **state)
 	    1700000000, mac));
 }
 
+/* The signed text holds the request target exactly as sent: its
+ * percent-escapes and its query, never a decoded or cut form of it. */
+static void
+test_target_as_sent(void **state)
+{
+	static const char raw[] = "/box/%77tbox1/set-password?via=platform";
+	const char text[] = "v1\n1700000000\nPOST\n/box/%77tbox1/set-password?via=platform\n" BODY;
+	unsigned char mac[BOXSIG_MAC_LEN];
+	char sig[3 + 2 * BOXSIG_MAC_LEN + 1], longer[BOXAPI_TARGET_MAX + 2];
+
+	(void)state;
+	hexsig(text, sizeof text - 1, sig);
+	assert_null(boxsig_verify(key, "1700000000", sig, "POST", raw, BODY, strlen(BODY),
+	    1700000000, mac));
+	assert_string_equal(boxsig_verify(key, "1700000000", sig, "POST", PATH, BODY,
+	    strlen(BODY), 1700000000, mac), "bad_signature");
+	assert_string_equal(boxsig_verify(key, "1700000000", sig, "POST",
+	    "/box/%77tbox1/set-password", BODY, strlen(BODY), 1700000000, mac), "bad_signature");
+	assert_string_equal(boxsig_verify(key, "1700000000", sig, "POST",
+	    "/box/%77tbox1/set-password?via=platforM", BODY, strlen(BODY), 1700000000, mac),
+	    "bad_signature");
+	/* the longest target the route takes can be signed */
+	memset(longer, 'a', sizeof longer);
+	longer[0] = '/';
+	longer[BOXAPI_TARGET_MAX] = '\0';
+	assert_int_equal(boxsig_mac(key, "1700000000", "POST", longer, BODY, strlen(BODY),
+	    mac), 0);
+	/* the route's one answer to any unauthenticated request names no reason */
+	assert_null(strstr(BOXAPI_UNAUTH_MSG, "unknown"));
+	assert_non_null(strstr(BOXAPI_UNAUTH_MSG, "TARGET the request target exactly as sent"));
+}
+
 static void
 test_window(void **state)
 {
@@ -219,6 +251,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_canonical_text),
+		cmocka_unit_test(test_target_as_sent),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_path),

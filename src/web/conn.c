@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The connections of `warrant serve --http` (docs/web.md, "Connections"):
+ * who may hold one, and for how long. At accept time nothing tells the
+ * reviewer's browser from an agent's flood, so a connection starts in a
+ * small pool of its own (WEB_UNAUTH_MAX): when the pool is full, a new
+ * connection takes the place of the oldest one in it that is not being
+ * answered and has no whole request head waiting to be read. A connection in
+ * the pool has WEB_READ_DEADLINE_MS in total, from its start or the end
+ * of its last request, to send a whole request, headers and body: a
+ * trickle of bytes does not extend it. A connection whose request was
+ * authenticated (a session's cookie and key, or an event ticket) leaves
+ * the pool and stays its session's through keep-alive, up to
+ * WEB_SESSION_CONN_MAX for one session; on loopback, where every local
+ * user has 127.0.0.0/8 to connect from, there is no limit per address.
+ * Refusals and cut connections are logged at most once every
+ * WEB_LOG_GAP_S seconds, with a count.
+ */
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "web.h"
+
+static struct web_conn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i != NULL ? i->socket_context : NULL;
+}
+
+/* A refusal (w->conn_lock held): logged now, or counted for the next line. */
+static void
+refused_locked(struct web *w, const char *what)
+{
+	int64_t now = monotonic_ms();
+
+	w->refused++;
+	if (what != w->refused_last)
+		snprintf(w->refused_last, sizeof w->refused_last, "%s", what);
+	if (now < w->refused_next)
+		return;
+	if (w->refused == 1)
+		warnx("web: %s", what);
+	else
+		warnx("web: %u connections or requests refused or cut in the last %d s, the "
+		    "last: %s", w->refused, WEB_LOG_GAP_S, what);
+	w->refused = 0;
+	w->refused_next = now + WEB_LOG_GAP_S * 1000;
+}
+
+void
+web_refused(struct web *w, const char *what)
+{
+	pthread_mutex_lock(&w->conn_lock);
+	refused_locked(w, what);
+	pthread_mutex_unlock(&w->conn_lock);
+}
+
+/* Cut a connection (w->conn_lock held): its thread sees the end and closes it. */
+static void
+cut(struct web_conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	k->cut = 1;
+}
+
+static int
+in_pool(const struct web_conn *k)
+{
+	return k->used && !k->cut && k->device[0] == '\0';
+}
+
+/*
+ * Has a whole request head arrived on fd, not yet read by its thread?
+ * Such a connection is about to be served (or leave the pool with its
+ * session): it is not the one to cut, however slow its thread is to run.
+ */
+static int
+head_waiting(int fd)
+{
+	char buf[4096];
+	ssize_t n = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+
+	return n >= 4 && memmem(buf, (size_t)n, "\r\n\r\n", 4) != NULL;
+}
+
+/*
+ * MHD_OPTION_APC: a new connection. When the pool is full, it takes the
+ * place of the oldest connection there that is neither being answered
+ * nor holding a whole request head unread; when there is none, it is
+ * refused.
+ */
+static enum MHD_Result
+conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct web *w = cls;
+	struct web_conn *oldest = NULL, *k;
+	enum MHD_Result rc = MHD_YES;
+	size_t i, n = 0;
+
+	(void)addr;
+	(void)len;
+	pthread_mutex_lock(&w->conn_lock);
+	for (i = 0; i < WEB_CONN_MAX; i++)
+		n += in_pool(&w->conns[i]);
+	for (i = 0; n >= WEB_UNAUTH_MAX && i < WEB_CONN_MAX; i++) {
+		k = &w->conns[i];
+		if (in_pool(k) && !k->answering && (oldest == NULL || k->since < oldest->since) &&
+		    !head_waiting(k->fd))
+			oldest = k;
+	}
+	if (n >= WEB_UNAUTH_MAX && oldest != NULL) {
+		cut(oldest);
+		refused_locked(w, "a connection without a session was cut to make room");
+	} else if (n >= WEB_UNAUTH_MAX) {
+		refused_locked(w, "a connection was refused: every one without a session is "
+		    "being served");
+		rc = MHD_NO;
+	}
+	pthread_mutex_unlock(&w->conn_lock);
+	return rc;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: a slot for each connection. */
+static void
+conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode t)
+{
+	struct web *w = cls;
+	const union MHD_ConnectionInfo *fd;
+	struct web_conn *k = *ctx;
+	size_t i;
+
+	pthread_mutex_lock(&w->conn_lock);
+	if (t == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k != NULL)
+			memset(k, 0, sizeof *k);
+		*ctx = NULL;
+	} else if ((fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) != NULL) {
+		for (i = 0; i < WEB_CONN_MAX && w->conns[i].used; i++)
+			;
+		if (i < WEB_CONN_MAX) {
+			k = &w->conns[i];
+			k->used = 1;
+			k->fd = fd->connect_fd;
+			k->since = monotonic_ms();
+			*ctx = k;
+		} else {
+			/* more than MHD's own limit: never, but not untracked */
+			(void)shutdown(fd->connect_fd, SHUT_RDWR);
+			refused_locked(w, "a connection past the limit was cut");
+		}
+	}
+	pthread_mutex_unlock(&w->conn_lock);
+}
+
+/*
+ * The request on c was authenticated for device: the connection leaves
+ * the pool and is the session's. 0, or -1 when the session holds
+ * WEB_SESSION_CONN_MAX connections already.
+ */
+int
+web_conn_session(struct web *w, struct MHD_Connection *c, const char *device)
+{
+	struct web_conn *k = conn_of(c);
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (k == NULL)
+		return -1;
+	pthread_mutex_lock(&w->conn_lock);
+	if (strcmp(k->device, device) != 0) {
+		for (i = 0; i < WEB_CONN_MAX; i++)
+			n += w->conns[i].used && !w->conns[i].cut &&
+			    strcmp(w->conns[i].device, device) == 0;
+		if (n >= WEB_SESSION_CONN_MAX) {
+			refused_locked(w, "a session's request past its connection limit was "
+			    "refused");
+			rc = -1;
+		} else
+			snprintf(k->device, sizeof k->device, "%s", device);
+	}
+	pthread_mutex_unlock(&w->conn_lock);
+	return rc;
+}
+
+/* A request on c is read in full: the read deadline stops. */
+void
+web_conn_read(struct web *w, struct MHD_Connection *c)
+{
+	struct web_conn *k = conn_of(c);
+
+	pthread_mutex_lock(&w->conn_lock);
+	if (k != NULL)
+		k->answering = 1;
+	pthread_mutex_unlock(&w->conn_lock);
+}
+
+/* A request on c ended: the next one has its own deadline. */
+void
+web_conn_done(struct web *w, struct MHD_Connection *c)
+{
+	struct web_conn *k = conn_of(c);
+
+	pthread_mutex_lock(&w->conn_lock);
+	if (k != NULL) {
+		k->answering = 0;
+		k->since = monotonic_ms();
+	}
+	pthread_mutex_unlock(&w->conn_lock);
+}
+
+/* Cut what is past its deadline; flush the refusal count. */
+static void *
+watch(void *arg)
+{
+	struct web *w = arg;
+	int64_t now;
+	size_t i;
+
+	while (!w->stopping) {
+		usleep(WEB_WATCH_MS * 1000);
+		now = monotonic_ms();
+		pthread_mutex_lock(&w->conn_lock);
+		for (i = 0; i < WEB_CONN_MAX; i++)
+			if (in_pool(&w->conns[i]) && !w->conns[i].answering &&
+			    now - w->conns[i].since > w->read_deadline_ms) {
+				cut(&w->conns[i]);
+				refused_locked(w, "a connection without a session sent no whole "
+				    "request in time and was cut");
+			}
+		if (w->refused > 0 && now >= w->refused_next) {
+			w->refused--;
+			refused_locked(w, w->refused_last);
+		}
+		pthread_mutex_unlock(&w->conn_lock);
+	}
+	return NULL;
+}
+
+/* The hooks web_mhd_start gives libmicrohttpd for the page. */
+void
+web_conn_hooks(struct web *w, struct web_hooks *h)
+{
+	h->accept = conn_accept;
+	h->notify = conn_notify;
+	h->cls = w;
+}
+
+/* 0, or -1 after a message. */
+int
+web_conn_start(struct web *w)
+{
+	w->read_deadline_ms = WEB_READ_DEADLINE_MS;
+#if WARRANT_TEST_HOOKS
+	/* the end-to-end build: a short deadline for the slow-client test */
+	if (getenv("WARRANT_TEST_WEB_DEADLINE_MS") != NULL)
+		w->read_deadline_ms = strtoll(getenv("WARRANT_TEST_WEB_DEADLINE_MS"), NULL, 10);
+#endif
+	if (pthread_create(&w->watcher, NULL, watch, w) != 0) {
+		warnx("serve: cannot start the web page's connection watch");
+		return -1;
+	}
+	w->watching = 1;
+	return 0;
+}
+
+void
+web_conn_stop(struct web *w)
+{
+	if (w->watching)
+		pthread_join(w->watcher, NULL);
+	w->watching = 0;
+}
