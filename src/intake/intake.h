@@ -158,6 +158,7 @@ struct wrequest {
 	const char	 *machine;	/* NULL: this host */
 	char		  target_host[256];	/* a remote machine's host name, as it says */
 	char		  target_dest[320];	/* and its destination */
+	char		  target_sudo[33];	/* the account whose sudo runs the batch */
 	const char	 *next_prompt;
 	unsigned	  badges;
 	int		  nroot, nuser;
