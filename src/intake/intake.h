@@ -211,5 +211,7 @@ json_t	*manifest_build(const struct wrequest *, const char *, const char *);
 struct store;
 int	 gate_submit(struct store *, const char *, size_t, const struct requester *,
 	    const char *, const char *, json_t **, struct refusal *);
+int	 gate_submit_answered(struct store *, const char *, size_t, const struct requester *,
+	    const char *, const char *, const json_t *, json_t **, struct refusal *);
 
 #endif
