@@ -210,9 +210,10 @@ pump(const struct ssh_call *c, struct ssh_result *res, pid_t pid, int in, int ou
 			n = read(out, buf, sizeof buf);
 			if (n > 0 && res->outlen + (size_t)n > REMOTE_OUT_MAX)
 				res->overflow = 1;
-			if (n <= 0 || res->overflow) {
-				/* more than an answer may be: read no further */
+			/* more than an answer may be: read no further */
+			if (res->overflow)
 				kill(-pid, SIGKILL);
+			if (n <= 0 || res->overflow) {
 				close(out);
 				out = -1;
 			} else {
