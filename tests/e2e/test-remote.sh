@@ -33,6 +33,7 @@ R2=wt-root2
 DROPIN2=/etc/sudoers.d/wt-remote-test2
 SSHD_PID=""
 RUNNER_BAK=""
+TGT_HOME=""
 
 cleanup() {
 	[ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
@@ -42,6 +43,8 @@ cleanup() {
 	rm -f "$DROPIN" "$DROPIN2" "$DROPIN.off"
 	rm -rf "$OPT"
 	usermod -p '!' "$TGT" 2>/dev/null
+	rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+	[ -n "$TGT_HOME" ] && cp /etc/skel/.profile "$TGT_HOME/.profile" 2>/dev/null
 	userdel -r "$R2" >/dev/null 2>&1
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
@@ -104,7 +107,10 @@ TGT_HOME=$(getent passwd "$TGT" | cut -d: -f6)
 rm -rf "$TGT_HOME/.local/state/warrant"
 install -d -o "$TGT" -g "$TGT" -m 0755 "$TGT_HOME/.local" "$TGT_HOME/.local/bin"
 ln -sf "$SR_WARRANT" "$TGT_HOME/.local/bin/warrant"
-[ -f "$TGT_HOME/.profile" ] || cp /etc/skel/.profile "$TGT_HOME/.profile"
+# the login files as Debian makes them (a run before may have planted some)
+rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+cp /etc/skel/.profile "$TGT_HOME/.profile"
+chown "$TGT:" "$TGT_HOME/.profile"
 printf '%s ALL=(ALL:ALL) ALL\n' "$TGT" >"$DROPIN"
 chmod 0440 "$DROPIN"
 visudo -cf "$DROPIN" >/dev/null || bail "the sudoers drop-in does not parse"
