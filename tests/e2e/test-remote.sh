@@ -215,7 +215,7 @@ TOUCH=$(sr_as "$TGT" sh -c 'command -v touch')
 TOUCH=$(readlink -f "$TOUCH")
 TSHA=$(sha256sum "$TOUCH" | cut -d' ' -f1)
 jcheck "the gate names machine tgt and seals its destination" \
-    "j['machine']=='tgt' and j['manifest']['machine']=={'name':'tgt','destination':'$DEST'}" \
+    "j['machine']=='tgt' and j['manifest']['machine']=={'name':'tgt','destination':'$DEST','sudo_user':'$TGT'}" \
     "$SR_DIR/r1.show"
 jcheck "the sealed manifest has the target's path and SHA-256 of each executable" \
     "j['manifest']['commands'][0]['path']=='$TOUCH' and j['manifest']['commands'][0]['executable_sha256']=='$TSHA'" \
@@ -281,12 +281,13 @@ else not_ok "machine add --root-via enrolls"; diag "$(cat "$SR_DIR/split.out")";
 W machine list -j >"$SR_DIR/list2.json" 2>&1
 jcheck "machine list -j: split's batches go through $R2" \
     "[m for m in j if m['name']=='split'][0]['sudo_user']=='$R2'" "$SR_DIR/list2.json"
-mkgate s1 <<JSON
+cat >"$SR_DIR/s1.json" <<JSON
 {"reason": "split you $TAG", "machine": "split",
  "commands": [{"id": "who", "argv": ["/usr/bin/id", "-un"], "why": "you", "as": "user"}]}
 JSON
+W request <"$SR_DIR/s1.json" >/dev/null 2>"$SR_DIR/s1.err"
 check "a YOU command for a --root-via machine is refused (remote_root_only)" \
-    refused_with remote_root_only "$SR_DIR/s1.json.err"
+    refused_with remote_root_only "$SR_DIR/s1.err"
 mkgate s2 <<JSON
 {"reason": "split root $TAG", "machine": "split",
  "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-split"], "why": "stamp"}]}
@@ -404,6 +405,12 @@ JSON
 done
 : >"$OPT/fake-mode"
 W machine remove evil >/dev/null 2>&1
+rm -rf "$TGT_HOME/victim" "$TRUNS/remote.SYMLNK"
+check "[P2] no login file of $TGT ran in any approval above" sh -c "[ ! -e '$MARKS/login-mark' ]"
+# Debian's login files again: enrolling anew looks warrant up through them
+rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+cp /etc/skel/.profile "$TGT_HOME/.profile"
+chown "$TGT:" "$TGT_HOME/.profile"
 
 section "a changed runner"
 mkgate r4 <<JSON
