@@ -135,7 +135,7 @@ is "the socket belongs to the reviewer and the requester group, mode 0660" \
     "$(stat -c '%U %G %a %F' "$SOCK")" "$REV $GRP 660 socket"
 
 section "a target that hangs holds up no other requester"
-# first, while no requester is near its rate
+# first, while no requester is near its rate (B's is counted below: A asks)
 # an enrolled machine whose "sshd" accepts and never speaks: ssh waits
 # for its banner (ConnectTimeout), the resolution with it
 "$PY" -c 'import socket, sys, time
@@ -158,23 +158,23 @@ printf '{"reason":"slow %s","machine":"slow","commands":[{"id":"t","argv":["/usr
     "$TAG" >"$SR_DIR/slow.json"
 chmod 644 "$SR_DIR/slow.json"
 rm -f "$SR_DIR/slow.done"
-( req "$B" "$SR_DIR/slow.json" -j; echo "$RC" >"$SR_DIR/slow.done" ) &
+( req "$A" "$SR_DIR/slow.json" -j; echo "$RC" >"$SR_DIR/slow.done" ) &
 SLOWPID=$!
-# the daemon took B's request: its worker is in ssh now
+# the daemon took A's request: its worker is in ssh now
 i=0
 while ! pgrep -u "$REV" -f "HostKeyAlias=slow" >/dev/null 2>&1 && [ $i -lt 100 ]; do
 	i=$((i + 1)); sleep 0.1
 done
-check "B's request for the hung machine is being resolved (ssh runs)" \
+check "A's request for the hung machine is being resolved (ssh runs)" \
     pgrep -u "$REV" -f "HostKeyAlias=slow"
-r=$(as "$A" timeout 20 "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+r=$(as "$B" timeout 20 "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
 jcheck "[P4] another requester is answered while the resolution hangs" 'j["ok"] is True' - <<EOF
 $r
 EOF
-check "... and B's resolution was still pending when A was answered" \
+check "... and A's resolution was still pending when B was answered" \
     sh -c "[ ! -e '$SR_DIR/slow.done' ] && pgrep -u '$REV' -f 'HostKeyAlias=slow' >/dev/null"
 wait "$SLOWPID"
-is "B's request ends refused (exit 2)" "$(cat "$SR_DIR/slow.done" 2>/dev/null)" 2
+is "A's request ends refused (exit 2)" "$(cat "$SR_DIR/slow.done" 2>/dev/null)" 2
 jcheck "... as machine_unreachable, nothing stored" \
     'j["error"]["code"] == "machine_unreachable"' "$SR_DIR/slow.json.out"
 kill "$HANGPID" 2>/dev/null
