@@ -14,6 +14,8 @@
  *                `sudo -k -- RUNNER --manifest … --expected-sha256 …`,
  *                exactly as `warrant answer` runs it locally; no ticket
  *   --fetch DIR  the run's ledger (or progress), then DIR is removed
+ * A DIR is only ever STATE/runs/remote.XXXXXX, reached without a symlink:
+ * whatever the caller names, nothing else is read, written or removed.
  * Exit status: 0 answered; 2 usage; 5 the runner is not the one named by
  * --runner-sha256; 6 staging or set-up failed (nothing ran); otherwise
  * sudo's or the runner's own status.
@@ -151,20 +153,49 @@ do_resolve(void)
 	return EXIT_OK;
 }
 
-/* A run directory of ours: a directory we own, mode 0700, not a symlink. */
+/*
+ * A run directory of ours, named exactly STATE/runs/remote.XXXXXX: no
+ * other path (no "..", no other absolute path), no symlink on the way
+ * from STATE, each a directory we own with mode 0700. Its descriptor,
+ * with *runs (STATE/runs, for removing it) when runs is not NULL; or -1.
+ */
 static int
-open_run_dir(const char *dir)
+open_run_dir(const char *dir, int *runs)
 {
+	char state[PATH_MAX];
+	const char *name;
 	struct stat st;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	size_t n;
+	int sfd, rfd, fd = -1;
 
-	if (fd < 0)
+	if (runs != NULL)
+		*runs = -1;
+	if (state_dir(state, sizeof state) != 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (st.st_mode & 07777) != 0700) {
-		close(fd);
-		errno = EPERM;
+	n = strlen(state);
+	if (strncmp(dir, state, n) != 0 || strncmp(dir + n, "/runs/", 6) != 0 ||
+	    strncmp((name = dir + n + 6), "remote.", 7) != 0 || strlen(name) != 13 ||
+	    strchr(name, '/') != NULL) {
+		errno = EINVAL;
 		return -1;
 	}
+	if ((sfd = state_dir_open(state)) < 0)
+		return -1;
+	rfd = openat(sfd, "runs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(sfd);
+	if (rfd < 0)
+		return -1;
+	if (fstat(rfd, &st) == 0 && st.st_uid == getuid() && (st.st_mode & 077) == 0 &&
+	    (fd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
+	    (fstat(fd, &st) != 0 || st.st_uid != getuid() || (st.st_mode & 07777) != 0700)) {
+		close(fd);
+		fd = -1;
+		errno = EPERM;
+	}
+	if (fd >= 0 && runs != NULL)
+		*runs = rfd;
+	else
+		close(rfd);
 	return fd;
 }
 
@@ -190,7 +221,7 @@ do_stage(const char *runner_sha)
 	if ((size_t)snprintf(dir, sizeof dir, "%s/runs", state) >= sizeof dir ||
 	    (mkdir(dir, 0700) != 0 && errno != EEXIST) ||
 	    (size_t)snprintf(dir, sizeof dir, "%s/runs/remote.XXXXXX", state) >= sizeof dir ||
-	    mkdtemp(dir) == NULL || (dfd = open_run_dir(dir)) < 0) {
+	    mkdtemp(dir) == NULL || (dfd = open_run_dir(dir, NULL)) < 0) {
 		free(buf);
 		return fail(EXEC_STAGE_FAILED, "stage_failed", "cannot make a run directory: %s",
 		    strerror(errno));
@@ -263,9 +294,9 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 		return fail(EXIT_REFUSED, "usage", "--manifest must name a staged %s", APPROVED);
 	memcpy(dir, file, (size_t)(slash - file));
 	dir[slash - file] = '\0';
-	if ((dfd = open_run_dir(dir)) < 0)
+	if ((dfd = open_run_dir(dir, NULL)) < 0)
 		return fail(EXEC_STAGE_FAILED, "stage_failed", "%s is not a run directory of "
-		    "yours (0700); nothing ran", dir);
+		    "yours (STATE/runs/remote.XXXXXX, 0700, no symlink); nothing ran", dir);
 	if ((m = load_approved(dfd, sha, why, sizeof why)) == NULL) {
 		close(dfd);
 		return fail(EXEC_STAGE_FAILED, "stage_failed", "%s; nothing ran", why);
@@ -355,11 +386,11 @@ do_fetch(const char *dir)
 {
 	json_t *ledger, *progress;
 	struct stat st;
-	int dfd, started;
+	int dfd, rfd, started;
 
-	if ((dfd = open_run_dir(dir)) < 0)
+	if ((dfd = open_run_dir(dir, &rfd)) < 0)
 		return fail(EXEC_STAGE_FAILED, "fetch_failed", "%s is not a run directory of "
-		    "yours (0700)", dir);
+		    "yours (STATE/runs/remote.XXXXXX, 0700, no symlink): left as it is", dir);
 	ledger = read_record(dfd, RUN_LEDGER);
 	progress = read_record(dfd, RUN_PROGRESS);
 	started = fstatat(dfd, RUN_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -367,6 +398,7 @@ do_fetch(const char *dir)
 		json_decref(ledger);
 		json_decref(progress);
 		close(dfd);
+		close(rfd);
 		return fail(EXEC_STAGE_FAILED, "execution_in_progress", "the runner still runs");
 	}
 	/* only the runner's own records count: root-owned */
@@ -383,23 +415,9 @@ do_fetch(const char *dir)
 	close(dfd);
 	/* the directory and what the run left in it (stage_remove: no
 	 * symlink is followed) */
-	{
-		char parent[PATH_MAX];
-		const char *slash = strrchr(dir, '/');
-		int pfd;
-
-		if (slash == NULL || slash == dir || (size_t)(slash - dir) >= sizeof parent)
-			warnx("cannot remove %s", dir);
-		else {
-			memcpy(parent, dir, (size_t)(slash - dir));
-			parent[slash - dir] = '\0';
-			pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (pfd < 0 || stage_remove(pfd, slash + 1) != 0)
-				warn("cannot remove %s", dir);
-			if (pfd >= 0)
-				close(pfd);
-		}
-	}
+	if (stage_remove(rfd, strrchr(dir, '/') + 1) != 0)
+		warn("cannot remove %s", dir);
+	close(rfd);
 	answer(json_pack("{s:o,s:o,s:b}", "ledger", ledger != NULL ? ledger : json_null(),
 	    "progress", progress != NULL ? progress : json_null(), "started", started));
 	return EXIT_OK;

@@ -19,17 +19,22 @@ static int cmd_machine_exec(int, char **);
 
 const struct cmd_entry cmd_machine_entry = {
 	.name = "machine",
-	.usage = "add NAME ssh://USER@HOST[:PORT] [--warrant PATH] | list [-j] | check NAME | "
-	    "remove NAME",
+	.usage = "add NAME ssh://USER@HOST[:PORT] [--warrant PATH] [--root-via USER2] | "
+	    "list [-j] | check NAME | remove NAME",
 	.help =
 	"Remote machines that requests may name in \"machine\" (docs/remote.md).\n\n"
 	"  add     enroll NAME: ssh to the destination (BatchMode, your ssh keys),\n"
 	"          pin the host key it shows in warrant's own known_hosts, run\n"
-	"          `warrant exec --contract` there through the login shell and\n"
-	"          record its schema, version, capabilities and the SHA-256 of\n"
-	"          its runner. --warrant names the target's warrant (default:\n"
-	"          `warrant` on the login shell's PATH). Adding an enrolled NAME\n"
-	"          again enrolls it anew (after a checked change).\n"
+	"          `warrant exec --contract` there (no terminal) and record its\n"
+	"          schema, version, capabilities, the SHA-256 of its runner and\n"
+	"          the absolute path of that warrant, which every later call\n"
+	"          runs directly (no login shell). --warrant PATH names it\n"
+	"          (default: `warrant` on the login shell's PATH, looked up\n"
+	"          once, now). --root-via USER2: ROOT commands go through the\n"
+	"          target account USER2 (its password is the one typed), which\n"
+	"          never runs a YOU command; USER stays the agent's account\n"
+	"          there, and YOU commands are refused on NAME. Adding an\n"
+	"          enrolled NAME again enrolls it anew (after a checked change).\n"
 	"  list    the enrolled machines (-j: JSON)\n"
 	"  check   ask the target again and say what changed (host key,\n"
 	"          runner, version); exit 0 only when nothing did\n"
@@ -69,12 +74,31 @@ alias_lines(const char *text, const char *name)
 	return out;
 }
 
+/* Ask user's warrant at enrollment (ssh recording the host key into
+ * known_hosts); its contract, checked to name its own absolute path. */
+static json_t *
+enroll_probe(const char *state, const json_t *rec, const char *known_hosts, const char *user,
+    const char *wpath, struct refusal *r)
+{
+	json_t *contract;
+
+	if (contract_probe(state, rec, known_hosts, user, wpath != NULL ? wpath : "warrant",
+	    &contract, r) != 0)
+		return NULL;
+	if (!json_is_true(json_object_get(contract, "warrant_trusted")))
+		printf("%s: WARNING: %s's warrant (%s) can be replaced by a user other than "
+		    "root; give a root-owned one with --warrant\n", json_str(rec, "name"),
+		    user != NULL ? user : json_str(rec, "user"), json_str(contract, "warrant"));
+	return contract;
+}
+
 static int
-machine_add(const char *state, const char *name, const char *destination, const char *wpath)
+machine_add(const char *state, const char *name, const char *destination, const char *wpath,
+    const char *root_via)
 {
 	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], *text = NULL, *keys = NULL;
-	json_t *all, *rec, *contract, *old;
-	struct refusal r;
+	json_t *all, *rec = NULL, *contract, *old, *rc2 = NULL;
+	struct refusal r = { 0 };
 	struct dest d;
 	size_t len;
 	int fd, rc = EXIT_INTERNAL;
@@ -92,12 +116,19 @@ machine_add(const char *state, const char *name, const char *destination, const 
 		    "white space");
 		return refused(&r);
 	}
+	if (wpath != NULL && strcmp(wpath, "warrant") == 0)
+		wpath = NULL;
+	if (root_via != NULL && (!dest_user_ok(root_via, strlen(root_via)) ||
+	    strcmp(root_via, d.user) == 0)) {
+		refuse(&r, "bad_destination", "--root-via", "--root-via names another user of "
+		    "the target: letters, digits, '_', '.' or '-', not starting with '-' or '.'");
+		return refused(&r);
+	}
 	if ((all = machines_load(state)) == NULL)
 		return EXIT_INTERNAL;
 	dest_format(&d, canon, sizeof canon);
-	rec = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "name", name, "destination", canon,
-	    "user", d.user, "host", d.host, "port", (int)d.port, "warrant",
-	    wpath != NULL ? wpath : "warrant");
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", name, "destination", canon,
+	    "user", d.user, "host", d.host, "port", (int)d.port);
 	/* ssh records the key it is shown in a file of its own */
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.known_hosts.enroll", state) >= sizeof tmp)
 		goto out;
@@ -107,10 +138,34 @@ machine_add(const char *state, const char *name, const char *destination, const 
 		goto out;
 	}
 	close(fd);
-	if (contract_probe(state, rec, tmp, &contract, &r) != 0) {
+	if ((contract = enroll_probe(state, rec, tmp, NULL, wpath, &r)) == NULL ||
+	    (root_via != NULL && (rc2 = enroll_probe(state, rec, tmp, root_via, wpath,
+	    &r)) == NULL)) {
+		json_decref(contract);
 		unlink(tmp);
 		rc = refused(&r);
 		goto out;
+	}
+	/* the paths every later call runs directly: --warrant's, or the one
+	 * the login shell found now */
+	json_object_set_new(rec, "warrant", json_string(wpath != NULL ? wpath :
+	    json_str(contract, "warrant")));
+	json_object_set(rec, "contract", contract);
+	if (rc2 != NULL) {
+		/* one host, one runner: both accounts see the same */
+		if (contract_matches(rec, rc2, &r) == 0 &&
+		    strcmp(json_str(rc2, "host"), json_str(contract, "host")) != 0)
+			refuse(&r, "machine_changed", "--root-via", "%s and %s see different "
+			    "hosts", d.user, root_via);
+		if (*r.message != '\0') {
+			json_decref(contract);
+			unlink(tmp);
+			rc = refused(&r);
+			goto out;
+		}
+		json_object_set_new(rec, "root_via", json_string(root_via));
+		json_object_set_new(rec, "root_warrant", json_string(wpath != NULL ? wpath :
+		    json_str(rc2, "warrant")));
 	}
 	if ((fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    read_bounded(fd, &text, &len, 256 * 1024) != 0) {
@@ -134,7 +189,7 @@ machine_add(const char *state, const char *name, const char *destination, const 
 	sha256_bytes(keys, strlen(keys), sha);
 	json_object_set_new(rec, "host_key", json_string(keys));
 	json_object_set_new(rec, "host_key_sha256", json_string(sha));
-	json_object_set_new(rec, "contract", contract);
+	json_object_set_new(rec, "contract", contract);	/* the reference taken above */
 	json_object_set_new(rec, "enrolled_at", json_integer(now_seconds()));
 	if ((old = json_object_get(all, name)) != NULL) {
 		if (strcmp(json_str(old, "host_key_sha256"), sha) != 0)
@@ -146,15 +201,24 @@ machine_add(const char *state, const char *name, const char *destination, const 
 	json_object_set(all, name, rec);
 	if (machines_save(state, all) != 0)
 		goto out;
-	printf("enrolled %s: %s (host %s, warrant %s, runner %s sha256 %s%s)\n", name, canon,
-	    json_str(contract, "host"), json_str(contract, "version"), json_str(contract, "runner"),
+	printf("enrolled %s: %s (host %s, warrant %s at %s, runner %s sha256 %s%s)\n", name,
+	    canon, json_str(contract, "host"), json_str(contract, "version"),
+	    json_str(rec, "warrant"), json_str(contract, "runner"),
 	    json_str(contract, "runner_sha256"),
 	    json_is_true(json_object_get(contract, "runner_trusted")) ? "" :
 	    "; WARNING: a non-root user can replace it, so approvals will be refused");
+	if (rc2 != NULL)
+		printf("%s: ROOT commands go through %s (warrant at %s), whose password is the "
+		    "one typed; YOU commands are refused on %s\n", name, root_via,
+		    json_str(rec, "root_warrant"), name);
+	else
+		printf("%s: YOU and ROOT commands both go through %s, whose password is the one "
+		    "typed: anything %s ran can read it (see --root-via)\n", name, d.user, d.user);
 	rc = EXIT_OK;
 out:
 	free(text);
 	free(keys);
+	json_decref(rc2);
 	json_decref(rec);
 	json_decref(all);
 	return rc;
@@ -173,10 +237,12 @@ machine_list(const char *state, int json)
 		json_object_foreach(all, name, m) {
 			json_t *c = json_object_get(m, "contract");
 
-			json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:O}",
-			    "name", name, "destination", json_str(m, "destination"),
+			json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:s,"
+			    "s:O}", "name", name, "destination", json_str(m, "destination"),
 			    "host_key_sha256", json_str(m, "host_key_sha256"),
 			    "warrant", json_str(m, "warrant"),
+			    "sudo_user", machine_sudo_user(m),
+			    "sudo_warrant", machine_sudo_warrant(m),
 			    "schema_version", json_object_get(c, "schema_version"),
 			    "version", json_str(c, "version"), "runner", json_str(c, "runner"),
 			    "runner_sha256", json_str(c, "runner_sha256"),
@@ -188,9 +254,10 @@ machine_list(const char *state, int json)
 		json_object_foreach(all, name, m) {
 			json_t *c = json_object_get(m, "contract");
 
-			printf("%s\t%s\thost key %.16s…\twarrant %s\trunner %.16s…\n", name,
-			    json_str(m, "destination"), json_str(m, "host_key_sha256"),
-			    json_str(c, "version"), json_str(c, "runner_sha256"));
+			printf("%s\t%s\tROOT via %s\thost key %.16s…\twarrant %s\trunner "
+			    "%.16s…\n", name, json_str(m, "destination"), machine_sudo_user(m),
+			    json_str(m, "host_key_sha256"), json_str(c, "version"),
+			    json_str(c, "runner_sha256"));
 		}
 	json_decref(all);
 	return EXIT_OK;
@@ -199,22 +266,30 @@ machine_list(const char *state, int json)
 static int
 machine_check(const char *state, const char *name)
 {
-	json_t *m, *now;
+	json_t *m, *now = NULL;
 	struct refusal r;
-	int rc;
+	int rc = EXIT_OK, k;
 
 	if ((m = machine_get(state, name, &r)) == NULL)
 		return refused(&r);
-	if (contract_probe(state, m, NULL, &now, &r) != 0) {
-		if (strcmp(r.code, "machine_changed") == 0)
-			snprintf(r.message, sizeof r.message, "%s: the host key is not the pinned "
-			    "one (%.16s…); if the change is expected, enroll it again with "
-			    "`warrant machine add %s %s`", name, json_str(m, "host_key_sha256"),
-			    name, json_str(m, "destination"));
-		json_decref(m);
-		return refused(&r);
+	/* the destination's account, then --root-via's */
+	for (k = 0; k < 2 && rc == EXIT_OK; k++) {
+		const char *user = k == 0 ? json_str(m, "user") : machine_sudo_user(m);
+
+		if (k == 1 && *json_str(m, "root_via") == '\0')
+			break;
+		json_decref(now);
+		if (contract_probe(state, m, NULL, user, k == 0 ? json_str(m, "warrant") :
+		    machine_sudo_warrant(m), &now, &r) != 0) {
+			if (strcmp(r.code, "machine_changed") == 0)
+				snprintf(r.message, sizeof r.message, "%s: the host key is not the "
+				    "pinned one (%.16s…); if the change is expected, enroll it again "
+				    "with `warrant machine add %s %s`", name,
+				    json_str(m, "host_key_sha256"), name, json_str(m, "destination"));
+			rc = refused(&r);
+		} else if (contract_matches(m, now, &r) != 0)
+			rc = refused(&r);
 	}
-	rc = contract_matches(m, now, &r) != 0 ? refused(&r) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		if (strcmp(json_str(json_object_get(m, "contract"), "version"),
 		    json_str(now, "version")) != 0)
@@ -254,7 +329,7 @@ machine_remove(const char *state, const char *name)
 static int
 cmd_machine_exec(int argc, char **argv)
 {
-	const char *wpath = NULL, *sub, *pos[3] = { NULL, NULL, NULL };
+	const char *wpath = NULL, *root_via = NULL, *sub, *pos[3] = { NULL, NULL, NULL };
 	char state[PATH_MAX];
 	int i, n = 0, json = 0, fd;
 
@@ -270,6 +345,10 @@ cmd_machine_exec(int argc, char **argv)
 			wpath = argv[++i];
 		else if (strncmp(argv[i], "--warrant=", 10) == 0)
 			wpath = argv[i] + 10;
+		else if (strcmp(argv[i], "--root-via") == 0 && i + 1 < argc)
+			root_via = argv[++i];
+		else if (strncmp(argv[i], "--root-via=", 11) == 0)
+			root_via = argv[i] + 11;
 		else if (n == 2)
 			return usage_error(&cmd_machine_entry, "too many arguments");
 		else
@@ -281,7 +360,7 @@ cmd_machine_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	close(fd);
 	if (strcmp(sub, "add") == 0 && argc == 2)
-		return machine_add(state, argv[0], argv[1], wpath);
+		return machine_add(state, argv[0], argv[1], wpath, root_via);
 	if (strcmp(sub, "list") == 0 && argc == 0)
 		return machine_list(state, json);
 	if (strcmp(sub, "check") == 0 && argc == 1)

@@ -152,7 +152,7 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 	const char *key;
 	json_t *cmds = json_object_get(g, "commands"), *c, *a, *v;
 	size_t i, j, nroot = 0;
-	char who[128];
+	char who[128], note[512];
 
 	field(fp, "request", json_str(g, "request_id"));
 	field(fp, "state", json_str(g, "state"));
@@ -167,8 +167,13 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 		text_print(fp, json_str(g, "machine"));
 		fputs(" (", fp);
 		text_print(fp, json_str(m, "destination"));
-		fputs("): paths and SHA-256s below are the target's; its sudo asks its "
-		    "user's password\n", fp);
+		fputs("): paths and SHA-256s below are the target's\n", fp);
+		machine_account_note(g, note, sizeof note);
+		if (*note != '\0') {
+			fprintf(fp, "%-12s ", "password");
+			text_print(fp, note);
+			fputc('\n', fp);
+		}
 	}
 	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
 	if (json_integer_value(json_object_get(g, "root_count")) > 0) {

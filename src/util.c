@@ -204,6 +204,30 @@ requester_label(const json_t *g, char *buf, size_t size)
 }
 
 /*
+ * For a gate of an enrolled machine: whose password the target's sudo
+ * asks (the account sealed as the manifest's machine.sudo_user) and, when
+ * YOU commands run there too, that they run in that very account, which
+ * is how they could capture it. "" for a local gate or an older one.
+ */
+void
+machine_account_note(const json_t *g, char *buf, size_t size)
+{
+	const char *who = json_str(json_object_get(json_object_get(g, "manifest"), "machine"),
+	    "sudo_user");
+
+	*buf = '\0';
+	if (*json_str(g, "machine") == '\0' || *who == '\0')
+		return;
+	if (json_integer_value(json_object_get(g, "user_count")) > 0)
+		snprintf(buf, size, "the password typed is %s's on %s, and the YOU commands "
+		    "run there as %s too: what they leave in its shell start-up files can read "
+		    "it (docs/remote.md: --root-via)", who, json_str(g, "machine"), who);
+	else
+		snprintf(buf, size, "the password typed is %s's on %s", who,
+		    json_str(g, "machine"));
+}
+
+/*
  * The commands that draw or serve (review, serve, pair) are warrant-ui's,
  * the same program linked with ncursesw, libmicrohttpd and libqrencode:
  * `warrant` itself loads none of them, so a request does not pay for

@@ -58,6 +58,7 @@ int	 refusal_print(const char *, const struct refusal *);
 int	 label_valid(const char *);
 int	 outcome_exit(const json_t *);
 void	 requester_label(const json_t *, char *, size_t);
+void	 machine_account_note(const json_t *, char *, size_t);
 int	 feedback_ok(const char *);
 
 /* gateview.c: human views of gates. */

@@ -88,8 +88,11 @@ const struct refusal_code refusal_codes[] = {
 	    "the reviewer must check the machine and enroll it again (`warrant machine add`)" },
 	{ "machine_incompatible", "the machine's warrant is missing, or another version, or "
 	    "says something it should not",
-	    "the machine needs the same warrant installed, reachable as `warrant` from its "
-	    "user's login shell (or enrolled with --warrant PATH)" },
+	    "the machine needs the same warrant installed, enrolled by this version (its "
+	    "absolute path is pinned at `warrant machine add`)" },
+	{ "remote_root_only", "the machine was enrolled with --root-via: it takes ROOT "
+	    "commands only, through an account that runs nothing of the agent's",
+	    "leave YOU commands out of requests for this machine" },
 	{ "remote_files", "a request for another machine carries \"files\"",
 	    "leave \"files\" out of requests for another machine: have an earlier command on "
 	    "the target produce the file" },

@@ -158,6 +158,7 @@ struct wrequest {
 	const char	 *machine;	/* NULL: this host */
 	char		  target_host[256];	/* a remote machine's host name, as it says */
 	char		  target_dest[320];	/* and its destination */
+	char		  target_sudo[33];	/* the account whose sudo runs the batch */
 	const char	 *next_prompt;
 	unsigned	  badges;
 	int		  nroot, nuser;
@@ -210,5 +211,7 @@ json_t	*manifest_build(const struct wrequest *, const char *, const char *);
 struct store;
 int	 gate_submit(struct store *, const char *, size_t, const struct requester *,
 	    const char *, const char *, json_t **, struct refusal *);
+int	 gate_submit_answered(struct store *, const char *, size_t, const struct requester *,
+	    const char *, const char *, const json_t *, json_t **, struct refusal *);
 
 #endif

@@ -56,9 +56,10 @@ manifest_build(const struct wrequest *q, const char *id, const char *host)
 	    "output_to_agent", q->output_to_agent,
 	    "commands", cmds,
 	    "files", files_manifest(q));
-	/* an enrolled machine: its name and destination, sealed */
+	/* an enrolled machine: its name, destination and the account whose
+	 * sudo runs the batch (whose password is typed), sealed */
 	if (m != NULL && q->machine != NULL)
-		json_object_set_new(m, "machine", json_pack("{s:s,s:s}", "name", q->machine,
-		    "destination", q->target_dest));
+		json_object_set_new(m, "machine", json_pack("{s:s,s:s,s:s}", "name", q->machine,
+		    "destination", q->target_dest, "sudo_user", q->target_sudo));
 	return m;
 }

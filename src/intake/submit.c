@@ -172,6 +172,19 @@ int
 gate_submit(struct store *st, const char *bytes, size_t len, const struct requester *rq,
     const char *agent, const char *project, json_t **desc, struct refusal *r)
 {
+	return gate_submit_answered(st, bytes, len, rq, agent, project, NULL, desc, r);
+}
+
+/*
+ * As gate_submit; for a request for an enrolled machine whose target
+ * answered already (answer, from remote_ask in the daemon's child
+ * process), that answer is applied instead of asking again.
+ */
+int
+gate_submit_answered(struct store *st, const char *bytes, size_t len,
+    const struct requester *rq, const char *agent, const char *project, const json_t *answer,
+    json_t **desc, struct refusal *r)
+{
 	struct wrequest q;
 	int rc;
 
@@ -185,11 +198,13 @@ gate_submit(struct store *st, const char *bytes, size_t len, const struct reques
 		return EXIT_REFUSED;
 	if (q.machine != NULL) {
 		char state[PATH_MAX];
+		const char *dir = st != NULL ? st->dir : state;
 
 		/* judged on the enrolled machine (remote/resolve.c) */
 		if (st == NULL && state_dir(state, sizeof state) != 0)
 			rc = EXIT_INTERNAL;
-		else if (remote_resolve(st != NULL ? st->dir : state, &q, r) != 0)
+		else if ((answer != NULL ? remote_apply(dir, &q, answer, r) :
+		    remote_resolve(dir, &q, r)) != 0)
 			rc = EXIT_REFUSED;
 		else
 			rc = gate_create(st, &q, rq, agent, project, desc, r);

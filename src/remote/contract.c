@@ -19,10 +19,11 @@
 json_t *
 contract_local(void)
 {
-	char host[256], sha[SHA256_HEX_LEN + 1] = "", why[PATH_MAX + 128], pwbuf[4096];
+	char host[256], sha[SHA256_HEX_LEN + 1] = "", why[PATH_MAX + 128], pwbuf[4096],
+	    self[PATH_MAX] = "";
 	struct passwd pw, *p = NULL;
 	struct stat st;
-	int fd, trusted;
+	int fd, trusted, self_trusted;
 
 	if (gethostname(host, sizeof host) != 0)
 		strcpy(host, "localhost");
@@ -35,20 +36,27 @@ contract_local(void)
 	trusted = path_replaceable(&requester_anyone, WARRANT_RUNNER_PATH, why, sizeof why) == 0;
 	if (getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &p) != 0)
 		p = NULL;
-	return json_pack("{s:i,s:s,s:[s,s],s:s,s:s,s:b,s:s,s:s,s:I}",
+	/* this warrant's own absolute path: what enrollment pins */
+	if (realpath("/proc/self/exe", self) == NULL)
+		*self = '\0';
+	self_trusted = *self == '/' &&
+	    path_replaceable(&requester_anyone, self, why, sizeof why) == 0;
+	return json_pack("{s:i,s:s,s:[s,s],s:s,s:s,s:b,s:s,s:b,s:s,s:s,s:I}",
 	    "schema_version", REMOTE_SCHEMA,
 	    "version", WARRANT_VERSION,
 	    "capabilities", "resolve", "run",
 	    "runner", WARRANT_RUNNER_PATH,
 	    "runner_sha256", sha,
 	    "runner_trusted", trusted,
+	    "warrant", self,
+	    "warrant_trusted", self_trusted,
 	    "host", host,
 	    "user", p != NULL ? p->pw_name : "unknown",
 	    "uid", (json_int_t)getuid());
 }
 
-/* The last line of out that is a JSON object, parsed; or NULL. A login
- * shell's start-up files may print before it. */
+/* The last line of out that is a JSON object, parsed; or NULL. The ssh
+ * user's shell start-up files may print before it. */
 json_t *
 remote_answer(const char *out)
 {
@@ -69,18 +77,21 @@ remote_answer(const char *out)
 }
 
 /*
- * The target's contract now: `warrant exec --contract` over ssh (batch).
+ * The target's contract now: `WARRANT exec --contract` over ssh (batch)
+ * as user (NULL: the record's). WARRANT is an absolute path, run as it
+ * is, or a name, found by the user's login shell (enrollment only).
  * known_hosts NULL checks the pinned host key; a path accepts and records
  * a new one there (enrollment). 0 with *contract, or -1 with r filled
  * (machine_unreachable, machine_changed, machine_incompatible).
  */
 int
-contract_probe(const char *state, const json_t *m, const char *known_hosts, json_t **contract,
-    struct refusal *r)
+contract_probe(const char *state, const json_t *m, const char *known_hosts, const char *user,
+    const char *warrant, json_t **contract, struct refusal *r)
 {
-	const char *words[] = { json_str(m, "warrant"), "exec", "--contract", NULL };
+	const char *words[] = { warrant, "exec", "--contract", NULL };
 	struct ssh_call c = { .state = state, .machine = m, .known_hosts = known_hosts,
-	    .tty = -1, .words = words, .timeout = PROBE_TIMEOUT };
+	    .user = user, .login = warrant[0] != '/', .tty = -1, .words = words,
+	    .timeout = PROBE_TIMEOUT };
 	struct ssh_result res;
 	char why[512];
 	const char *code;
@@ -91,7 +102,7 @@ contract_probe(const char *state, const json_t *m, const char *known_hosts, json
 		ssh_result_free(&res);
 		return refuse(r, "machine_unreachable", "$.machine", "cannot start " SSH_PATH);
 	}
-	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) == 255) {
+	if (!ssh_answered(&res)) {
 		code = ssh_failure(&res, why, sizeof why);
 		ssh_result_free(&res);
 		return refuse(r, code, "$.machine", "%s: %s", json_str(m, "name"), why);
@@ -104,14 +115,20 @@ contract_probe(const char *state, const json_t *m, const char *known_hosts, json
 		json_decref(j);
 		ssh_result_free(&res);
 		return refuse(r, "machine_incompatible", "$.machine", "%s: `%s exec --contract` "
-		    "%s", json_str(m, "name"), words[0], st == 127 ? "was not found by the "
-		    "target's login shell" : "gave no contract (is warrant installed there?)");
+		    "%s", json_str(m, "name"), words[0], st == 127 ? (c.login ? "was not found by the "
+		    "target's login shell" : "was not found") : "gave no contract (is warrant "
+		    "installed there?)");
 	}
 	ssh_result_free(&res);
 	if (json_integer_value(json_object_get(j, "schema_version")) != REMOTE_SCHEMA) {
 		json_decref(j);
 		return refuse(r, "machine_incompatible", "$.machine", "%s: the target's warrant "
 		    "speaks another schema", json_str(m, "name"));
+	}
+	if (json_str(j, "warrant")[0] != '/') {
+		json_decref(j);
+		return refuse(r, "machine_incompatible", "$.machine", "%s: the target's warrant "
+		    "does not say its own path (an older warrant?)", json_str(m, "name"));
 	}
 	if (strlen(json_str(j, "runner_sha256")) != SHA256_HEX_LEN) {
 		json_decref(j);

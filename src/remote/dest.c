@@ -33,6 +33,20 @@ hex_char(char c)
 	return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || (c >= '0' && c <= '9');
 }
 
+/* The n bytes at s are a user name ssh and a shell read as one word. */
+int
+dest_user_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= sizeof ((struct dest *)0)->user || *s == '-' || *s == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!user_char(s[i]))
+			return 0;
+	return 1;
+}
+
 /* s as a destination; 0, or -1 with r filled. */
 int
 dest_parse(const char *s, struct dest *d, struct refusal *r)
@@ -49,13 +63,9 @@ dest_parse(const char *s, struct dest *d, struct refusal *r)
 	if ((at = strchr(s, '@')) == NULL)
 		return BAD(r, "the destination names no user (ssh://USER@HOST)");
 	n = (size_t)(at - s);
-	if (n == 0 || n >= sizeof d->user || *s == '-' || *s == '.')
+	if (!dest_user_ok(s, n))
 		return BAD(r, "the user name must be 1 to %zu letters, digits, '_', '.' or '-', "
 		    "not starting with '-' or '.'", sizeof d->user - 1);
-	for (p = s; p < at; p++)
-		if (!user_char(*p))
-			return BAD(r, "the user name has a character ssh or a shell could read "
-			    "(only letters, digits, '_', '.' and '-')");
 	memcpy(d->user, s, n);
 	h = at + 1;
 	if (*h == '[') {

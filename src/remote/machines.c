@@ -100,7 +100,8 @@ out:
 }
 
 /* The record of the enrolled machine name (a new reference), or NULL with
- * r filled: unknown_machine, or machine_changed for one marked changed. */
+ * r filled: unknown_machine, or machine_incompatible for a record without
+ * the absolute path of the target's warrant (enrolled by an older warrant). */
 json_t *
 machine_get(const char *state, const char *name, struct refusal *r)
 {
@@ -117,6 +118,29 @@ machine_get(const char *state, const char *name, struct refusal *r)
 
 		refuse(r, "unknown_machine", "$.machine", "machine '%s' is not enrolled", v);
 		free(v);
+	} else if (json_str(m, "warrant")[0] != '/' || (*json_str(m, "root_via") != '\0' &&
+	    json_str(m, "root_warrant")[0] != '/')) {
+		refuse(r, "machine_incompatible", "$.machine", "%s was enrolled without the "
+		    "absolute path of its warrant (an older warrant); enroll it again with "
+		    "`warrant machine add`", name);
+		json_decref(m);
+		m = NULL;
 	}
 	return m;
+}
+
+/* The account an approved batch runs through on m (its sudo asks for that
+ * account's password): --root-via's, else the destination's user. */
+const char *
+machine_sudo_user(const json_t *m)
+{
+	return *json_str(m, "root_via") != '\0' ? json_str(m, "root_via") : json_str(m, "user");
+}
+
+/* The absolute path of that account's warrant, pinned at enrollment. */
+const char *
+machine_sudo_warrant(const json_t *m)
+{
+	return *json_str(m, "root_via") != '\0' ? json_str(m, "root_warrant") :
+	    json_str(m, "warrant");
 }

@@ -7,7 +7,9 @@
  * target's warrant runs the whole intake for its ssh user (resolve,
  * denylists by name and identity, writability, arguments) and answers
  * with its paths and SHA-256s and its contract, or with its refusal,
- * passed on with the same code. Done at request time: the gate that the
+ * passed on with the same code. The daemon asks from a child process
+ * (remote_ask) and applies the answer in its own (remote_apply), so that
+ * a slow target holds up no other requester. Done at request time: the gate that the
  * reviewer sees already shows the target's paths and hashes, and the
  * target's runner hashes every executable again before it runs it.
  */
@@ -50,21 +52,45 @@ fill(struct wrequest *q, const json_t *a)
 	return 0;
 }
 
-int
-remote_resolve(const char *state, struct wrequest *q, struct refusal *r)
+/* The request's commands fit the machine's accounts: one enrolled with
+ * --root-via takes ROOT commands only (YOU commands would run in the
+ * account whose password is typed). */
+static int
+accounts_fit(const json_t *m, const struct wrequest *q, struct refusal *r)
 {
-	json_t *m, *body, *a = NULL, *rf;
+	size_t i;
+
+	if (*json_str(m, "root_via") == '\0')
+		return 0;
+	for (i = 0; i < q->ncmds; i++)
+		if (q->cmds[i].as_user)
+			return refuse(r, "remote_root_only", "$.commands", "%s takes ROOT commands "
+			    "only: they go through its account %s, which runs nothing of yours; "
+			    "command %s runs as you", q->machine, json_str(m, "root_via"),
+			    q->cmds[i].id);
+	return 0;
+}
+
+/*
+ * The target's answer to q: one batch ssh call (up to PROBE_TIMEOUT
+ * seconds), reading the enrolled machines but no store, so that the
+ * daemon can ask from a child process. The answer (a new reference), or
+ * NULL with r filled.
+ */
+json_t *
+remote_ask(const char *state, struct wrequest *q, struct refusal *r)
+{
+	json_t *m, *body, *a = NULL;
 	struct ssh_result res;
 	char why[512], *bytes;
 	const char *code, *words[4];
-	int rc = -1;
 
 	/* unknown_machine comes first, as locally (docs/decisions.md) */
 	if ((m = machine_get(state, q->machine, r)) == NULL)
-		return -1;
-	if (validate_remote_text(q, r) != 0) {
+		return NULL;
+	if (accounts_fit(m, q, r) != 0 || validate_remote_text(q, r) != 0) {
 		json_decref(m);
-		return -1;
+		return NULL;
 	}
 	words[0] = json_str(m, "warrant");
 	words[1] = "exec";
@@ -84,48 +110,75 @@ remote_resolve(const char *state, struct wrequest *q, struct refusal *r)
 			goto out;
 		}
 	}
-	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) == 255) {
+	if (!ssh_answered(&res)) {
 		code = ssh_failure(&res, why, sizeof why);
 		refuse(r, code, "$.machine", "%s: %s", q->machine, why);
-		goto out_res;
-	}
-	a = remote_answer(res.out);
-	if (a == NULL) {
+	} else if ((a = remote_answer(res.out)) == NULL)
 		refuse(r, "machine_incompatible", "$.machine", "%s: `%s exec --resolve` gave no "
 		    "answer", q->machine, words[0]);
-		goto out_res;
-	}
-	if (contract_matches(m, json_object_get(a, "contract"), r) != 0)
-		goto out_res;
+	ssh_result_free(&res);
+out:
+	json_decref(m);
+	free(bytes);
+	return a;
+}
+
+/*
+ * q judged by the target's answer a: its refusal passed on, or q's
+ * commands filled with the target's paths and SHA-256s. 0, or -1 with r
+ * filled.
+ */
+int
+remote_apply(const char *state, struct wrequest *q, const json_t *a, struct refusal *r)
+{
+	json_t *m, *rf;
+	int rc = -1;
+
+	if ((m = machine_get(state, q->machine, r)) == NULL)
+		return -1;
+	if (accounts_fit(m, q, r) != 0 || validate_remote_text(q, r) != 0 ||
+	    contract_matches(m, json_object_get(a, "contract"), r) != 0)
+		goto out;
 	if ((rf = json_object_get(a, "refusal")) != NULL) {
 		struct refusal t;
 
 		if (refusal_from_json(&t, rf) != 0) {
 			refuse(r, "machine_incompatible", "$.machine", "%s: a malformed refusal",
 			    q->machine);
-			goto out_res;
+			goto out;
 		}
 		*r = t;
 		if (t.code == t.code_buf)
 			r->code = r->code_buf;
 		snprintf(r->message, sizeof r->message, "on %.64s: %.400s", q->machine, t.message);
-		goto out_res;
+		goto out;
 	}
 	if (fill(q, a) != 0) {
 		refuse(r, "machine_incompatible", "$.machine", "%s: the target's answer is "
 		    "malformed", q->machine);
-		goto out_res;
+		goto out;
 	}
 	snprintf(q->target_host, sizeof q->target_host, "%s",
 	    json_str(json_object_get(a, "contract"), "host"));
 	snprintf(q->target_dest, sizeof q->target_dest, "%s", json_str(m, "destination"));
+	snprintf(q->target_sudo, sizeof q->target_sudo, "%s", machine_sudo_user(m));
 	risk_all(q);
 	rc = 0;
-out_res:
-	ssh_result_free(&res);
 out:
-	json_decref(a);
 	json_decref(m);
-	free(bytes);
+	return rc;
+}
+
+/* remote_ask and remote_apply, in this process. */
+int
+remote_resolve(const char *state, struct wrequest *q, struct refusal *r)
+{
+	json_t *a = remote_ask(state, q, r);
+	int rc;
+
+	if (a == NULL)
+		return -1;
+	rc = remote_apply(state, q, a, r);
+	json_decref(a);
 	return rc;
 }

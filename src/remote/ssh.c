@@ -4,13 +4,15 @@
  * host key only (warrant's own known_hosts, HostKeyAlias=NAME,
  * StrictHostKeyChecking=yes), no connection sharing, no forwarding, no
  * escape character, and the remote command as one string that the
- * target's login shell splits back into exactly the words given:
- *     exec "$SHELL" -lc 'QUOTED WORDS'
- * (a login shell, so tools in ~/.local/bin are found). Batch calls have
- * no terminal (BatchMode=yes: ssh can ask nobody anything), bounded
- * output and a timeout; the authenticated run has the reviewer's
- * terminal on all three descriptors (ssh -t), so that the target's sudo
- * prompts there and the password never passes through warrant.
+ * ssh user's shell (`$SHELL -c`, never a login shell) splits back into
+ * exactly the words given, each quoted for POSIX sh; the first word is
+ * the absolute path of the target's warrant pinned at enrollment. Only
+ * enrollment, to find that path, asks a login shell (batch, no
+ * terminal): exec "$SHELL" -lc 'QUOTED WORDS'. Batch calls have no
+ * terminal (BatchMode=yes: ssh can ask nobody anything), bounded output
+ * and a timeout; the authenticated run has the reviewer's terminal on
+ * all three descriptors (ssh -t), so that the target's sudo prompts
+ * there and the password never passes through warrant.
  */
 #include <err.h>
 #include <errno.h>
@@ -85,13 +87,25 @@ build_argv(const struct ssh_call *c, const char *argv[SSH_ARGS_MAX], char *strs[
 	if (asprintf(&strs[0], "UserKnownHostsFile=%s", kh) < 0 ||
 	    asprintf(&strs[1], "HostKeyAlias=%s", json_str(c->machine, "name")) < 0)
 		return -1;
-	inner = sh_join(c->words);
-	strs[2] = sh_quote(inner);
-	free(inner);
-	if (asprintf(&strs[3], "exec \"$SHELL\" -lc %s", strs[2]) < 0)
+	/* a login shell only to find warrant at enrollment, never on a terminal */
+	if (c->login && c->tty >= 0)
 		return -1;
-	free(strs[2]);
-	strs[2] = NULL;
+	if (!c->login && c->words[0][0] != '/') {
+		warnx("%s: the target's warrant is not an absolute path; enroll the machine "
+		    "again", json_str(c->machine, "name"));
+		return -1;
+	}
+	strs[3] = sh_join(c->words);
+	if (c->login) {
+		inner = sh_quote(strs[3]);
+		free(strs[3]);
+		strs[3] = NULL;
+		if (asprintf(&strs[3], "exec \"$SHELL\" -lc %s", inner) < 0) {
+			free(inner);
+			return -1;
+		}
+		free(inner);
+	}
 	if (json_integer_value(json_object_get(c->machine, "port")) > 0 &&
 	    asprintf(&strs[2], "%lld",
 	    (long long)json_integer_value(json_object_get(c->machine, "port"))) < 0)
@@ -138,7 +152,7 @@ build_argv(const struct ssh_call *c, const char *argv[SSH_ARGS_MAX], char *strs[
 		argv[k++] = strs[2];
 	}
 	argv[k++] = "-l";
-	argv[k++] = json_str(c->machine, "user");
+	argv[k++] = c->user != NULL ? c->user : json_str(c->machine, "user");
 	argv[k++] = "--";
 	argv[k++] = json_str(c->machine, "host");
 	argv[k++] = strs[3];
@@ -194,7 +208,12 @@ pump(const struct ssh_call *c, struct ssh_result *res, pid_t pid, int in, int ou
 		}
 		if (out >= 0 && (p[1].revents & (POLLIN | POLLERR | POLLHUP))) {
 			n = read(out, buf, sizeof buf);
-			if (n <= 0 || res->outlen + (size_t)n > REMOTE_OUT_MAX) {
+			if (n > 0 && res->outlen + (size_t)n > REMOTE_OUT_MAX)
+				res->overflow = 1;
+			/* more than an answer may be: read no further */
+			if (res->overflow)
+				kill(-pid, SIGKILL);
+			if (n <= 0 || res->overflow) {
 				close(out);
 				out = -1;
 			} else {
@@ -321,10 +340,20 @@ ssh_result_free(struct ssh_result *res)
 	res->out = NULL;
 }
 
+/* The remote command answered: ssh ran it to its end, within its time and
+ * its output's bound (else ssh_failure says what went wrong). */
+int
+ssh_answered(const struct ssh_result *res)
+{
+	return !res->timed_out && !res->overflow && res->status != -1 &&
+	    WIFEXITED(res->status) && WEXITSTATUS(res->status) != 255;
+}
+
 /*
  * What went wrong with a call whose remote command did not answer: the
  * code (machine_changed for a host key that is not the pinned one,
- * machine_unreachable otherwise) and why (ssh's first error line).
+ * machine_incompatible for an answer too long to read, machine_unreachable
+ * otherwise) and why (ssh's first error line).
  */
 const char *
 ssh_failure(const struct ssh_result *res, char *why, size_t size)
@@ -337,6 +366,11 @@ ssh_failure(const struct ssh_result *res, char *why, size_t size)
 		n = sizeof line - 1;
 	memcpy(line, res->err, n);
 	line[n] = '\0';
+	if (res->overflow) {
+		snprintf(why, size, "the target's answer is longer than %d MiB: refused unread",
+		    REMOTE_OUT_MAX / (1024 * 1024));
+		return "machine_incompatible";
+	}
 	v = text_visible(line);
 	if (res->timed_out)
 		snprintf(why, size, "ssh did not finish within its time");

@@ -4,13 +4,18 @@
  * accept (with the peer's credentials), read newline-framed messages of
  * bounded size within a deadline, hand each whole message to ops.c,
  * buffer replies for slow readers, and call ops.c on a timer for the
- * connections that wait on a gate. Nothing here knows what a gate is.
+ * connections that wait on a gate. An operation that may take long (a
+ * request for an enrolled machine, which asks the target over ssh) goes on
+ * in a child process of its own (conn_fork), bounded in number and time,
+ * while the loop serves everyone else; its one line of result comes back
+ * on a pipe and is handed to ops.c. Nothing here knows what a gate is.
  * SIGINT and SIGTERM stop the loop; the socket is removed if it is still
  * the one bound here.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +43,17 @@ struct conn {
 	char		 wait_id[GATE_ID_LEN + 1];
 	int64_t		 wait_until;	/* epoch seconds */
 	int64_t		 next_beat;	/* ms */
+	pid_t		 child;		/* conn_fork's, or 0 */
+	int		 child_fd;	/* its result, as it comes */
+	char		*child_out;
+	size_t		 child_len;
+	int64_t		 child_deadline;	/* ms */
+	json_t		*child_msg;	/* the message it works on */
 };
+
+/* every connection, for conn_fork's bounds */
+static struct conn **all_conns;
+static size_t *all_n;
 
 static volatile sig_atomic_t stopping;
 
@@ -168,12 +183,124 @@ conn_open(int fd, struct peer *p)
 	memset(p, 0, sizeof *p);	/* its groups are the connection's now */
 	c->in = xcalloc(1, SERVE_LINE_MAX);
 	c->deadline = monotonic_ms() + SERVE_MESSAGE_MS;
+	c->child_fd = -1;
 	return c;
+}
+
+/* The child of c is done (or given up: out NULL): reap it, and hand its
+ * result to ops.c unless c is going away. */
+static void
+child_end(struct daemon *d, struct conn *c, int ok)
+{
+	int status;
+
+	if (!ok)
+		kill(c->child, SIGKILL);
+	while (waitpid(c->child, &status, 0) < 0 && errno == EINTR)
+		;
+	close(c->child_fd);
+	c->child = 0;
+	c->child_fd = -1;
+	if (d != NULL)
+		ops_child_done(d, c, c->child_msg, ok && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0 ? c->child_out : NULL, c->child_len);
+	json_decref(c->child_msg);
+	c->child_msg = NULL;
+	free(c->child_out);
+	c->child_out = NULL;
+	c->child_len = 0;
+}
+
+/*
+ * Go on with c's operation on msg in a child process: 0 in the child,
+ * with *fd where its one line of result goes (then it must _exit); its
+ * pid in this process, where ops_child_done gets that line once the child
+ * ends; -1 when none may start now (too many at once, for this uid or in
+ * all), after replying.
+ */
+pid_t
+conn_fork(struct conn *c, json_t *msg, int *fd)
+{
+	size_t i, mine = 0, total = 0;
+	sigset_t none;
+	int p[2];
+	pid_t pid;
+
+	for (i = 0; i < *all_n; i++) {
+		total += all_conns[i]->child > 0;
+		mine += all_conns[i]->child > 0 && all_conns[i]->peer.uid == c->peer.uid;
+	}
+	if (total >= SERVE_CHILDREN_MAX || mine >= SERVE_CHILDREN_PER_UID) {
+		conn_error(c, "busy", NULL, "%s requests for enrolled machines are being "
+		    "resolved; try again shortly", mine >= SERVE_CHILDREN_PER_UID ? "your" :
+		    "too many");
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		warn("serve: cannot start a worker");
+		conn_error(c, "internal", NULL, "the daemon cannot start a worker");
+		return -1;
+	}
+	if (pid == 0) {
+		/* nothing of the loop's: its signals, its sockets, its store */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(p[0]);
+		if (p[1] != 3 && (dup2(p[1], 3) != 3 || close(p[1]) != 0))
+			_exit(1);
+		if (close_range(4, ~0U, 0) != 0)
+			_exit(1);
+		*fd = 3;
+		return 0;
+	}
+	close(p[1]);
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0)
+		warn("serve: worker pipe");
+	c->child = pid;
+	c->child_fd = p[0];
+	c->child_deadline = monotonic_ms() + SERVE_CHILD_MS;
+	c->child_msg = json_incref(msg);
+	return pid;
+}
+
+/* Read what c's child wrote; at its end, the result goes to ops.c. */
+static void
+child_read(struct daemon *d, struct conn *c)
+{
+	char buf[16384];
+	ssize_t n;
+
+	for (;;) {
+		n = read(c->child_fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			child_end(d, c, n == 0);
+			return;
+		}
+		if (c->child_len + (size_t)n + 1 > SERVE_CHILD_OUT_MAX) {
+			warnx("serve: a worker said too much; stopped");
+			child_end(d, c, 0);
+			return;
+		}
+		c->child_out = realloc(c->child_out, c->child_len + (size_t)n + 1);
+		if (c->child_out == NULL)
+			err(1, "realloc");
+		memcpy(c->child_out + c->child_len, buf, (size_t)n);
+		c->child_len += (size_t)n;
+		c->child_out[c->child_len] = '\0';
+	}
 }
 
 void
 conn_close(struct conn *c)
 {
+	if (c->child > 0)
+		child_end(NULL, c, 0);
 	close(c->fd);
 	peer_free(&c->peer);
 	free(c->in);
@@ -374,13 +501,15 @@ int
 serve_run(struct daemon *d)
 {
 	struct conn *conns[SERVE_CONN_MAX];
-	struct pollfd pfd[SERVE_CONN_MAX + 2];
+	struct pollfd pfd[2 * SERVE_CONN_MAX + 2];
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t block, orig;
 	int64_t now, next_tick, wake;
 	size_t n = 0, i, k;
 	int lfd, timeout, watch;
 
+	all_conns = conns;
+	all_n = &n;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -419,8 +548,15 @@ serve_run(struct daemon *d)
 				wake = c->deadline;
 		}
 		pfd[n + 1] = (struct pollfd){ .fd = watch, .events = POLLIN };
+		/* the workers' pipes: a negative descriptor is not polled */
+		for (i = 0; i < n; i++) {
+			pfd[n + 2 + i] = (struct pollfd){ .fd = conns[i]->child_fd,
+			    .events = POLLIN };
+			if (conns[i]->child > 0 && conns[i]->child_deadline < wake)
+				wake = conns[i]->child_deadline;
+		}
 		timeout = wake > now ? (int)(wake - now) : 0;
-		if (ppoll(pfd, n + 2, &(struct timespec){ timeout / 1000,
+		if (ppoll(pfd, 2 * n + 2, &(struct timespec){ timeout / 1000,
 		    (timeout % 1000) * 1000000L }, &orig) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -437,6 +573,8 @@ serve_run(struct daemon *d)
 				c->dead = 1;
 			if (pfd[i + 1].revents & POLLOUT)
 				conn_flush(c);
+			if (c->child > 0 && (pfd[n + 2 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				child_read(d, c);
 		}
 		if ((pfd[n + 1].revents & POLLIN) && store_watch_drain(watch))
 			next_tick = 0;	/* look at the waited gates now */
@@ -455,6 +593,11 @@ serve_run(struct daemon *d)
 				conn_messages(d, c);
 			if (!c->dead && c->deadline > 0 && now >= c->deadline)
 				c->dead = 1;	/* too slow: no reply, just closed */
+			if (!c->dead && c->child > 0 && now >= c->child_deadline) {
+				warnx("serve: a worker for uid %u took too long; stopped",
+				    (unsigned)c->peer.uid);
+				child_end(d, c, 0);
+			}
 			/* a peer that sends nothing more is closed once answered */
 			if (!c->dead && c->eof && !c->busy && c->outlen == 0)
 				c->dead = 1;

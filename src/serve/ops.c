@@ -8,10 +8,12 @@
  * rule are in review.c.)
  */
 #include <err.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "serve.h"
+#include "remote/remote.h"
 
 #define WAIT_MAX_SECONDS	604800
 #define LIST_MAX		100
@@ -101,18 +103,116 @@ rates_free(struct daemon *d)
 	d->nrates = 0;
 }
 
+/*
+ * Judge and store the request of msg for c's peer, and reply; answer is
+ * the target's, asked by a worker for a request for an enrolled machine
+ * (NULL: none, or ask now).
+ */
+static void
+request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
+{
+	const struct peer *p = conn_peer(c);
+	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
+	const char *agent = json_string_value(json_object_get(msg, "agent"));
+	const char *project = json_string_value(json_object_get(msg, "project"));
+	struct requester rq;
+	struct refusal r;
+	char *bytes;
+	int rc;
+
+	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {
+		warn("serve: cannot read the groups of uid %u", (unsigned)p->uid);
+		conn_error(c, "internal", NULL, "the daemon cannot read your user and groups");
+		return;
+	}
+	rq.pid = p->pid;
+	rq.pid_start = p->start;
+	/* YOU commands run as the reviewer: by default in the reviewer's home */
+	free(rq.home);
+	rq.home = d->home != NULL ? xstrdup(d->home) : NULL;
+	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
+		requester_free(&rq);
+		conn_error(c, "internal", NULL, "cannot encode the request");
+		return;
+	}
+	rc = gate_submit_answered(&d->st, bytes, strlen(bytes), &rq, agent, project, answer,
+	    &desc, &r);
+	free(bytes);
+	requester_free(&rq);
+	if (rc == EXIT_REFUSED) {
+		reply = refusal_json(&r);
+		json_object_set_new(reply, "ok", json_false());
+		conn_reply(c, reply, 1);
+	} else if (rc != EXIT_OK)
+		conn_error(c, "internal", NULL, "the daemon cannot store the request "
+		    "(its log says why); nothing is waiting for review");
+	else {
+		warnx("serve: %s from %s (uid %u, pid %d) waits for review",
+		    json_str(desc, "request_id"), p->name, (unsigned)p->uid, (int)p->pid);
+		/* accepted, so exactly one of reason and its alias why is there */
+		notify_reviewer(json_str(desc, "request_id"),
+		    *json_str(req, "reason") != '\0' ? json_str(req, "reason") : json_str(req, "why"),
+		    (int)json_integer_value(json_object_get(desc, "root_count")),
+		    (int)json_integer_value(json_object_get(desc, "user_count")));
+		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
+	}
+}
+
+/*
+ * In a worker (conn_fork's child): ask the target of msg's request, write
+ * {"answer": …} or {"refusal": …} as one line on fd, and end. Nothing of
+ * the store is touched here.
+ */
+static void __attribute__((noreturn))
+request_ask(struct daemon *d, json_t *msg, int fd)
+{
+	json_t *a = NULL, *out;
+	struct wrequest q;
+	struct refusal r;
+	char *bytes = json_dumps(json_object_get(msg, "request"), JSON_COMPACT), *line;
+
+	if (bytes == NULL)
+		refuse(&r, "internal", "$", "cannot encode the request");
+	else if (request_parse(bytes, strlen(bytes), &q, &r) == 0) {
+		a = remote_ask(d->st.dir, &q, &r);
+		request_free(&q);
+	}
+	out = a != NULL ? json_pack("{s:o}", "answer", a) :
+	    json_pack("{s:o}", "refusal", refusal_json(&r));
+	line = out != NULL ? json_dumps(out, JSON_COMPACT) : NULL;
+	_exit(line != NULL && write_all(fd, line, strlen(line)) == 0 ? 0 : 1);
+}
+
+/* listen.c: the worker of c, on msg, ended; out is what it wrote (NULL
+ * when it failed or took too long). */
+void
+ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, size_t len)
+{
+	json_t *j = out != NULL ? json_loadb(out, len, 0, NULL) : NULL, *reply;
+	struct refusal r;
+
+	if (json_is_object(json_object_get(j, "answer")))
+		request_store(d, c, msg, json_object_get(j, "answer"));
+	else if (json_object_get(j, "refusal") != NULL &&
+	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
+		reply = refusal_json(&r);
+		json_object_set_new(reply, "ok", json_false());
+		conn_reply(c, reply, 1);
+	} else
+		conn_error(c, "machine_unreachable", "$.machine", "the target did not answer "
+		    "in time; nothing is waiting for review");
+	json_decref(j);
+}
+
 static void
 op_request(struct daemon *d, struct conn *c, json_t *msg)
 {
 	static const char *const allowed[] = { "op", "request", "agent", "project", NULL };
 	const struct peer *p = conn_peer(c);
 	const char *agent, *project;
-	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
-	struct requester rq;
-	struct refusal r;
+	json_t *req = json_object_get(msg, "request");
 	long pending;
-	char *bytes;
-	int rc;
+	int fd;
 
 	if (members_only(c, msg, allowed) != 0)
 		return;
@@ -146,41 +246,13 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 		    "(at most %ld); wait for them or withdraw one", pending, d->max_pending);
 		return;
 	}
-	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {
-		warn("serve: cannot read the groups of uid %u", (unsigned)p->uid);
-		conn_error(c, "internal", NULL, "the daemon cannot read your user and groups");
+	/* an enrolled machine is asked over ssh: in a worker, never here */
+	if (json_is_string(json_object_get(req, "machine"))) {
+		if (conn_fork(c, msg, &fd) == 0)
+			request_ask(d, msg, fd);
 		return;
 	}
-	rq.pid = p->pid;
-	rq.pid_start = p->start;
-	/* YOU commands run as the reviewer: by default in the reviewer's home */
-	free(rq.home);
-	rq.home = d->home != NULL ? xstrdup(d->home) : NULL;
-	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
-		requester_free(&rq);
-		conn_error(c, "internal", NULL, "cannot encode the request");
-		return;
-	}
-	rc = gate_submit(&d->st, bytes, strlen(bytes), &rq, agent, project, &desc, &r);
-	free(bytes);
-	requester_free(&rq);
-	if (rc == EXIT_REFUSED) {
-		reply = refusal_json(&r);
-		json_object_set_new(reply, "ok", json_false());
-		conn_reply(c, reply, 1);
-	} else if (rc != EXIT_OK)
-		conn_error(c, "internal", NULL, "the daemon cannot store the request "
-		    "(its log says why); nothing is waiting for review");
-	else {
-		warnx("serve: %s from %s (uid %u, pid %d) waits for review",
-		    json_str(desc, "request_id"), p->name, (unsigned)p->uid, (int)p->pid);
-		/* accepted, so exactly one of reason and its alias why is there */
-		notify_reviewer(json_str(desc, "request_id"),
-		    *json_str(req, "reason") != '\0' ? json_str(req, "reason") : json_str(req, "why"),
-		    (int)json_integer_value(json_object_get(desc, "root_count")),
-		    (int)json_integer_value(json_object_get(desc, "user_count")));
-		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
-	}
+	request_store(d, c, msg, NULL);
 }
 
 /*

@@ -25,6 +25,10 @@
 #define SERVE_RATE_SECONDS	60		/* ... in any this many seconds */
 #define SERVE_LIMIT_MAX		100000		/* what the options may raise them to */
 #define SERVE_RATE_UIDS		1024		/* requesters remembered for the rate */
+#define SERVE_CHILDREN_MAX	8		/* workers (conn_fork) at once ... */
+#define SERVE_CHILDREN_PER_UID	2		/* ... and for one requester */
+#define SERVE_CHILD_MS		45000		/* a worker's time: ssh's 15 s and more */
+#define SERVE_CHILD_OUT_MAX	(16 * 1024 * 1024)	/* what a worker may say */
 
 /* Who is on the other end, as the kernel said at accept. */
 struct peer {
@@ -69,6 +73,7 @@ void	 conn_error(struct conn *, const char *, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 const struct peer *conn_peer(const struct conn *);
 void	 conn_wait(struct conn *, const char *, int64_t);
+pid_t	 conn_fork(struct conn *, json_t *, int *);
 
 /* peer.c */
 int	 peer_read(int, struct peer *);
@@ -85,6 +90,7 @@ void	 op_review(struct daemon *, struct conn *, json_t *);
 void	 ops_message(struct daemon *, struct conn *, const char *, size_t);
 int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
+void	 ops_child_done(struct daemon *, struct conn *, json_t *, const char *, size_t);
 int	 members_only(struct conn *, json_t *, const char *const *);
 
 /* push.c: the hint-only push of serve --notify-url. */

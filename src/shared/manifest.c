@@ -168,9 +168,12 @@ manifest_check(const json_t *m, char *why, size_t size)
 				return bad(why, size, "the manifest's requester is malformed");
 	}
 	v = json_object_get(m, "machine");
-	if (v != NULL && (!json_is_object(v) || json_object_size(v) != 2 ||
+	if (v != NULL && (!json_is_object(v) || json_object_size(v) !=
+	    (json_object_get(v, "sudo_user") != NULL ? 3u : 2u) ||
 	    !json_is_string(json_object_get(v, "name")) ||
-	    !json_is_string(json_object_get(v, "destination"))))
+	    !json_is_string(json_object_get(v, "destination")) ||
+	    (json_object_get(v, "sudo_user") != NULL &&
+	    !json_is_string(json_object_get(v, "sudo_user")))))
 		return bad(why, size, "the manifest's machine is malformed");
 	if (files_check(files, why, size) != 0)
 		return -1;

@@ -195,7 +195,7 @@ static void
 context(struct tui *t, struct tdoc *d)
 {
 	json_t *g = t->gate;
-	char who[128];
+	char who[128], note[512];
 
 	context_field(d, "Reason", json_str(g, "reason"));
 	context_word(d, "Host", json_str(g, "host"));
@@ -205,6 +205,9 @@ context(struct tui *t, struct tdoc *d)
 		doc_add(d, ST_NORMAL, " at ");
 		doc_word(d, ST_BOLD, json_str(json_object_get(json_object_get(g, "manifest"),
 		    "machine"), "destination"));
+		machine_account_note(g, note, sizeof note);
+		if (*note != '\0')
+			context_field(d, "Password", note);
 	}
 	/* run_as and cwd are the ROOT commands' own: a YOU-only gate has none */
 	if (json_integer_value(json_object_get(g, "root_count")) > 0) {

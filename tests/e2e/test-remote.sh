@@ -8,7 +8,9 @@
 # a ROOT+YOU request on the machine approved by typing the target user's
 # password in a pty; a wrong password; an executable swapped after review;
 # a changed runner and host key; a stopped sshd; bad destinations; argv
-# that must arrive byte for byte.
+# that must arrive byte for byte; login files that must not run; a split
+# enrollment (--root-via); a hostile target (a fake `warrant exec` whose
+# staging directory and ledger lie, a 1 GiB answer).
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-remote.sh
 #
@@ -27,17 +29,23 @@ chmod 755 "$SR_DIR"
 TGT=wt-target
 OPT=/opt/wt-remote
 DROPIN=/etc/sudoers.d/wt-remote-test
+R2=wt-root2
+DROPIN2=/etc/sudoers.d/wt-remote-test2
 SSHD_PID=""
 RUNNER_BAK=""
+TGT_HOME=""
 
 cleanup() {
 	[ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
 	if [ -n "$RUNNER_BAK" ] && [ -f "$RUNNER_BAK" ]; then
 		cat "$RUNNER_BAK" >"$SR_RUNNER" && rm -f "$RUNNER_BAK"
 	fi
-	rm -f "$DROPIN"
+	rm -f "$DROPIN" "$DROPIN2" "$DROPIN.off"
 	rm -rf "$OPT"
 	usermod -p '!' "$TGT" 2>/dev/null
+	rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+	[ -n "$TGT_HOME" ] && cp /etc/skel/.profile "$TGT_HOME/.profile" 2>/dev/null
+	userdel -r "$R2" >/dev/null 2>&1
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
 	else echo "# transcripts kept in $SR_DIR"; fi
@@ -99,7 +107,10 @@ TGT_HOME=$(getent passwd "$TGT" | cut -d: -f6)
 rm -rf "$TGT_HOME/.local/state/warrant"
 install -d -o "$TGT" -g "$TGT" -m 0755 "$TGT_HOME/.local" "$TGT_HOME/.local/bin"
 ln -sf "$SR_WARRANT" "$TGT_HOME/.local/bin/warrant"
-[ -f "$TGT_HOME/.profile" ] || cp /etc/skel/.profile "$TGT_HOME/.profile"
+# the login files as Debian makes them (a run before may have planted some)
+rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+cp /etc/skel/.profile "$TGT_HOME/.profile"
+chown "$TGT:" "$TGT_HOME/.profile"
 printf '%s ALL=(ALL:ALL) ALL\n' "$TGT" >"$DROPIN"
 chmod 0440 "$DROPIN"
 visudo -cf "$DROPIN" >/dev/null || bail "the sudoers drop-in does not parse"
@@ -130,7 +141,7 @@ UsePAM yes
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-AllowUsers $TGT
+AllowUsers $TGT $R2
 PrintMotd no
 CFG
 # OpenSSH 9.8 and later would penalise the wrong-password tests
@@ -171,6 +182,19 @@ HK=$(cut -d' ' -f1,2 "$SR_DIR/host_key.pub")
 check "the host key is pinned under the alias tgt in warrant's known_hosts (0600)" \
     sh -c "grep -qxF 'tgt $HK' '$SR_STATE/known_hosts' && [ \$(stat -c %a '$SR_STATE/known_hosts') = 600 ] && [ \$(stat -c %a '$SR_STATE/machines.json') = 600 ]"
 check "machine check tgt: unchanged" W machine check tgt
+W machine list -j >"$SR_DIR/list.json" 2>&1
+WREAL=$(readlink -f "$SR_WARRANT")
+jcheck "enrollment pinned the absolute path of the target's warrant (found once by the login shell)" \
+    "j[0]['warrant']=='$WREAL' and j[0]['sudo_user']=='$TGT'" "$SR_DIR/list.json"
+# login files that leave a mark whenever they run, with or without a terminal
+MARKS=$SR_DIR/marks
+install -d -m 1777 "$MARKS"
+for f in .profile .bash_profile .bash_login; do
+	printf '\necho "%s $(tty 2>/dev/null || echo notty)" >>%s/login-mark\n' "$f" "$MARKS" \
+	    >>"$TGT_HOME/$f"
+	chown "$TGT:" "$TGT_HOME/$f"
+done
+
 
 section "a ROOT+YOU request on tgt"
 STAMP=$OPT/root-stamp-$TAG
@@ -191,7 +215,7 @@ TOUCH=$(sr_as "$TGT" sh -c 'command -v touch')
 TOUCH=$(readlink -f "$TOUCH")
 TSHA=$(sha256sum "$TOUCH" | cut -d' ' -f1)
 jcheck "the gate names machine tgt and seals its destination" \
-    "j['machine']=='tgt' and j['manifest']['machine']=={'name':'tgt','destination':'$DEST'}" \
+    "j['machine']=='tgt' and j['manifest']['machine']=={'name':'tgt','destination':'$DEST','sudo_user':'$TGT'}" \
     "$SR_DIR/r1.show"
 jcheck "the sealed manifest has the target's path and SHA-256 of each executable" \
     "j['manifest']['commands'][0]['path']=='$TOUCH' and j['manifest']['commands'][0]['executable_sha256']=='$TSHA'" \
@@ -214,6 +238,11 @@ jcheck "[P6] YOU argv with quotes, \$(), backquotes, newlines and spaces arrived
 jcheck "[P6] ROOT argv arrived byte for byte" \
     "entry(j,'rootwords')['output_tail']==$(echo "$WANT" | sed 's/IDX/3/')" "$ANS"
 check "[P6] nothing the agent wrote was run by a shell" sh -c "[ ! -e '$SR_DIR/pwned' ]"
+check "[P2] no login file of the ssh user ran (none with the reviewer's terminal)" \
+    sh -c "[ ! -e '$MARKS/login-mark' ]" || diag "$(cat "$MARKS/login-mark" 2>/dev/null)"
+check "the card says whose password is typed and that the YOU commands run in that account" \
+    grep -qF "the password typed is $TGT's on tgt, and the YOU commands run there as $TGT too" \
+    "$SR_DIR/r1.human"
 LEAKS=$(sr_canary_grep "$SR_DIR" "$SR_STATE" "$TGT_HOME/.local/state")
 if sr_canary_grep_works && [ -z "$LEAKS" ]; then
 	ok "[P2] the typed password is in no transcript, state or run record"
@@ -237,6 +266,47 @@ jcheck "[P2] a wrong password at the target's prompt: authentication_failed, pen
 check "[P2] nothing ran" sh -c "[ ! -e '$STAMP-2' ]"
 is "the gate stays pending" "$(sr_state "$G2")" pending
 
+section "--root-via: ROOT through an account that runs nothing of the agent's"
+id "$R2" >/dev/null 2>&1 || useradd -m -s /bin/bash "$R2" || bail "cannot create $R2"
+printf '%s:%s\n' "$R2" "$SR_PW" | chpasswd || bail "cannot set $R2's password"
+usermod -U "$R2" >/dev/null 2>&1
+chage -E -1 -M 99999 -d "$(date +%Y-%m-%d)" "$R2"
+printf '%s ALL=(ALL:ALL) ALL\n' "$R2" >"$DROPIN2"
+chmod 0440 "$DROPIN2"
+W machine add split "$DEST" --root-via "$TGT" >/dev/null 2>"$SR_DIR/split0.err"
+check "--root-via the destination's own user is refused" refused_with bad_destination "$SR_DIR/split0.err"
+if W machine add split "$DEST" --root-via "$R2" --warrant "$SR_WARRANT" >"$SR_DIR/split.out" 2>&1
+then ok "machine add split ... --root-via $R2 enrolls both accounts"
+else not_ok "machine add --root-via enrolls"; diag "$(cat "$SR_DIR/split.out")"; fi
+W machine list -j >"$SR_DIR/list2.json" 2>&1
+jcheck "machine list -j: split's batches go through $R2" \
+    "[m for m in j if m['name']=='split'][0]['sudo_user']=='$R2'" "$SR_DIR/list2.json"
+cat >"$SR_DIR/s1.json" <<JSON
+{"reason": "split you $TAG", "machine": "split",
+ "commands": [{"id": "who", "argv": ["/usr/bin/id", "-un"], "why": "you", "as": "user"}]}
+JSON
+W request <"$SR_DIR/s1.json" >/dev/null 2>"$SR_DIR/s1.err"
+check "a YOU command for a --root-via machine is refused (remote_root_only)" \
+    refused_with remote_root_only "$SR_DIR/s1.err"
+mkgate s2 <<JSON
+{"reason": "split root $TAG", "machine": "split",
+ "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-split"], "why": "stamp"}]}
+JSON
+GS=$G
+W show "$GS" >"$SR_DIR/s2.human" 2>&1
+check "the card says the password typed is $R2's" \
+    grep -qF "the password typed is $R2's on split" "$SR_DIR/s2.human"
+# the destination's user loses its sudo: only $R2's can run it now
+mv "$DROPIN" "$DROPIN.off"
+sr_forget_tickets
+answer right s2 "$GS" --run -j
+mv "$DROPIN.off" "$DROPIN"
+jcheck "[P1] approved through $R2's sudo: the ROOT command ran" \
+    "j['status']=='approved' and j['outcome']=='completed' and entry(j,'stamp')['status']=='ran'" "$ANS"
+check "[P1] as root" sh -c "[ \"\$(stat -c %u '$STAMP-split' 2>/dev/null)\" = 0 ]"
+check "[P2] no login file ran" sh -c "[ ! -e '$MARKS/login-mark' ]"
+check "machine check split: both accounts unchanged" W machine check split
+
 section "an executable swapped after review"
 cp /usr/bin/touch "$OPT/bin/wt-touch"
 mkgate r3 <<JSON
@@ -249,6 +319,98 @@ answer right r3 "$G3" --run -j
 check "[P1] the swapped executable did not run" sh -c "[ ! -e '$STAMP-3' ]"
 jcheck "[P1] the ledger says refused, not ran" \
     "entry(j,'stamp')['status']=='refused' and 'changed' in entry(j,'stamp')['error']" "$ANS"
+
+section "a hostile target"
+# a fake `warrant exec` (root-owned: the pinned path) that wraps the real
+# one and lies as $OPT/fake-mode says
+cat >"$OPT/bin/fake-warrant" <<FAKE
+#!/bin/sh
+real=$SR_WARRANT
+mode=\$(cat $OPT/fake-mode 2>/dev/null)
+if [ "\$1 \$2" = "exec --stage" ]; then
+	case \$mode in
+	dotdot|abs|symlink)
+		out=\$("\$real" "\$@") || exit 6
+		printf '%s\n' "\$out" | $PY -c 'import json, os, sys
+mode, home = sys.argv[1], sys.argv[2]
+j = json.loads(sys.stdin.read().strip().splitlines()[-1])
+runs = os.path.dirname(j["dir"])
+j["dir"] = {"dotdot": runs + "/../../../../victim", "abs": home + "/victim",
+    "symlink": runs + "/remote.SYMLNK"}[mode]
+print(json.dumps(j))' "\$mode" "\$HOME"
+		exit 0 ;;
+	esac
+fi
+if [ "\$1 \$2" = "exec --fetch" ]; then
+	case \$mode in
+	other|extra)
+		out=\$("\$real" "\$@")
+		printf '%s\n' "\$out" | $PY -c 'import json, sys
+j = json.loads(sys.stdin.read().strip().splitlines()[-1])
+if sys.argv[1] == "other": j["ledger"]["manifest_sha256"] = "0" * 64
+else: j["ledger"]["entries"].append(dict(j["ledger"]["entries"][0], id="notasked"))
+print(json.dumps(j))' "\$mode"
+		exit 0 ;;
+	huge)
+		"\$real" "\$@"
+		head -c 1073741824 /dev/zero | tr '\\0' x
+		echo
+		exit 0 ;;
+	esac
+fi
+exec "\$real" "\$@"
+FAKE
+chmod 0755 "$OPT/bin/fake-warrant"
+: >"$OPT/fake-mode"
+check "machine add evil with the fake warrant" W machine add evil "$DEST" --warrant "$OPT/bin/fake-warrant"
+TRUNS=$TGT_HOME/.local/state/warrant/runs
+install -d -o "$TGT" -g "$TGT" -m 0700 "$TGT_HOME/victim"
+echo keep >"$TGT_HOME/victim/file"
+chown "$TGT:" "$TGT_HOME/victim/file"
+sr_as "$TGT" ln -sfn "$TGT_HOME/victim" "$TRUNS/remote.SYMLNK"
+for mode in dotdot abs symlink; do
+	echo "$mode" >"$OPT/fake-mode"
+	mkgate e-$mode <<JSON
+{"reason": "evil $mode $TAG", "machine": "evil",
+ "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-e-$mode"], "why": "stamp"}]}
+JSON
+	answer none e-$mode "$G" --run -j
+	jcheck "[P1] a staging directory named '$mode' is refused: pending, nothing ran, no prompt" \
+	    "j['status']=='pending' and j['outcome'] in ('machine_incompatible','runner_error')" "$ANS"
+	is "... no prompt was shown ($mode)" "$(pty_prompts)" 0
+	check "... nothing ran ($mode)" sh -c "[ ! -e '$STAMP-e-$mode' ]"
+	check "... the victim directory is untouched ($mode)" \
+	    sh -c "[ \"\$(cat '$TGT_HOME/victim/file')\" = keep ]"
+done
+: >"$OPT/fake-mode"
+# the target side itself: --fetch removes nothing but its own run directories
+for bad in "$TGT_HOME/victim" "$TRUNS/../../../../victim" "$TRUNS/remote.SYMLNK" "victim"; do
+	sr_as "$TGT" "$SR_WARRANT" exec --fetch "$bad" >/dev/null 2>"$SR_DIR/fetchbad.err"
+	rc=$?
+	if [ $rc -eq 6 ] && [ "$(cat "$TGT_HOME/victim/file" 2>/dev/null)" = keep ]; then
+		ok "[P1] warrant exec --fetch '$bad' is refused (6) and removes nothing"
+	else not_ok "warrant exec --fetch '$bad' is refused"; diag "rc=$rc $(cat "$SR_DIR/fetchbad.err")"; fi
+done
+for mode in other extra huge; do
+	echo "$mode" >"$OPT/fake-mode"
+	mkgate f-$mode <<JSON
+{"reason": "evil fetch $mode $TAG", "machine": "evil",
+ "commands": [{"id": "stamp", "argv": ["touch", "$STAMP-f-$mode"], "why": "stamp"}]}
+JSON
+	sr_forget_tickets
+	answer right f-$mode "$G" --run -j
+	check "the command really ran ($mode)" sh -c "[ -e '$STAMP-f-$mode' ]"
+	jcheck "[P1] a lying ledger ($mode) settles as 'may have run', with why" \
+	    "j['outcome']=='runner_error' and entry(j,'stamp')['status']=='interrupted' and 'may have run' in entry(j,'stamp')['error'] and ('does not check out' in json.dumps(j) or 'longer than' in json.dumps(j))" "$ANS"
+done
+: >"$OPT/fake-mode"
+W machine remove evil >/dev/null 2>&1
+rm -rf "$TGT_HOME/victim" "$TRUNS/remote.SYMLNK"
+check "[P2] no login file of $TGT ran in any approval above" sh -c "[ ! -e '$MARKS/login-mark' ]"
+# Debian's login files again: enrolling anew looks warrant up through them
+rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+cp /etc/skel/.profile "$TGT_HOME/.profile"
+chown "$TGT:" "$TGT_HOME/.profile"
 
 section "a changed runner"
 mkgate r4 <<JSON

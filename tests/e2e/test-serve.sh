@@ -134,6 +134,53 @@ ok "warrant serve starts and answers on $SOCK"
 is "the socket belongs to the reviewer and the requester group, mode 0660" \
     "$(stat -c '%U %G %a %F' "$SOCK")" "$REV $GRP 660 socket"
 
+section "a target that hangs holds up no other requester"
+# first, while no requester is near its rate (B's is counted below: A asks)
+# an enrolled machine whose "sshd" accepts and never speaks: ssh waits
+# for its banner (ConnectTimeout), the resolution with it
+"$PY" -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+time.sleep(90)' "$SR_DIR/hang.port" &
+HANGPID=$!
+i=0
+while [ ! -s "$SR_DIR/hang.port" ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+HPORT=$(cat "$SR_DIR/hang.port")
+"$PY" -c 'import json, sys
+path, port, w = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+json.dump({"slow": {"name": "slow", "destination": "ssh://nobody@127.0.0.1:%d" % port,
+    "user": "nobody", "host": "127.0.0.1", "port": port, "warrant": w,
+    "host_key": "slow ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVzZWQgb25seSBieSB0aGUgdGVzdHMgMDAwMDAw\n",
+    "host_key_sha256": "0" * 64, "contract": {"schema_version": 1, "runner": "/x",
+    "runner_sha256": "0" * 64}}}, open(path, "w"))' "$SR_STATE/machines.json" "$HPORT" "$W"
+chown "$REV" "$SR_STATE/machines.json" && chmod 0600 "$SR_STATE/machines.json"
+printf '{"reason":"slow %s","machine":"slow","commands":[{"id":"t","argv":["/usr/bin/true"],"why":"test"}]}\n' \
+    "$TAG" >"$SR_DIR/slow.json"
+chmod 644 "$SR_DIR/slow.json"
+rm -f "$SR_DIR/slow.done"
+( req "$A" "$SR_DIR/slow.json" -j; echo "$RC" >"$SR_DIR/slow.done" ) &
+SLOWPID=$!
+# the daemon took A's request: its worker is in ssh now
+i=0
+while ! pgrep -u "$REV" -f "HostKeyAlias=slow" >/dev/null 2>&1 && [ $i -lt 100 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+check "A's request for the hung machine is being resolved (ssh runs)" \
+    pgrep -u "$REV" -f "HostKeyAlias=slow"
+r=$(as "$B" timeout 20 "$PY" "$SOCKPY" "$SOCK" send '{"op":"list"}')
+jcheck "[P4] another requester is answered while the resolution hangs" 'j["ok"] is True' - <<EOF
+$r
+EOF
+check "... and A's resolution was still pending when B was answered" \
+    sh -c "[ ! -e '$SR_DIR/slow.done' ] && pgrep -u '$REV' -f 'HostKeyAlias=slow' >/dev/null"
+wait "$SLOWPID"
+is "A's request ends refused (exit 2)" "$(cat "$SR_DIR/slow.done" 2>/dev/null)" 2
+jcheck "... as machine_unreachable, nothing stored" \
+    'j["error"]["code"] == "machine_unreachable"' "$SR_DIR/slow.json.out"
+kill "$HANGPID" 2>/dev/null
+wait "$HANGPID" 2>/dev/null
+rm -f "$SR_STATE/machines.json"
+
 section "a requester on another uid"
 req "$A" "$SR_DIR/touch.json" -o agent-a
 is "[P4] the agent user's request through the socket is stored (exit 0)" "$RC" 0
