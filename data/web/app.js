@@ -250,6 +250,7 @@ function gateCard(g) {
 		(g.project ? ", project " + g.project : "") + " on " + g.host +
 		(g.machine ? ", machine " + g.machine + " (" + (g.machine_destination || "") + ")" : "");
 	card.append(el("div", { class: "meta muted", text: who }));
+	if (g.machine_account) card.append(el("div", { class: "meta warn", text: g.machine_account }));
 	if (pending) card.append(el("div", { class: "meta muted",
 		text: "expires " + new Date(g.expires_at * 1000).toLocaleString() }));
 	const list = el("ol", { class: "cmds" });

@@ -88,7 +88,8 @@ fetch(struct batch *b, const json_t *m, const char *dir, char *why, size_t size)
 	memcpy(msg, b->message, sizeof msg);
 	memcpy(out, b->outcome, sizeof out);
 	a = call(b, m, words, NULL, &status);
-	snprintf(why, size, "the target's records could not be fetched (%s)", b->message);
+	snprintf(why, size, "the target's records could not be fetched (%.400s)",
+	    b->message);
 	memcpy(b->message, msg, sizeof msg);
 	memcpy(b->outcome, out, sizeof out);
 	if (a == NULL || status != 0)

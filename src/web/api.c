@@ -164,7 +164,7 @@ gate_view(struct web *w, const char *id)
 {
 	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full, *c;
 	int pending, root, any = 0;
-	char cmd[256];
+	char cmd[256], note[1024];
 	size_t i;
 
 	if (g == NULL)
@@ -174,10 +174,15 @@ gate_view(struct web *w, const char *id)
 	/* an enrolled machine's batch runs under its sudo: a terminal's, always */
 	if (*json_str(g, "machine") != '\0') {
 		root = 1;
-		if ((full = store_gate(&w->st, id, 1)) != NULL)
+		if ((full = store_gate(&w->st, id, 1)) != NULL) {
 			json_object_set_new(g, "machine_destination", json_string(json_str(
 			    json_object_get(json_object_get(full, "manifest"), "machine"),
 			    "destination")));
+			/* whose password the target's sudo asks, as the card says */
+			machine_account_note(full, note, sizeof note);
+			if (*note != '\0')
+				json_object_set_new(g, "machine_account", json_string(note));
+		}
 		json_decref(full);
 	}
 	if (strcmp(json_str(g, "state"), "approved") == 0 &&
