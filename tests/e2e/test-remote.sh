@@ -45,6 +45,9 @@ cleanup() {
 	usermod -p '!' "$TGT" 2>/dev/null
 	rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
 	[ -n "$TGT_HOME" ] && cp /etc/skel/.profile "$TGT_HOME/.profile" 2>/dev/null
+	# what the hostile targets staged and never named back, and their victim
+	[ -n "$TGT_HOME" ] && rm -rf "$TGT_HOME/.local/state/warrant/runs/remote."* \
+	    "$TGT_HOME/victim"
 	userdel -r "$R2" >/dev/null 2>&1
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
