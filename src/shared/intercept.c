@@ -396,13 +396,6 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 	of = is_link ? ((flags & AT_SYMLINK_FOLLOW) ? JUDGE_FOLLOW : 0) : JUDGE_WRITE;
 	if (answered(k, callname, judge_arg(k, odirfd, oaddr, of, opath, &o), &o))
 		return;
-	if (!S_ISLNK(o.st.st_mode) && !S_ISDIR(o.st.st_mode) && !is_link &&
-	    inode_owned(k->jc.w, &o.st)) {
-		snprintf(o.why, sizeof o.why, "the requester can change %s (it owns it)", o.shown);
-		sv_refuse(k, callname, o.shown, o.why);
-		judged_close(&o);
-		return;
-	}
 	if (answered(k, callname, judge_arg(k, ndirfd, naddr, JUDGE_WRITE | JUDGE_MISSING,
 	    npath, &n), &n)) {
 		judged_close(&o);
