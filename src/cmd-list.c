@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/* warrant list: pending gates (all gates with -a), newest first. */
+/*
+ * warrant list: pending gates (all gates with -a), newest first: of this
+ * user's store, or with --to REVIEWER or WARRANT_SOCKET the caller's own
+ * at that reviewer's daemon (client/queue.c). A user without a store is
+ * told so, and where queues are; none is made for a look.
+ */
 #include <getopt.h>
 #include <stdlib.h>
 
@@ -19,16 +24,18 @@ print_line(json_t *g, void *n)
 
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
-	.usage = "[-a] [-j] [-l N] [-p PROJECT] | --to REVIEWER [-j]",
+	.usage = "[-a] [-j] [-l N] [-p PROJECT] | --to REVIEWER [-a] [-j]",
 	.help =
 	"List pending gates, newest first.\n\n"
 	"  -a, --all          include settled gates (after the pending ones)\n"
 	"  -j, --json         a JSON array of gate objects\n"
 	"  -l, --limit N      at most N gates (default 50)\n"
 	"  -p, --project P    only gates of project P\n"
-	"  -t, --to REVIEWER  for a co-reviewer under the host's two-person rule: the\n"
-	"                     pending gates with ROOT commands of REVIEWER (through\n"
-	"                     their daemon), with their reviews so far\n",
+	"  -t, --to REVIEWER  your own gates at REVIEWER's daemon (warrant serve), for\n"
+	"                     an agent that runs as its own user; WARRANT_SOCKET=PATH\n"
+	"                     does the same for the socket at PATH. A co-reviewer under\n"
+	"                     the host's two-person rule also sees REVIEWER's pending\n"
+	"                     gates with ROOT commands, with their reviews so far\n",
 	.exec = cmd_list_exec,
 };
 
@@ -43,9 +50,10 @@ cmd_list_exec(int argc, char **argv)
 		{ "to", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *project = NULL, *to = NULL;
+	const char *project = NULL, *to = NULL, *sock = getenv("WARRANT_SOCKET");
+	char dir[PATH_MAX];
 	long limit = 50;
-	int ch, all = 0, json = 0, rc;
+	int ch, all = 0, json = 0, rc, limited = 0;
 	struct store st;
 	size_t n = 0;
 
@@ -60,6 +68,7 @@ cmd_list_exec(int argc, char **argv)
 		case 'l':
 			if (parse_count(optarg, 1, 1000000, &limit) != 0)
 				return usage_error(&cmd_list_entry, "-l takes a count from 1 to 1000000");
+			limited = 1;
 			break;
 		case 'p':
 			project = optarg;
@@ -73,13 +82,24 @@ cmd_list_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_list_entry, "unexpected argument '%s'", argv[optind]);
-	if (to != NULL) {
-		if (all || project != NULL)
-			return usage_error(&cmd_list_entry, "--to goes with -j only");
-		return cosign_list(to, json);
+	if (to != NULL || (sock != NULL && *sock != '\0')) {
+		if (limited || project != NULL)
+			return usage_error(&cmd_list_entry, "at a reviewer's daemon (--to, "
+			    "WARRANT_SOCKET), list takes -a and -j only");
+		return queue_list(to, all, json);
 	}
-	if (open_store_current(&st) != 0)
+	if ((rc = store_open_existing(&st, dir)) < 0 ||
+	    (rc == 0 && refresh_store(&st) != 0)) {
+		if (rc == 0)
+			store_close(&st);
 		return EXIT_INTERNAL;
+	}
+	if (rc > 0) {
+		if (json)
+			puts("[]");
+		queue_none_here(json ? stderr : stdout, dir);
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	}
 	/* -j: straight from the rows (src/store/listjson.c); a failure part
 	 * way leaves the array cut short, and the exit says so */
 	rc = json ? store_list_dump(&st, all, limit, project, ANY_REQUESTER, stdout, &n) :

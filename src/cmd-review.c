@@ -68,6 +68,9 @@ cmd_review_exec(int argc, char **argv)
 	}
 	if (optind < argc - 1)
 		return usage_error(&cmd_review_entry, "give at most one ID");
+	/* root reviews nothing of its own: it is told where the queues are */
+	if (queue_root_has_none())
+		return EXIT_REFUSED;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		warnx("review needs a terminal on stdin and stdout (try warrant list or "
 		    "warrant show)");

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* warrant show: one gate in full, with its ledger once approved; with -j
- * the sealed manifest too. */
+/*
+ * warrant show: one gate in full, with its ledger once approved; with -j
+ * the sealed manifest too. With --to REVIEWER or WARRANT_SOCKET, one of
+ * the caller's own gates at that reviewer's daemon, or for a co-reviewer
+ * one to review (client/queue.c, cosign.c).
+ */
+#include <err.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +25,11 @@ const struct cmd_entry cmd_show_entry = {
 	"Agent text is shown with control characters and escapes made visible.\n\n"
 	"  -j, --json   the gate as JSON, with the sealed manifest and its SHA-256\n"
 	"  -t, --to REVIEWER\n"
-	"               a gate of REVIEWER's (through their daemon), for a co-reviewer\n"
-	"               under the host's two-person rule, with its reviews so far\n"
+	"               one of your own gates at REVIEWER's daemon (warrant serve),\n"
+	"               with its outcome once settled (WARRANT_SOCKET=PATH does the\n"
+	"               same for the socket at PATH); for a co-reviewer under the\n"
+	"               host's two-person rule also a gate of REVIEWER's to review,\n"
+	"               with its reviews so far\n"
 	"  -c, --command ID\n"
 	"               with --to: the reviews of these commands only (repeatable)\n",
 	.exec = cmd_show_exec,
@@ -36,8 +44,8 @@ cmd_show_exec(int argc, char **argv)
 		{ "command", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *to = NULL, *sel[128];
-	char id[GATE_ID_LEN + 1];
+	const char *to = NULL, *sel[128], *sock = getenv("WARRANT_SOCKET");
+	char id[GATE_ID_LEN + 1], dir[PATH_MAX], *shown;
 	struct store st;
 	size_t nsel = 0;
 	json_t *g, *ledger;
@@ -55,12 +63,24 @@ cmd_show_exec(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_show_entry, "give exactly one ID");
-	if (to != NULL)
+	if (to != NULL && nsel > 0)
 		return cosign_show(to, argv[optind], sel, nsel, json);
 	if (nsel > 0)
 		return usage_error(&cmd_show_entry, "-c goes with --to");
-	if (open_store_current(&st) != 0)
+	if (to != NULL || (sock != NULL && *sock != '\0'))
+		return queue_show(to, argv[optind], json);
+	if ((rc = store_open_existing(&st, dir)) < 0 ||
+	    (rc == 0 && refresh_store(&st) != 0)) {
+		if (rc == 0)
+			store_close(&st);
 		return EXIT_INTERNAL;
+	}
+	if (rc > 0) {
+		shown = text_visible(argv[optind]);
+		warnx("no gate matches '%s': there is no store at %s", shown, dir);
+		free(shown);
+		return EXIT_REFUSED;
+	}
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;

@@ -156,7 +156,9 @@ const struct exit_meaning exit_meanings[] = {
 	{ EXIT_WAIT_DENIED, "denied by the reviewer; nothing ran: read the feedback" },
 	{ EXIT_WAIT_EXPIRED, "expired: nobody answered in time; nothing ran" },
 	{ EXIT_WAIT_PENDING, "still pending when -t ran out" },
-	{ EXIT_UNREACHABLE, "the reviewer's daemon cannot be reached (--to, WARRANT_SOCKET)" },
+	{ EXIT_UNREACHABLE, "the reviewer's daemon cannot be reached (--to, WARRANT_SOCKET), "
+	    "also after waiting for a restart; when a gate id is printed, do not resend: "
+	    "`warrant wait ID`" },
 	{ 0, NULL },
 };
 

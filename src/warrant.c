@@ -16,6 +16,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
 	&cmd_answer_entry,
 	&cmd_wait_entry,
+	&cmd_withdraw_entry,
 	&cmd_log_entry,
 	&cmd_box_entry,
 	&cmd_requesters_entry,

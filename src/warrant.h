@@ -82,24 +82,35 @@ struct link {
 	int		 watch;		/* store_watch() of st, or -1 */
 	char		*buf;		/* reply bytes read, not yet taken */
 	size_t		 len, cap;
+	int		 told;		/* "not answering" was said */
 };
-int	 link_open(struct link *, const char *);
+int	 link_open(struct link *, const char *, int);
 void	 link_close(struct link *);
 int	 link_submit(struct link *, const char *, size_t, const char *, const char *,
 	    json_t **, struct refusal *);
 int	 link_wait(struct link *, const char *, long, json_t **);
-int	 link_withdraw(struct link *, const char *, const char *);
+int	 link_withdraw(struct link *, const char *, const char *, char [GATE_ID_LEN + 1],
+	    struct refusal *);
 int	 link_op(struct link *, json_t *, json_t **, struct refusal *);
 
 /* client/cosign.c: a co-reviewer under the two-person rule, through the
  * reviewer's daemon (docs/two-person.md). */
-int	 cosign_list(const char *, int);
+int	 cosign_applies(void);
+json_t	*cosign_list(const char *);
+void	 cosign_list_print(FILE *, const char *, const json_t *);
 void	 cosign_tally_line(FILE *, const json_t *);
 int	 cosign_tally_text(const json_t *, char *, size_t);
 int	 cosign_show(const char *, const char *, const char *const *, size_t, int);
 int	 cosign_answer(const char *, const char *, const char *const *, size_t, int,
 	    const char *, int);
 int	 link_watch(const struct link *);
+
+/* client/queue.c: the caller's own gates at a reviewer's daemon, and
+ * whose queue is where when the caller has no store. */
+int	 queue_list(const char *, int, int);
+int	 queue_show(const char *, const char *, int);
+void	 queue_none_here(FILE *, const char *);
+int	 queue_root_has_none(void);
 
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);
@@ -119,6 +130,7 @@ extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_answer_entry;
 extern const struct cmd_entry cmd_wait_entry;
+extern const struct cmd_entry cmd_withdraw_entry;
 int	 wait_print(const json_t *, int);
 extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_requesters_entry;

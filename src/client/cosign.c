@@ -43,7 +43,7 @@ ask(const char *to, json_t *msg, json_t **reply)
 	int rc;
 
 	*reply = NULL;
-	if ((rc = link_open(&l, to)) != EXIT_OK) {
+	if ((rc = link_open(&l, to, 0)) != EXIT_OK) {
 		json_decref(msg);
 		return rc;
 	}
@@ -139,34 +139,57 @@ print_tally(FILE *fp, const char *to, const json_t *t)
 	    json_is_true(json_object_get(t, "denied")) ? " (a member denied it)" : "");
 }
 
+/*
+ * Does the host's two-person rule make this user a co-reviewer? Also
+ * when the policy cannot be read: the daemon then says why.
+ */
 int
-cosign_list(const char *to, int json)
+cosign_applies(void)
 {
-	json_t *reply, *g;
-	size_t i;
-	int rc;
+	struct tp_policy p;
+	char why[512];
 
-	if ((rc = ask(to, json_pack("{s:s}", "op", "review_list"), &reply)) != EXIT_OK)
-		return rc;
-	if (json)
-		rc = print_json(json_object_get(reply, "gates"));
-	else {
-		json_array_foreach(json_object_get(reply, "gates"), i, g) {
-			gate_print_line(stdout, g);
-			printf("    reviews: %lld of %lld%s\n",
-			    (long long)json_integer_value(json_object_get(json_object_get(g,
-			    "reviews"), "approvals")),
-			    (long long)json_integer_value(json_object_get(json_object_get(g,
-			    "reviews"), "needed")),
-			    json_is_true(json_object_get(g, "yours")) ? " (you asked: you cannot "
-			    "approve it)" : "");
-		}
-		if (json_array_size(json_object_get(reply, "gates")) == 0)
-			printf("no pending gate of %s has ROOT commands\n", to);
-		rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
-	}
+	return tp_policy_load(&p, why, sizeof why) != 0 ||
+	    (p.approvals > 1 && tp_is_member(&p, getuid()));
+}
+
+/* The pending gates with ROOT commands of to's that this co-reviewer
+ * may review, each with its reviews; NULL after saying why. */
+json_t *
+cosign_list(const char *to)
+{
+	json_t *reply, *gates;
+
+	if (ask(to, json_pack("{s:s}", "op", "review_list"), &reply) != EXIT_OK)
+		return NULL;
+	gates = json_incref(json_object_get(reply, "gates"));
 	json_decref(reply);
-	return rc;
+	return json_is_array(gates) ? gates : NULL;
+}
+
+/* Those gates (cosign_list) for people. */
+void
+cosign_list_print(FILE *fp, const char *to, const json_t *gates)
+{
+	const json_t *g;
+	size_t i;
+
+	if (json_array_size(gates) == 0) {
+		fprintf(fp, "no pending gate of %s has ROOT commands\n", to);
+		return;
+	}
+	fprintf(fp, "to review under the two-person rule, %s's pending gates with ROOT "
+	    "commands:\n", to);
+	json_array_foreach(gates, i, g) {
+		gate_print_line(fp, g);
+		fprintf(fp, "    reviews: %lld of %lld%s\n",
+		    (long long)json_integer_value(json_object_get(json_object_get(g,
+		    "reviews"), "approvals")),
+		    (long long)json_integer_value(json_object_get(json_object_get(g,
+		    "reviews"), "needed")),
+		    json_is_true(json_object_get(g, "yours")) ? " (you asked: you cannot "
+		    "approve it)" : "");
+	}
 }
 
 /* The gate and the binding of the selection, from the daemon, checked

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Where a requester's gates live, seen from `warrant request`, `wait` and
- * `mcp`: this user's own store, or the reviewer's daemon over the
- * requester socket (docs/protocol.md) when --to REVIEWER or
- * WARRANT_SOCKET says so. Both give the same descriptors, refusals,
- * outcomes and exit codes; a daemon that cannot be reached is said
- * plainly, with how to start it (exit 7), never found out later.
+ * Where a requester's gates live, seen from `warrant request`, `wait`,
+ * `list`, `show`, `withdraw` and `mcp`: this user's own store, or the
+ * reviewer's daemon over the requester socket (docs/protocol.md) when --to
+ * REVIEWER or WARRANT_SOCKET says so. Both give the same descriptors,
+ * refusals, outcomes and exit codes; a daemon that cannot be reached is
+ * said plainly, with how to start it (exit 7), never found out later.
+ *
+ * Every message is safe to send twice (a request carries a random key of
+ * its invocation, and the daemon answers a repeat with the gate the first
+ * one made), so a connection lost under a message is made again, with
+ * backoff, for up to PATIENCE_MS while the daemon restarts, and the
+ * message sent again; a wait is sent again by the gate's id.
  */
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <err.h>
@@ -24,7 +31,11 @@
 #define REPLY_MAX		(16 * 1024 * 1024)	/* one reply line */
 #define REPLY_SILENCE_MS	30000	/* no line for this long: the daemon is gone */
 #define BUSY_RETRIES		10
-#define RECONNECT_MS		10000	/* a daemon restarting under a wait */
+#define BUSY_PAUSE_MS		250
+#define PATIENCE_MS		45000	/* a daemon restarting: connect again this long */
+#define BACKOFF_FIRST_MS	100	/* ... first after this, then twice as long ... */
+#define BACKOFF_MAX_MS		2000	/* ... up to this */
+#define KEY_BYTES		16	/* a request key: 32 hex digits */
 #define WAIT_POLL_MS		1000	/* the local wait's fallback to the store's watch */
 
 static int
@@ -57,21 +68,29 @@ unreachable(const struct link *l, int e)
 		    "runs `warrant requesters add --reviewer REVIEWER USER`" : "");
 }
 
+static void
+sleep_ms(int64_t ms)
+{
+	struct timespec t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		;
+}
+
+/* One try to connect. 0, or -1 with errno (and no descriptor). */
 static int
-link_connect(struct link *l, int quiet)
+link_connect(struct link *l)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int e;
 
 	if ((l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return -1;
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
 	if (connect(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-		int e = errno;
-
+		e = errno;
 		close(l->fd);
 		l->fd = -1;
-		if (!quiet)
-			unreachable(l, e);
 		errno = e;
 		return -1;
 	}
@@ -79,14 +98,64 @@ link_connect(struct link *l, int quiet)
 	return 0;
 }
 
+/* The connection is gone (or useless): closed, and nothing of it kept. */
+static void
+link_drop(struct link *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	l->len = 0;
+}
+
+/* A daemon that is restarting: its socket is missing, or there and not
+ * accepting yet, or its backlog is full. */
+static int
+restarting(int e)
+{
+	return e == ENOENT || e == ECONNREFUSED || e == EAGAIN;
+}
+
+/*
+ * Connect, waiting for a daemon that is restarting (with backoff) until
+ * PATIENCE_MS after *since (set to now when 0). 0 connected, or -1 after
+ * saying why.
+ */
+static int
+link_reconnect(struct link *l, int64_t *since)
+{
+	int64_t delay = BACKOFF_FIRST_MS;
+
+	if (*since == 0)
+		*since = monotonic_ms();
+	for (;;) {
+		if (link_connect(l) == 0)
+			return 0;
+		if (!restarting(errno) || monotonic_ms() - *since + delay > PATIENCE_MS) {
+			unreachable(l, errno);
+			return -1;
+		}
+		if (!l->told) {
+			warnx("the reviewer's daemon at %s is not answering (%s); trying again "
+			    "for up to %d s", l->path, strerror(errno), PATIENCE_MS / 1000);
+			l->told = 1;
+		}
+		sleep_ms(delay);
+		delay = delay * 2 < BACKOFF_MAX_MS ? delay * 2 : BACKOFF_MAX_MS;
+	}
+}
+
 /*
  * Open the link: to the daemon of reviewer to, or of WARRANT_SOCKET, or
- * (neither given) to this user's store. EXIT_OK, EXIT_REFUSED for a bad
- * name, EXIT_UNREACHABLE or EXIT_INTERNAL after saying why.
+ * (neither given) to this user's store. A daemon that is not there is
+ * waited for as for a restart when patient, else said at once (nothing
+ * was sent to it). EXIT_OK, EXIT_REFUSED for a bad name, EXIT_UNREACHABLE
+ * or EXIT_INTERNAL after saying why.
  */
 int
-link_open(struct link *l, const char *to)
+link_open(struct link *l, const char *to, int patient)
 {
+	int64_t since = 0;
 	const char *env = getenv("WARRANT_SOCKET");
 
 	memset(l, 0, sizeof *l);
@@ -108,7 +177,12 @@ link_open(struct link *l, const char *to)
 		l->local = 1;
 		return EXIT_OK;
 	}
-	return link_connect(l, 0) == 0 ? EXIT_OK : EXIT_UNREACHABLE;
+	if (patient)
+		return link_reconnect(l, &since) == 0 ? EXIT_OK : EXIT_UNREACHABLE;
+	if (link_connect(l) == 0)
+		return EXIT_OK;
+	unreachable(l, errno);
+	return EXIT_UNREACHABLE;
 }
 
 void
@@ -184,6 +258,10 @@ read_reply(struct link *l)
 	ssize_t r;
 	size_t len;
 
+	if (l->fd < 0) {	/* never a closed descriptor: poll would ignore it */
+		errno = ENOTCONN;
+		return NULL;
+	}
 	for (;;) {
 		if (l->buf != NULL && (nl = memchr(l->buf, '\n', l->len)) != NULL) {
 			len = (size_t)(nl - l->buf);
@@ -228,45 +306,56 @@ read_reply(struct link *l)
 	}
 }
 
+/* The connection was lost under a message (rather than refused for
+ * good, or the reply being nonsense): worth connecting again. */
+static int
+lost(int e)
+{
+	return e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ETIMEDOUT;
+}
+
+/* The reply is the daemon's "busy" (too many connections). */
+static int
+busy(const json_t *reply)
+{
+	return strcmp(json_str(json_object_get(reply, "error"), "code"), "busy") == 0;
+}
+
 /*
- * Send msg and read the first reply line. A daemon that turned the
- * connection away as busy is asked again a few times, and so is one whose
- * connection was closed before it took the message (a restart). One that
- * took it and went away before answering is asked again only when resend
- * says the operation may safely run twice (not a request: that could make
- * two gates). EXIT_OK with *reply, else EXIT_UNREACHABLE after saying why.
+ * Send msg and read the first reply line. A lost connection is made
+ * again (link_reconnect) and msg sent again; a daemon that turned the
+ * connection away as busy is asked again a few times. *sent (when not
+ * NULL) says whether msg ever left. EXIT_OK with *reply, else
+ * EXIT_UNREACHABLE after saying why.
  */
 static int
-call(struct link *l, json_t *msg, int resend, json_t **reply)
+call(struct link *l, json_t *msg, json_t **reply, int *sent)
 {
-	struct timespec pause = { 0, 250 * 1000 * 1000 };
-	int tries = 0, sent, e;
+	int64_t since = 0;
+	int tries = 0;
 
+	if (sent != NULL)
+		*sent = 0;
 	for (;;) {
-		if (l->fd < 0 && link_connect(l, 0) != 0)
+		if (l->fd < 0 && link_reconnect(l, &since) != 0)
 			return EXIT_UNREACHABLE;
-		sent = send_message(l, msg) == 0;
-		if (sent && (*reply = read_reply(l)) != NULL) {
-			const char *code = json_str(json_object_get(*reply, "error"), "code");
-
-			if (strcmp(code, "busy") != 0 || ++tries > BUSY_RETRIES)
-				return EXIT_OK;
-			json_decref(*reply);
-		} else if ((e = errno) != ECONNRESET && e != EPIPE) {
-			unreachable(l, e);
-			return EXIT_UNREACHABLE;
-		} else if (sent && !resend) {
-			warnx("the reviewer's daemon at %s closed the connection before "
-			    "answering; the request may or may not be stored: see `warrant "
-			    "list` on the reviewer's side before asking again", l->path);
-			return EXIT_UNREACHABLE;
-		} else if (++tries > BUSY_RETRIES) {
-			unreachable(l, e);
+		if (send_message(l, msg) == 0) {
+			if (sent != NULL)
+				*sent = 1;
+			if ((*reply = read_reply(l)) != NULL) {
+				if (!busy(*reply) || ++tries > BUSY_RETRIES)
+					return EXIT_OK;
+				json_decref(*reply);
+				sleep_ms(BUSY_PAUSE_MS);
+			} else if (!lost(errno)) {
+				unreachable(l, errno);
+				return EXIT_UNREACHABLE;
+			}
+		} else if (!lost(errno)) {
+			unreachable(l, errno);
 			return EXIT_UNREACHABLE;
 		}
-		close(l->fd);
-		l->fd = -1;
-		nanosleep(&pause, NULL);
+		link_drop(l);
 	}
 }
 
@@ -296,6 +385,24 @@ reply_error(const char *what, const json_t *reply, struct refusal *r)
 	return EXIT_REFUSED;
 }
 
+/* A fresh request key: 32 hex digits from the system's random source. */
+static int
+request_key(char key[2 * KEY_BYTES + 1])
+{
+	unsigned char r[KEY_BYTES];
+	ssize_t n;
+	size_t i;
+
+	do
+		n = getrandom(r, sizeof r, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof r)
+		return -1;
+	for (i = 0; i < sizeof r; i++)
+		snprintf(key + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 /*
  * Submit a request's bytes for agent and project. EXIT_OK with the
  * descriptor; EXIT_REFUSED with r filled (nothing stored); otherwise
@@ -307,7 +414,8 @@ link_submit(struct link *l, const char *bytes, size_t len, const char *agent,
 {
 	struct requester me;
 	json_t *req, *msg, *reply;
-	int rc;
+	char key[2 * KEY_BYTES + 1];
+	int rc, sent;
 
 	*desc = NULL;
 	if (l->local) {
@@ -321,14 +429,27 @@ link_submit(struct link *l, const char *bytes, size_t len, const char *agent,
 	}
 	if ((req = request_load(bytes, len, r)) == NULL)
 		return EXIT_REFUSED;
-	msg = json_pack("{s:s,s:o,s:s*,s:s*}", "op", "request", "request", req,
-	    "agent", agent, "project", project);
+	if (request_key(key) != 0) {
+		json_decref(req);
+		warnx("cannot read the system's random source: %m");
+		return EXIT_INTERNAL;
+	}
+	msg = json_pack("{s:s,s:o,s:s*,s:s*,s:s}", "op", "request", "request", req,
+	    "agent", agent, "project", project, "key", key);
 	if (msg == NULL)
 		return EXIT_INTERNAL;
-	rc = call(l, msg, 0, &reply);
+	rc = call(l, msg, &reply, &sent);
 	json_decref(msg);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		if (sent)
+			warnx("the request was sent and may be stored at the reviewer's daemon: "
+			    "do not resend it; see `warrant list` (with the same --to or "
+			    "WARRANT_SOCKET) once the daemon is back");
+		else
+			warnx("nothing was sent: the request can be sent again once the "
+			    "daemon runs");
 		return rc;
+	}
 	if (json_is_true(json_object_get(reply, "ok")) &&
 	    json_is_object(json_object_get(reply, "gate"))) {
 		*desc = json_incref(json_object_get(reply, "gate"));
@@ -366,110 +487,141 @@ wait_local(struct link *l, const char *arg, long timeout, json_t **outcome)
 	return *outcome != NULL ? outcome_exit(*outcome) : EXIT_INTERNAL;
 }
 
+/* The wait message for the gate id, with what is left of the timeout. */
+static json_t *
+wait_message(const char *id, int64_t until)
+{
+	json_t *msg = json_pack("{s:s,s:s}", "op", "wait", "id", id);
+	int64_t left = until - monotonic_ms();
+
+	if (msg != NULL && until != INT64_MAX)
+		json_object_set_new(msg, "timeout", json_integer(left > 0 ? (left + 999) / 1000 : 0));
+	return msg;
+}
+
 /*
  * Wait up to timeout seconds (-1: until it settles or expires; 0: just
- * look) for the gate arg names (an id or unique prefix). Returns the
- * exit code of `warrant wait` (0, 3-6) with *outcome, or EXIT_REFUSED,
- * EXIT_INTERNAL, EXIT_UNREACHABLE after saying why.
+ * look) for the gate arg names (an id or unique prefix). A daemon that
+ * goes away under the wait is waited for (link_reconnect) and asked
+ * again by the gate's id. Returns the exit code of `warrant wait` (0,
+ * 3-6) with *outcome, or EXIT_REFUSED, EXIT_INTERNAL, EXIT_UNREACHABLE
+ * after saying why.
  */
 int
 link_wait(struct link *l, const char *arg, long timeout, json_t **outcome)
 {
-	int64_t lost = 0;
+	int64_t since = 0, until = timeout >= 0 ? monotonic_ms() + timeout * 1000 : INT64_MAX;
+	char id[GATE_ID_LEN + 1];
 	json_t *msg, *reply;
 	const char *event;
-	int rc;
+	int rc = EXIT_UNREACHABLE, tries = 0;
 
 	*outcome = NULL;
 	if (l->local)
 		return wait_local(l, arg, timeout, outcome);
-	msg = json_pack("{s:s,s:s}", "op", "wait", "id", arg);
-	if (msg == NULL)
-		return EXIT_INTERNAL;
-	if (timeout >= 0)
-		json_object_set_new(msg, "timeout", json_integer(timeout));
-	if ((rc = call(l, msg, 1, &reply)) != EXIT_OK) {
-		json_decref(msg);
-		return rc;
-	}
+	snprintf(id, sizeof id, "%s", arg);
 	for (;;) {
-		if (!json_is_true(json_object_get(reply, "ok"))) {
-			rc = reply_error("wait", reply, NULL);
-			if (rc == EXIT_REFUSED)
-				warnx("wait: %s", json_str(json_object_get(reply, "error"), "message"));
+		if (l->fd < 0 && link_reconnect(l, &since) != 0)
+			break;
+		if ((msg = wait_message(id, until)) == NULL)
+			return EXIT_INTERNAL;
+		rc = send_message(l, msg);
+		json_decref(msg);
+		reply = rc == 0 ? read_reply(l) : NULL;
+		for (; reply != NULL; reply = read_reply(l)) {
+			if (!json_is_true(json_object_get(reply, "ok")))
+				break;
+			since = 0;	/* answered: a later loss has the whole patience */
+			event = json_str(reply, "event");
+			if (strcmp(event, "outcome") == 0)
+				break;
+			/* pending: the id, whole, for asking again after a loss */
+			if (gate_id_prefix(json_str(reply, "request_id"), id, sizeof id) != 0)
+				snprintf(id, sizeof id, "%s", arg);
+			json_decref(reply);
+		}
+		if (reply != NULL && busy(reply) && ++tries <= BUSY_RETRIES) {
+			json_decref(reply);
+			link_drop(l);
+			sleep_ms(BUSY_PAUSE_MS);
+			continue;
+		}
+		if (reply != NULL) {
+			if (!json_is_true(json_object_get(reply, "ok"))) {
+				rc = reply_error("wait", reply, NULL);
+				if (rc == EXIT_REFUSED)
+					warnx("wait: %s", json_str(json_object_get(reply, "error"),
+					    "message"));
+			} else {
+				*outcome = json_incref(json_object_get(reply, "outcome"));
+				rc = json_is_object(*outcome) ? outcome_exit(*outcome) : EXIT_INTERNAL;
+			}
+			json_decref(reply);
+			return rc;
+		}
+		if (!lost(errno)) {
+			unreachable(l, errno);
 			break;
 		}
-		event = json_str(reply, "event");
-		if (strcmp(event, "outcome") == 0) {
-			*outcome = json_incref(json_object_get(reply, "outcome"));
-			rc = json_is_object(*outcome) ? outcome_exit(*outcome) : EXIT_INTERNAL;
-			break;
-		}
-		json_decref(reply);
-		while ((reply = read_reply(l)) == NULL) {
-			/* the daemon went away under the wait: a restart keeps the queue */
-			if (lost == 0)
-				lost = monotonic_ms();
-			close(l->fd);
-			l->fd = -1;
-			if (monotonic_ms() - lost > RECONNECT_MS) {
-				unreachable(l, errno);
-				json_decref(msg);
-				return EXIT_UNREACHABLE;
-			}
-			nanosleep(&(struct timespec){ 0, 500 * 1000 * 1000 }, NULL);
-			if (link_connect(l, 1) == 0 && send_message(l, msg) != 0) {
-				close(l->fd);
-				l->fd = -1;
-			}
-			if (l->fd < 0)
-				errno = ECONNREFUSED;
-		}
-		lost = 0;
+		link_drop(l);
 	}
-	json_decref(reply);
-	json_decref(msg);
-	return rc;
+	warnx("%s: its fate is not known here; it stays with the reviewer's daemon: do "
+	    "not resend the request; `warrant wait %s` (with the same --to or "
+	    "WARRANT_SOCKET) once the daemon is back", id, id);
+	return EXIT_UNREACHABLE;
 }
 
 /*
- * Withdraw a pending gate with feedback why. 0 withdrawn, 1 settled or
- * being run (left alone), -1 after saying why.
+ * Withdraw the caller's own pending gate arg (an id or unique prefix of
+ * 4 or more characters): a denial with feedback why (in this user's
+ * store the whole feedback; the daemon stores it after "withdrawn by the
+ * requester: "; NULL: none). EXIT_OK with the gate's id in id;
+ * EXIT_REFUSED with r filled (unknown_gate, ambiguous_id, or not_pending:
+ * settled or being run, left alone); else EXIT_INTERNAL or
+ * EXIT_UNREACHABLE after saying why.
  */
 int
-link_withdraw(struct link *l, const char *id, const char *why)
+link_withdraw(struct link *l, const char *arg, const char *why, char id[GATE_ID_LEN + 1],
+    struct refusal *r)
 {
 	json_t *msg, *reply;
 	int rc;
 
 	if (l->local) {
 		if (link_store(l) != 0)
-			return -1;
+			return EXIT_INTERNAL;
 		/* an attempt whose executor died is settled first; a live one is left */
 		(void)approve_recover(&l->st);
-		return gate_deny(&l->st, id, why);
+		rc = store_resolve(&l->st, arg, (int64_t)getuid(), id);
+		if (rc == 0)
+			rc = gate_deny(&l->st, id, why != NULL ? why : "withdrawn by the requester");
+		else if (rc > 0) {
+			refuse(r, rc == 1 ? "unknown_gate" : "ambiguous_id", "$.id", "%s",
+			    rc == 1 ? "no gate of yours matches this id" : "the id matches more "
+			    "than one of your gates, or is shorter than 4 characters: give more "
+			    "of it");
+			return EXIT_REFUSED;
+		}
+		if (rc > 0)
+			refuse(r, "not_pending", "$.id", "%s is settled or being run; it was not "
+			    "withdrawn", id);
+		return rc == 0 ? EXIT_OK : rc > 0 ? EXIT_REFUSED : EXIT_INTERNAL;
 	}
-	if ((msg = json_pack("{s:s,s:s,s:s}", "op", "withdraw", "id", id,
+	if ((msg = json_pack("{s:s,s:s,s:s*}", "op", "withdraw", "id", arg,
 	    "feedback", why)) == NULL)
-		return -1;
-	rc = call(l, msg, 1, &reply);
+		return EXIT_INTERNAL;
+	rc = link_op(l, msg, &reply, r);
 	json_decref(msg);
-	if (rc != EXIT_OK)
-		return -1;
-	if (json_is_true(json_object_get(reply, "ok")))
-		rc = 0;
-	else if (strcmp(json_str(json_object_get(reply, "error"), "code"), "not_pending") == 0)
-		rc = 1;
-	else {
-		(void)reply_error("withdraw", reply, NULL);
-		rc = -1;
+	if (rc == EXIT_OK) {
+		if (gate_id_prefix(json_str(reply, "request_id"), id, GATE_ID_LEN + 1) != 0)
+			rc = reply_error("withdraw", reply, r);
+		json_decref(reply);
 	}
-	json_decref(reply);
 	return rc;
 }
 
 /*
- * One operation with the daemon (a co-reviewer's, safe to send twice).
+ * One operation with the daemon (safe to send twice, as all are).
  * EXIT_OK with *reply when it says ok; EXIT_REFUSED with r filled (its
  * code and message); otherwise EXIT_INTERNAL or EXIT_UNREACHABLE after
  * saying why.
@@ -477,7 +629,7 @@ link_withdraw(struct link *l, const char *id, const char *why)
 int
 link_op(struct link *l, json_t *msg, json_t **reply, struct refusal *r)
 {
-	int rc = call(l, msg, 1, reply);
+	int rc = call(l, msg, reply, NULL);
 
 	if (rc != EXIT_OK)
 		return rc;

@@ -212,6 +212,7 @@ struct store;
 int	 gate_submit(struct store *, const char *, size_t, const struct requester *,
 	    const char *, const char *, json_t **, struct refusal *);
 int	 gate_submit_answered(struct store *, const char *, size_t, const struct requester *,
-	    const char *, const char *, const json_t *, json_t **, struct refusal *);
+	    const char *, const char *, const json_t *, const char *, json_t **,
+	    struct refusal *);
 
 #endif

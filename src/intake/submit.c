@@ -99,7 +99,8 @@ record_free(struct gate_record *g)
  */
 static int
 gate_create(struct store *given, const struct wrequest *q, const struct requester *rq,
-    const char *agent, const char *project, json_t **desc, struct refusal *r)
+    const char *agent, const char *project, const char *key, json_t **desc,
+    struct refusal *r)
 {
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
 	struct gate_record g = { 0 };
@@ -142,6 +143,8 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 		warnx("cannot encode the gate descriptor");
 		goto out;
 	}
+	g.request_key = key;
+	g.descriptor = d;
 	if (given == NULL && store_open(&st) != 0)
 		goto out;
 	if ((b = blobs_store(q, given != NULL ? given->dir : st.dir, r)) == 0 &&
@@ -172,18 +175,19 @@ int
 gate_submit(struct store *st, const char *bytes, size_t len, const struct requester *rq,
     const char *agent, const char *project, json_t **desc, struct refusal *r)
 {
-	return gate_submit_answered(st, bytes, len, rq, agent, project, NULL, desc, r);
+	return gate_submit_answered(st, bytes, len, rq, agent, project, NULL, NULL, desc, r);
 }
 
 /*
- * As gate_submit; for a request for an enrolled machine whose target
- * answered already (answer, from remote_ask in the daemon's child
- * process), that answer is applied instead of asking again.
+ * As gate_submit, for the daemon: for a request for an enrolled machine
+ * whose target answered already (answer, from remote_ask in the daemon's
+ * child process), that answer is applied instead of asking again; key
+ * (or NULL) is the client's request key, stored with the gate (keys.c).
  */
 int
 gate_submit_answered(struct store *st, const char *bytes, size_t len,
     const struct requester *rq, const char *agent, const char *project, const json_t *answer,
-    json_t **desc, struct refusal *r)
+    const char *key, json_t **desc, struct refusal *r)
 {
 	struct wrequest q;
 	int rc;
@@ -207,11 +211,11 @@ gate_submit_answered(struct store *st, const char *bytes, size_t len,
 		    remote_resolve(dir, &q, r)) != 0)
 			rc = EXIT_REFUSED;
 		else
-			rc = gate_create(st, &q, rq, agent, project, desc, r);
+			rc = gate_create(st, &q, rq, agent, project, key, desc, r);
 	} else if (validate_request(&q, rq, r) != 0)
 		rc = EXIT_REFUSED;
 	else
-		rc = gate_create(st, &q, rq, agent, project, desc, r);
+		rc = gate_create(st, &q, rq, agent, project, key, desc, r);
 	request_free(&q);
 	return rc;
 }

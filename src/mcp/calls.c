@@ -18,7 +18,7 @@
 static int
 link_ready(struct mcp_session *s)
 {
-	if (!s->linked && link_open(&s->link, s->to) == EXIT_OK)
+	if (!s->linked && link_open(&s->link, s->to, 0) == EXIT_OK)
 		s->linked = 1;
 	return s->linked ? 0 : -1;
 }
@@ -185,6 +185,8 @@ static void
 withdraw(struct mcp_session *s, size_t i, const char *why)
 {
 	const char *gate = s->calls[i].gate;
+	char id[GATE_ID_LEN + 1];
+	struct refusal r;
 	int rc;
 
 	if (link_ready(s) != 0) {
@@ -192,10 +194,10 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 		return;
 	}
 	/* left alone when it settled or the reviewer is running it */
-	rc = link_withdraw(&s->link, gate, why);
-	if (rc == 0)
+	rc = link_withdraw(&s->link, gate, why, id, &r);
+	if (rc == EXIT_OK)
 		warnx("mcp: %s %s", gate, why);
-	else if (rc > 0)
+	else if (rc == EXIT_REFUSED && strcmp(r.code, "not_pending") == 0)
 		warnx("mcp: %s is settled or being run; not withdrawn", gate);
 	else
 		warnx("mcp: cannot withdraw %s", gate);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The four operations of the requester socket (docs/protocol.md), each
- * for one admitted peer and only ever about that peer's own gates:
- * request (validated with the peer as the requester, under a quota),
- * wait, withdraw and list. A refusal changes nothing. Nothing here
- * approves anything. (The co-reviewers' operations of the two-person
- * rule are in review.c.)
+ * The operations of the requester socket (docs/protocol.md), each for
+ * one admitted peer and only ever about that peer's own gates: request
+ * (validated with the peer as the requester, under a quota, once per
+ * request key), wait, withdraw, list and show. A refusal changes nothing.
+ * Nothing here approves anything. (The co-reviewers' operations of the
+ * two-person rule are in review.c.)
  */
 #include <err.h>
 #include <unistd.h>
@@ -17,6 +17,8 @@
 
 #define WAIT_MAX_SECONDS	604800
 #define LIST_MAX		100
+#define KEY_MIN			16	/* a request key's length */
+#define KEY_MAX			64
 
 /* Refuse members other than the allowed ones. 0, or -1 after the error. */
 int
@@ -115,6 +117,7 @@ request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answe
 	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
 	const char *agent = json_string_value(json_object_get(msg, "agent"));
 	const char *project = json_string_value(json_object_get(msg, "project"));
+	const char *key = json_string_value(json_object_get(msg, "key"));
 	struct requester rq;
 	struct refusal r;
 	char *bytes;
@@ -136,7 +139,7 @@ request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answe
 		return;
 	}
 	rc = gate_submit_answered(&d->st, bytes, strlen(bytes), &rq, agent, project, answer,
-	    &desc, &r);
+	    key, &desc, &r);
 	free(bytes);
 	requester_free(&rq);
 	if (rc == EXIT_REFUSED) {
@@ -183,6 +186,32 @@ request_ask(struct daemon *d, json_t *msg, int fd)
 	_exit(line != NULL && write_all(fd, line, strlen(line)) == 0 ? 0 : 1);
 }
 
+/*
+ * A request whose key (in msg, checked) made a gate already is answered
+ * with that gate, whatever the quota says now: it is the same request,
+ * sent again by a client that lost the connection. 1 when answered (or
+ * after an error), 0 when the request is new.
+ */
+static int
+request_repeat(struct daemon *d, struct conn *c, json_t *msg)
+{
+	const char *key = json_string_value(json_object_get(msg, "key"));
+	const struct peer *p = conn_peer(c);
+	json_t *desc;
+	int rc;
+
+	if (key == NULL || (rc = request_key_find(&d->st, p->uid, key, &desc)) == 1)
+		return 0;
+	if (rc != 0) {
+		conn_error(c, "internal", NULL, "the daemon cannot read its store");
+		return 1;
+	}
+	warnx("serve: %s from %s (uid %u, pid %d) asked again with the same key: the "
+	    "same gate", json_str(desc, "request_id"), p->name, (unsigned)p->uid, (int)p->pid);
+	conn_reply(c, json_pack("{s:b,s:o,s:b}", "ok", 1, "gate", desc, "repeat", 1), 1);
+	return 1;
+}
+
 /* listen.c: the worker of c, on msg, ended; out is what it wrote (NULL
  * when it failed or took too long). */
 void
@@ -191,8 +220,11 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 	json_t *j = out != NULL ? json_loadb(out, len, 0, NULL) : NULL, *reply;
 	struct refusal r;
 
-	if (json_is_object(json_object_get(j, "answer")))
-		request_store(d, c, msg, json_object_get(j, "answer"));
+	/* the key is looked at again: a retry may have been stored meanwhile */
+	if (json_is_object(json_object_get(j, "answer"))) {
+		if (request_repeat(d, c, msg) == 0)
+			request_store(d, c, msg, json_object_get(j, "answer"));
+	}
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
@@ -207,10 +239,11 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 static void
 op_request(struct daemon *d, struct conn *c, json_t *msg)
 {
-	static const char *const allowed[] = { "op", "request", "agent", "project", NULL };
+	static const char *const allowed[] = { "op", "request", "agent", "project", "key",
+		NULL };
 	const struct peer *p = conn_peer(c);
 	const char *agent, *project;
-	json_t *req = json_object_get(msg, "request");
+	json_t *req = json_object_get(msg, "request"), *key = json_object_get(msg, "key");
 	long pending;
 	int fd;
 
@@ -230,6 +263,16 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 		    "1-128 characters without control characters");
 		return;
 	}
+	if (key != NULL && (!json_is_string(key) || json_string_length(key) < KEY_MIN ||
+	    json_string_length(key) > KEY_MAX || strspn(json_string_value(key),
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+	    json_string_length(key))) {
+		conn_error(c, "invalid_field", "$.key", "key is %d to %d letters, digits, '_' "
+		    "or '-'", KEY_MIN, KEY_MAX);
+		return;
+	}
+	if (request_repeat(d, c, msg) != 0)
+		return;
 	if (!rate_allow(d, p->uid)) {
 		warnx("serve: %s (uid %u): rate limit", p->name, (unsigned)p->uid);
 		conn_error(c, "quota_exceeded", "$", "more than %ld requests in %d seconds; "
@@ -313,7 +356,8 @@ op_wait(struct daemon *d, struct conn *c, json_t *msg)
 	if (own_gate(d, c, msg, id) != 0)
 		return;
 	conn_wait(c, id, until);
-	(void)ops_wait_tick(d, c, id, until, 0);
+	/* at once, pending or not: the client knows its wait was taken */
+	(void)ops_wait_tick(d, c, id, until, 1);
 }
 
 static void
@@ -371,7 +415,34 @@ op_list(struct daemon *d, struct conn *c, json_t *msg)
 		conn_error(c, "internal", NULL, "the daemon cannot read its store");
 		return;
 	}
-	conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gates", list), 1);
+	conn_reply(c, json_pack("{s:b,s:s,s:o}", "ok", 1, "reviewer", d->name, "gates", list),
+	    1);
+}
+
+/* One of the peer's own gates, with the sealed manifest, and once it is
+ * settled the requester's view of its outcome (as wait gives it). */
+static void
+op_show(struct daemon *d, struct conn *c, json_t *msg)
+{
+	static const char *const allowed[] = { "op", "id", NULL };
+	char id[GATE_ID_LEN + 1];
+	json_t *g, *out = NULL;
+
+	if (members_only(c, msg, allowed) != 0)
+		return;
+	(void)refresh_store(&d->st);
+	if (own_gate(d, c, msg, id) != 0)
+		return;
+	if ((g = store_gate(&d->st, id, 1)) == NULL ||
+	    (strcmp(json_str(g, "state"), "pending") != 0 &&
+	    (out = gate_outcome(&d->st, g)) == NULL)) {
+		json_decref(g);
+		conn_error(c, "internal", NULL, "the daemon cannot read the gate");
+		return;
+	}
+	if (out != NULL)
+		json_object_set_new(g, "outcome", out);
+	conn_reply(c, json_pack("{s:b,s:s,s:o}", "ok", 1, "reviewer", d->name, "gate", g), 1);
 }
 
 /* One whole message (without its newline) from an admitted peer. */
@@ -386,6 +457,7 @@ ops_message(struct daemon *d, struct conn *c, const char *line, size_t len)
 		{ "wait", op_wait },
 		{ "withdraw", op_withdraw },
 		{ "list", op_list },
+		{ "show", op_show },
 		{ "review_list", op_review_list },
 		{ "review_show", op_review_show },
 		{ "review", op_review },
@@ -410,5 +482,6 @@ ops_message(struct daemon *d, struct conn *c, const char *line, size_t len)
 			return;
 		}
 	json_decref(msg);
-	conn_error(c, "unknown_op", "$.op", "op is one of request, wait, withdraw, list, review_list, review_show, review");
+	conn_error(c, "unknown_op", "$.op", "op is one of request, wait, withdraw, list, show, "
+	    "review_list, review_show, review");
 }

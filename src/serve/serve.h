@@ -3,8 +3,8 @@
  * warrant serve: the reviewer's daemon (docs/protocol.md). listen.c owns
  * the socket and the connections (framing, limits, timeouts, output
  * buffers) and knows nothing of gates; peer.c says who a peer is and
- * whether it may ask; ops.c answers the four operations for one peer, on
- * the reviewer's store, only ever about that peer's own gates.
+ * whether it may ask; ops.c answers the requester operations for one
+ * peer, on the reviewer's store, only ever about that peer's own gates.
  */
 #ifndef SERVE_H
 #define SERVE_H

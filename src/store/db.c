@@ -80,6 +80,12 @@ static const char *const migrations[] = {
 	"CREATE TABLE devices ("
 	" id TEXT PRIMARY KEY, name TEXT NOT NULL, session_sha256 TEXT NOT NULL UNIQUE,"
 	" created_at INTEGER NOT NULL, revoked_at INTEGER);",
+	/* 6: the daemon's request keys (keys.c): a client's retry is
+	 * answered with the gate its first try made */
+	"CREATE TABLE request_keys ("
+	" requester_uid INTEGER NOT NULL, key TEXT NOT NULL,"
+	" gate_id TEXT NOT NULL REFERENCES gates (id), descriptor TEXT NOT NULL,"
+	" PRIMARY KEY (requester_uid, key)) WITHOUT ROWID;",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -341,6 +347,25 @@ store_open(struct store *st)
 
 	if (state_dir(dir, sizeof dir) != 0)
 		return -1;
+	return store_open_at(st, dir);
+}
+
+/*
+ * This user's store when there is one: 0 opened, 1 when there is none
+ * (nothing is made: a reader has nothing to read), -1 after saying why.
+ * dir gets the state directory either way.
+ */
+int
+store_open_existing(struct store *st, char dir[PATH_MAX])
+{
+	char path[PATH_MAX + 16];
+	struct stat sb;
+
+	if (state_dir(dir, PATH_MAX) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/warrant.db", dir);
+	if (lstat(path, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 1;
 	return store_open_at(st, dir);
 }
 

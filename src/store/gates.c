@@ -98,6 +98,8 @@ insert_gate(struct store *st, const struct gate_record *g)
 	for (i = 0; i < g->ncommands; i++)
 		if (insert_command(st, g->id, i, &g->commands[i]) != 0)
 			return -1;
+	if (request_key_insert(st, g) != 0)
+		return -1;
 	d = json_pack("{s:s,s:s,s:I,s:I}", "manifest_sha256", g->manifest_sha256,
 	    "requester", g->requester, "requester_uid", (json_int_t)g->requester_uid,
 	    "commands", (json_int_t)g->ncommands);

@@ -26,6 +26,9 @@ int	 transition_finish(struct store *, sqlite3_stmt *, const char *, const char 
 int	 gate_state(struct store *, const char *, char *, size_t);
 sqlite3_stmt *store_list_prepare(struct store *, int, long, const char *, int64_t);
 
+/* keys.c: in gate_insert's transaction */
+int	 request_key_insert(struct store *, const struct gate_record *);
+
 /* chain.c: the caller holds the write transaction */
 int	 audit_append(struct store *, const char *, const char *, const json_t *, int64_t);
 

@@ -35,6 +35,7 @@ struct store {
 };
 int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
+int	 store_open_existing(struct store *, char [PATH_MAX]);
 void	 store_close(struct store *);
 
 /* watch.c: a descriptor readable when the store changed, or -1 */
@@ -87,9 +88,13 @@ struct gate_record {
 	int64_t		 expires;
 	struct command_record *commands;
 	size_t		 ncommands;
+	const char	*request_key;		/* the daemon client's key, or NULL ... */
+	const json_t	*descriptor;		/* ... stored with what the requester was told */
 };
 
 int	 gate_insert(struct store *, const struct gate_record *);
+/* keys.c: the daemon's request keys */
+int	 request_key_find(struct store *, int64_t, const char *, json_t **);
 int	 store_expire(struct store *);
 /* Every requester's gates, or those of one uid (the daemon's peers). */
 #define ANY_REQUESTER	((int64_t)-1)
