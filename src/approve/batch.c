@@ -29,6 +29,23 @@ say(struct batch *b, const char *outcome, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A file of the state directory could not be written (errno e): the
+ * outcome state_full when the disk or the quota is full, else
+ * runner_error; either way the message names the file.
+ */
+void
+say_unwritable(struct batch *b, const char *path, int e)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		say(b, "state_full", "the state directory %s is full: %s cannot be written "
+		    "(%s); nothing ran: free space there and answer again", b->st->dir, path,
+		    strerror(e));
+	else
+		say(b, "runner_error", "%s cannot be written: %s; nothing ran", path,
+		    strerror(e));
+}
+
 int
 is_root(const json_t *cmd)
 {

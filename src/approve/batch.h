@@ -52,6 +52,7 @@ executor exec_remote;		/* exec-remote.c: the batch in an enrolled machine's runn
 /* batch.c */
 void	 say(struct batch *, const char *, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
+void	 say_unwritable(struct batch *, const char *, int);
 int	 is_root(const json_t *);
 int	 batch_load(struct batch *, struct store *, const char *);
 void	 batch_free(struct batch *);
@@ -88,7 +89,9 @@ char	**userenv_build(const struct passwd *);
 void	 userenv_free(char **);
 
 /* lease.c */
-int	 lease_take(const char *, const char *, char *, size_t);
+#define LEASE_HELD	(-1)	/* lease_take: another approval holds it */
+#define LEASE_FAILED	(-2)	/* lease_take: the lease file cannot be used */
+int	 lease_take(const char *, const char *, char *, size_t, char [PATH_MAX]);
 void	 lease_release(int);
 
 #endif

@@ -84,11 +84,21 @@ make_run_dir(struct batch *b)
 	char runs[PATH_MAX];
 
 	if ((size_t)snprintf(runs, sizeof runs, "%s/runs", b->st->dir) >= sizeof runs ||
-	    (mkdir(runs, 0700) != 0 && errno != EEXIST) ||
 	    (size_t)snprintf(b->run_dir, sizeof b->run_dir, "%s/%s.XXXXXX", runs, b->gate_id) >=
-	    sizeof b->run_dir || mkdtemp(b->run_dir) == NULL ||
-	    (b->run_fd = open(b->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		say(b, "runner_error", "cannot create a run directory: %s", strerror(errno));
+	    sizeof b->run_dir) {
+		say(b, "runner_error", "the state directory's path is too long");
+		return -1;
+	}
+	if (mkdir(runs, 0700) != 0 && errno != EEXIST) {
+		say_unwritable(b, runs, errno);
+		return -1;
+	}
+	if (mkdtemp(b->run_dir) == NULL) {
+		say_unwritable(b, b->run_dir, errno);
+		return -1;
+	}
+	if ((b->run_fd = open(b->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		say(b, "runner_error", "%s: %s", b->run_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -238,7 +248,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	static const struct approve_opts defaults = { .detach = -1 };
 	struct sigaction saved[STOP_SIGNALS];
 	struct approve_opts o = opts != NULL ? *opts : defaults;
-	char holder[256];
+	char holder[256], path[PATH_MAX];
 	json_t *result = NULL;
 	enum exec_end end;
 	executor *run;
@@ -258,14 +268,19 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	run = *json_str(b.gate, "machine") != '\0' ? exec_remote :
 	    root && !o.via_sudo ? exec_runner : exec_local;
 	o.detach = run == exec_runner && o.detach != 0;
-	if ((lease = lease_take(st->dir, gate_id, holder, sizeof holder)) < 0) {
-		say(&b, "lock_contention", "another approval holds the lease: %s",
-		    *holder ? holder : "the lease file cannot be used");
-		*code = EXIT_REFUSED;
+	if ((lease = lease_take(st->dir, gate_id, holder, sizeof holder, path)) < 0) {
+		if (lease == LEASE_HELD) {
+			say(&b, "lock_contention", "another approval holds the lease: %s", holder);
+			*code = EXIT_REFUSED;
+		} else {
+			say_unwritable(&b, path, errno);
+			*code = EXIT_INTERNAL;
+		}
 		result = failure(&b);
 		goto out;
 	}
 	if (make_run_dir(&b) != 0) {
+		*code = EXIT_INTERNAL;
 		result = failure(&b);
 		goto out;
 	}
@@ -297,7 +312,9 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		} else if (b.attempt == ATTEMPT_BUSY) {
 			say(&b, "execution_in_progress", "this request is already being executed");
 			*code = EXIT_REFUSED;
-		} else
+		} else if (st->full)
+			say_unwritable(&b, st->path, ENOSPC);
+		else
 			say(&b, "runner_error", "cannot record the attempt");
 		result = failure(&b);
 		goto out;
@@ -305,7 +322,10 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	/* the record that something may run comes before it can */
 	if (attempt_set(st, b.attempt, root ? ATTEMPT_AUTHENTICATING : ATTEMPT_RUNNING,
 	    getpid()) != 0) {
-		say(&b, "runner_error", "cannot record the attempt; nothing ran");
+		if (st->full)
+			say_unwritable(&b, st->path, ENOSPC);
+		else
+			say(&b, "runner_error", "cannot record the attempt; nothing ran");
 		attempt_abandon(st, b.attempt, gate_id, "runner_error");
 		result = failure(&b);
 		goto out;

@@ -14,38 +14,43 @@
 
 #include "batch.h"
 
-/* Returns the lease descriptor, or -1 with the holder described in
- * holder (empty when the lease file itself failed). */
+/*
+ * Returns the lease descriptor; LEASE_HELD with the holder described in
+ * holder; LEASE_FAILED with errno when the lease file itself cannot be
+ * used (a full disk, say: nobody holds it), its path in path.
+ */
 int
-lease_take(const char *dir, const char *request_id, char *holder, size_t size)
+lease_take(const char *dir, const char *request_id, char *holder, size_t size,
+    char path[PATH_MAX])
 {
-	char path[PATH_MAX], who[256];
 	struct passwd *pw = getpwuid(getuid());
+	char who[256];
 	ssize_t n;
-	int fd;
+	int fd, e;
 
 	*holder = '\0';
-	if ((size_t)snprintf(path, sizeof path, "%s/auth.lease", dir) >= sizeof path)
-		return -1;
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		warnx("%s: %s", path, strerror(errno));
-		return -1;
+	if ((size_t)snprintf(path, PATH_MAX, "%s/auth.lease", dir) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return LEASE_FAILED;
 	}
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		return LEASE_FAILED;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		n = pread(fd, who, sizeof who - 1, 0);
 		who[n > 0 ? n : 0] = '\0';
 		who[strcspn(who, "\n")] = '\0';
 		snprintf(holder, size, "%s", *who ? who : "another warrant process");
 		close(fd);
-		return -1;
+		return LEASE_HELD;
 	}
 	n = snprintf(who, sizeof who, "request %s, user %s, pid %d\n", request_id,
 	    pw != NULL ? pw->pw_name : "?", (int)getpid());
+	errno = 0;
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, who, (size_t)n, 0) != n) {
-		warnx("%s: %s", path, strerror(errno));
+		e = errno != 0 ? errno : EIO;	/* a short write says nothing */
 		close(fd);
-		return -1;
+		errno = e;
+		return LEASE_FAILED;
 	}
 	return fd;
 }

@@ -95,15 +95,21 @@ store_fail(struct store *st, const char *what)
 {
 	int code = st->db != NULL ? sqlite3_errcode(st->db) & 0xff : 0;
 	int oserr = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
+	int io = code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN ||
+	    code == SQLITE_READONLY;
 
 	/*
 	 * SQLite words a full disk met while growing the -shm file as a bare
 	 * "disk I/O error"; for I/O-shaped failures the OS error names the
-	 * real cause (e.g. "No space left on device"). Other errors leave
-	 * the system errno stale, so it is not shown for them.
+	 * real cause (e.g. "No space left on device"), and a full disk is
+	 * said as such (st->full, for the callers' outcome). Other errors
+	 * leave the system errno stale, so it is not shown for them.
 	 */
-	if (oserr != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL ||
-	    code == SQLITE_CANTOPEN || code == SQLITE_READONLY))
+	if (code == SQLITE_FULL || (io && (oserr == ENOSPC || oserr == EDQUOT))) {
+		st->full = 1;
+		warnx("store %s: %s: the state directory is full (%s)", st->path, what,
+		    strerror(oserr != 0 ? oserr : ENOSPC));
+	} else if (oserr != 0 && io)
 		warnx("store %s: %s: %s (%s)", st->path, what,
 		    sqlite3_errmsg(st->db), strerror(oserr));
 	else

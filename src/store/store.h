@@ -32,6 +32,7 @@ struct store {
 	struct sqlite3	*db;
 	char		 dir[PATH_MAX];
 	char		 path[PATH_MAX];
+	int		 full;		/* a failure was the disk being full */
 };
 int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
