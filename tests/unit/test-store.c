@@ -396,6 +396,54 @@ test_deny(void **state)
 	store_close(&st);
 }
 
+/* A request key (the daemon's retries): stored with its gate in the same
+ * transaction, found again only for the same requester uid, with the
+ * descriptor the requester was told and the gate's state as it is now. */
+static void
+test_request_key(void **state)
+{
+	static const char key[] = "0123456789abcdef0123456789abcdef";
+	char id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], *bytes;
+	struct command_record c;
+	struct gate_record g;
+	struct store st;
+	json_t *m, *desc, *found;
+
+	(void)state;
+	assert_int_equal(store_open_at(&st, dir), 0);
+	assert_int_equal(request_key_find(&st, FIXTURE_UID, key, &found), 1);
+	assert_int_equal(gate_id_new(id), 0);
+	m = fixture_manifest(id);
+	bytes = manifest_seal(m, sha);
+	fixture_record(&g, &c, id, m, bytes, sha, now_seconds(), 300);
+	desc = json_pack("{s:s,s:s,s:s}", "request_id", id, "state", "pending",
+	    "manifest_sha256", sha);
+	g.request_key = key;
+	g.descriptor = desc;
+	assert_int_equal(gate_insert(&st, &g), 0);
+	/* the same key again is refused whole: no second gate */
+	g.id = "w-aaaaaaaaaa";
+	assert_int_equal(gate_insert(&st, &g), -1);
+	assert_null(store_gate(&st, "w-aaaaaaaaaa", 0));
+	assert_int_equal(request_key_find(&st, FIXTURE_UID, key, &found), 0);
+	assert_string_equal(json_str(found, "request_id"), id);
+	assert_string_equal(json_str(found, "manifest_sha256"), sha);
+	assert_string_equal(json_str(found, "state"), "pending");
+	json_decref(found);
+	assert_int_equal(gate_deny(&st, id, "no"), 0);
+	assert_int_equal(request_key_find(&st, FIXTURE_UID, key, &found), 0);
+	assert_string_equal(json_str(found, "state"), "denied");
+	json_decref(found);
+	/* another requester's key space */
+	assert_int_equal(request_key_find(&st, FIXTURE_UID + 1, key, &found), 1);
+	assert_null(found);
+	fixture_record_free(&g);
+	json_decref(desc);
+	json_decref(m);
+	free(bytes);
+	store_close(&st);
+}
+
 int
 main(void)
 {
@@ -410,6 +458,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_insert_refused, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_not_found, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_deny, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_request_key, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
