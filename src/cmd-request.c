@@ -110,7 +110,7 @@ cmd_request_exec(int argc, char **argv)
 		return refused(&r, json);
 	}
 	/* connected only now: the daemon gives a message 30 s to arrive */
-	if ((rc = link_open(&l, to, 0)) != EXIT_OK) {
+	if ((rc = link_open(&l, to)) != EXIT_OK) {
 		if (rc == EXIT_UNREACHABLE)
 			warnx("nothing was sent: the request can be sent again once the daemon runs");
 		free(buf);

@@ -103,8 +103,7 @@ cmd_wait_exec(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_wait_entry, "give exactly one ID");
-	/* a daemon being restarted is waited for, as under the wait */
-	if ((rc = link_open(&l, to, 1)) != EXIT_OK)
+	if ((rc = link_open(&l, to)) != EXIT_OK)
 		return rc;
 	rc = link_wait(&l, argv[optind], timeout, &outcome);
 	if (outcome != NULL && wait_print(outcome, json) != EXIT_OK)

@@ -70,7 +70,7 @@ cmd_withdraw_exec(int argc, char **argv)
 		return usage_error(&cmd_withdraw_entry, "give exactly one ID");
 	if (note != NULL && !feedback_ok(note))
 		return usage_error(&cmd_withdraw_entry, "%s", FEEDBACK_RULE);
-	if ((rc = link_open(&l, to, 0)) != EXIT_OK)
+	if ((rc = link_open(&l, to)) != EXIT_OK)
 		return rc;
 	/* the daemon puts "withdrawn by the requester: " before the note itself */
 	if (l.local && asprintf(&why, "%s%s%s", WITHDRAWN, note != NULL ? ": " : "",

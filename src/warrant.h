@@ -82,9 +82,10 @@ struct link {
 	int		 watch;		/* store_watch() of st, or -1 */
 	char		*buf;		/* reply bytes read, not yet taken */
 	size_t		 len, cap;
+	int		 connected;	/* a connection was made once */
 	int		 told;		/* "not answering" was said */
 };
-int	 link_open(struct link *, const char *, int);
+int	 link_open(struct link *, const char *);
 void	 link_close(struct link *);
 int	 link_submit(struct link *, const char *, size_t, const char *, const char *,
 	    json_t **, struct refusal *);

@@ -43,7 +43,7 @@ ask(const char *to, json_t *msg, json_t **reply)
 	int rc;
 
 	*reply = NULL;
-	if ((rc = link_open(&l, to, 0)) != EXIT_OK) {
+	if ((rc = link_open(&l, to)) != EXIT_OK) {
 		json_decref(msg);
 		return rc;
 	}

@@ -95,6 +95,7 @@ link_connect(struct link *l)
 		return -1;
 	}
 	l->len = 0;
+	l->connected = 1;
 	return 0;
 }
 
@@ -108,12 +109,17 @@ link_drop(struct link *l)
 	l->len = 0;
 }
 
-/* A daemon that is restarting: its socket is missing, or there and not
- * accepting yet, or its backlog is full. */
+/*
+ * A daemon that is restarting: its socket is there and not answering (a
+ * daemon that died, or one starting: a restart replaces the socket file
+ * at once), or its backlog is full; or, once this link was connected,
+ * missing (a daemon stopped cleanly removes it). A socket missing from
+ * the start is a daemon that does not run: that is said at once.
+ */
 static int
-restarting(int e)
+restarting(const struct link *l, int e)
 {
-	return e == ENOENT || e == ECONNREFUSED || e == EAGAIN;
+	return e == ECONNREFUSED || e == EAGAIN || (e == ENOENT && l->connected);
 }
 
 /*
@@ -131,7 +137,7 @@ link_reconnect(struct link *l, int64_t *since)
 	for (;;) {
 		if (link_connect(l) == 0)
 			return 0;
-		if (!restarting(errno) || monotonic_ms() - *since + delay > PATIENCE_MS) {
+		if (!restarting(l, errno) || monotonic_ms() - *since + delay > PATIENCE_MS) {
 			unreachable(l, errno);
 			return -1;
 		}
@@ -147,13 +153,13 @@ link_reconnect(struct link *l, int64_t *since)
 
 /*
  * Open the link: to the daemon of reviewer to, or of WARRANT_SOCKET, or
- * (neither given) to this user's store. A daemon that is not there is
- * waited for as for a restart when patient, else said at once (nothing
- * was sent to it). EXIT_OK, EXIT_REFUSED for a bad name, EXIT_UNREACHABLE
- * or EXIT_INTERNAL after saying why.
+ * (neither given) to this user's store. A daemon that is restarting is
+ * waited for (link_reconnect); one that does not run is said at once
+ * (nothing was sent to it). EXIT_OK, EXIT_REFUSED for a bad name,
+ * EXIT_UNREACHABLE or EXIT_INTERNAL after saying why.
  */
 int
-link_open(struct link *l, const char *to, int patient)
+link_open(struct link *l, const char *to)
 {
 	int64_t since = 0;
 	const char *env = getenv("WARRANT_SOCKET");
@@ -177,12 +183,7 @@ link_open(struct link *l, const char *to, int patient)
 		l->local = 1;
 		return EXIT_OK;
 	}
-	if (patient)
-		return link_reconnect(l, &since) == 0 ? EXIT_OK : EXIT_UNREACHABLE;
-	if (link_connect(l) == 0)
-		return EXIT_OK;
-	unreachable(l, errno);
-	return EXIT_UNREACHABLE;
+	return link_reconnect(l, &since) == 0 ? EXIT_OK : EXIT_UNREACHABLE;
 }
 
 void

@@ -130,7 +130,7 @@ queue_op(const char *to, json_t *msg, const char *what, char path[108], json_t *
 	*reply = NULL;
 	if (msg == NULL)
 		return EXIT_INTERNAL;
-	if ((rc = link_open(&l, to, 0)) == EXIT_OK) {
+	if ((rc = link_open(&l, to)) == EXIT_OK) {
 		snprintf(path, 108, "%s", l.path);
 		memset(r, 0, sizeof *r);
 		if ((rc = link_op(&l, msg, reply, r)) == EXIT_REFUSED && what != NULL)

@@ -18,7 +18,7 @@
 static int
 link_ready(struct mcp_session *s)
 {
-	if (!s->linked && link_open(&s->link, s->to, 0) == EXIT_OK)
+	if (!s->linked && link_open(&s->link, s->to) == EXIT_OK)
 		s->linked = 1;
 	return s->linked ? 0 : -1;
 }

@@ -210,6 +210,263 @@ jcheck "list --reviewer of one without a set-up says what is missing" \
 wq list extra
 expect_rc "list with an argument is a usage error" 2 'unexpected argument'
 
+# --- the agent's own queue at the reviewer's daemon -------------------------
+# The reviewer's daemon (warrant serve as wtreqrev) on the real socket in
+# $DIR, its store in a directory of its own; the agents wtreq1 and wtreq2
+# with homes of their own, to see that nothing is made there.
+section "the agent's own queue through the daemon"
+SOCK=$DIR/req.sock
+DLOG=$WT_T/serve.log
+: >"$DLOG"
+DPID=
+for u in $REV wtreq1 wtreq2; do
+	install -d -m 0700 -o "$u" -g "$(id -g "$u")" "$WT_DIR/home-$u"
+done
+RSTATE=$WT_DIR/home-$REV/state
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -KILL "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+}
+at_exit stop_daemon
+# start_daemon: warrant serve as the reviewer; ready once its log says it
+# answers on the socket (one more time than before).
+start_daemon() {
+	_up=$(grep -c "answers requesters on $SOCK" "$DLOG" 2>/dev/null)
+	setpriv --reuid="$REV" --regid="$(id -g "$REV")" --init-groups env -i \
+	    PATH=/usr/bin:/bin LANG=C HOME="$WT_DIR/home-$REV" WARRANT_HOME="$RSTATE" \
+	    "$W" serve 2>>"$DLOG" &
+	DPID=$!
+	_i=0
+	while [ "$(grep -c "answers requesters on $SOCK" "$DLOG" 2>/dev/null)" -le "${_up:-0}" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -lt 600 ] && kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+# agent USER ARGS...: warrant ARGS as the requester USER with a home of its
+# own, through the daemon (WARRANT_SOCKET); stdin from $AGENT_IN (default
+# none); output in $OUT / $ERR, status in RC. agent_to: without
+# WARRANT_SOCKET (the command line says --to).
+agent_env() {
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$(id -g "$_u")" --init-groups env -i PATH=/usr/bin:/bin \
+	    LANG=C HOME="$WT_DIR/home-$_u" "$@"
+}
+agent() {
+	_a=$1
+	shift
+	agent_env "$_a" WARRANT_SOCKET="$SOCK" "$W" "$@" <"${AGENT_IN:-/dev/null}" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+agent_to() {
+	_a=$1
+	shift
+	agent_env "$_a" "$W" "$@" <"${AGENT_IN:-/dev/null}" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# rev ARGS...: warrant ARGS as the reviewer, on its store.
+rev() {
+	setpriv --reuid="$REV" --regid="$(id -g "$REV")" --init-groups env -i PATH=/usr/bin:/bin \
+	    LANG=C HOME="$WT_DIR/home-$REV" WARRANT_HOME="$RSTATE" "$W" "$@"
+}
+# mkreq FILE REASON: a request of one YOU command.
+mkreq() {
+	printf '{"reason":"%s","commands":[{"id":"a","as":"user","argv":["/usr/bin/true"],"why":"w"}]}\n' \
+	    "$2" >"$1"
+	chmod 644 "$1"
+}
+gate_of() { jval "$OUT" 'j["request_id"]'; }
+
+start_daemon || bail "the reviewer's daemon starts (its log: $(tail -c 300 "$DLOG"))"
+for i in 1 2 3; do
+	mkreq "$WT_DIR/q$i.json" "queue $i"
+	AGENT_IN=$WT_DIR/q$i.json agent wtreq1 request
+	expect_rc "wtreq1's request $i is stored at the daemon" 0
+	eval "G$i=\$(gate_of)"
+done
+mkreq "$WT_DIR/h.json" "the other requester's"
+AGENT_IN=$WT_DIR/h.json agent wtreq2 request
+expect_rc "wtreq2's request is stored at the daemon" 0
+H1=$(gate_of)
+
+agent wtreq1 list
+expect_rc "list through the daemon (WARRANT_SOCKET)" 0 \
+    "^3 gates of yours pending at $REV's daemon ($SOCK):\$"
+check "... shows the agent's three pending gates, and not the other requester's" sh -c \
+    "grep -q '^$G1 ' '$OUT' && grep -q '^$G2 ' '$OUT' && grep -q '^$G3 ' '$OUT' && ! grep -q '$H1' '$OUT'"
+agent wtreq1 list -j
+jcheck "list -j through the daemon: the same three, as list -j elements" \
+    "sorted(g['request_id'] for g in j) == sorted(['$G1', '$G2', '$G3']) and all(g['state'] == 'pending' and g['requester'] == 'wtreq1' for g in j)" "$OUT"
+agent_to wtreq1 list --to "$REV"
+expect_rc "list --to $REV shows the same queue, no review refusal" 0 \
+    "^3 gates of yours pending at $REV's daemon"
+check "... without any refusal" sh -c "! grep -q refused '$ERR'"
+check "no store was made in the agent's home" test ! -e "$WT_DIR/home-wtreq1/.local"
+
+agent wtreq1 show "$G1"
+expect_rc "show of its own gate through the daemon" 0 "^a gate of yours at $REV's daemon ($SOCK)"
+check "... with the gate" grep -q "$G1" "$OUT"
+agent wtreq1 show "$G1" -j
+jcheck "show -j: the gate with its sealed manifest" \
+    "j['request_id'] == '$G1' and j['state'] == 'pending' and j['manifest']['request_id'] == '$G1'" "$OUT"
+agent wtreq1 show "$H1"
+expect_rc "[P5] show of another requester's gate is refused" 2 "show refused (unknown_gate)"
+agent_to wtreq1 show "$H1" --to "$REV"
+expect_rc "[P5] ... with --to too" 2 "show refused (unknown_gate)"
+check "... and says nothing of it" sh -c "! grep -q 'the other requester' '$OUT' '$ERR'"
+
+agent wtreq1 withdraw "$H1"
+expect_rc "[P5] withdraw of another requester's gate is refused" 2 "withdraw refused (unknown_gate)"
+is "[P5] ... which stays pending" "$(rev show "$H1" -j | jscan 'j["state"]')" pending
+agent wtreq1 withdraw "$G3" -f "not needed"
+expect_rc "withdraw of its own gate through the daemon" 0 "^$G3: withdrawn"
+jcheck "... denied with the requester's words" \
+    "j['state'] == 'denied' and j['feedback'] == 'withdrawn by the requester: not needed'" - <<EOF
+$(rev show "$G3" -j)
+EOF
+agent wtreq1 withdraw "$G3" -j
+expect_rc "[P5] withdrawing it again is refused (not_pending)" 2 '"code":"not_pending"'
+agent wtreq1 show "$G3"
+expect_rc "show of the settled gate gives its outcome" 0 "^outcome: $G3: denied"
+check "... with the feedback" grep -q "feedback: withdrawn by the requester: not needed" "$OUT"
+agent wtreq1 list
+expect_rc "list: two gates of the agent's are pending now" 0 "^2 gates of yours pending at"
+check "still no store in the agent's home" test ! -e "$WT_DIR/home-wtreq1/.local"
+
+# A request sent again with its key (as a client does after a lost
+# connection) is answered with the gate the first one made: raw messages.
+cat >"$WT_DIR/key.py" <<'EOF'
+import json, socket, sys
+def ask(msg):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall((json.dumps(msg) + "\n").encode())
+    line = s.makefile().readline()
+    s.close()
+    return json.loads(line)
+req = {"reason": "keyed " + sys.argv[2], "commands": [{"id": "a", "as": "user", "argv": ["/usr/bin/true"], "why": "w"}]}
+key = "k3y-0123456789abcdef"
+print(json.dumps([ask({"op": "request", "request": req, "key": key}) for _ in range(2)] +
+    [ask({"op": "request", "request": req, "key": "short"})]))
+EOF
+chmod 644 "$WT_DIR/key.py"
+agent_env wtreq1 "$PY" "$WT_DIR/key.py" "$SOCK" wtreq1 >"$OUT" 2>"$ERR"
+jcheck "a request sent again with the same key gets the same gate (repeat), a bad key is refused" \
+    "j[0]['ok'] and j[1]['ok'] and j[0]['gate']['request_id'] == j[1]['gate']['request_id'] and j[1].get('repeat') is True and 'repeat' not in j[0] and j[2]['error']['code'] == 'invalid_field' and j[2]['error']['path'] == '\$.key'" "$OUT"
+agent_env wtreq2 "$PY" "$WT_DIR/key.py" "$SOCK" wtreq2 >"$WT_T/out2" 2>"$ERR"
+jcheck "... another requester's same key is its own: a gate of its own" \
+    "j[0]['ok'] and j[1]['gate']['request_id'] == j[0]['gate']['request_id'] != '$(jscan 'j[0]["gate"]["request_id"]' "$OUT")'" "$WT_T/out2"
+is "[P4] ... one gate each in the reviewer's store" "$(rev list -a -j | jscan \
+    "sorted(g['reason'] for g in j if g['reason'].startswith('keyed'))")" '["keyed wtreq1","keyed wtreq2"]'
+
+# root has no queue of its own: told so, with the daemon that runs
+install -d -m 0700 "$WT_T/roothome"
+env -i PATH=/usr/bin:/bin LANG=C HOME="$WT_T/roothome" "$W" list >"$OUT" 2>"$ERR"
+RC=$?
+expect_rc "list as root says root has no queue of its own here" 0 \
+    "^root has no queue of its own here"
+check "... and names the reviewer whose daemon runs" grep -q "daemons run on this host:.* $REV" "$OUT"
+env -i PATH=/usr/bin:/bin LANG=C HOME="$WT_T/roothome" "$W" review >"$OUT" 2>"$ERR" </dev/null
+RC=$?
+expect_rc "review as root says the same, and opens no console" 2 "^root has no queue of its own here"
+check "... and names the reviewer" grep -q "daemons run on this host:.* $REV" "$OUT"
+is "root's list and review made no state" "$(ls -A "$WT_T/roothome")" ""
+
+# --- daemon restarts under request -w and wait -------------------------------
+# Agents make requests with `request -w` and, on exit 7, wait by the id
+# printed or (no id) ask again; the reviewer settles each gate it sees
+# (deny or run, in turn); meanwhile the daemon is killed (SIGKILL) and
+# started again at random moments. No request may make two gates or
+# none, and every wait ends with the ledger or the denial.
+section "daemon restarts under request -w and wait"
+CN=${CHAOS_N:-5}
+RES=$WT_DIR/chaos-results
+: >"$RES"
+chmod 666 "$RES"
+rnd_ms() { echo $(($(od -An -N2 -tu2 /dev/urandom) % $1)); }
+msleep() { sleep "$(($1 / 1000)).$(printf %03d $(($1 % 1000)))"; }
+# chaos_agent USER: CN requests, each until it ends other than with 7
+chaos_agent() {
+	_u=$1 _k=0
+	while [ "$_k" -lt "$CN" ]; do
+		_k=$((_k + 1))
+		_f=$WT_DIR/chaos-$_u-$_k
+		mkreq "$_f.json" "chaos $_u $_k"
+		_t=0
+		AGENT_IN=$_f.json agent_env "$_u" WARRANT_SOCKET="$SOCK" timeout -k 5 300 "$W" request -w \
+		    <"$_f.json" >"$_f.out" 2>"$_f.err"
+		_rc=$?
+		while [ "$_rc" -eq 7 ] && [ "$_t" -lt 5 ]; do
+			_t=$((_t + 1))
+			_id=$(grep -o 'w-[a-z2-7]\{10\}' "$_f.err" | head -n 1)
+			if [ -n "$_id" ]; then
+				agent_env "$_u" WARRANT_SOCKET="$SOCK" timeout -k 5 300 "$W" wait "$_id" \
+				    >"$_f.out" 2>>"$_f.err"
+			else
+				agent_env "$_u" WARRANT_SOCKET="$SOCK" timeout -k 5 300 "$W" request -w \
+				    <"$_f.json" >"$_f.out" 2>>"$_f.err"
+			fi
+			_rc=$?
+		done
+		echo "chaos $_u $_k $_rc $_t" >>"$RES"
+	done
+}
+chaos_agent wtreq1 &
+A1=$!
+chaos_agent wtreq2 &
+A2=$!
+# the reviewer: every pending gate it saw the round before is settled
+(
+	seen= turn=0
+	while kill -0 "$A1" 2>/dev/null || kill -0 "$A2" 2>/dev/null; do
+		now=$(rev list -j 2>/dev/null | jscan "' '.join(g['request_id'] for g in j)" 2>/dev/null)
+		for g in $now; do
+			case " $seen " in
+			*" $g "*)
+				turn=$((turn + 1))
+				if [ $((turn % 2)) -eq 0 ]; then
+					rev answer "$g" --deny -f "chaos" >/dev/null 2>&1
+				else
+					rev answer "$g" --run -j >/dev/null 2>&1
+				fi ;;
+			esac
+		done
+		seen=$now
+		sleep 0.3
+	done
+) &
+RV=$!
+restarts=0
+while kill -0 "$A1" 2>/dev/null || kill -0 "$A2" 2>/dev/null; do
+	msleep $(($(rnd_ms 1500) + 200))
+	stop_daemon
+	msleep "$(rnd_ms 600)"
+	start_daemon || { not_ok "the daemon starts again"; break; }
+	restarts=$((restarts + 1))
+done
+wait "$A1" "$A2" "$RV" 2>/dev/null
+check "the daemon was killed and started again under the campaign (a control)" [ "$restarts" -ge 3 ]
+diag "restarts: $restarts; repeats the daemon answered with the same gate: $(grep -c 'asked again with the same key' "$DLOG")"
+is "every request -w or wait ended with the ledger (0) or the denial (4)" \
+    "$(awk '$4 != 0 && $4 != 4' "$RES")" ""
+is "... for each of the $((2 * CN)) requests" "$(grep -c . "$RES")" $((2 * CN))
+is "... and none exited 7 first: the daemon was always back within its patience" \
+    "$(awk '$5 != 0' "$RES")" ""
+bad=
+for f in "$WT_DIR"/chaos-wtreq*.out; do
+	grep -q ': approved$' "$f" || grep -q '^feedback: chaos' "$f" || bad="$bad ${f##*/}"
+done
+is "... each output has the ledger or the denial's feedback" "$bad" ""
+rev list -a -j -l 1000 >"$WT_T/chaos-all.json"
+is "[P4] no request made two gates, none was lost" "$(jscan \
+    "' '.join(sorted('%s=%d' % (r, n) for r, n in __import__('collections').Counter(g['reason'] for g in j if g['reason'].startswith('chaos')).items() if n != 1)) + ' total=%d' % sum(1 for g in j if g['reason'].startswith('chaos'))" \
+    "$WT_T/chaos-all.json")" " total=$((2 * CN))"
+stop_daemon
+section "the campaign is over"
+
 # --- remove ----------------------------------------------------------------
 wq remove --reviewer "$REV"
 expect_rc "remove without USER is a usage error" 2 'at least one USER'

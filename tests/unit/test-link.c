@@ -4,8 +4,9 @@
  * against a stand-in daemon in a child process, on a real Unix socket
  * (WARRANT_SOCKET): a wait whose daemon goes away and comes back gets
  * its outcome, asked again by the gate's whole id on a fresh descriptor;
- * a wait started while the daemon is down waits for it; a request whose
- * connection is lost before the answer is sent again with the same key.
+ * a wait started while a dead daemon's socket is there waits for a new
+ * one; a request whose connection is lost before the answer is sent again
+ * with the same key; with no socket at all, no daemon runs: said at once.
  */
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -62,16 +63,32 @@ pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
-/* A listening socket at sock. */
+/* A socket bound at path; listening when listening. */
 static int
-listen_at(void)
+bind_at(const char *path, int listening)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	memcpy(sa.sun_path, sock, sizeof sock);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 4) != 0)
-		daemon_fail("cannot listen");
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%.107s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    (listening && listen(fd, 4) != 0))
+		daemon_fail("cannot bind");
+	return fd;
+}
+
+/* A listening socket at sock, put there in one step (as the daemon
+ * does: bound under another name, then renamed over a stale one). */
+static int
+listen_at(void)
+{
+	char tmp[sizeof sock];
+	int fd;
+
+	snprintf(tmp, sizeof tmp, "%.60s/new.sock", dir);
+	fd = bind_at(tmp, 1);
+	if (rename(tmp, sock) != 0)
+		daemon_fail("rename");
 	return fd;
 }
 
@@ -172,8 +189,9 @@ test_wait_rides_out_a_restart(void **state)
 	struct link l;
 
 	(void)state;
-	/* patient: the stand-in may not listen yet */
-	assert_int_equal(link_open(&l, NULL, 1), EXIT_OK);
+	while (access(sock, F_OK) != 0)	/* the stand-in listens */
+		pause_ms(10);
+	assert_int_equal(link_open(&l, NULL), EXIT_OK);
 	assert_int_equal(link_wait(&l, "abcd", -1, &out), EXIT_WAIT_DENIED);
 	assert_non_null(out);
 	assert_string_equal(json_str(out, "state"), "denied");
@@ -183,7 +201,7 @@ test_wait_rides_out_a_restart(void **state)
 	daemon_done(pid);
 }
 
-/* Nobody listens yet: the daemon comes after DOWN_MS. */
+/* A daemon that died left its socket; a new one comes after DOWN_MS. */
 static void
 late_daemon(void)
 {
@@ -204,12 +222,14 @@ late_daemon(void)
 static void
 test_wait_started_while_down(void **state)
 {
-	pid_t pid = daemon_start(late_daemon);
 	json_t *out = NULL;
 	struct link l;
+	pid_t pid;
 
 	(void)state;
-	assert_int_equal(link_open(&l, NULL, 1), EXIT_OK);
+	close(bind_at(sock, 0));	/* there, and nobody answers */
+	pid = daemon_start(late_daemon);
+	assert_int_equal(link_open(&l, NULL), EXIT_OK);
 	assert_int_equal(link_wait(&l, GATE, -1, &out), EXIT_WAIT_DENIED);
 	json_decref(out);
 	link_close(&l);
@@ -256,12 +276,23 @@ test_request_resent_with_its_key(void **state)
 	/* the stand-in must listen before the (impatient) request connects */
 	while (access(sock, F_OK) != 0)
 		pause_ms(10);
-	assert_int_equal(link_open(&l, NULL, 0), EXIT_OK);
+	assert_int_equal(link_open(&l, NULL), EXIT_OK);
 	assert_int_equal(link_submit(&l, req, strlen(req), NULL, NULL, &desc, &r), EXIT_OK);
 	assert_string_equal(json_str(desc, "request_id"), GATE);
 	json_decref(desc);
 	link_close(&l);
 	daemon_done(pid);
+}
+
+/* No socket at all: no daemon runs, and that is said at once. */
+static void
+test_no_daemon(void **state)
+{
+	struct link l;
+
+	(void)state;
+	assert_int_equal(link_open(&l, NULL), EXIT_UNREACHABLE);
+	link_close(&l);
 }
 
 int
@@ -271,6 +302,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wait_rides_out_a_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_started_while_down, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_request_resent_with_its_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_daemon, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
