@@ -321,7 +321,9 @@ pty_rv right none 90 "$W" answer "$G6" --run --no-detach
 is "no policy file: today's behaviour (exit 0, one password)" "$PTY_RC:$(pty_prompts)" 0:1
 check "and it ran" sh -c "[ -e '$MARK.six-a' ] && [ -e '$MARK.six-b' ]"
 as "$B" "$W" list --to "$REV" >"$SR_DIR/list-none.txt" 2>&1
-check "without the rule, list --to says there is nothing to review" \
-    grep -q no_two_person_rule "$SR_DIR/list-none.txt"
+is "without the rule, list --to is B's own queue at the daemon (exit 0)" "$?" 0
+check "... which says whose it is, with nothing to review and no refusal" sh -c \
+    "grep -q \"^no gate of yours is pending at $REV's daemon\" '$SR_DIR/list-none.txt' &&
+    ! grep -qE 'refused|reviews:|to review' '$SR_DIR/list-none.txt'"
 
 done_testing
