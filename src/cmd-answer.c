@@ -183,8 +183,18 @@ cmd_answer_exec(int argc, char **argv)
 			    "-c, -f and -j only");
 		return cosign_answer(to, argv[optind], select, nselect, no, feedback, json);
 	}
-	if (open_store_current(&st) != 0)
+	if (open_store_current(&st) != 0) {
+		/* said on standard error; a full disk is the answer's outcome too */
+		if (json && st.full) {
+			r = json_pack("{s:s,s:s,s:s,s:s++++}", "request_id", argv[optind],
+			    "status", "pending", "outcome", "state_full", "message",
+			    "the state directory ", st.dir, " is full: ", st.path,
+			    " cannot be written; nothing ran: free space there and answer again");
+			print_json(r);
+			json_decref(r);
+		}
 		return EXIT_INTERNAL;
+	}
 	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;

@@ -380,4 +380,67 @@ printf '{"reason":"r","commands":[{"id":"a","argv":["true"]}]}\n' >"$WT_T/hint.j
 wr request -j <"$WT_T/hint.json"
 check "hint: a missing why says what the reviewer uses it for" out_has "the reviewer reads"
 
+diag "a full disk under the state directory (a small tmpfs)"
+# The requester's state directory on a tmpfs of 2 MiB: a YOU-only gate is
+# stored, the disk is filled, and answer --run must say that the state
+# directory is full, naming the file, never a lease conflict; nothing
+# runs and the gate stays pending, answered once there is room again.
+FULL=$WT_RB/full
+install -d -m 0700 -o "$REQ_UID" -g "$(id -g "$REQ")" "$FULL"
+if mount -t tmpfs -o size=2m,mode=0700,uid="$REQ_UID",gid="$(id -g "$REQ")" tmpfs "$FULL"; then
+	at_exit "umount '$FULL' 2>/dev/null"
+	WARRANT_HOME_REQ=$FULL/state
+	MARKF=$WT_RB/full-ran
+	accepted "a YOU-only gate on the small tmpfs" \
+	    "$(requ "[\"/usr/bin/touch\",\"$MARKF\"]")"
+	GF=$GATE
+	# warrant leaves the store's -wal and -shm files (the sqlite3 reads of
+	# accepted removed them): the store opens on the full disk
+	wr list
+	dd if=/dev/zero of="$FULL/fill" bs=4096 >/dev/null 2>&1
+	wr answer "$GF" --run --no-detach -j
+	is "answer --run on a full disk exits 1" "$RC" 1
+	jcheck "... outcome state_full, the gate pending, the message names the state directory and the lease file" \
+	    "j['outcome'] == 'state_full' and j['status'] == 'pending' and 'the state directory $FULL/state is full' in j['message'] and '$FULL/state/auth.lease' in j['message']" "$WT_T/out"
+	check "... never a lease conflict" sh -c "! grep -q lock_contention '$WT_T/out' '$WT_T/err'"
+	check "... and nothing ran" test ! -e "$MARKF"
+	# without them, the store itself cannot be opened: the same outcome
+	rm -f "$FULL/fill"
+	as_req sqlite3 "$FULL/state/warrant.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+	dd if=/dev/zero of="$FULL/fill" bs=4096 >/dev/null 2>&1
+	wr answer "$GF" --run --no-detach -j
+	is "answer --run on a full disk that holds the store back exits 1" "$RC" 1
+	jcheck "... outcome state_full, naming the store" \
+	    "j['outcome'] == 'state_full' and j['status'] == 'pending' and 'the state directory $FULL/state is full: $FULL/state/warrant.db' in j['message']" "$WT_T/out"
+	check "... which says so on standard error too" \
+	    grep -q "store $FULL/state/warrant.db: .*the state directory is full" "$WT_T/err"
+	check "... and nothing ran" test ! -e "$MARKF"
+	wr request -j <"$WT_T/in"
+	is "a request on a full disk exits 1" "$RC" 1
+	check "... saying the state directory is full, naming the store" \
+	    grep -q "store $FULL/state/warrant.db: .*the state directory is full" "$WT_T/err"
+	rm -f "$FULL/fill"
+	wr show -j "$GF"
+	is "the gate is still pending" "$(jval "$WT_T/out" 'j["state"]')" pending
+	wr answer "$GF" --run --no-detach -j
+	is "with room again, the same gate is answered (exit 0)" "$RC" 0
+	check "... and its command ran" test -e "$MARKF"
+	umount "$FULL"
+	use_state cli
+else
+	skip "a full disk under the state directory" "cannot mount a tmpfs here"
+fi
+
+diag "the local store: read, never made for a look"
+use_state fresh
+wr list
+is "list without a store exits 0" "$RC" 0
+check "... says there is none, and where it would be" out_has "no pending gates: you never requested anything here (no store at $S)"
+wr list -j
+is "list -j without a store prints []" "$(cat "$WT_T/out")" "[]"
+wr show w-abcd
+is "show without a store refuses (exit 2)" "$RC" 2
+check "... saying there is no store" err_has "there is no store at $S"
+check "list and show made no state directory" test ! -e "$S"
+
 done_testing
