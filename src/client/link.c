@@ -13,7 +13,6 @@
  * backoff, for up to PATIENCE_MS while the daemon restarts, and the
  * message sent again; a wait is sent again by the gate's id.
  */
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <err.h>
@@ -391,13 +390,9 @@ static int
 request_key(char key[2 * KEY_BYTES + 1])
 {
 	unsigned char r[KEY_BYTES];
-	ssize_t n;
 	size_t i;
 
-	do
-		n = getrandom(r, sizeof r, 0);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof r)
+	if (random_bytes(r, sizeof r) != 0)
 		return -1;
 	for (i = 0; i < sizeof r; i++)
 		snprintf(key + 2 * i, 3, "%02x", r[i]);

@@ -30,6 +30,7 @@ char	*xstrdup(const char *);
 int	 read_bounded(int, char **, size_t *, size_t);
 int64_t	 now_seconds(void);
 int64_t	 monotonic_ms(void);
+int	 random_bytes(void *, size_t);
 int	 write_all(int, const void *, size_t);
 int	 write_sink(void *, const void *, size_t);
 const char *base_name(const char *);

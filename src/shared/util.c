@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Small helpers every part uses: allocation that never returns NULL,
  * bounded reads, time formatting, messages. */
+#include <sys/random.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -121,6 +122,18 @@ monotonic_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* n bytes from the system's random source (the CSPRNG): 0, or -1. */
+int
+random_bytes(void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = getrandom(buf, n, 0);
+	while (r < 0 && errno == EINTR);
+	return r == (ssize_t)n ? 0 : -1;
 }
 
 const char *

@@ -2,12 +2,11 @@
 /* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
  * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
 #include <ctype.h>
-#include <errno.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include "store.h"
+#include "shared/shared.h"
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -15,13 +14,9 @@ int
 gate_id_new(char id[GATE_ID_LEN + 1])
 {
 	unsigned char r[10];
-	ssize_t n;
 	int i;
 
-	do
-		n = getrandom(r, sizeof r, 0);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof r)
+	if (random_bytes(r, sizeof r) != 0)
 		return -1;
 	id[0] = 'w';
 	id[1] = '-';
