@@ -97,8 +97,12 @@ const struct refusal_code refusal_codes[] = {
 	    "leave \"files\" out of requests for another machine: have an earlier command on "
 	    "the target produce the file" },
 	{ "quota_exceeded", "through the reviewer's daemon: too many gates of yours are "
-	    "pending, or too many requests came in a short time; nothing was stored",
-	    "wait for the reviewer to answer your pending requests" },
+	    "pending, too many requests came in a short time, or your gates hold too many "
+	    "bytes of files; nothing was stored",
+	    "wait for the reviewer to answer your pending requests, or withdraw one" },
+	{ "blob_store_full", "the reviewer's store of reviewed files is full; nothing was "
+	    "stored", "ask with smaller files or without them, or ask the reviewer to run "
+	    "`warrant gc`" },
 	{ NULL, NULL, NULL },
 };
 

@@ -187,6 +187,9 @@ int	 files_deny(struct denylist *, const struct wcommand *, const char *, struct
 json_t	*files_manifest(const struct wrequest *);
 void	 files_free(struct wrequest *);
 int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
+struct store;
+int	 blobs_admit(struct store *, const struct wrequest *, int64_t, struct refusal *);
+json_t	*blobs_collect(struct store *, int64_t, int64_t, int);
 int	 blob_open(const char *, const char *, uint64_t);
 int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);
 char	*blob_text(const char *, const json_t *, size_t, const char **);

@@ -32,6 +32,9 @@ struct store {
 	struct sqlite3	*db;
 	char		 dir[PATH_MAX];
 	char		 path[PATH_MAX];
+	/* the blob store's bounds (blob.c), bytes; 0: BLOB_QUOTA_MIB, BLOB_CAP_MIB */
+	long long	 blob_quota;	/* what one requester's gates may hold */
+	long long	 blob_cap;	/* what all blobs may take on disk */
 };
 int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
@@ -100,6 +103,9 @@ int	 store_list_each(struct store *, int, long, const char *, int64_t,
 	    int (*)(json_t *, void *), void *);
 int	 store_list_dump(struct store *, int, long, const char *, int64_t, FILE *, size_t *);
 long	 store_count_pending(struct store *, int64_t);
+/* blobrefs.c */
+int	 store_blob_refs(struct store *, int64_t, int64_t, int64_t,
+	    int (*)(void *, const char *, int64_t), void *);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);
