@@ -187,7 +187,8 @@ int	 sed_script_runs(const char *);
 enum role {
 	ROLE_UNKNOWN,		/* not a tool known here: could be anything */
 	ROLE_OPTION,		/* an option (or "--") */
-	ROLE_PATH,		/* a file, found from the cwd */
+	ROLE_PATH,		/* an operand that is a file, found from the cwd */
+	ROLE_VALUE_PATH,	/* an option's value that is one (-t DIR, --reference=F) */
 	ROLE_LINK_TARGET,	/* ln -s's target, found from the link's directory */
 	ROLE_MODE,		/* a file mode: chmod's, install -m's */
 	ROLE_OTHER,		/* an owner, a script, a size, a member name ... */

@@ -17,6 +17,7 @@
 
 /* How a tool's operands are read. */
 #define F_LINKS		0x01	/* ln, cp: with -s/--symbolic, targets before the link */
+#define F_LN		0x40	/* ln: -r/--relative finds the targets from the cwd */
 #define F_CHMOD		0x02	/* a word like "-w" or "-x,u+r" is the mode */
 #define F_DD		0x04	/* KEY=VALUE operands: if= and of= are paths */
 #define F_NO_OPERANDS	0x08	/* operands are not paths (tar: member names) */
@@ -46,7 +47,7 @@ static const struct file_tool file_tools[] = {
 	{ L("mv"), 0, "St", "t", NULL, NULL,
 	  L("suffix", "target-directory"), L("target-directory"), NULL,
 	  ROLE_PATH, NULL, NULL, NULL },
-	{ L("ln"), F_LINKS, "St", "t", NULL, NULL,
+	{ L("ln"), F_LINKS | F_LN, "St", "t", NULL, NULL,
 	  L("suffix", "target-directory"), L("target-directory"), NULL,
 	  ROLE_PATH, NULL, NULL, NULL },
 	{ L("rm"), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ROLE_PATH, NULL, NULL, "rR" },
@@ -180,7 +181,7 @@ static enum role
 value_role(const struct file_tool *t, int letter, const char *name)
 {
 	if (name != NULL ? listed(t->long_path, name) : has(t->short_path, letter))
-		return ROLE_PATH;
+		return ROLE_VALUE_PATH;
 	if (name != NULL ? listed(t->long_mode, name) : has(t->short_mode, letter))
 		return ROLE_MODE;
 	return ROLE_OTHER;
@@ -191,6 +192,7 @@ struct seen {
 	int	first_path;	/* the first operand is a path too (sed -e) */
 	int	symbolic;	/* ln -s, cp -s */
 	int	target_dir;	/* -t DIR */
+	int	relative;	/* ln -r */
 };
 
 /*
@@ -210,6 +212,8 @@ read_option(const struct file_tool *t, const struct wcommand *c, size_t i,
 		if ((t->flags & F_LINKS) && (opt_abbrev(a, "symbolic") ||
 		    opt_abbrev(a, "symbolic-link")))
 			seen->symbolic = 1;
+		if ((t->flags & F_LN) && opt_abbrev(a, "relative"))
+			seen->relative = 1;
 		if (long_named(a, t->first_off_long) != NULL)
 			seen->first_path = 1;
 		if ((name = long_named(a, t->long_value)) == NULL)
@@ -230,6 +234,8 @@ read_option(const struct file_tool *t, const struct wcommand *c, size_t i,
 			o->recursive = 1;
 		if (*p == 's' && (t->flags & F_LINKS))
 			seen->symbolic = 1;
+		if (*p == 'r' && (t->flags & F_LN))
+			seen->relative = 1;
 		if (has(t->first_off, *p))
 			seen->first_path = 1;
 		if (has(t->short_joined, *p))
@@ -259,7 +265,7 @@ int
 argv_operands(const struct wcommand *c, struct operands *o)
 {
 	const struct file_tool *t = tool_of(c);
-	struct seen seen = { 0, 0, 0 };
+	struct seen seen = { 0, 0, 0, 0 };
 	size_t i, k, nop = 0, *op;
 	int dashdash = 0, mode_word = 0, dpkg_files = 0;
 	const char *a;
@@ -312,8 +318,8 @@ argv_operands(const struct wcommand *c, struct operands *o)
 			o->role[i] = ROLE_OTHER;
 		else if (t->flags & F_DD) {
 			o->role[i] = strncmp(a, "if=", 3) == 0 || strncmp(a, "of=", 3) == 0 ?
-			    ROLE_PATH : ROLE_OTHER;
-			o->at[i] = o->role[i] == ROLE_PATH ? 3 : 0;
+			    ROLE_VALUE_PATH : ROLE_OTHER;
+			o->at[i] = o->role[i] == ROLE_VALUE_PATH ? 3 : 0;
 		} else if (k == 0 && t->first != ROLE_PATH && !seen.first_path && !mode_word)
 			o->role[i] = t->first;
 		else if (strcmp(a, "-") == 0)
@@ -322,9 +328,10 @@ argv_operands(const struct wcommand *c, struct operands *o)
 			o->role[i] = ROLE_PATH;
 	}
 	/* ln -s, cp -s: each target is resolved from the link's directory
-	 * (argscan.c judges it there); the link is the last operand, unless
-	 * -t names its directory or there is only the target */
-	for (k = 0; seen.symbolic && k < nop; k++)
+	 * (argscan.c judges it there), unless ln -r finds it from the cwd;
+	 * the link is the last operand, unless -t names its directory or
+	 * there is only the target */
+	for (k = 0; seen.symbolic && !seen.relative && k < nop; k++)
 		if (seen.target_dir || nop == 1 || k + 1 < nop)
 			o->role[op[k]] = ROLE_LINK_TARGET;
 	free(op);

@@ -330,7 +330,8 @@ check_root_words(const struct wrequest *q, const struct wcommand *c, struct refu
 		return rc;
 	for (i = 1; i < c->argc && rc == 0; i++) {
 		v = c->argv[i] + o.at[i];
-		if (o.role[i] != ROLE_PATH || c->file[i] != NULL || v[0] == '/' ||
+		if ((o.role[i] != ROLE_PATH && o.role[i] != ROLE_VALUE_PATH) ||
+		    c->file[i] != NULL || v[0] == '/' ||
 		    v[0] == '\0' || strcmp(v, "-") == 0)
 			continue;
 		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
