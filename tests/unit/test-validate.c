@@ -1104,6 +1104,35 @@ verdict(const char *json, const struct requester *rq, const char *code, const ch
 }
 
 /*
+ * A request for an enrolled machine: every command is remote, and
+ * restarting ssh there may lock the reviewer out (its executables are
+ * resolved on the target, here set by hand as the target's answer would).
+ */
+static void
+test_remote_badges(void **state)
+{
+	static const char json[] = "{\"reason\":\"r\",\"machine\":\"web1\",\"commands\":["
+	    "{\"id\":\"a\",\"argv\":[\"systemctl\",\"restart\",\"ssh\"],\"why\":\"w\"},"
+	    "{\"id\":\"b\",\"argv\":[\"systemctl\",\"restart\",\"nginx\"],\"why\":\"w\"}]}";
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	assert_int_equal(validate_remote_text(&q, &r), 0);
+	for (i = 0; i < q.ncmds; i++)
+		strcpy(q.cmds[i].exe.path, "/usr/bin/systemctl");
+	risk_all(&q);
+	assert_true(q.cmds[0].badges & BADGE_REMOTE);
+	assert_true(q.cmds[0].badges & BADGE_LOCKOUT_PRONE);
+	assert_true(q.cmds[0].badges & BADGE_SERVICE_RESTART);
+	assert_true(q.cmds[1].badges & BADGE_REMOTE);
+	assert_false(q.cmds[1].badges & BADGE_LOCKOUT_PRONE);
+	request_free(&q);
+}
+
+/*
  * relative_path holds only where the request names no cwd: with one, a
  * relative path is found from there (and judged there as every path
  * is); YOU commands run in their own cwd and may name relative paths.
@@ -1437,6 +1466,7 @@ main(void)
 		cmocka_unit_test(test_mixed_script_badge),
 		cmocka_unit_test(test_notice_badges),
 		cmocka_unit_test(test_relative_paths_and_cwd),
+		cmocka_unit_test(test_remote_badges),
 		cmocka_unit_test(test_requester_self),
 		cmocka_unit_test(test_requester_lookup),
 		cmocka_unit_test(test_requester_user_namespace),
