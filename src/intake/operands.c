@@ -258,8 +258,8 @@ read_option(const struct file_tool *t, const struct wcommand *c, size_t i,
 
 /*
  * Fill o (o->role and o->at, argc entries each, freed by operands_free)
- * for command c. Returns 1 when the tool is known, 0 when every word is
- * ROLE_UNKNOWN.
+ * for command c. Returns 1 when the tool is known; 0 when every word is
+ * unknown, with nothing to free.
  */
 int
 argv_operands(const struct wcommand *c, struct operands *o)
@@ -271,17 +271,15 @@ argv_operands(const struct wcommand *c, struct operands *o)
 	const char *a;
 
 	memset(o, 0, sizeof *o);
+	if (t == NULL || c->command != NULL ||
+	    ((t->flags & F_OLD_STYLE) && c->argc > 1 && c->argv[1][0] != '-'))
+		return 0;
 	o->argc = c->argc;
 	o->role = xcalloc(c->argc + 1, sizeof *o->role);
 	o->at = xcalloc(c->argc + 1, sizeof *o->at);
 	op = xcalloc(c->argc + 1, sizeof *op);
-	for (i = 0; i < c->argc; i++)
+	for (i = 1; i < c->argc; i++)
 		o->role[i] = ROLE_UNKNOWN;
-	if (t == NULL || c->command != NULL ||
-	    ((t->flags & F_OLD_STYLE) && c->argc > 1 && c->argv[1][0] != '-')) {
-		free(op);
-		return 0;
-	}
 	o->role[0] = ROLE_OTHER;
 	for (i = 1; i < c->argc; i++) {
 		a = c->argv[i];
@@ -306,9 +304,8 @@ argv_operands(const struct wcommand *c, struct operands *o)
 		i += read_option(t, c, i, o, &seen);
 	}
 	if ((t->flags & F_DPKG) && !dpkg_files) {
-		for (i = 0; i < c->argc; i++)
-			o->role[i] = ROLE_UNKNOWN;
 		free(op);
+		operands_free(o);
 		return 0;
 	}
 	for (k = 0; k < nop; k++) {
