@@ -67,14 +67,16 @@ function errText(r) {
 
 function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
-// Each word its own bounded box with its index, so no word can pass for two.
+// Each word its own bounded box with its index, so no word can pass for
+// two; each in its own left-to-right isolate (<bdi dir="ltr">), so that
+// right-to-left letters in one word cannot reorder what is around it.
 function argvView(argv) {
 	const box = el("div", { class: "argv" });
 	(argv || []).forEach((a, i) => {
 		const file = typeof a !== "string";
 		box.append(el("span", { class: "word" + (file ? " file" : "") },
 			el("span", { class: "idx", text: String(i) }),
-			el("span", { class: "w", text: file ? "file " + a.file : a })));
+			el("bdi", { class: "w", dir: "ltr", text: file ? "file " + a.file : a })));
 	});
 	return box;
 }

@@ -54,6 +54,17 @@ const struct refusal_code refusal_codes[] = {
 	    "root never reads or acts on a path the agent can change: put what root must read "
 	    "in \"files\" (inline \"content\" or a \"snapshot\") and name it in argv as "
 	    "{\"file\": NAME}, or name a root-owned path" },
+	{ "relative_path", "a ROOT command names a file by a relative path (\"nc2hello\", "
+	    "\"./x.deb\", \".\") and the request names no cwd: ROOT commands run in /, so it "
+	    "would be /nc2hello, not the file in your directory",
+	    "name the file by absolute path (/home/you/proj/nc2hello); to install a file you "
+	    "made, give it as a reviewed file (\"files\") and name it {\"file\": NAME}" },
+	{ "lookalike_word", "a word of a ROOT command starts with a character that only looks "
+	    "like ASCII punctuation (U+2010 HYPHEN or U+2212 MINUS SIGN for '-', U+FF0F "
+	    "FULLWIDTH SOLIDUS or U+2215 DIVISION SLASH for '/', a soft hyphen): the program "
+	    "would read it as neither an option nor a path",
+	    "type the ASCII character ('-', '/', '.', '~', '='): text copied from a web page "
+	    "or a document often has typographic dashes" },
 	{ "requester_process", "a ROOT command would enter or attach to a process (nsenter "
 	    "--target, gdb -p, strace -p, /proc/PID/...) that the requester owns, started, or "
 	    "whose user namespace it made, or one that cannot be judged (not running now)",

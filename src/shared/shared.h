@@ -53,6 +53,14 @@ char	*text_output(const char *);
 void	 text_print_output(FILE *, const char *, const char *, const char *);
 void	 text_print(FILE *, const char *);
 void	 text_print_lines(FILE *, const char *, const char *);
+/* an argv word: look-alikes escaped, right-to-left text isolated */
+#define TEXT_LOOKALIKE		0x1	/* a look-alike of option or path punctuation */
+#define TEXT_LOOKALIKE_FIRST	0x2	/* one is the word's first character */
+#define TEXT_RTL		0x4	/* strong right-to-left letters */
+int	 text_lookalike(unsigned);
+unsigned text_word_marks(const char *);
+char	*text_word(const char *, int);
+void	 text_print_word(FILE *, const char *);
 /* text.c: words for a POSIX shell (ssh joins argv into one string) */
 char	*sh_quote(const char *);
 char	*sh_join(const char *const *);

@@ -27,6 +27,7 @@ void	 wtext_init(void);
 void	 tui_styles(void);
 void	 tui_style(enum style);
 wchar_t	*tui_wide(const char *);
+wchar_t	*tui_word(const char *);
 int	 tui_wwidth(const wchar_t *);
 int	 tui_putw(int, int, int, enum style, const wchar_t *, int);
 int	 tui_puts(int, int, int, enum style, const char *);

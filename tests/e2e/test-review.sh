@@ -609,6 +609,29 @@ keys q
 keys q
 tm kill-session -t "$CS"
 
+# ---------------------------------------------------------------- look-alikes
+section "look-alike punctuation and right-to-left text"
+mkgate lookalike <<JSON
+{"reason": "look-alikes",
+ "commands": [{"id": "lk", "as": "user", "argv": ["/usr/bin/cp", "\u2010n", "/etc/skel/.bashrc", "\u05d0\u05d1-/x"],
+   "why": "-n: never overwrites"}]}
+JSON
+LK=$G
+console lookalike -- "$LK"
+shows "the look-alike gate opens" "0 commands as root and 1 as you"
+shows "the card has the lookalike badge" "[lookalike]"
+shows "the card has the rtl-text badge" "[rtl-text]"
+shows "the console shows cp (U+2010)n as <U+2010>n, never as -n" "'<U+2010>n'"
+lacks "no raw U+2010 on the screen" "$(printf '\342\200\220')"
+shows "right-to-left letters are escaped on the console" "'<U+05D0><U+05D1>-/x'"
+lacks "no raw right-to-left letter on the screen" "$(printf '\327\220')"
+keys v
+shows "details show argv[1] as <U+2010>n" "argv[1]  <U+2010>n"
+keys q
+keys q
+tm kill-session -t "$CS"
+rv "$WBIN" answer "$LK" --deny >/dev/null 2>&1
+
 # ---------------------------------------------------------------- YOU only
 section "a YOU-only request"
 YOU_MARK="$RV_HOME/wt-tui-you-$TAG"

@@ -213,6 +213,12 @@ jcheck "why is neutralised too" '"<U+200B>" in j["commands"][0]["why"]' "$T"
 api GET /api/gates
 jcheck "GET /api/gates lists the pending gates with their commands" \
     "sorted(g['request_id'] for g in j['gates']) == sorted(['$G0', '$G1']) and all(len(g['commands']) == 1 for g in j['gates'])" "$T"
+printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/echo","\\u2010n","\\u05d0\\u05d1-/x"]}]}\n' >"$SR_DIR/g1b.json"
+gate "$SR_DIR/g1b.json"
+api GET "/api/gates/$G"
+jcheck "argv words: a look-alike escaped (<U+2010>n), a right-to-left word isolated" \
+    'j["commands"][0]["argv"][1] == "<U+2010>n" and j["commands"][0]["argv"][2] == "\u2066\u05d0\u05d1-/x\u2069" and {"lookalike", "rtl-text"} <= set(j["commands"][0]["badges"])' "$T"
+api POST "/api/gates/$G/deny" '{}'
 
 # ------------------------------------------------------------ deny
 section "deny"
@@ -465,6 +471,7 @@ PY
  {"eval": "localStorage.getItem('warrant-key') !== null"},
  {"eval": "document.querySelector('$L .file').scrollIntoView(), 1"},
  {"shot": "$SHOTS/file-text-390x844.png"},
+ {"eval": "[...document.querySelectorAll('$L li .argv .word .w')].every(w => w.tagName === 'BDI' && w.dir === 'ltr')"},
  {"open": "http://127.0.0.1:$APORT/dev"},
  {"wait": "document.body && document.body.textContent.includes('my dev server')"}]
 EOF
@@ -485,7 +492,8 @@ EOF
 	    "'binary' in j['value'] and 'warrant show $GB' in j['value']"
 	check "the key is in this origin's storage" step2 14 "j['value'] is True"
 	check "a screenshot of the file's text after \"Show all\"" [ -s "$SHOTS/file-text-390x844.png" ]
-	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 18 "j['ok']"
+	check "each argv word is its own left-to-right isolate (<bdi dir=ltr>)" step2 17 "j['value'] is True"
+	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 19 "j['ok']"
 	api POST "/api/gates/$GB/approve" "{\"manifest_sha256\":\"$HB\",\"commands\":[\"bin\"]}"
 	is "the API refuses approving a command whose file the page cannot show" \
 	    "$ST:$(errcode)" 403:file_not_shown
