@@ -30,6 +30,8 @@ static int cmd_gc_exec(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	.name = "gc",
+	.summary = "prune old run directories, rotate requests.jsonl",
+	.group = CMD_ADMIN,
 	.usage = "[-n] [--vacuum] [-j] [--max-age DAYS] [--max-size MIB]",
 	.help =
 	"Prune run directories of settled gates, rotate requests.jsonl.\n\n"

@@ -28,6 +28,8 @@ static int cmd_pair_exec(int, char **);
 
 const struct cmd_entry cmd_pair_entry = {
 	.name = "pair",
+	.summary = "pair a phone or browser with the web page; list, revoke",
+	.group = CMD_REVIEWER,
 	.usage = "[--url URL] [--ttl SECONDS] [--no-qr] | --list [-j] | --revoke DEVICE",
 	.help =
 	"Pair a phone or browser with the web page of `warrant serve --http`: prints\n"
