@@ -259,8 +259,8 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	if (r != NULL && strcmp(json_str(r, "outcome"), "started") == 0) {
 		json_t *settled;
 
-		printf("\nwarrant: authenticated; waiting a moment for the commands, which run "
-		    "in the background\n");
+		printf("\nwarrant: authenticated; waiting for the commands, which run in the "
+		    "background\n");
 		fflush(stdout);
 		if ((settled = settled_result(t)) != NULL) {
 			json_decref(r);
@@ -272,9 +272,9 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 		print_result(r, line);
 	}
 	if (r != NULL && strcmp(json_str(r, "outcome"), "started") == 0)
-		printf("  still running after %lld seconds: the review shows the ledger once it "
-		    "settles\n  (v for all the output); elsewhere `warrant show %s` or `warrant "
-		    "wait %s`\n", (long long)(settle_wait_ms() / 1000), t->gate_id, t->gate_id);
+		printf("  still running after %lld seconds; once it settles, its ledger is in the "
+		    "review\n  (v for all the output) and in `warrant show %s`\n",
+		    (long long)(settle_wait_ms() / 1000), t->gate_id);
 	printf("\nPress Enter to return to the review console. ");
 	fflush(stdout);
 	tcflush(STDIN_FILENO, TCIFLUSH);	/* keys typed while it ran */
