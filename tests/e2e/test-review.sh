@@ -763,12 +763,17 @@ shows "[P3] Ctrl+C at the prompt: authentication cancelled" "authentication canc
 keys Enter
 shows "[P3] Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
 is "[P3] nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
+# sudo_password DESC: sudo's prompt appears in the pane (DESC), and the
+# reviewer's password goes into it, pasted from a tmux buffer.
+sudo_password() {
+	shows "$1" "[sudo] password for $SR_USER" 150
+	printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
+	tm paste-buffer -b wtpw -d -t "$CS"
+	keys Enter
+}
 # now with the password
 keys Enter
-shows "[P3] Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
-printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
-tm paste-buffer -b wtpw -d -t "$CS"
-keys Enter
+sudo_password "[P3] Enter again: sudo prompts again"
 # the runner runs the whole batch, YOU command included, detached; the
 # console waits for the ledger (the store's watch) and prints it
 shows "[P3] after the password the outcome is shown" "Press Enter to return" 600
@@ -799,10 +804,7 @@ NAP=$G
 console nap -- "$NAP"
 wait_for "Root access"
 keys Enter
-shows "[P3] a long batch: sudo prompts" "[sudo] password for $SR_USER" 150
-printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
-tm paste-buffer -b wtpw -d -t "$CS"
-keys Enter
+sudo_password "[P3] a long batch: sudo prompts"
 shows "[P3] a batch still running at the bound: the console says so" "still running after 3 seconds" 300
 shows "[P3] ... and where to see it later" "its ledger is in the review" 5
 shows "[P3] ... or with warrant show" "(v for all the output) and in \`warrant show $NAP\`" 5
