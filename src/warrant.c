@@ -39,7 +39,8 @@ static const char *const group_title[] = {
 	[CMD_ADMIN] = "For the administrator",
 };
 
-/* One line per command, with what it does, by who runs it. */
+/* One line per command, with what it does, by who runs it (an entry
+ * without its summary and group is left out, which test-cli.sh catches). */
 static void
 usage_all(FILE *fp)
 {
@@ -47,10 +48,11 @@ usage_all(FILE *fp)
 	size_t g;
 
 	fputs("usage: warrant COMMAND [ARGS]\n", fp);
-	for (g = 0; g < sizeof group_title / sizeof group_title[0]; g++) {
+	for (g = CMD_AGENT; g < sizeof group_title / sizeof group_title[0]; g++) {
 		fprintf(fp, "\n%s:\n", group_title[g]);
 		for (c = cmd_table; *c != NULL; c++)
-			if (!(*c)->internal && (*c)->group == (enum cmd_group)g)
+			if (!(*c)->internal && (*c)->group == (enum cmd_group)g &&
+			    (*c)->summary != NULL)
 				fprintf(fp, "  %-11s %s\n", (*c)->name, (*c)->summary);
 	}
 	fputs("\nwarrant help COMMAND (or warrant COMMAND --help) gives a command's usage\n"

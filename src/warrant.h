@@ -105,9 +105,10 @@ int	 link_watch(const struct link *);
 void	 notify_reviewer(const char *, const char *, int, int);
 
 /* warrant.c: the command table. `warrant --help` lists the commands by
- * who runs them, each with its summary. */
+ * who runs them, each with its summary; an entry without a group (0) is
+ * listed nowhere, so the test of --help finds it. */
 enum cmd_group {
-	CMD_AGENT,		/* the agent, or what it runs */
+	CMD_AGENT = 1,		/* the agent, or what it runs */
 	CMD_REVIEWER,		/* the person who reviews and approves */
 	CMD_ADMIN,		/* setting up users, machines, housekeeping */
 };
