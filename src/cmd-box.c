@@ -26,6 +26,8 @@ static int cmd_box_exec(int, char **);
 
 const struct cmd_entry cmd_box_entry = {
 	.name = "box",
+	.summary = "provision the user an agent runs as (root)",
+	.group = CMD_ADMIN,
 	.usage = "username NAME | init --user NAME [--profile agent|container] "
 	    "[--reviewer REVIEWER] [--uid N] [--gid N] [--home DIR] [--shell PATH] "
 	    "[--adopt] [--script] | passwd --user NAME [--clear] | "

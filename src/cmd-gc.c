@@ -29,6 +29,8 @@ static int cmd_gc_exec(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	.name = "gc",
+	.summary = "prune old run directories, rotate requests.jsonl",
+	.group = CMD_ADMIN,
 	.usage = "[-n] [--vacuum] [-j] [--max-age DAYS] [--max-size MIB]",
 	.help =
 	"Prune run directories and reviewed files of settled gates, rotate\n"

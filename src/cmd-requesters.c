@@ -19,6 +19,8 @@ static int cmd_requesters_exec(int, char **);
 
 const struct cmd_entry cmd_requesters_entry = {
 	.name = "requesters",
+	.summary = "let other users' agents send requests to a reviewer (root)",
+	.group = CMD_ADMIN,
 	.usage = "add --reviewer REVIEWER [USER...] | remove --reviewer REVIEWER USER... | "
 	    "list [--reviewer REVIEWER] [-j]",
 	.help =

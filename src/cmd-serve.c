@@ -20,6 +20,8 @@ static int cmd_serve_exec(int, char **);
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
+	.summary = "the reviewer's daemon: other users' agents, the web page",
+	.group = CMD_REVIEWER,
 	.usage = "[--max-pending N] [--rate N] [--blob-quota MIB] [--blob-cap MIB] [--http [ADDR:]PORT [--host NAME]... "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]] [--notify-url URL] | --box-api [ADDR:]PORT "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]",

@@ -14,6 +14,8 @@ static int cmd_wait_exec(int, char **);
 
 const struct cmd_entry cmd_wait_entry = {
 	.name = "wait",
+	.summary = "wait until a gate is settled, then print its outcome",
+	.group = CMD_AGENT,
 	.usage = "ID [-t SECONDS] [-j] [--to REVIEWER]",
 	.help =
 	"Wait until a gate is settled, then print the outcome: the ledger (command\n"

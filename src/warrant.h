@@ -105,10 +105,19 @@ int	 link_watch(const struct link *);
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);
 
-/* warrant.c: the command table. */
+/* warrant.c: the command table. `warrant --help` lists the commands by
+ * who runs them, each with its summary; an entry without a group (0) is
+ * listed nowhere, so the test of --help finds it. */
+enum cmd_group {
+	CMD_AGENT = 1,		/* the agent, or what it runs */
+	CMD_REVIEWER,		/* the person who reviews and approves */
+	CMD_ADMIN,		/* setting up users, machines, housekeeping */
+};
 struct cmd_entry {
 	const char	*name;
 	const char	*usage;
+	const char	*summary;	/* what it does, in one line of --help */
+	enum cmd_group	 group;
 	const char	*help;
 	int		(*exec)(int, char **);
 	int		internal;	/* started by warrant itself: not in the help */

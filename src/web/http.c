@@ -68,8 +68,9 @@ is_v6(const char *addr)
 	return strchr(addr, ':') != NULL;
 }
 
-static int
-is_loopback(const char *addr)
+/* A numeric address of this computer only (127.0.0.0/8, ::1). */
+int
+web_addr_loopback(const char *addr)
 {
 	struct in_addr a4;
 
@@ -617,14 +618,14 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 	struct MHD_Daemon *mhd;
 	sigset_t block, old;
 
-	if (!is_loopback(cfg->addr) && !cfg->listen_any) {
+	if (!web_addr_loopback(cfg->addr) && !cfg->listen_any) {
 		warnx("serve: %s is not a loopback address: %s would be reachable from "
 		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
 		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`",
 		    cfg->addr, what);
 		return NULL;
 	}
-	if (!is_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
+	if (!web_addr_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
 		warnx("serve: --listen-any needs --tls-cert and --tls-key: %s must not "
 		    "cross a network in clear (or keep 127.0.0.1 behind `tailscale serve` "
 		    "or `ssh -L`)", what);
@@ -672,7 +673,7 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 		 * the reviewer's own browser and tunnels */
 		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
 		    (intptr_t)hooks->notify, hooks->cls };
-		if (is_loopback(cfg->addr))
+		if (web_addr_loopback(cfg->addr))
 			per_ip = 0;
 	}
 	if (hooks != NULL && hooks->uri_log != NULL)
@@ -729,7 +730,7 @@ web_start(struct web *w, const struct web_config *cfg)
 	/* the names this page answers to (Host), the first one in URLs */
 	snprintf(port, sizeof port, "%u", cfg->port);
 	web_host_name(cfg, w->names[w->nnames++], sizeof w->names[0]);
-	if (is_loopback(cfg->addr))
+	if (web_addr_loopback(cfg->addr))
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
 	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);

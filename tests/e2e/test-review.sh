@@ -773,8 +773,10 @@ if [ "$ROOT_MODE" -ne 1 ]; then
 fi
 section "approval through the real sudo prompt"
 check "[P3] the reviewer needs a password for sudo (no NOPASSWD rule)" sr_no_nopasswd
-# cancel first: Ctrl+C at sudo's prompt runs nothing
-console sudo -- "$MIXED"
+# cancel first: Ctrl+C at sudo's prompt runs nothing. (The e2e build lets
+# this console wait up to 60 s for a detached run's ledger instead of 3 s:
+# a loaded machine must not turn "completed" into "still running".)
+console sudo WARRANT_TEST_SETTLE_WAIT_MS=60000 -- "$MIXED"
 wait_for "Root access"
 keys Enter
 shows "[P3] Enter leaves curses and names the request and the commands" "approving $MIXED; running mark, check, size" 50
@@ -784,18 +786,30 @@ shows "[P3] Ctrl+C at the prompt: authentication cancelled" "authentication canc
 keys Enter
 shows "[P3] Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
 is "[P3] nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
+# sudo_password DESC: sudo's prompt appears in the pane (DESC), and the
+# reviewer's password goes into it, pasted from a tmux buffer.
+sudo_password() {
+	shows "$1" "[sudo] password for $SR_USER" 150
+	printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
+	tm paste-buffer -b wtpw -d -t "$CS"
+	keys Enter
+}
 # now with the password
 keys Enter
-shows "[P3] Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
-printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
-tm paste-buffer -b wtpw -d -t "$CS"
+sudo_password "[P3] Enter again: sudo prompts again"
+# the runner runs the whole batch, YOU command included, detached; the
+# console waits for the ledger (the store's watch) and prints it
+shows "[P3] after the password the outcome is shown" "Press Enter to return" 600
+shows "[P3] the runner took the whole batch in the background" \
+    "warrant: authenticated; waiting for the commands, which run in the background" 5
+shows "[P3] the detached run's outcome, not only that it started" \
+    "warrant: completed: every ticked command ran" 5
+shows "[P3] each command's status" "ran check (as user), exit 0" 5
+shows "[P3] ... and the first lines of its output" "    | fine" 5
+shows "[P3] ... the ROOT one's too" "ran mark (as root), exit 0" 5
+lacks "[P3] and not \"execution started\"" "execution started"
 keys Enter
-# the runner runs the whole batch, YOU command included, detached: the
-# terminal comes back once it started, and the gate settles when it ends
-shows "[P3] after the password the outcome is shown" "Press Enter to return" 300
-shows "[P3] the runner took the whole batch (execution started)" "execution started" 5
-keys Enter
-shows "[P3] back in the console with the outcome" "Outcome  execution started" 50
+shows "[P3] back in the console with the outcome" "Outcome  completed: every ticked command ran" 50
 is "[P3] warrant wait reports the approval (exit 0)" "$(rv "$WBIN" wait "$MIXED" -t 60 >/dev/null 2>&1; echo $?)" 0
 yes_ "[P3] the ROOT command ran as root: a root-owned marker" [ "$(stat -c %u "$ROOT_MARK" 2>/dev/null)" = 0 ]
 shows "[P3] the console sees the settled gate: the ROOT card says ran" "ran  ROOT 1  mark" 40
@@ -803,6 +817,27 @@ keys q
 keys q
 shows "[P3] the console quits" "REVIEW-EXIT=0" 30
 shows "[P2] no sudo ticket is left in the console's terminal" "TICKET=1" 50
+tm kill-session -t "$CS"
+# a batch still running when the console stops waiting (3 s) says so
+mkgate nap <<'JSON'
+{"reason": "Sleep as root for a while.",
+ "commands": [{"id": "nap", "argv": ["/usr/bin/sleep", "8"], "why": "Outlasts the console's wait."}]}
+JSON
+NAP=$G
+console nap -- "$NAP"
+wait_for "Root access"
+keys Enter
+sudo_password "[P3] a long batch: sudo prompts"
+shows "[P3] a batch still running at the bound: the console says so" "still running after 3 seconds" 300
+shows "[P3] ... and where to see it later" "its ledger is in the review" 5
+shows "[P3] ... or with warrant show" "(v for all the output) and in \`warrant show $NAP\`" 5
+keys Enter
+shows "[P3] back in the console: execution started" "Outcome  execution started" 50
+is "[P3] the long batch settles later (warrant wait, exit 0)" "$(rv "$WBIN" wait "$NAP" -t 60 >/dev/null 2>&1; echo $?)" 0
+shows "[P3] and the console then shows its ledger" "ran  ROOT 1  nap" 100
+keys q
+keys q
+shows "[P2] no sudo ticket is left after it either" "TICKET=1" 80
 check "[P2] the canary search finds a planted SHA-256 of the password (positive control)" \
     sr_canary_grep_works
 if [ -n "$(sr_canary_grep "$SR_STATE" "$TD")" ]; then
