@@ -36,6 +36,14 @@ const char *base_name(const char *);
 const char *proc_stat_fields(pid_t, char *, size_t);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
+/* util.c: ASCII-only case folding and classes, never the locale's */
+int	 ascii_lower(int);
+int	 ascii_isdigit(int);
+int	 ascii_isalnum(int);
+int	 ascii_isspace(int);
+int	 ascii_ncasecmp(const char *, const char *, size_t);
+int	 ascii_casecmp(const char *, const char *);
+const char *ascii_casestr(const char *, const char *);
 
 /* sha256.c: digests, always lowercase hex. */
 typedef int (*sha256_sink)(void *, const void *, size_t);
