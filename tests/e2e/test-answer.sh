@@ -881,6 +881,40 @@ check "[P7] (r2) a settled gate cannot be run again (refused, nothing ran twice)
     sh -c '[ "$1" -ne 0 ] && [ ! -e "$2" ]' sh "$ANS_RC" "$RM-r2"
 sr_forget_tickets
 
+# r3: sudo itself killed (SIGKILL) while its runner works, --no-detach:
+# the runner goes on, so answer must not settle from its records yet (the
+# touch after the sleep was not run *yet*); it waits for the runner and
+# settles from its ledger, never calling "skipped" what then runs.
+mkgate r3 <<EOF
+{"reason":"e2e (r3): sudo killed while running","commands":[
+  {"id":"s1","argv":["/usr/bin/sleep","4"],"why":"slow"},
+  {"id":"s2","argv":["/usr/bin/touch","$RM-r3"],"why":"after the sleep"}]}
+EOF
+GR3=$G
+( pty_rv right r3 120 "$SR_WARRANT" answer "$GR3" --run --no-detach -j; echo finished >"$SR_DIR/r3.rc" ) &
+BG="$BG $!"
+i=0
+while [ -z "$(pgrep -P "$(pgrep -d, -x warrant-runner || echo 0)" 2>/dev/null)" ] &&
+    [ "$i" -lt 150 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+P=$(answer_pid "$GR3")
+S=$([ -n "$P" ] && pgrep -P "$P" -x sudo)
+if [ -n "$S" ] && kill -9 "$S"; then
+	ok "(r3) killed answer's sudo (pid $S) with SIGKILL while the runner works"
+else
+	not_ok "(r3) found answer's sudo while the runner works"
+fi
+wait_for_file "$SR_DIR/r3.rc" 60
+wait_gate "$GR3" 60
+is "[P7] (r3) the gate settles: wait exits 0" "$WAIT_RC" 0
+check "[P7] (r3) ... the command after the kill ran (the runner went on)" present "$RM-r3"
+jcheck "[P7] (r3) ... and the ledger agrees: the touch ran, it is not 'skipped'" \
+    "entry(j, 's1')['status'] == 'ran' and entry(j, 's2')['status'] == 'ran'" "$WJ"
+rm -f "$RM-r3"
+sr_forget_tickets
+
 # ============================================================ (s) a #! script as ROOT
 section "(s) a #! script as ROOT"
 mkgate s <<EOF
