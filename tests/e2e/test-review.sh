@@ -167,6 +167,16 @@ yes_() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
 has() { screen | grep -qF -- "$1"; }
 line_has() { line "$1" | grep -qF -- "$2"; }
 
+# select_row ID: move the list's selection down to the gate ID (the list
+# is in expiry order, so a gate's row depends on the others' windows).
+select_row() {
+	sw=0
+	while ! screen | grep -qF -- "> $1" && [ "$sw" -lt 20 ]; do
+		keys j
+		sw=$((sw + 1))
+	done
+}
+
 # The first number of the scroll position shown at the bottom right
 # ("11-31/40" gives 11; 1 when everything fits).
 scroll_top() {
@@ -242,13 +252,14 @@ else
 fi
 is "no bell for gates that were pending at start" "$(bell)" 0
 mkgate live -p wt-live <<'JSON'
-{"reason": "Arrives while the console is open.",
+{"reason": "Arrives while the console is open.", "gate_timeout_seconds": 120,
  "commands": [{"id": "y", "as": "user", "argv": ["/usr/bin/true"], "why": "nothing"}]}
 JSON
 LIVE=$G
 shows "a new request appears within a second, without a restart" "$LIVE" 12
 is "a new pending gate rings the bell" "$(bell)" 1
-yes_ "the newest gate is listed first" [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
+yes_ "the gate that expires first is listed first (the new one: a shorter window)" \
+    [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
 rv "$WBIN" answer "$LIVE" --deny -f "not this one" >/dev/null 2>&1
 wait_gone "$LIVE" 15
 lacks "a settled gate leaves the pending list" "$LIVE"
@@ -560,6 +571,7 @@ JSON
 INJ=$G
 console inject
 wait_for "$INJ"
+select_row "$INJ"
 t_before=$(title)
 keys Enter
 shows "[P6] the injection request opens" "1 command as root and 0 as you"
@@ -734,8 +746,8 @@ tm kill-session -t "$CS"
 section "ten thousand pending gates: every one listed, the first to expire first"
 # A store of its own: one real request (it expires last), cloned by
 # sqlite3 into 10,000 more (as bench/run.sh seeds its big store), clone N
-# created N seconds earlier and expiring N seconds sooner: the oldest
-# expires first.
+# created N seconds earlier and expiring N seconds sooner (all within the
+# next 6 hours): the oldest expires first.
 MANY=$TD/many
 mkdir -m 700 "$MANY"
 [ "$ROOT_MODE" -eq 1 ] && chown "$RV_USER" "$MANY"
@@ -755,7 +767,7 @@ INSERT INTO gates (id, state, created_at, expires_at, settled_at, requester,
     stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count,
     user_count, manifest, manifest_sha256, feedback)
   WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10000)
-  SELECT 'w-' $b32, 'pending', g.created_at - n, g.created_at + 7200 - n, NULL,
+  SELECT 'w-' $b32, 'pending', g.created_at - n, g.created_at + 20000 - n, NULL,
     g.requester, g.requester_uid, g.agent, g.project, g.host, g.machine,
     'clone ' || n, g.run_as, g.cwd, g.env, g.stop_on_failure, g.output_to_agent,
     g.next_prompt, g.risk_badges, g.root_count, g.user_count, g.manifest,
