@@ -796,11 +796,12 @@ shows "the console quits" "REVIEW-EXIT=0" 30
 tm kill-session -t "$CS"
 
 # ---------------------------------------------------------------- hangup
-section "a terminal that goes away ends the console"
-# ui_pid: the warrant-ui process under the pane's shell (bash -i starts it
-# in a process group of its own, as a reviewer's shell does).
+section "a terminal or reader that goes away ends the console and warrant wait"
+# ui_pid [NAME]: the warrant-ui (or NAME) process under the pane's shell
+# (bash -i starts it in a process group of its own, as a reviewer's
+# shell does).
 ui_pid() {
-	"$PY" - "$(tm display -p -t "$CS" '#{pane_pid}')" <<'PYEOF'
+	"$PY" - "$(tm display -p -t "$CS" '#{pane_pid}')" "${1:-warrant-ui}" <<'PYEOF'
 import os, sys
 kids = {}
 for p in filter(str.isdigit, os.listdir("/proc")):
@@ -813,7 +814,7 @@ for p in filter(str.isdigit, os.listdir("/proc")):
 todo = [sys.argv[1]]
 while todo:
     for p, comm in kids.get(todo.pop(), []):
-        if comm == "warrant-ui":
+        if comm == sys.argv[2]:
             print(p)
             sys.exit(0)
         todo.append(p)
@@ -841,6 +842,42 @@ if [ -n "$UI" ] && ended "$UI"; then
 else
 	not_ok "killing its tmux session ends the console (its terminal hung up)"
 	[ -n "$UI" ] && diag "$(ps -o pid,stat,pcpu,args -p "$UI")" && kill "$UI"
+fi
+
+# warrant wait ends when its reader goes away: the pipe it writes to
+# closed (the agent that ran it gone), or, in a tmux pane killed with
+# SIGHUP blocked, its terminal hung up. Before, it waited for the gate.
+mkgate waiter <<'JSON'
+{"reason": "Waited for by a reader that goes away.", "gate_timeout_seconds": 3600,
+ "commands": [{"id": "w", "as": "user", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+WG=$G
+( rv "$WBIN" wait "$WG"; echo $? >"$TD/wait-pipe.rc" ) | head -c 0
+w=0
+while [ ! -s "$TD/wait-pipe.rc" ] && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+is "warrant wait whose reader closed the pipe ends (exit 1), the gate still pending" \
+    "$(cat "$TD/wait-pipe.rc" 2>/dev/null):$(gate_state "$WG")" "1:pending"
+CS=hupwait
+tm new-session -d -s hupwait -x 80 -y 24 "$RV LANG=C.UTF-8 TERM=tmux-256color bash --norc --noprofile -i" ||
+    bail "tmux session hupwait started"
+sleep 0.5
+keys "$PY -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])' $WBIN wait $WG" Enter
+WP=
+w=0
+while [ -z "$WP" ] && [ "$w" -lt 50 ]; do
+	WP=$(ui_pid warrant)
+	sleep 0.1
+	w=$((w + 1))
+done
+yes_ "warrant wait runs in the pane with SIGHUP blocked" [ -n "$WP" ]
+tm kill-session -t hupwait
+w=0
+while [ -n "$WP" ] && ! ended "$WP" && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+if [ -n "$WP" ] && ended "$WP"; then
+	ok "killing its tmux session ends warrant wait (its terminal hung up)"
+else
+	not_ok "killing its tmux session ends warrant wait (its terminal hung up)"
+	[ -n "$WP" ] && diag "$(ps -o pid,stat,pcpu,args -p "$WP")" && kill "$WP"
 fi
 
 # ---------------------------------------------------------------- make demo
