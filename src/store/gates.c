@@ -535,6 +535,26 @@ store_review_page(struct store *st, int all, const char *project, long offset, l
 	return list;
 }
 
+/* What changes whenever the store's content may have: v[0] on a commit
+ * by another connection (PRAGMA data_version), v[1] on one by this
+ * connection. 0, or -1 (then read the store anyway). */
+int
+store_version(struct store *st, int64_t v[2])
+{
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		v[0] = sqlite3_column_int64(s, 0);
+		v[1] = sqlite3_total_changes64(st->db);
+		rc = 0;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* How many gates of uid (or of anyone) are pending; -1 on errors. */
 long
 store_count_pending(struct store *st, int64_t uid)

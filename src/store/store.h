@@ -103,6 +103,7 @@ long	 store_count_pending(struct store *, int64_t);
 int	 store_review_ids(struct store *, int, const char *, void (*)(const char *, int, void *),
 	    void *);
 json_t	*store_review_page(struct store *, int, const char *, long, long);
+int	 store_version(struct store *, int64_t [2]);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);

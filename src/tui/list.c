@@ -56,14 +56,17 @@ add_row(const char *id, int pending, void *arg)
 	t->npending += pending != 0;
 }
 
-/* Read the list from the store; the selection stays on the same gate.
- * 0, or -1 (the last list stays). */
+/* Read the list from the store when it changed since the last read; the
+ * selection stays on the same gate. 0, or -1 (the last list stays). */
 int
 list_load(struct tui *t)
 {
 	struct list_row *old = t->rows;
 	size_t oldn = t->nrows, oldcap = t->rows_cap, oldp = t->npending, i;
+	int64_t v[2] = { -1, -1 };
 
+	if (store_version(t->st, v) == 0 && v[0] == t->version[0] && v[1] == t->version[1])
+		return 0;
 	t->rows = NULL;
 	t->nrows = t->rows_cap = t->npending = 0;
 	if (store_review_ids(t->st, t->all, t->project, add_row, t) != 0) {
@@ -75,6 +78,8 @@ list_load(struct tui *t)
 		return -1;
 	}
 	free(old);
+	t->version[0] = v[0];
+	t->version[1] = v[1];
 	for (i = 0; i < t->nrows; i++)
 		if (strcmp(t->rows[i].id, t->sel_id) == 0) {
 			t->sel = i;
@@ -245,6 +250,7 @@ list_key(struct tui *t, int type, wint_t k)
 	case L'\n': case L'\r': case L'l': open_sel(t); break;
 	case L'a':
 		t->all = !t->all;
+		t->version[0] = -1;	/* another list */
 		t->last_poll = 0;
 		tui_poll(t);
 		tui_status(t, ST_NORMAL, t->all ? "showing settled gates too" :

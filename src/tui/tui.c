@@ -269,6 +269,7 @@ tui_run(struct store *st, int all, const char *project, const char *open_id)
 	setlocale(LC_ALL, "");
 	wtext_init();
 	memset(&t, 0, sizeof t);
+	t.version[0] = -1;	/* no list read yet */
 	t.st = st;
 	t.all = all;
 	t.project = project;

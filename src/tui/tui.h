@@ -103,6 +103,7 @@ struct tui {
 	 * cap; only the rows on screen are read whole (page) */
 	struct list_row	*rows;
 	size_t		 nrows, rows_cap, npending;
+	int64_t		 version[2];	/* store_version of the list; -1: read it again */
 	json_t		*page;		/* the gates from page_top on, or NULL: read again */
 	size_t		 page_top;
 	json_t		*seen;		/* ids of pending gates already announced */
