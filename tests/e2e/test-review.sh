@@ -823,6 +823,19 @@ PYEOF
 }
 # ended PID: the process has ended (or is a zombie waiting for its parent)
 ended() { ! [ -r "/proc/$1/stat" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+# hangup_ends WHAT PID: kill the tmux session $CS; ok when PID (WHAT,
+# started there) has ended within 10 s.
+hangup_ends() {
+	tm kill-session -t "$CS"
+	w=0
+	while [ -n "$2" ] && ! ended "$2" && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+	if [ -n "$2" ] && ended "$2"; then
+		ok "killing its tmux session ends $1 (its terminal hung up)"
+	else
+		not_ok "killing its tmux session ends $1 (its terminal hung up)"
+		[ -n "$2" ] && diag "$(ps -o pid,stat,pcpu,args -p "$2")" && kill "$2"
+	fi
+}
 # The hangup signal may never reach the console (blocked by whatever
 # started it, or the console outside the terminal's foreground group):
 # started with SIGHUP blocked, only poll's POLLHUP on its terminal tells.
@@ -834,15 +847,7 @@ keys "$PY -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [
 shows "the console runs with SIGHUP blocked" "warrant review" 50
 UI=$(ui_pid) || UI=
 yes_ "its warrant-ui process is found" [ -n "$UI" ]
-tm kill-session -t hup
-w=0
-while [ -n "$UI" ] && ! ended "$UI" && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
-if [ -n "$UI" ] && ended "$UI"; then
-	ok "killing its tmux session ends the console (its terminal hung up)"
-else
-	not_ok "killing its tmux session ends the console (its terminal hung up)"
-	[ -n "$UI" ] && diag "$(ps -o pid,stat,pcpu,args -p "$UI")" && kill "$UI"
-fi
+hangup_ends "the console" "$UI"
 
 # warrant wait ends when its reader goes away: the pipe it writes to
 # closed (the agent that ran it gone), or, in a tmux pane killed with
@@ -870,15 +875,7 @@ while [ -z "$WP" ] && [ "$w" -lt 50 ]; do
 	w=$((w + 1))
 done
 yes_ "warrant wait runs in the pane with SIGHUP blocked" [ -n "$WP" ]
-tm kill-session -t hupwait
-w=0
-while [ -n "$WP" ] && ! ended "$WP" && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
-if [ -n "$WP" ] && ended "$WP"; then
-	ok "killing its tmux session ends warrant wait (its terminal hung up)"
-else
-	not_ok "killing its tmux session ends warrant wait (its terminal hung up)"
-	[ -n "$WP" ] && diag "$(ps -o pid,stat,pcpu,args -p "$WP")" && kill "$WP"
-fi
+hangup_ends "warrant wait" "$WP"
 
 # ---------------------------------------------------------------- make demo
 section "make demo on a terminal"
