@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -175,7 +174,7 @@ host_ok(const struct web *w, const char *host)
 	size_t i;
 
 	for (i = 0; host != NULL && i < w->nnames; i++)
-		if (strcasecmp(host, w->names[i]) == 0)
+		if (ascii_casecmp(host, w->names[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -197,7 +196,7 @@ origin_ok(const struct web *w, const char *origin)
 		size_t i;
 
 		for (i = 0; i < w->cfg.nhosts; i++)
-			if (strcasecmp(host, w->cfg.hosts[i]) == 0)
+			if (ascii_casecmp(host, w->cfg.hosts[i]) == 0)
 				return 1;
 		return 0;
 	}
@@ -455,7 +454,7 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 	} else if (len != NULL && strtoull(len, NULL, 10) > WEB_BODY_MAX)
 		*ret = web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
 		    "at most %d bytes", WEB_BODY_MAX);
-	else if (post && (type == NULL || strncasecmp(type, "application/json", 16) != 0))
+	else if (post && (type == NULL || ascii_ncasecmp(type, "application/json", 16) != 0))
 		*ret = web_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "not_json", "POST bodies "
 		    "are JSON (Content-Type: application/json)");
 	else if (is_static(method, url) || (post && strcmp(url, "/api/pair") == 0))
