@@ -10,7 +10,8 @@
  *                told to --adopt it, nor for records of older versions):
  *                only such an account may be deleted (box remove)
  *   GROUP.group  a requester group warrant-REVIEWER that warrant made
- *                with groupadd: its gid and a newline
+ *                with groupadd (only such a group has one): its gid and
+ *                a newline
  *
  * A record counts only while it names the current uid or gid: a name
  * deleted and given to someone else is not warrant's. Teardown removes
@@ -126,7 +127,7 @@ box_group_recorded(const char *group, gid_t gid)
 int
 box_group_record(const char *group, gid_t gid)
 {
-	return record_write(group, "group", (unsigned)gid, 1);
+	return record_write(group, "group", (unsigned)gid, 0);
 }
 
 /* Remove the record name.ext, saying so: 0 removed, 1 there was none,

@@ -609,7 +609,9 @@ box_req_all(void)
  * while it is installed, the directory is the package's to remove. */
 #define BOX_PKG_TMPFILES "/usr/lib/tmpfiles.d/warrant.conf"
 
-/* 1 when something (a warrant serve) answers on the socket at path. */
+/* 1 when something (a warrant serve) listens on the socket at path, even
+ * one too busy to take the connection now (EAGAIN: non-blocking, so a
+ * wedged daemon cannot hang this); 0 when nothing does (ECONNREFUSED). */
 static int
 socket_answers(const char *path)
 {
@@ -617,9 +619,12 @@ socket_answers(const char *path)
 	int fd, rc;
 
 	if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path) >=
-	    sizeof sa.sun_path || (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+	    sizeof sa.sun_path)
 		return 0;
-	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return 1;	/* cannot tell: keep it */
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ||
+	    (errno != ECONNREFUSED && errno != ENOENT);
 	close(fd);
 	return rc;
 }
