@@ -79,10 +79,11 @@ int	 box_secret_clear(const char *);
 
 /* record.c: what warrant made (box users, requester groups), and the box
  * directory's removal once it records nothing. */
+#define BOX_RECORDED	1	/* box_recorded: adopted (or an older record) */
+#define BOX_CREATED	2	/* made by warrant */
+int	 box_recorded(const char *, const char *, unsigned);
 int	 box_user_recorded(const char *, uid_t);
-int	 box_user_created(const char *, uid_t);
 int	 box_user_record(const char *, uid_t, int);
-int	 box_group_recorded(const char *, gid_t);
 int	 box_group_record(const char *, gid_t);
 int	 box_unrecord(const char *, const char *);
 int	 box_dir_prune(void);

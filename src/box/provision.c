@@ -778,7 +778,7 @@ box_init(const struct box_spec *s)
 	if (exists && box_user_recorded(s->name, a.uid) != 1)
 		adopt_warning(s, &a);	/* box_check_host saw --adopt */
 	/* Made by box init: now, or by an earlier run (kept across --uid). */
-	made = !exists || box_user_created(s->name, a.uid) == 1;
+	made = !exists || box_recorded(s->name, "user", a.uid) == BOX_CREATED;
 	if (ensure_group(s) != 0)
 		goto out;
 	if (!exists ? create_user(s) != 0 : update_user(s, &a) != 0)

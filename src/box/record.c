@@ -39,10 +39,11 @@ record_file(const char *name, const char *ext, char out[RECORD_FILE_MAX])
 	return n < 0 || n >= RECORD_FILE_MAX ? -1 : 0;
 }
 
-/* 2 when name.ext records id as made by warrant, 1 as adopted, 0 when
- * there is no record for id, -1 after saying why it cannot tell. */
-static int
-record_read(const char *name, const char *ext, unsigned id)
+/* BOX_CREATED when name.ext records id as made by warrant, BOX_RECORDED
+ * as adopted, 0 when there is no record for id, -1 after saying why it
+ * cannot tell. */
+int
+box_recorded(const char *name, const char *ext, unsigned id)
 {
 	char file[RECORD_FILE_MAX], want[48], buf[48];
 	size_t n, c = sizeof CREATED - 1;
@@ -60,7 +61,7 @@ record_read(const char *name, const char *ext, unsigned id)
 		if ((size == (off_t)n || size == (off_t)(n - c)) &&
 		    box_read_exact(fd, buf, (size_t)size) == 0 &&
 		    memcmp(buf, want, (size_t)size) == 0)
-			rc = size == (off_t)n ? 2 : 1;
+			rc = size == (off_t)n ? BOX_CREATED : BOX_RECORDED;
 		close(fd);
 	} else if (errno != ENOENT) {
 		warnx("box record %s: %s", file, strerror(errno));
@@ -93,19 +94,9 @@ record_write(const char *name, const char *ext, unsigned id, int created)
 int
 box_user_recorded(const char *name, uid_t uid)
 {
-	int rc = record_read(name, "user", (unsigned)uid);
+	int rc = box_recorded(name, "user", (unsigned)uid);
 
 	return rc > 0 ? 1 : rc;
-}
-
-/* 1 when box init created name (uid) itself, 0 when not (adopted, or
- * not a box user), -1 after saying why it cannot tell. */
-int
-box_user_created(const char *name, uid_t uid)
-{
-	int rc = record_read(name, "user", (unsigned)uid);
-
-	return rc < 0 ? -1 : rc == 2;
 }
 
 /* Record name (now uid) as a box user, made by box init when created. */
@@ -115,15 +106,7 @@ box_user_record(const char *name, uid_t uid, int created)
 	return record_write(name, "user", (unsigned)uid, created);
 }
 
-/* 1 when warrant made group (gid), 0 when not, -1 when it cannot tell. */
-int
-box_group_recorded(const char *group, gid_t gid)
-{
-	int rc = record_read(group, "group", (unsigned)gid);
-
-	return rc > 0 ? 1 : rc;
-}
-
+/* Record group (gid) as made by warrant. */
 int
 box_group_record(const char *group, gid_t gid)
 {

@@ -46,15 +46,14 @@ box_remove_check(const char *name, int delete_user, struct refusal *r)
 {
 	struct passwd *pw;
 	uid_t uid;
-	int rec, made;
+	int rec;
 
 	if (box_check_account(name, r) != 0)
 		return -1;
 	if ((pw = getpwnam(name)) == NULL)
 		return 0;
 	uid = pw->pw_uid;
-	if ((rec = box_user_recorded(name, uid)) < 0 ||
-	    (made = box_user_created(name, uid)) < 0)
+	if ((rec = box_recorded(name, "user", uid)) < 0)
 		return refuse(r, "bad_box_dir", "--user", "the box directory cannot be "
 		    "read (see above); nothing changed");
 	if (rec == 0 && (delete_user || leftovers(name)))
@@ -62,7 +61,7 @@ box_remove_check(const char *name, int delete_user, struct refusal *r)
 		    "user (warrant box neither created nor adopted it), so %s is not "
 		    "warrant's to remove; nothing changed", name, (unsigned)uid,
 		    delete_user ? "the account" : "what is there in its name");
-	if (delete_user && !made)
+	if (delete_user && rec != BOX_CREATED)
 		return refuse(r, "not_created", "--delete-user", "'%s' (uid %u) was "
 		    "adopted by warrant box (box init --adopt, or made by a version "
 		    "that did not record which accounts it created), not created by "

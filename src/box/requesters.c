@@ -691,7 +691,7 @@ box_req_check_teardown(const char *reviewer, struct refusal *r)
 		return refuse(r, "invalid_name", "--reviewer", "reviewer name too long");
 	if ((gr = getgrnam(group)) != NULL) {
 		gid = gr->gr_gid;
-		if ((rc = box_group_recorded(group, gid)) < 0)
+		if ((rc = box_recorded(group, "group", gid)) < 0)
 			return refuse(r, "bad_box_dir", "--reviewer", "the box directory "
 			    "cannot be read (see above); nothing changed");
 		if (rc == 0)
