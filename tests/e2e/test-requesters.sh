@@ -245,8 +245,10 @@ is "add recorded the group it made (its gid)" "$(cat "$WARRANT_BOX_DIR/$GRP.grou
 answers() {
 	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$1" 2>/dev/null
 }
-# A daemon: the reviewer listening on the socket's name.
-as "$REV" "$PY" -c "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('$DIR/req.sock'); s.listen(16); time.sleep(120)" &
+# A daemon: the reviewer listening on the socket's name (setpriv execs
+# env, which execs python: $! is the listener's pid).
+setpriv --reuid="$REV" --regid="$(id -g "$REV")" --init-groups env -i PATH=/usr/bin:/bin \
+    "$PY" -c "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('$DIR/req.sock'); s.listen(16); time.sleep(120)" &
 LPID=$!
 i=0
 while ! answers "$DIR/req.sock" && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -255,7 +257,11 @@ refused_snap "remove --all refuses while a daemon answers on the socket" daemon_
     remove --reviewer "$REV" --all
 kill "$LPID"
 wait "$LPID" 2>/dev/null
-check "the daemon is gone, its socket left behind" sh -c "[ -S '$DIR/req.sock' ] && ! answers '$DIR/req.sock'"
+if [ -S "$DIR/req.sock" ] && ! answers "$DIR/req.sock"; then
+	ok "the daemon is gone, its socket left behind"
+else
+	not_ok "the daemon is gone, its socket left behind"
+fi
 touch "$DIR/planted"
 refused_snap "remove --all refuses a directory holding anything but the socket" directory_not_empty \
     remove --reviewer "$REV" --all
