@@ -129,8 +129,7 @@ box_remove(const char *name, int delete_user, int delete_home)
 	/* Not a box user (box_remove_check found nothing of warrant's). */
 	if (exists && box_user_recorded(name, uid) != 1) {
 		printf("%s: nothing to remove (not a box user)\n", name);
-		rc = 0;
-		goto out;
+		goto prune;
 	}
 	if (box_dropin_present(name)) {
 		if (box_dropin_path(name, path, sizeof path) != 0 ||
@@ -168,6 +167,8 @@ box_remove(const char *name, int delete_user, int delete_home)
 	removed += n == 0;
 	if (removed == 0)
 		printf("box user %s: nothing to remove\n", name);
+prune:
+	/* box_lock made the directory if it was not there. */
 	rc = box_dir_prune();
 out:
 	box_unlock(lock);
