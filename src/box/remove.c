@@ -104,7 +104,7 @@ delete_account(const char *name, uid_t uid, const char *home, int delete_home)
 		return -1;
 	printf("account %s (uid %u): deleted\n", name, (unsigned)uid);
 	if (delete_home && access(home, F_OK) != 0)
-		printf("home %s: deleted, with its mail spool\n", home);
+		printf("home %s: deleted\n", home);
 	if (own_group && getgrnam(name) == NULL)
 		printf("group %s (gid %u): deleted with the account\n", name, (unsigned)gid);
 	return 0;
