@@ -241,11 +241,13 @@ run_agent_block() {
 # footprint: what warrant writes on this machine, as text: every file
 # under the places it writes (the reviewer's home left out: the store
 # there stays, by design) with owner, group and mode, and the account
-# and group databases.
+# and group databases (the subordinate ids sorted: useradd and userdel
+# rewrite those files in an order of their own).
 footprint() {
 	find /etc/tmpfiles.d /etc/sudoers.d /run/warrant /var/lib/warrant /home /var/mail \
 	    -path "$RV_HOME" -prune -o -printf '%p %u %g %m\n' 2>/dev/null | sort
-	cat /etc/passwd /etc/group /etc/subuid /etc/subgid 2>/dev/null
+	cat /etc/passwd /etc/group
+	sort /etc/subuid /etc/subgid 2>/dev/null
 }
 # An interrupted run's record of the agent, and a box directory that
 # records nothing, go as the teardown below would take them.
