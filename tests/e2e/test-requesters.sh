@@ -77,11 +77,14 @@ as() {
 }
 # snap: everything add or remove could change: the group line, the users'
 # groups, the reviewer's directory (owner, mode, ctime, entries) and the
-# tmpfiles.d entry (inode, mtime, mode, content).
+# tmpfiles.d entry (inode, mtime, mode, content). A link at the
+# directory's place is recorded as where it points, not as what is there
+# (/tmp changes with everything else the machine does).
 snap() {
 	printf '%s|%s|%s|%s|%s\n' "$(getent group "$GRP")" \
 	    "$(for u in $USERS; do id -nG "$u"; done)" \
-	    "$(stat -c '%U %G %a %Z' "$DIR" 2>&1; ls -A "$DIR" 2>&1)" \
+	    "$(stat -c '%U %G %a %Z' "$DIR" 2>&1
+	    if [ -L "$DIR" ]; then readlink "$DIR"; else ls -A "$DIR" 2>&1; fi)" \
 	    "$(stat -c '%i %Y %a' "$TMPF" 2>&1; cat "$TMPF" 2>&1)" \
 	    "$(stat -c '%U %G %a' /run/warrant)"
 }
