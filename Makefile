@@ -20,7 +20,7 @@ FUZZ_CHECK_SECONDS ?= 15
 # Approvals of the long chaos campaign (make check runs 20).
 N ?= 100
 
-.PHONY: all deps deps-deb install deb check check-deb chaos demo bench fuzz clean
+.PHONY: all deps deps-deb install uninstall deb check check-deb chaos demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -49,6 +49,13 @@ install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
+	sh scripts/uninstall.sh --record $(BUILD)
+
+# Remove what make install put under DESTDIR+PREFIX (the same settings,
+# and the same BUILD, whose install-manifest.txt records it), and the
+# directories it created once they are empty; nothing else. No build.
+uninstall:
+	sh scripts/uninstall.sh $(BUILD) "$(DESTDIR)" $(PREFIX)
 
 # The last test builds, installs and purges the Debian package (check-deb).
 check: all deps-deb $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja

@@ -7,7 +7,9 @@
 #        debhelper, and lintian), which make check does not need.
 set -eu
 # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes, which
-# --no-install-recommends leaves out) build the fuzz targets.
+# --no-install-recommends leaves out) build the fuzz targets; locales-all
+# gives the policy test its tr_TR and az_AZ locales (case folding that
+# must not follow the locale).
 need=""
 extra=
 [ "${1:-}" = deb ] && extra="dpkg-dev debhelper lintian"
@@ -15,7 +17,7 @@ for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev 
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
          libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
-         openssh-server openssh-client ${extra:-}; do
+         openssh-server openssh-client locales-all ${extra:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

@@ -16,6 +16,8 @@ static int cmd_answer_exec(int, char **);
 
 const struct cmd_entry cmd_answer_entry = {
 	.name = "answer",
+	.summary = "approve (authenticate and run) or deny a pending gate",
+	.group = CMD_REVIEWER,
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
 	"[--expect SHA256] [--you-only] [-f TEXT] [-j] | ID --approve|--deny --to REVIEWER "
 	"[-c CMD_ID]... [-f TEXT] [-j]",

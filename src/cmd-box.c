@@ -4,7 +4,7 @@
  * docs/box.md). username prints the sanitized Linux name; init creates or
  * updates the user on this host (or prints the same work as a script);
  * passwd stores the box password encrypted and applies it live; status
- * says whether one is set. The password is write-only: read from stdin,
+ * says whether one is set; remove undoes init. The password is write-only: read from stdin,
  * never printed, never in argv, the environment, a plaintext file or a log.
  */
 #include <sys/prctl.h>
@@ -26,10 +26,13 @@ static int cmd_box_exec(int, char **);
 
 const struct cmd_entry cmd_box_entry = {
 	.name = "box",
+	.summary = "provision the user an agent runs as (root)",
+	.group = CMD_ADMIN,
 	.usage = "username NAME | init --user NAME [--profile agent|container] "
 	    "[--reviewer REVIEWER] [--uid N] [--gid N] [--home DIR] [--shell PATH] "
 	    "[--adopt] [--script] | passwd --user NAME [--clear] | "
-	    "status --user NAME [-j] | key --user NAME [--rotate]",
+	    "status --user NAME [-j] | key --user NAME [--rotate] | "
+	    "remove --user NAME [--delete-user [--delete-home]]",
 	.help =
 	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
 	"  username NAME   print NAME sanitized into a Linux user name\n"
@@ -55,7 +58,13 @@ const struct cmd_entry cmd_box_entry = {
 	"                  printed again: --rotate replaces it (the old one stops\n"
 	"                  working)\n"
 	"  status          the profile, the requester groups, the sudo rules the\n"
-	"                  user holds, and whether a password is set (never what)\n\n"
+	"                  user holds, and whether a password is set (never what)\n"
+	"  remove          (root; idempotent) undo init: the sudoers drop-in, the\n"
+	"                  admin group, the requester groups, the route's key, the\n"
+	"                  stored password, the box record, each said as removed;\n"
+	"                  the account stays unless --delete-user (only one init\n"
+	"                  created, never an adopted one), its home and mail spool\n"
+	"                  unless --delete-home too\n\n"
 	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
 	"2 usage or refusal (nothing changed).\n",
 	.exec = cmd_box_exec,
@@ -334,6 +343,18 @@ passwd_set(const char *name)
 	return rc;
 }
 
+/* The invalid_name refusal of --user NAME, as init words it. */
+static int
+name_refused(const char *name)
+{
+	struct box_spec s = { .name = name, .uid = -1, .gid = -1,
+	    .profile = BOX_PROFILE_CONTAINER };
+	struct refusal r;
+
+	box_check_spec(&s, &r);
+	return refused(&r);
+}
+
 /* Parse --user NAME plus one flag (--clear or -j) for passwd and status. */
 static int
 user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
@@ -362,13 +383,8 @@ user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
 		return usage_error(&cmd_box_entry, "%s needs --user NAME", argv[0]);
 	if (need_root() != 0)
 		return EXIT_REFUSED;
-	if (!box_name_ok(*name)) {
-		struct box_spec s = { .name = *name, .uid = -1, .gid = -1,
-		    .profile = BOX_PROFILE_CONTAINER };
-
-		box_check_spec(&s, &r);
-		return refused(&r);
-	}
+	if (!box_name_ok(*name))
+		return name_refused(*name);
 	if (box_check_account(*name, &r) != 0)
 		return refused(&r);
 	return 0;
@@ -424,6 +440,44 @@ box_key_exec(int argc, char **argv)
 	    "shown again) and sign POST /box/%s/set-password with it\n",
 	    rotate ? "new" : "box password route", name, name);
 	return EXIT_OK;
+}
+
+static int
+box_remove_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "delete-user", no_argument, NULL, 'D' },
+		{ "delete-home", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = NULL;
+	struct refusal r;
+	int ch, delete_user = 0, delete_home = 0;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (ch == 'u')
+			name = optarg;
+		else if (ch == 'D')
+			delete_user = 1;
+		else if (ch == 'H')
+			delete_home = 1;
+		else
+			return usage_error(&cmd_box_entry, NULL);
+	}
+	if (optind != argc)
+		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
+	if (name == NULL)
+		return usage_error(&cmd_box_entry, "remove needs --user NAME");
+	if (delete_home && !delete_user)
+		return usage_error(&cmd_box_entry, "--delete-home goes with --delete-user");
+	if (need_root() != 0)
+		return EXIT_REFUSED;
+	if (!box_name_ok(name))
+		return name_refused(name);
+	if (box_remove_check(name, delete_user, &r) != 0)
+		return refused(&r);
+	return box_remove(name, delete_user, delete_home) == 0 ? EXIT_OK : EXIT_INTERNAL;
 }
 
 /* The requester groups' reviewers, "a, b", or "none". */
@@ -551,5 +605,7 @@ cmd_box_exec(int argc, char **argv)
 		return box_status_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "key") == 0)
 		return box_key_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "remove") == 0)
+		return box_remove_exec(argc - 1, argv + 1);
 	return usage_error(&cmd_box_entry, "unknown box command '%s'", argv[1]);
 }

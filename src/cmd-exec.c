@@ -41,6 +41,8 @@ static int cmd_exec_exec(int, char **);
 
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
+	.summary = "the target side of a remote machine, run over ssh by warrant",
+	.group = CMD_ADMIN,
 	.usage = "--contract | --resolve | --manifest F --expected-sha256 H --ledger L",
 	.help =
 	"The target side of a remote machine, called by the reviewer's warrant\n"

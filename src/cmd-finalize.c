@@ -11,6 +11,8 @@ static int cmd_finalize_exec(int, char **);
 
 const struct cmd_entry cmd_finalize_entry = {
 	.name = "finalize",
+	.summary = "settle a detached approval once its runner has ended",
+	.group = CMD_REVIEWER,
 	.usage = "ATTEMPT",
 	.help = "Wait for the runner of a detached approval and settle its gate.\n",
 	.exec = cmd_finalize_exec,

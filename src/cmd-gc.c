@@ -3,6 +3,8 @@
  * warrant gc: the retention policy. Removes the run directories (and the
  * output logs in them) of settled gates older than an age, then the
  * oldest of them while all run directories together are over a size;
+ * removes the blobs no gate holds any more (those of gates that ran for
+ * the same age, of gates that did not run for GC_BLOB_UNRUN_HOURS at most);
  * rotates requests.jsonl past a size (one old file kept); with --vacuum
  * compacts the database. A run directory whose gate is pending, whose
  * gate has an unsettled attempt, or whose runner still holds its lock is
@@ -23,21 +25,22 @@
 #include "warrant.h"
 #include "approve/batch.h"
 
-#define STR_(x)	#x
-#define STR(x)	STR_(x)
-
 static int cmd_gc_exec(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	.name = "gc",
+	.summary = "prune old run directories, rotate requests.jsonl",
+	.group = CMD_ADMIN,
 	.usage = "[-n] [--vacuum] [-j] [--max-age DAYS] [--max-size MIB]",
 	.help =
-	"Prune run directories of settled gates, rotate requests.jsonl.\n\n"
+	"Prune run directories and reviewed files of settled gates, rotate\n"
+	"requests.jsonl.\n\n"
 	"  -n, --dry-run      say what would go; change nothing\n"
 	"      --vacuum       also compact the database (VACUUM)\n"
 	"  -j, --json         the report as one JSON object\n"
 	"      --max-age D    remove run directories of gates settled more than\n"
-	"                     D days ago (default " STR(GC_MAX_AGE_DAYS) ")\n"
+	"                     D days ago (default " STR(GC_MAX_AGE_DAYS) "), and the\n"
+	"                     reviewed files of those that ran\n"
 	"      --max-size M   then the oldest, while all run directories take\n"
 	"                     more than M MiB (default " STR(GC_MAX_RUNS_MIB) ")\n",
 	.exec = cmd_gc_exec,
@@ -220,6 +223,15 @@ prune(struct store *st, int runs_fd, int64_t max_age, long long max_bytes, int d
 
 static json_t *rotate_jsonl(struct store *, int);
 
+/* The blobs no gate holds any more, gates settled max_age seconds ago. */
+static json_t *
+collect(struct store *st, int64_t max_age, int dry)
+{
+	int64_t now = now_seconds(), unrun = GC_BLOB_UNRUN_HOURS * 3600LL;
+
+	return blobs_collect(st, now - max_age, now - (max_age < unrun ? max_age : unrun), dry);
+}
+
 /* The state directory's runs/, opened; -2 when there is none. */
 static int
 runs_open(struct store *st)
@@ -242,7 +254,7 @@ runs_open(struct store *st)
 int
 gc_prune_default(struct store *st)
 {
-	json_t *rep, *jsonl;
+	json_t *rep, *jsonl, *blobs;
 	int fd = runs_open(st);
 
 	if (fd == -2)
@@ -256,10 +268,12 @@ gc_prune_default(struct store *st)
 	}
 	rep = prune(st, fd, GC_MAX_AGE_DAYS * 86400LL, GC_MAX_RUNS_MIB * 1048576LL, 0);
 	jsonl = rotate_jsonl(st, 0);
+	blobs = collect(st, GC_MAX_AGE_DAYS * 86400LL, 0);
 	close(fd);
 	json_decref(rep);
 	json_decref(jsonl);
-	return rep != NULL && jsonl != NULL ? 0 : -1;
+	json_decref(blobs);
+	return rep != NULL && jsonl != NULL && blobs != NULL ? 0 : -1;
 }
 
 /* requests.jsonl past GC_JSONL_MIB becomes requests.jsonl.1 (replacing
@@ -318,6 +332,13 @@ print_text(const json_t *rep)
 	    (long long)json_integer_value(json_object_get(r, "count")),
 	    (long long)json_integer_value(json_object_get(r, "pruned_bytes")),
 	    (long long)json_integer_value(json_object_get(r, "kept_bytes")));
+	j = json_object_get(rep, "blobs");
+	printf("%s %lld of %lld reviewed files (%lld bytes freed); %lld bytes kept\n",
+	    dry ? "would remove" : "removed",
+	    (long long)json_integer_value(json_object_get(j, "removed")),
+	    (long long)json_integer_value(json_object_get(j, "count")),
+	    (long long)json_integer_value(json_object_get(j, "freed_bytes")),
+	    (long long)json_integer_value(json_object_get(j, "kept_bytes")));
 	j = json_object_get(rep, "requests_jsonl");
 	if (json_is_true(json_object_get(j, "rotated")))
 		printf("%s requests.jsonl (%lld bytes) to requests.jsonl.1\n",
@@ -342,7 +363,7 @@ cmd_gc_exec(int argc, char **argv)
 	};
 	long age = GC_MAX_AGE_DAYS, size = GC_MAX_RUNS_MIB;
 	int ch, dry = 0, vacuum = 0, json = 0, fd, rc;
-	json_t *rep, *runs, *jsonl;
+	json_t *rep, *runs, *jsonl, *blobs;
 	long long before;
 	struct store st;
 
@@ -390,15 +411,17 @@ cmd_gc_exec(int argc, char **argv)
 	    json_pack("{s:i,s:i,s:i,s:i,s:[]}", "count", 0, "pruned", 0, "pruned_bytes", 0,
 	    "kept_bytes", 0, "pruned_names");
 	jsonl = runs != NULL ? rotate_jsonl(&st, dry) : NULL;
+	blobs = jsonl != NULL ? collect(&st, age * 86400LL, dry) : NULL;
 	if (fd >= 0)
 		close(fd);
-	if (runs == NULL || jsonl == NULL) {
+	if (runs == NULL || jsonl == NULL || blobs == NULL) {
 		json_decref(runs);
+		json_decref(jsonl);
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rep = json_pack("{s:b,s:o,s:o}", "dry_run", dry, "run_dirs", runs,
-	    "requests_jsonl", jsonl);
+	rep = json_pack("{s:b,s:o,s:o,s:o}", "dry_run", dry, "run_dirs", runs,
+	    "requests_jsonl", jsonl, "blobs", blobs);
 	if (vacuum) {
 		before = db_bytes(&st);
 		if (!dry && store_vacuum(&st) != 0) {

@@ -24,6 +24,8 @@ print_line(json_t *g, void *n)
 
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
+	.summary = "list the pending gates (-a: the settled ones too)",
+	.group = CMD_REVIEWER,
 	.usage = "[-a] [-j] [-l N] [-p PROJECT] | --to REVIEWER [-a] [-j]",
 	.help =
 	"List pending gates, newest first.\n\n"

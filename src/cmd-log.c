@@ -8,6 +8,8 @@ static int cmd_log_exec(int, char **);
 
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
+	.summary = "print or verify the audit chain of every request and change",
+	.group = CMD_REVIEWER,
 	.usage = "[-j] [--verify]",
 	.help =
 	"Print the audit chain: every request and state change, oldest first.\n\n"

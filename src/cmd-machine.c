@@ -19,6 +19,8 @@ static int cmd_machine_exec(int, char **);
 
 const struct cmd_entry cmd_machine_entry = {
 	.name = "machine",
+	.summary = "enroll the remote machines that requests may name",
+	.group = CMD_ADMIN,
 	.usage = "add NAME ssh://USER@HOST[:PORT] [--warrant PATH] [--root-via USER2] | "
 	    "list [-j] | check NAME | remove NAME",
 	.help =

@@ -16,6 +16,8 @@ static int cmd_mcp_exec(int, char **);
 
 const struct cmd_entry cmd_mcp_entry = {
 	.name = "mcp",
+	.summary = "the request tool for an agent, over MCP on standard input/output",
+	.group = CMD_AGENT,
 	.usage = "[--to REVIEWER]",
 	.help =
 	"Serve the Model Context Protocol (JSON-RPC 2.0, one message per line) on\n"

@@ -13,6 +13,7 @@
 #include <qrencode.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "warrant.h"
@@ -28,6 +29,8 @@ static int cmd_pair_exec(int, char **);
 
 const struct cmd_entry cmd_pair_entry = {
 	.name = "pair",
+	.summary = "pair a phone or browser with the web page; list, revoke",
+	.group = CMD_REVIEWER,
 	.usage = "[--url URL] [--ttl SECONDS] [--no-qr] | --list [-j] | --revoke DEVICE",
 	.help =
 	"Pair a phone or browser with the web page of `warrant serve --http`: prints\n"
@@ -89,6 +92,62 @@ url_ok(const char *u)
 		if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\'' || *p == '\\')
 			return 0;
 	return 1;
+}
+
+/*
+ * Does url name this computer only (a loopback address or localhost)? A
+ * phone that opens such a link reaches itself. host and port get the
+ * URL's (port: its scheme's when it names none). url has passed url_ok.
+ */
+static int
+url_loopback(const char *url, char host[64], char port[8])
+{
+	const char *h = strstr(url, "://") + 3, *end;
+	size_t n;
+
+	end = *h == '[' ? strchr(h, ']') : h + strcspn(h, ":/");
+	if (end == NULL)
+		return 0;
+	end += *h == '[';
+	n = (size_t)(end - h);
+	if (n == 0 || n >= 64 || (*end == ':' && strcspn(end + 1, "/") >= 8))
+		return 0;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	if (*end == ':')
+		snprintf(port, 8, "%.*s", (int)strcspn(end + 1, "/"), end + 1);
+	else
+		snprintf(port, 8, "%s", strncmp(url, "https:", 6) == 0 ? "443" : "80");
+	if (*host == '[') {
+		char bare[64];
+
+		snprintf(bare, sizeof bare, "%.*s", (int)(n - 2), host + 1);
+		return web_addr_loopback(bare);
+	}
+	return strcasecmp(host, "localhost") == 0 || web_addr_loopback(host);
+}
+
+/* Before a link only this computer can open: the two ways that work from
+ * a phone (docs/web.md, "Use"), as commands for this page's port. */
+static void
+print_phone_ways(const char *host, const char *port)
+{
+	printf("A phone cannot open this link as it is: %s is this computer's own\n"
+	    "address, and a phone that opens it (or scans the code below) reaches\n"
+	    "itself. Two ways work:\n\n"
+	    "  1. A tunnel or a reverse proxy to the page, which stays on loopback:\n"
+	    "     - an ssh client on the phone, then this very link works there:\n"
+	    "         ssh -L %s:%s:%s USER@THIS-COMPUTER\n"
+	    "     - a proxy with its own TLS, such as tailscale serve; NAME is the name\n"
+	    "       the phone uses (this computer's on the tailnet), given with --host:\n"
+	    "         tailscale serve --bg %s\n"
+	    "         warrant serve --http 127.0.0.1:%s --host NAME\n"
+	    "         warrant pair --url https://NAME/\n"
+	    "  2. HTTPS from warrant itself, on an address ADDR of this computer that the\n"
+	    "     phone can reach, with a certificate the phone trusts:\n"
+	    "         warrant serve --http ADDR:%s --listen-any \\\n"
+	    "             --tls-cert CERT.pem --tls-key KEY.pem\n"
+	    "         warrant pair\n\n", host, port, host, port, port, port, port);
 }
 
 /* The QR code in UTF-8 half blocks, light modules drawn, with a quiet zone;
@@ -163,6 +222,7 @@ cmd_pair_exec(int argc, char **argv)
 	};
 	const char *url = NULL, *revoke = NULL;
 	char token[44], sha[SHA256_HEX_LEN + 1], *found = NULL, *link = NULL;
+	char host[64], port[8];
 	int ch, list = 0, json = 0, qr = 1, rc;
 	long ttl = PAIR_TTL_DEFAULT;
 	struct store st;
@@ -236,6 +296,8 @@ cmd_pair_exec(int argc, char **argv)
 	}
 	free(found);
 	explicit_bzero(token, sizeof token);
+	if (url_loopback(link, host, port))
+		print_phone_ways(host, port);
 	printf("Open this link on the phone or in the browser to pair it (it works once,\n"
 	    "within %ld seconds; `warrant pair --list` shows the devices):\n\n  %s\n\n", ttl, link);
 	if (qr)

@@ -16,6 +16,8 @@ static int cmd_request_exec(int, char **);
 
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
+	.summary = "ask for commands: a gate from a JSON request on standard input",
+	.group = CMD_AGENT,
 	.usage = "[-j] [-o AGENT] [-p PROJECT] [-w] [--to REVIEWER] < request.json",
 	.help =
 	"Create a gate from one JSON request on standard input (warrant-request(5)).\n"

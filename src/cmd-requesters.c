@@ -4,7 +4,8 @@
  * and send their requests to a reviewer's warrant serve (docs/box.md,
  * "Requesters"; docs/protocol.md, "Where, and who may connect"). add puts
  * users in the group warrant-REVIEWER and makes the socket directory and
- * its tmpfiles.d entry; remove takes users out of the group; list shows
+ * its tmpfiles.d entry; remove takes users out of the group, or with
+ * --all takes all of that down again; list shows
  * every reviewer's set-up as it is (anyone may run it: it only reads).
  */
 #include <getopt.h>
@@ -19,8 +20,10 @@ static int cmd_requesters_exec(int, char **);
 
 const struct cmd_entry cmd_requesters_entry = {
 	.name = "requesters",
-	.usage = "add --reviewer REVIEWER [USER...] | remove --reviewer REVIEWER USER... | "
-	    "list [--reviewer REVIEWER] [-j]",
+	.summary = "let other users' agents send requests to a reviewer (root)",
+	.group = CMD_ADMIN,
+	.usage = "add --reviewer REVIEWER [USER...] | remove --reviewer REVIEWER "
+	    "(USER... | --all) | list [--reviewer REVIEWER] [-j]",
 	.help =
 	"Let other users' agents send requests to REVIEWER's warrant serve\n"
 	"(see docs/box.md and docs/protocol.md).\n\n"
@@ -29,7 +32,10 @@ const struct cmd_entry cmd_requesters_entry = {
 	"          /run/warrant/REVIEWER (REVIEWER:warrant-REVIEWER, 2750), and\n"
 	"          write /etc/tmpfiles.d/warrant-REVIEWER.conf so the directory\n"
 	"          comes back after a reboot\n"
-	"  remove  (root) take each USER out of warrant-REVIEWER\n"
+	"  remove  (root) take each USER out of warrant-REVIEWER; with --all,\n"
+	"          take the whole set-up down (idempotent): the directory, the\n"
+	"          tmpfiles.d entry and the group, once REVIEWER's warrant serve\n"
+	"          has stopped; a group warrant did not make is refused\n"
 	"  list    every reviewer's group, requesters, directory and tmpfiles\n"
 	"          entry, and whether each is right (anyone may run it)\n\n"
 	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
@@ -55,23 +61,25 @@ need_root(void)
 	return refused(&r);
 }
 
-/* --reviewer REVIEWER and (with json) -j; the rest of argv from *first. */
+/* --reviewer REVIEWER and, where flag is given, its option (-j or --all)
+ * into *flag; the rest of argv from *first. */
 static int
-parse(int argc, char **argv, const char **reviewer, int *json, int *first)
+parse(int argc, char **argv, const char **reviewer, int fch, int *flag, int *first)
 {
 	static const struct option longopts[] = {
 		{ "reviewer", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, json != NULL ? "j" : "", longopts,
+	while ((ch = getopt_long(argc, argv, fch == 'j' ? "j" : "", longopts,
 	    NULL)) != -1) {
 		if (ch == 'r')
 			*reviewer = optarg;
-		else if (ch == 'j' && json != NULL)
-			*json = 1;
+		else if (ch == fch && flag != NULL)
+			*flag = 1;
 		else
 			return usage_error(&cmd_requesters_entry, NULL);
 	}
@@ -86,7 +94,7 @@ add_exec(int argc, char **argv)
 	struct refusal r;
 	int i, first, rc, *skip;
 
-	if (parse(argc, argv, &reviewer, NULL, &first) != 0)
+	if (parse(argc, argv, &reviewer, 0, NULL, &first) != 0)
 		return EXIT_REFUSED;
 	if (reviewer == NULL)
 		return usage_error(&cmd_requesters_entry, "add needs --reviewer REVIEWER");
@@ -123,19 +131,28 @@ remove_exec(int argc, char **argv)
 {
 	const char *reviewer = NULL;
 	struct refusal r;
-	int i, first;
+	int i, first, all = 0;
 
-	if (parse(argc, argv, &reviewer, NULL, &first) != 0)
+	if (parse(argc, argv, &reviewer, 'a', &all, &first) != 0)
 		return EXIT_REFUSED;
 	if (reviewer == NULL)
 		return usage_error(&cmd_requesters_entry, "remove needs --reviewer REVIEWER");
-	if (first == argc)
-		return usage_error(&cmd_requesters_entry, "remove needs at least one USER");
+	if (first == argc && !all)
+		return usage_error(&cmd_requesters_entry, "remove needs at least one USER, "
+		    "or --all for the whole set-up");
+	if (first != argc && all)
+		return usage_error(&cmd_requesters_entry, "remove takes USERs or --all, "
+		    "not both");
 	if (need_root() != 0)
 		return EXIT_REFUSED;
 	/* The reviewer's account need not exist any more: its group may. */
 	if (box_req_check_reviewer(reviewer, 0, &r) != 0)
 		return refused(&r);
+	if (all) {
+		if (box_req_check_teardown(reviewer, &r) != 0)
+			return refused(&r);
+		return box_req_teardown(reviewer) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	}
 	for (i = first; i < argc; i++)
 		if (!box_name_ok(argv[i])) {
 			refuse(&r, "invalid_name", argv[i], "'%s' is not a user name "
@@ -204,7 +221,7 @@ list_exec(int argc, char **argv)
 	int json = 0, first, rc = EXIT_OK;
 	size_t i;
 
-	if (parse(argc, argv, &reviewer, &json, &first) != 0)
+	if (parse(argc, argv, &reviewer, 'j', &json, &first) != 0)
 		return EXIT_REFUSED;
 	if (first != argc)
 		return usage_error(&cmd_requesters_entry, "unexpected argument '%s'",

@@ -17,6 +17,8 @@ static int cmd_review_exec(int, char **);
 
 const struct cmd_entry cmd_review_entry = {
 	.name = "review",
+	.summary = "the review console: see, approve and deny requests, live",
+	.group = CMD_REVIEWER,
 	.usage = "[-a] [-p PROJECT] [ID]",
 	.help =
 	"The review console: pending gates, live (a new request rings the bell),\n"

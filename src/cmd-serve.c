@@ -20,7 +20,9 @@ static int cmd_serve_exec(int, char **);
 
 const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
-	.usage = "[--max-pending N] [--rate N] [--http [ADDR:]PORT [--host NAME]... "
+	.summary = "the reviewer's daemon: other users' agents, the web page",
+	.group = CMD_REVIEWER,
+	.usage = "[--max-pending N] [--rate N] [--blob-quota MIB] [--blob-cap MIB] [--http [ADDR:]PORT [--host NAME]... "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]] [--notify-url URL] | --box-api [ADDR:]PORT "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]",
 	.help =
@@ -33,6 +35,11 @@ const struct cmd_entry cmd_serve_entry = {
 	"  --max-pending N  pending gates one requester may have (default 16)\n"
 	"  --rate N         requests one requester may make in any 60 seconds\n"
 	"                   (default 30)\n"
+	"  --blob-quota MIB reviewed files one requester's gates may hold (pending\n"
+	"                   ones, and for a day those that did not run; default "
+	    STR(BLOB_QUOTA_MIB) ")\n"
+	"  --blob-cap MIB   what all reviewed files may take on disk (default "
+	    STR(BLOB_CAP_MIB) ")\n"
 	"  --http [ADDR:]PORT  also serve the web page for a paired phone or browser\n"
 	"                      (`warrant pair`) on ADDR (127.0.0.1 by default): it\n"
 	"                      shows and denies every gate and approves only commands\n"
@@ -65,6 +72,8 @@ cmd_serve_exec(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-pending", required_argument, NULL, 'P' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "blob-quota", required_argument, NULL, 'q' },
+		{ "blob-cap", required_argument, NULL, 'c' },
 		{ "http", required_argument, NULL, 'H' },
 		{ "host", required_argument, NULL, 'n' },
 		{ "listen-any", no_argument, NULL, 'A' },
@@ -79,6 +88,7 @@ cmd_serve_exec(int argc, char **argv)
 	struct web *w = NULL;
 	struct push *push = NULL;
 	const char *notify_url = NULL, *why;
+	long blob_quota = BLOB_QUOTA_MIB, blob_cap = BLOB_CAP_MIB;
 	int ch, rc, http = 0, boxapi = 0, other = 0;
 
 	memset(&cfg, 0, sizeof cfg);
@@ -98,6 +108,13 @@ cmd_serve_exec(int argc, char **argv)
 			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.rate_count) != 0)
 				return usage_error(&cmd_serve_entry, "--rate takes 1 to %d",
 				    SERVE_LIMIT_MAX);
+			break;
+		case 'q':
+		case 'c':
+			other = 1;
+			if (parse_count(optarg, 1, 1048576, ch == 'q' ? &blob_quota : &blob_cap) != 0)
+				return usage_error(&cmd_serve_entry, "--blob-%s takes MiB from 1 to "
+				    "1048576", ch == 'q' ? "quota" : "cap");
 			break;
 		case 'H':
 			if (web_parse_listen(optarg, &cfg) != 0)
@@ -148,6 +165,8 @@ cmd_serve_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	if (store_open(&d.st) != 0)
 		return EXIT_INTERNAL;
+	d.st.blob_quota = blob_quota * 1048576LL;
+	d.st.blob_cap = blob_cap * 1048576LL;
 	if (http) {
 		w = xcalloc(1, sizeof *w);
 		if (web_start(w, &cfg) != 0) {

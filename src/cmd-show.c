@@ -16,6 +16,8 @@ static int cmd_show_exec(int, char **);
 
 const struct cmd_entry cmd_show_entry = {
 	.name = "show",
+	.summary = "show one gate: its context, its commands and its ledger",
+	.group = CMD_REVIEWER,
 	.usage = "ID [-j] [--to REVIEWER [-c CMD_ID]...]",
 	.help =
 	"Show one gate: context, risk badges and every command, and once approved\n"

@@ -20,6 +20,8 @@ static int cmd_skill_exec(int, char **);
 
 const struct cmd_entry cmd_skill_entry = {
 	.name = "skill",
+	.summary = "print the instructions an agent needs to ask through warrant",
+	.group = CMD_AGENT,
 	.usage = "[--format claude|agents-md|plain]",
 	.help =
 	"Print the instructions an agent needs to ask for commands through warrant:\n"

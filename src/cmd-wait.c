@@ -4,9 +4,15 @@
  * ledger filtered by output_to_agent, with next.prompt, for the agent.
  * Exit 0 approved and all ran, 3 approved with a failure, 4 denied,
  * 5 expired, 6 still pending when -t ran out, 7 the reviewer's daemon
- * cannot be reached (with --to or WARRANT_SOCKET).
+ * cannot be reached (with --to or WARRANT_SOCKET); 1 at once when its
+ * reader goes away.
  */
+#include <err.h>
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -14,6 +20,8 @@ static int cmd_wait_exec(int, char **);
 
 const struct cmd_entry cmd_wait_entry = {
 	.name = "wait",
+	.summary = "wait until a gate is settled, then print its outcome",
+	.group = CMD_AGENT,
 	.usage = "ID [-t SECONDS] [-j] [--to REVIEWER]",
 	.help =
 	"Wait until a gate is settled, then print the outcome: the ledger (command\n"
@@ -70,6 +78,27 @@ wait_print(const json_t *outcome, int json)
 	return EXIT_OK;
 }
 
+/*
+ * Whoever reads the outcome went away (the agent's pipe closed, its
+ * terminal hung up, whether or not a SIGHUP came): nobody is left to
+ * tell, so end now rather than wait up to a day for the gate. A watcher
+ * thread, since the wait itself blocks in the store or on the daemon's
+ * socket; poll asks stdout for nothing but its error and hangup, which
+ * a regular file or /dev/null never reports.
+ */
+static void *
+watch_reader(void *arg)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+
+	(void)arg;
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (p.revents & (POLLERR | POLLHUP))
+		_exit(EXIT_INTERNAL);
+	return NULL;
+}
+
 static int
 cmd_wait_exec(int argc, char **argv)
 {
@@ -105,6 +134,8 @@ cmd_wait_exec(int argc, char **argv)
 		return usage_error(&cmd_wait_entry, "give exactly one ID");
 	if ((rc = link_open(&l, to)) != EXIT_OK)
 		return rc;
+	if (pthread_create(&(pthread_t){ 0 }, NULL, watch_reader, NULL) != 0)
+		warnx("wait: cannot watch for the reader going away");
 	rc = link_wait(&l, argv[optind], timeout, &outcome);
 	if (outcome != NULL && wait_print(outcome, json) != EXIT_OK)
 		rc = EXIT_INTERNAL;

@@ -20,6 +20,8 @@ static int cmd_withdraw_exec(int, char **);
 
 const struct cmd_entry cmd_withdraw_entry = {
 	.name = "withdraw",
+	.summary = "take back one of your own pending gates",
+	.group = CMD_AGENT,
 	.usage = "ID [-f TEXT] [-j] [--to REVIEWER]",
 	.help =
 	"Withdraw one of your own pending gates: it is denied, with the feedback\n"

@@ -240,14 +240,14 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 				text_print(fp, file_ref(a));
 				fputs(": the path of its staged copy)", fp);
 			} else
-				text_print(fp, json_string_value(a));
+				text_print_word(fp, json_string_value(a));
 			fputc('\n', fp);
 		}
 		fputs("    path  ", fp);
-		text_print(fp, json_str(c, "path"));
+		text_print_word(fp, json_str(c, "path"));
 		if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 			fputs("  (given as ", fp);
-			text_print(fp, json_str(c, "given_path"));
+			text_print_word(fp, json_str(c, "given_path"));
 			fputc(')', fp);
 		}
 		if (json_is_true(json_object_get(c, "sealed_at_run")))

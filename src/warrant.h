@@ -26,9 +26,10 @@
  * FEEDBACK_RULE and changes nothing.
  */
 #define FEEDBACK_MAX	4096
-#define FEEDBACK_STR_(n)	#n
-#define FEEDBACK_STR(n)	FEEDBACK_STR_(n)
-#define FEEDBACK_RULE	"a denial note is UTF-8 text of at most " FEEDBACK_STR(FEEDBACK_MAX) " bytes"
+/* a numeric macro's value as a string literal, for messages and help */
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+#define FEEDBACK_RULE	"a denial note is UTF-8 text of at most " STR(FEEDBACK_MAX) " bytes"
 
 /* Exit codes shared by every command (docs/design.md §6). */
 #define EXIT_OK		0
@@ -116,10 +117,19 @@ int	 queue_root_has_none(void);
 /* notify.c: a desktop notification for the reviewer, if there is a desktop. */
 void	 notify_reviewer(const char *, const char *, int, int);
 
-/* warrant.c: the command table. */
+/* warrant.c: the command table. `warrant --help` lists the commands by
+ * who runs them, each with its summary; an entry without a group (0) is
+ * listed nowhere, so the test of --help finds it. */
+enum cmd_group {
+	CMD_AGENT = 1,		/* the agent, or what it runs */
+	CMD_REVIEWER,		/* the person who reviews and approves */
+	CMD_ADMIN,		/* setting up users, machines, housekeeping */
+};
 struct cmd_entry {
 	const char	*name;
 	const char	*usage;
+	const char	*summary;	/* what it does, in one line of --help */
+	enum cmd_group	 group;
 	const char	*help;
 	int		(*exec)(int, char **);
 	int		internal;	/* started by warrant itself: not in the help */
@@ -148,6 +158,10 @@ extern const struct cmd_entry cmd_exec_entry;
 #define GC_MAX_AGE_DAYS	30	/* run directories of gates settled longer ago */
 #define GC_MAX_RUNS_MIB	256	/* all run directories together */
 #define GC_JSONL_MIB	16	/* requests.jsonl rotates past this */
+#define GC_BLOB_UNRUN_HOURS	24	/* blobs of gates that never ran, kept after */
+#define BLOB_QUOTA_MIB	1024	/* what one requester's gates may hold in blobs */
+#define BLOB_CAP_MIB	4096	/* what the whole blob store may take on disk */
+#define BLOB_GRACE_SECONDS	3600	/* a blob this new is never collected */
 int	 gc_prune_default(struct store *);
 int	 usage_error(const struct cmd_entry *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));

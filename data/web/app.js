@@ -15,6 +15,7 @@ let key = null;
 let events = null;
 const busy = new Set();		// gates with a request of ours under way
 const results = new Map();	// gate id -> the last result shown on its card
+const absolute = new Set();	// gates whose expiry is shown as a time, after a tap
 
 function el(tag, attrs, ...kids) {
 	const e = document.createElement(tag);
@@ -67,14 +68,16 @@ function errText(r) {
 
 function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
-// Each word its own bounded box with its index, so no word can pass for two.
+// Each word its own bounded box with its index, so no word can pass for
+// two; each in its own left-to-right isolate (<bdi dir="ltr">), so that
+// right-to-left letters in one word cannot reorder what is around it.
 function argvView(argv) {
 	const box = el("div", { class: "argv" });
 	(argv || []).forEach((a, i) => {
 		const file = typeof a !== "string";
 		box.append(el("span", { class: "word" + (file ? " file" : "") },
 			el("span", { class: "idx", text: String(i) }),
-			el("span", { class: "w", text: file ? "file " + a.file : a })));
+			el("bdi", { class: "w", dir: "ltr", text: file ? "file " + a.file : a })));
 	});
 	return box;
 }
@@ -143,6 +146,54 @@ function confinementView(c) {
 		box.append(el("div", {}, "written: ", el("code", { class: "path", text: w })));
 	if (om.written > 0) box.append(el("div", { text: "written:" + more(om.written) }));
 	return box;
+}
+
+// What became of a settled request, as its badge says it: the ledger's
+// real outcome (a failed command's exit code first) rather than the
+// state "approved"; a withdrawal is a denial the requester made.
+function outcomeOf(g) {
+	if (g.state === "denied") return /^withdrawn\b/.test(g.feedback || "") ? "withdrawn" : "denied";
+	if (g.state !== "approved" || !g.ledger) return g.state;
+	const bad = (g.ledger.entries || []).find(e => e.status !== "ran" && e.status !== "not_approved");
+	if (bad && bad.status === "failed")
+		return "failed" + (bad.exit_code != null ? " (exit " + bad.exit_code + ")" :
+			bad.signal != null ? " (signal " + bad.signal + ")" : "");
+	if (bad) return bad.status;
+	if (g.ledger.outcome !== "completed") return String(g.ledger.outcome).replace(/_/g, " ");
+	return "completed";
+}
+
+// "in 4 min": the time a pending request has left.
+function expiryText(at) {
+	const s = Math.floor(at - Date.now() / 1000);
+	if (s <= 0) return "now";
+	if (s < 60) return "in " + s + " s";
+	if (s < 3600) return "in " + Math.floor(s / 60) + " min";
+	return "in " + Math.floor(s / 3600) + " h " + Math.floor(s % 3600 / 60) + " min";
+}
+
+// The same moment as a time, the same way in every locale.
+function absoluteTime(at) {
+	const d = new Date(at * 1000), p = n => String(n).padStart(2, "0");
+	return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " +
+		p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+}
+
+// The expiry, relative; the time itself on hover (title) and, since a
+// phone has no hover, in place after a tap (another tap goes back).
+function expiryView(g) {
+	const b = el("button", { type: "button", class: "expiry", "data-at": String(g.expires_at),
+		title: absoluteTime(g.expires_at) });
+	const show = () => {
+		b.classList.toggle("absolute", absolute.has(g.request_id));
+		b.textContent = absolute.has(g.request_id) ? b.title : expiryText(g.expires_at);
+	};
+	b.addEventListener("click", () => {
+		if (!absolute.delete(g.request_id)) absolute.add(g.request_id);
+		show();
+	});
+	show();
+	return el("div", { class: "meta muted" }, "expires ", b);
 }
 
 function ledgerView(ledger) {
@@ -241,7 +292,12 @@ function gateCard(g) {
 	const h = el("h3", {}, el("code", { text: g.request_id }));
 	if (g.root_count > 0) h.append(el("span", { class: "badge root", text: plural(g.root_count, "as root", "as root") }));
 	if (g.user_count > 0) h.append(el("span", { class: "badge you", text: plural(g.user_count, "as you", "as you") }));
-	if (!pending) h.append(el("span", { class: "badge", text: g.state }));
+	if (!pending) {
+		const outcome = outcomeOf(g);
+		const tone = outcome === "completed" ? " good" :
+			["denied", "expired", "withdrawn"].includes(outcome) ? "" : " bad";
+		h.append(el("span", { class: "badge outcome" + tone, text: outcome }));
+	}
 	if (g.busy) h.append(el("span", { class: "badge", text: "running" }));
 	for (const b of g.risk_badges || []) h.append(el("span", { class: "badge risk", text: b }));
 	card.append(h);
@@ -251,8 +307,7 @@ function gateCard(g) {
 		(g.machine ? ", machine " + g.machine + " (" + (g.machine_destination || "") + ")" : "");
 	card.append(el("div", { class: "meta muted", text: who }));
 	if (g.machine_account) card.append(el("div", { class: "meta warn", text: g.machine_account }));
-	if (pending) card.append(el("div", { class: "meta muted",
-		text: "expires " + new Date(g.expires_at * 1000).toLocaleString() }));
+	if (pending) card.append(expiryView(g));
 	const list = el("ol", { class: "cmds" });
 	(g.commands || []).forEach((c, i) => list.append(commandItem(g, c, i)));
 	const files = el("div", { class: "files" });
@@ -367,5 +422,11 @@ async function start() {
 	await load();
 	listen();
 }
+
+// the relative expiries age with the page, between two loads
+setInterval(() => {
+	for (const b of document.querySelectorAll("button.expiry[data-at]"))
+		if (!b.classList.contains("absolute")) b.textContent = expiryText(Number(b.getAttribute("data-at")));
+}, 15000);
 
 start();

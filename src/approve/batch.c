@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -326,6 +327,19 @@ runner_live(int dfd)
 	live = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return live;
+}
+
+/* Wait while a runner holds the lock of this run directory, until the
+ * deadline (seconds since the epoch) or a stop request; 1 when it still
+ * does. */
+int
+runner_await(int dfd, int64_t deadline)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+
+	while (runner_live(dfd) && now_seconds() <= deadline && !stop_requested)
+		nanosleep(&pause, NULL);
+	return runner_live(dfd);
 }
 
 /* The records are for this batch: same request, same run manifest. */

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -36,10 +37,23 @@ write_run_manifest(struct batch *b)
 	return rc;
 }
 
-/* The runner may have started: settle from its records. */
+/*
+ * The runner may have started: settle from its records once it is gone.
+ * sudo can die (SIGKILL) while its runner goes on, and then the records
+ * are not final: a command after the last one recorded may still run, so
+ * none may be called skipped. Wait for the runner as long as the batch
+ * may take; one alive after that is left to the finalizer, which waits
+ * for it in turn (the gate stays running meanwhile).
+ */
 static enum exec_end
 from_records(struct batch *b, const char *why)
 {
+	if (runner_live(b->run_fd)) {
+		fprintf(stderr, "warrant: %s, but the runner goes on; waiting for it to end\n",
+		    why);
+		if (runner_await(b->run_fd, now_seconds() + batch_bound(b->selected)))
+			return EXEC_STARTED;
+	}
 	switch (batch_from_disk(b)) {
 	case 2:
 		return EXEC_DONE;

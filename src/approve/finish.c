@@ -153,7 +153,6 @@ find_attempt(struct store *st, long long id)
 int
 finalize_main(const char *dir, long long id)
 {
-	struct timespec pause = { 0, 100 * 1000 * 1000 };
 	struct store st;
 	json_t *a;
 	int64_t deadline;
@@ -167,9 +166,7 @@ finalize_main(const char *dir, long long id)
 	}
 	deadline = now_seconds() + batch_bound(json_object_get(a, "selected"));
 	fd = open(json_str(a, "run_dir"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	while (fd >= 0 && runner_live(fd) && now_seconds() <= deadline)
-		nanosleep(&pause, NULL);
-	if (fd < 0 || !runner_live(fd))
+	if (fd < 0 || !runner_await(fd, deadline))
 		settle_from_disk(&st, a);
 	if (fd >= 0)
 		close(fd);

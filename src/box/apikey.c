@@ -135,6 +135,34 @@ box_apikey_load(const char *name, unsigned char key[BOX_API_KEY_LEN])
 	return rc;
 }
 
+/* Remove name's key (box remove), saying so: 0 removed, 1 there was
+ * none, -1 after a message. */
+int
+box_apikey_remove(const char *name)
+{
+	char file[BOX_NAME_MAX + 8], dir[PATH_MAX];
+	int dfd, rc = 0;
+
+	if (!box_name_ok(name) || box_dir_path(dir, sizeof dir) != 0)
+		return -1;
+	if ((dfd = api_dir(0)) == -2)
+		return 1;
+	if (dfd < 0)
+		return -1;
+	key_file(name, file);
+	if (unlinkat(dfd, file, 0) == 0) {
+		fsync(dfd);
+		printf("box password route key %s/%s/%s: removed\n", dir, BOX_API_DIR, file);
+	} else if (errno == ENOENT)
+		rc = 1;
+	else {
+		warnx("removing the key %s: %s", file, strerror(errno));
+		rc = -1;
+	}
+	close(dfd);
+	return rc;
+}
+
 /* The one box user with a key: 0 with its name, 1 when none or several
  * have one, -1 after a message. */
 int

@@ -27,6 +27,8 @@
 #define PATH_USERADD	"/usr/sbin/useradd"
 #define PATH_USERMOD	"/usr/sbin/usermod"
 #define PATH_GROUPADD	"/usr/sbin/groupadd"
+#define PATH_GROUPDEL	"/usr/sbin/groupdel"
+#define PATH_USERDEL	"/usr/sbin/userdel"
 #define PATH_CHPASSWD	"/usr/sbin/chpasswd"
 #define PATH_VISUDO	"/usr/sbin/visudo"
 #define PATH_CHOWN	"/usr/bin/chown"
@@ -40,6 +42,7 @@
 #define BOX_REVIEWER_MAX (BOX_GROUP_MAX - (int)sizeof BOX_REQ_GROUP + 1)
 #define BOX_RUN_DIR	WARRANT_RUN_DIR	/* root's, 0755 (config.h) */
 #define BOX_REV_MODE	02750		/* BOX_RUN_DIR/REVIEWER: reviewer:group */
+#define BOX_SOCKET	"req.sock"	/* in it, warrant serve's (src/serve/peer.c) */
 #define BOX_TMPFILES_DIR "/etc/tmpfiles.d"
 
 /* rules.c: pure functions, no I/O (tests/unit/test-box.c). */
@@ -73,8 +76,17 @@ int	 box_secret_exists(const char *);
 int	 box_secret_store(const char *, const char *, size_t);
 int	 box_secret_load(const char *, char *, size_t, size_t *);
 int	 box_secret_clear(const char *);
+
+/* record.c: what warrant made (box users, requester groups), and the box
+ * directory's removal once it records nothing. */
+#define BOX_RECORDED	1	/* box_recorded: adopted (or an older record) */
+#define BOX_CREATED	2	/* made by warrant */
+int	 box_recorded(const char *, const char *, unsigned);
 int	 box_user_recorded(const char *, uid_t);
-int	 box_user_record(const char *, uid_t);
+int	 box_user_record(const char *, uid_t, int);
+int	 box_group_record(const char *, gid_t);
+int	 box_unrecord(const char *, const char *);
+int	 box_dir_prune(void);
 
 /* sudoers.c: the per-user NOPASSWD drop-in. */
 int	 box_dropin_path(const char *, char *, size_t);
@@ -91,6 +103,8 @@ int	 box_req_check_dirs(const char *, struct refusal *);
 int	 box_req_setup(const char *);
 int	 box_req_add(const char *, const char *);
 int	 box_req_remove(const char *, const char *);
+int	 box_req_check_teardown(const char *, struct refusal *);
+int	 box_req_teardown(const char *);
 int	 box_req_member(const char *, const char *);
 json_t	*box_req_describe(const char *);
 json_t	*box_req_reviewers(const char *);
@@ -124,6 +138,11 @@ int	 box_in_group(const char *, const char *);
 int	 box_init(const struct box_spec *);
 int	 box_apply_password(const char *, const char *, size_t);
 int	 box_apply_clear(const char *);
+int	 box_drop_admin(const char *, const char *);
+
+/* remove.c: box remove, which undoes box init. */
+int	 box_remove_check(const char *, int, struct refusal *);
+int	 box_remove(const char *, int, int);
 
 /* passwd.c: box passwd's work once the password is read, for the CLI
  * and the box password route alike. */
@@ -139,6 +158,7 @@ int	 box_passwd_clear(const char *, FILE *);
 #define BOX_API_SEEN	"seen"
 int	 box_apikey_create(const char *, int, unsigned char [BOX_API_KEY_LEN]);
 int	 box_apikey_load(const char *, unsigned char [BOX_API_KEY_LEN]);
+int	 box_apikey_remove(const char *);
 int	 box_apikey_only(char [BOX_NAME_MAX + 1]);
 int	 box_api_read(const char *, void *, size_t, size_t *);
 int	 box_api_write(const char *, const void *, size_t);

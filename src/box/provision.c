@@ -523,17 +523,18 @@ ensure_home(const struct account *a)
 	return 0;
 }
 
-/* The agent profile: out of wheel and sudo (an earlier box init, or the
- * container profile, put it there), and no NOPASSWD drop-in. */
-static int
-drop_admin(const char *name)
+/* Out of wheel and sudo (an earlier box init, or the container profile,
+ * put it there): the agent profile, and box remove; why ends the line.
+ * How many it left, or -1. */
+int
+box_drop_admin(const char *name, const char *why)
 {
 	static const char *const admin[] = { "wheel", "sudo" };
 	const char *argv[] = { PATH_GPASSWD, "-d", name, NULL, NULL };
 	struct group *gr;
 	char **m;
 	size_t i;
-	int member;
+	int member, left = 0;
 
 	for (i = 0; i < sizeof admin / sizeof admin[0]; i++) {
 		if ((gr = getgrnam(admin[i])) == NULL)
@@ -546,10 +547,10 @@ drop_admin(const char *name)
 		argv[3] = admin[i];
 		if (box_run("drop-admin", argv, NULL, 0) != 0)
 			return -1;
-		printf("%s: removed from the admin group %s (the agent profile has no "
-		    "sudo)\n", name, admin[i]);
+		printf("%s: removed from the admin group %s (%s)\n", name, admin[i], why);
+		left++;
 	}
-	return 0;
+	return left;
 }
 
 static int
@@ -733,7 +734,8 @@ init_agent(const struct box_spec *s, const struct account *a)
 	size_t i;
 	int set;
 
-	if (drop_admin(a->name) != 0 || drop_dropin(a->name) != 0 ||
+	if (box_drop_admin(a->name, "the agent profile has no sudo") < 0 ||
+	    drop_dropin(a->name) != 0 ||
 	    box_req_setup(s->reviewer) != 0 || box_req_add(s->reviewer, a->name) != 0 ||
 	    ensure_home(a) != 0 || lock_empty(a->name) != 0)
 		return -1;
@@ -768,13 +770,15 @@ int
 box_init(const struct box_spec *s)
 {
 	struct account a;
-	int lock, exists, pwset = 0, rc = -1;
+	int lock, exists, made, pwset = 0, rc = -1;
 
 	if ((lock = box_lock()) < 0)
 		return -1;
 	exists = account_get(s->name, &a) == 0;
 	if (exists && box_user_recorded(s->name, a.uid) != 1)
 		adopt_warning(s, &a);	/* box_check_host saw --adopt */
+	/* Made by box init: now, or by an earlier run (kept across --uid). */
+	made = !exists || box_recorded(s->name, "user", a.uid) == BOX_CREATED;
 	if (ensure_group(s) != 0)
 		goto out;
 	if (!exists ? create_user(s) != 0 : update_user(s, &a) != 0)
@@ -783,8 +787,10 @@ box_init(const struct box_spec *s)
 		box_fail("useradd", "user %s does not exist after it was created", s->name);
 		goto out;
 	}
-	/* Recorded first: whatever fails later, a re-run knows it is ours. */
-	if (box_user_recorded(a.name, a.uid) != 1 && box_user_record(a.name, a.uid) != 0)
+	/* Recorded first: whatever fails later, a re-run knows it is ours
+	 * (and, when box init made it, that box remove may delete it). */
+	if (box_user_recorded(a.name, a.uid) != 1 &&
+	    box_user_record(a.name, a.uid, made) != 0)
 		goto out;
 	if (s->profile == BOX_PROFILE_AGENT) {
 		rc = init_agent(s, &a);

@@ -8,6 +8,8 @@
  * directory again at boot. Used by `warrant requesters` and by `warrant box
  * init --profile agent`. Every step is idempotent and says what it did.
  */
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -162,6 +164,9 @@ ensure_group(const char *group, gid_t *gid)
 		}
 	}
 	*gid = gr->gr_gid;
+	/* Made here: requesters remove --all may delete it (record.c). */
+	if (made && box_group_record(group, *gid) != 0)
+		return -1;
 	printf("group %s: %s (gid %u)\n", group, made ? "created" : "already there",
 	    (unsigned)*gid);
 	return 0;
@@ -596,4 +601,201 @@ box_req_all(void)
 			json_array_append_new(out, one);
 	json_decref(names);
 	return out;
+}
+
+/* Taking a reviewer's set-up down (requesters remove --all). */
+
+/* The package's own tmpfiles.d entry for BOX_RUN_DIR (debian/warrant.tmpfiles):
+ * while it is installed, the directory is the package's to remove. */
+#define BOX_PKG_TMPFILES "/usr/lib/tmpfiles.d/warrant.conf"
+
+/* 1 when something (a warrant serve) listens on the socket at path, even
+ * one too busy to take the connection now (EAGAIN: non-blocking, so a
+ * wedged daemon cannot hang this); 0 when nothing does (ECONNREFUSED). */
+static int
+socket_answers(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path) >=
+	    sizeof sa.sun_path)
+		return 0;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return 1;	/* cannot tell: keep it */
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ||
+	    (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return rc;
+}
+
+/* The reviewer's directory may go: it holds nothing, or only the socket of
+ * a daemon that stopped without removing it. 0, or a refusal. */
+static int
+check_rev_dir(const char *path, struct refusal *r)
+{
+	char sock[PATH_MAX + 256];	/* path, "/", a d_name */
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (check_dir(path, r) != 0)
+		return -1;
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : refuse(r, "bad_directory", "--reviewer",
+		    "%s: %s", path, strerror(errno));
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return refuse(r, "bad_directory", "--reviewer", "%s: %s", path,
+		    strerror(errno));
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(sock, sizeof sock, "%s/%s", path, e->d_name);
+		if (strcmp(e->d_name, BOX_SOCKET) != 0 ||
+		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISSOCK(st.st_mode))
+			rc = refuse(r, "directory_not_empty", "--reviewer", "%s holds %s, "
+			    "which is not warrant's to remove: look at it, remove it, then "
+			    "run this again", path, sock);
+		else if (socket_answers(sock))
+			rc = refuse(r, "daemon_running", "--reviewer", "a warrant serve "
+			    "answers on %s: stop the reviewer's daemon first (docs/setup.md, "
+			    "\"Taking it down\")", sock);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Whether reviewer's set-up can be taken down: its group, if there, is
+ * one warrant made (its record) and nobody's primary group; its directory
+ * holds nothing but a dead socket; its tmpfiles.d entry, if there, is the
+ * one warrant writes. 0, or a refusal; nothing has changed.
+ */
+int
+box_req_check_teardown(const char *reviewer, struct refusal *r)
+{
+	char group[BOX_GROUP_MAX + 1], path[PATH_MAX];
+	struct passwd *pw;
+	struct group *gr;
+	struct stat st;
+	char *text;
+	gid_t gid;
+	int rc;
+
+	if (box_req_group(reviewer, group, sizeof group) != 0 ||
+	    tmpfiles_path(reviewer, path, sizeof path) != 0)
+		return refuse(r, "invalid_name", "--reviewer", "reviewer name too long");
+	if ((gr = getgrnam(group)) != NULL) {
+		gid = gr->gr_gid;
+		if ((rc = box_recorded(group, "group", gid)) < 0)
+			return refuse(r, "bad_box_dir", "--reviewer", "the box directory "
+			    "cannot be read (see above); nothing changed");
+		if (rc == 0)
+			return refuse(r, "not_warrant_group", "--reviewer", "group %s (gid "
+			    "%u) was not made by warrant (no record of it), so it is not "
+			    "warrant's to delete; nothing changed (groupdel it yourself if "
+			    "it is no longer needed, then run this again)", group,
+			    (unsigned)gid);
+		setpwent();
+		while ((pw = getpwent()) != NULL && pw->pw_gid != gid)
+			;
+		rc = pw != NULL ? refuse(r, "primary_group", "--reviewer", "%s is the "
+		    "primary group of '%s': give it another one (usermod -g) first",
+		    group, pw->pw_name) : 0;
+		endpwent();
+		if (rc != 0)
+			return -1;
+	}
+	text = box_tmpfiles_text(reviewer);
+	rc = lstat(path, &st) == 0 && !box_file_is(path, text, 0644);
+	free(text);
+	if (rc)
+		return refuse(r, "tmpfiles_differs", "--reviewer", "%s is not the entry "
+		    "warrant writes (someone changed it): look at it and remove it "
+		    "yourself, then run this again", path);
+	snprintf(path, sizeof path, "%s/%s", BOX_RUN_DIR, reviewer);
+	return check_rev_dir(path, r);
+}
+
+/* The requesters of group, "a, b", or "none", into out. */
+static void
+members_text(const struct group *gr, char *out, size_t size)
+{
+	size_t n = 0;
+	char **m;
+
+	snprintf(out, size, "none");
+	for (m = gr->gr_mem; *m != NULL && n < size; m++)
+		n += (size_t)snprintf(out + n, size - n, "%s%s", n > 0 ? ", " : "", *m);
+}
+
+/*
+ * Take down what box_req_setup made for reviewer, which passed
+ * box_req_check_teardown: the directory (and a dead socket in it), the
+ * tmpfiles.d entry, the group and its record, /run/warrant when it is
+ * empty and not the package's, the box directory when it records nothing
+ * more. One line for each thing removed, or one saying nothing was there;
+ * 0, or -1 after naming the step that failed.
+ */
+int
+box_req_teardown(const char *reviewer)
+{
+	char group[BOX_GROUP_MAX + 1], path[PATH_MAX], who[512];
+	const char *argv[] = { PATH_GROUPDEL, "--", group, NULL };
+	struct group *gr;
+	struct stat st;
+	int fd, removed = 0, rc;
+	gid_t gid;
+
+	if (box_req_group(reviewer, group, sizeof group) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/%s", BOX_RUN_DIR, reviewer);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		if (unlinkat(fd, BOX_SOCKET, 0) == 0)
+			printf("socket %s/%s: removed (no daemon answered on it)\n", path,
+			    BOX_SOCKET);
+		close(fd);
+	}
+	if (rmdir(path) == 0) {
+		printf("directory %s: removed\n", path);
+		removed++;
+	} else if (errno != ENOENT) {
+		box_fail("directory", "removing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (tmpfiles_path(reviewer, path, sizeof path) != 0)
+		return -1;
+	if (unlink(path) == 0) {
+		sync_path(BOX_TMPFILES_DIR);
+		printf("tmpfiles %s: removed\n", path);
+		removed++;
+	} else if (errno != ENOENT) {
+		box_fail("tmpfiles", "removing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((gr = getgrnam(group)) != NULL) {
+		gid = gr->gr_gid;
+		members_text(gr, who, sizeof who);
+		if (box_run("groupdel", argv, NULL, 0) != 0)
+			return -1;
+		printf("group %s: removed (gid %u; requesters who lose it: %s)\n", group,
+		    (unsigned)gid, who);
+		removed++;
+	}
+	if ((rc = box_unrecord(group, "group")) < 0)
+		return -1;
+	removed += rc == 0;
+	/* Empty: no other reviewer's directory is in it. */
+	if (lstat(BOX_PKG_TMPFILES, &st) != 0 && rmdir(BOX_RUN_DIR) == 0) {
+		printf("directory %s: removed (empty)\n", BOX_RUN_DIR);
+		removed++;
+	}
+	if (removed == 0)
+		printf("reviewer %s: nothing to remove (no group, directory or tmpfiles "
+		    "entry of warrant's)\n", reviewer);
+	return box_dir_prune();
 }

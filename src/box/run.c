@@ -99,18 +99,19 @@ run(const char *step, const char *const argv[], const void *in, size_t inlen,
 	struct spawn s = { .path = argv[0], .argv = (char *const *)argv, .envp = clean_env,
 	    .group = EXEC_FOREGROUND, .umask = 022 };
 	struct sigaction ign, old;
-	int out[2], inp[2] = { -1, -1 }, status = -1;
+	int out[2] = { -1, -1 }, inp[2] = { -1, -1 }, status = -1;
 	pid_t pid;
 
 	buf[0] = '\0';
-	if (pipe2(out, O_CLOEXEC) != 0 || (in != NULL && pipe2(inp, O_CLOEXEC) != 0)) {
-		box_fail(step, "pipe: %s", strerror(errno));
-		return -1;
-	}
 	/* A child that exits without reading its stdin must not kill us. */
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
+	/* the first pipe is closed again when the second cannot be made */
+	if (pipe2(out, O_CLOEXEC) != 0 || (in != NULL && pipe2(inp, O_CLOEXEC) != 0)) {
+		box_fail(step, "pipe: %s", strerror(errno));
+		goto out;
+	}
 	s.fd[0] = inp[0];
 	s.fd[1] = s.fd[2] = out[1];
 	if ((pid = spawn(&s)) < 0) {

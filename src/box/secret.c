@@ -7,10 +7,7 @@
  * /var/lib/warrant/box, or $WARRANT_BOX_DIR when running as root (tests).
  * Plaintext lives only in caller buffers that are wiped after use.
  *
- * The same directory holds NAME.user, the record that box init created
- * (or was told to adopt) the account: its uid and a newline. It is root's
- * and out of every user's reach, unlike the GECOS field, which chfn lets
- * a user rewrite.
+ * The same directory holds the records of what warrant made (record.c).
  */
 #include <err.h>
 #include <sys/file.h>
@@ -112,12 +109,6 @@ static void
 file_name(const char *name, char out[BOX_NAME_MAX + 8])
 {
 	snprintf(out, BOX_NAME_MAX + 8, "%s.pw", name);
-}
-
-static void
-record_name(const char *name, char out[BOX_NAME_MAX + 8])
-{
-	snprintf(out, BOX_NAME_MAX + 8, "%s.user", name);
 }
 
 /* A regular file, root's, closed to everyone else; its size in *size. */
@@ -380,53 +371,6 @@ box_secret_clear(const char *name)
 		}
 	} else
 		fsync(dfd);
-	close(dfd);
-	return rc;
-}
-
-/* 1 when box init recorded name as a box user with this uid, 0 when not,
- * -1 after saying why it cannot tell. */
-int
-box_user_recorded(const char *name, uid_t uid)
-{
-	char file[BOX_NAME_MAX + 8], want[32], buf[32];
-	size_t n;
-	off_t size;
-	int dfd, fd, rc = 0;
-
-	if ((dfd = box_dir_open(0)) == -2)
-		return 0;
-	if (dfd < 0)
-		return -1;
-	record_name(name, file);
-	n = (size_t)snprintf(want, sizeof want, "%u\n", (unsigned)uid);
-	if ((fd = box_open_private(dfd, file, &size)) >= 0) {
-		rc = size == (off_t)n && box_read_exact(fd, buf, n) == 0 &&
-		    memcmp(buf, want, n) == 0;
-		close(fd);
-	} else if (errno != ENOENT) {
-		warnx("box record %s: %s", file, strerror(errno));
-		rc = -1;
-	}
-	close(dfd);
-	return rc;
-}
-
-/* Record name (now uid) as a box user; 0, or -1 after naming the step. */
-int
-box_user_record(const char *name, uid_t uid)
-{
-	char file[BOX_NAME_MAX + 8], text[32];
-	int dfd, n, rc = 0;
-
-	if ((dfd = box_dir_open(1)) < 0)
-		return -1;
-	record_name(name, file);
-	n = snprintf(text, sizeof text, "%u\n", (unsigned)uid);
-	if (box_replace_file(dfd, file, text, (size_t)n) != 0) {
-		box_fail("record-user", "writing %s: %s", file, strerror(errno));
-		rc = -1;
-	}
 	close(dfd);
 	return rc;
 }

@@ -13,13 +13,11 @@
  * unit names and useradd as a login shell are exempt from the word scan.
  * warrant-request(5) has the table.
  */
-#include <ctype.h>
 #include <limits.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "warrant.h"
 
@@ -202,10 +200,10 @@ in(const char *const *list, const char *w)
 static int
 pkg_shaped(const char *w)
 {
-	if (!isalnum((unsigned char)w[0]))
+	if (!ascii_isalnum((unsigned char)w[0]))
 		return 0;
 	for (; *w != '\0'; w++)
-		if (!isalnum((unsigned char)*w) && strchr("+._:@=<>~-[],*", *w) == NULL)
+		if (!ascii_isalnum((unsigned char)*w) && strchr("+._:@=<>~-[],*", *w) == NULL)
 			return 0;
 	return 1;
 }
@@ -244,12 +242,12 @@ prefix_word(const char *a)
 {
 	size_t n;
 
-	if (isdigit((unsigned char)a[0])) {
+	if (ascii_isdigit((unsigned char)a[0])) {
 		n = strspn(a, "0123456789.");
 		return a[n] == '\0' || (strchr("smhd", a[n]) != NULL && a[n + 1] == '\0');
 	}
 	n = strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
-	return n > 0 && !isdigit((unsigned char)a[0]) && a[n] == '=';
+	return n > 0 && !ascii_isdigit((unsigned char)a[0]) && a[n] == '=';
 }
 
 /*
@@ -359,7 +357,7 @@ static int
 contains_ci(const char *w, const char *const *keys)
 {
 	for (; *keys != NULL; keys++)
-		if (strcasestr(w, *keys) != NULL)
+		if (ascii_casestr(w, *keys) != NULL)
 			return 1;
 	return 0;
 }
@@ -380,7 +378,7 @@ hook_word(const char *w)
 			continue;
 		n = strcspn(w + 2, "=");
 		if ((n == 17 && strncmp(w + 2, "checkpoint-action", n) == 0 &&
-		    strcasestr(w, "exec") != NULL) ||
+		    ascii_casestr(w, "exec") != NULL) ||
 		    (n > 0 && in_n(hook_options, w + 2, n)))
 			return "an option that hands a command to a shell";
 	}
@@ -588,7 +586,7 @@ skip_address(const char *p)
 	else if (*p == '$')
 		p++;
 	else
-		while (isdigit((unsigned char)*p) || *p == '~' || *p == '+')
+		while (ascii_isdigit((unsigned char)*p) || *p == '~' || *p == '+')
 			p++;
 	while (p != NULL && (*p == 'I' || *p == 'M'))
 		p++;
@@ -617,7 +615,7 @@ sed_script_runs(const char *p)
 	char delim;
 
 	for (;;) {
-		while (*p != '\0' && (isspace((unsigned char)*p) || *p == ';' ||
+		while (*p != '\0' && (ascii_isspace((unsigned char)*p) || *p == ';' ||
 		    *p == '{' || *p == '}'))
 			p++;
 		if (*p == '\0')
@@ -630,7 +628,7 @@ sed_script_runs(const char *p)
 			return 1;
 		if (*p == ',' && (p = skip_address(p + 1)) == NULL)
 			return 1;
-		while (isspace((unsigned char)*p) || *p == '!')
+		while (ascii_isspace((unsigned char)*p) || *p == '!')
 			p++;
 		switch (*p) {
 		case 'e':
@@ -659,7 +657,7 @@ sed_script_runs(const char *p)
 			break;
 		case 'l': case 'L': case 'q': case 'Q':
 			p++;
-			while (isdigit((unsigned char)*p) || *p == ' ')
+			while (ascii_isdigit((unsigned char)*p) || *p == ' ')
 				p++;
 			break;
 		case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H':
@@ -834,7 +832,7 @@ check_tar(struct scan *s, size_t j)
 		 * --checkpoint-action, whose exec= runs sh -c */
 		if (strncmp(a, "--", 2) == 0 && strcspn(a + 2, "=") > 10 &&
 		    opt_abbrev(a, "checkpoint-action") &&
-		    (v = opt_value(s, i)) != NULL && strcasestr(v, "exec") != NULL)
+		    (v = opt_value(s, i)) != NULL && ascii_casestr(v, "exec") != NULL)
 			return hit(s, "shell_request", i,
 			    "tar's checkpoint exec action hands a command to sh -c");
 	}

@@ -4,11 +4,16 @@
  * content-addressed in the state directory as STATE/blobs/sha256/HEX
  * (0600, directories 0700), written through a temporary file that is
  * fsynced and renamed, one copy per content. A gate's manifest names a
- * file's SHA-256 and size; whoever reads a blob checks both.
+ * file's SHA-256 and size; whoever reads a blob checks both. What the
+ * store may hold is bounded (blobs_admit) and what no gate holds any more
+ * is collected (blobs_collect).
  */
+#include <sys/stat.h>
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -147,8 +152,11 @@ blobs_store(const struct wrequest *q, const char *statedir, struct refusal *r)
 	for (i = 0; i < q->nfiles; i++) {
 		const struct wfile *f = &q->files[i];
 
-		if (blob_good(dfd, f->sha256, f->sha256, f->size))
+		/* a copy there already is reused, and newly so: gc's grace */
+		if (blob_good(dfd, f->sha256, f->sha256, f->size)) {
+			utimensat(dfd, f->sha256, NULL, AT_SYMLINK_NOFOLLOW);
 			continue;
+		}
 		if (renameat(dfd, tmp[i], dfd, f->sha256) != 0) {
 			warn("%s/blobs/sha256/%s", statedir, f->sha256);
 			goto out;
@@ -167,6 +175,236 @@ out:
 	free(tmp);
 	close(dfd);
 	return rc;
+}
+
+#define MIB	(1024LL * 1024)
+
+/* What a blob of size bytes takes on disk: whole 4 KiB blocks, holes and
+ * all (a blob is written dense, whatever its source was). */
+static long long
+blob_cost(int64_t size)
+{
+	return ((long long)size + 4095) / 4096 * 4096;
+}
+
+/* Is name a blob's (64 lowercase hex digits)? */
+static int
+blob_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0'; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return i == SHA256_HEX_LEN;
+}
+
+/* What the entries of dfd take on disk, in bytes. */
+static long long
+blob_dir_use(int dfd)
+{
+	struct dirent *e;
+	struct stat sb;
+	long long n = 0;
+	DIR *d;
+	int fd;
+
+	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			n += (long long)sb.st_blocks * 512;
+	closedir(d);
+	return n;
+}
+
+struct held {
+	const struct wrequest	*q;
+	long long		 bytes;		/* held by the requester's gates */
+	unsigned char		*mine;		/* q's files among them */
+};
+
+static int
+held_add(void *arg, const char *sha, int64_t size)
+{
+	struct held *h = arg;
+	size_t i;
+
+	h->bytes += blob_cost(size);
+	for (i = 0; i < h->q->nfiles; i++)
+		if (strcmp(h->q->files[i].sha256, sha) == 0)
+			h->mine[i] = 1;
+	return 0;
+}
+
+/*
+ * May q's files go into st's blob store for requester uid? Each requester
+ * may hold st->blob_quota bytes of blobs through its gates (pending ones,
+ * and for GC_BLOB_UNRUN_HOURS those that settled without running, so that
+ * asking and withdrawing does not get round it), counted at what the
+ * blobs take on disk; all blobs together may take st->blob_cap. Checked
+ * before anything is written. 0; -1 with r filled; -2 after saying why.
+ */
+int
+blobs_admit(struct store *st, const struct wrequest *q, int64_t uid, struct refusal *r)
+{
+	long long quota = st->blob_quota > 0 ? st->blob_quota : BLOB_QUOTA_MIB * MIB;
+	long long cap = st->blob_cap > 0 ? st->blob_cap : BLOB_CAP_MIB * MIB;
+	long long add = 0, grow = 0, used;
+	struct held h = { .q = q };
+	struct stat sb;
+	size_t i, j;
+	int dfd, rc = -2;
+
+	if (q->nfiles == 0)
+		return 0;
+	h.mine = xcalloc(q->nfiles, 1);
+	if (store_blob_refs(st, uid, INT64_MAX, now_seconds() - GC_BLOB_UNRUN_HOURS * 3600LL,
+	    held_add, &h) != 0)
+		goto out;
+	if ((dfd = blob_dir(st->dir, 1)) < 0) {
+		warn("%s/blobs/sha256", st->dir);
+		goto out;
+	}
+	for (i = 0; i < q->nfiles; i++) {
+		for (j = 0; j < i && strcmp(q->files[j].sha256, q->files[i].sha256) != 0; j++)
+			;
+		if (j < i)
+			continue;
+		if (!h.mine[i])
+			add += blob_cost((int64_t)q->files[i].size);
+		if (fstatat(dfd, q->files[i].sha256, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			grow += blob_cost((int64_t)q->files[i].size);
+	}
+	used = blob_dir_use(dfd);
+	close(dfd);
+	if (used < 0) {
+		warn("%s/blobs/sha256", st->dir);
+		goto out;
+	}
+	rc = -1;
+	if (h.bytes + add > quota)
+		refuse(r, "quota_exceeded", "$.files", "your gates hold %lld MiB of files in the "
+		    "reviewer's store (pending ones, and for %d hours those that did not run); "
+		    "these files would add %lld MiB, over the %lld MiB one requester may hold",
+		    (h.bytes + MIB - 1) / MIB, GC_BLOB_UNRUN_HOURS, (add + MIB - 1) / MIB,
+		    quota / MIB);
+	else if (used + grow > cap)
+		refuse(r, "blob_store_full", "$.files", "the reviewer's store of reviewed files "
+		    "takes %lld MiB of its %lld MiB and these files would add %lld MiB; the "
+		    "reviewer frees space with `warrant gc`", (used + MIB - 1) / MIB, cap / MIB,
+		    (grow + MIB - 1) / MIB);
+	else
+		rc = 0;
+out:
+	free(h.mine);
+	return rc;
+}
+
+struct keep {
+	char	(*sha)[SHA256_HEX_LEN + 1];
+	size_t	 n, cap;
+};
+
+static int
+keep_add(void *arg, const char *sha, int64_t size)
+{
+	struct keep *k = arg;
+
+	(void)size;
+	if (strlen(sha) != SHA256_HEX_LEN)
+		return 0;
+	if (k->n == k->cap) {
+		void *w;
+
+		k->cap = k->cap ? k->cap * 2 : 64;
+		if ((w = reallocarray(k->sha, k->cap, sizeof *k->sha)) == NULL)
+			err(EXIT_INTERNAL, "out of memory");
+		k->sha = w;
+	}
+	memcpy(k->sha[k->n++], sha, SHA256_HEX_LEN + 1);
+	return 0;
+}
+
+static int
+by_sha(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * warrant gc: remove the blobs no gate holds any more (store_blob_refs
+ * with ran_since and unrun_since) and temporary files left by a crash,
+ * none written or reused in the last BLOB_GRACE_SECONDS (a request being
+ * stored writes its blobs before its gate). A blob still linked into a
+ * run directory frees its space with that directory. The report:
+ * {"count", "removed", "freed_bytes", "kept_bytes"}; NULL after saying why.
+ */
+json_t *
+blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
+{
+	long long freed = 0, kept = 0, count = 0, removed = 0;
+	int64_t young = now_seconds() - BLOB_GRACE_SECONDS;
+	struct keep k = { 0 };
+	struct dirent *e;
+	struct stat sb;
+	int dfd, fd, failed = 0;
+	DIR *d;
+
+	if ((dfd = blob_dir(st->dir, 0)) < 0) {
+		if (errno == ENOENT)
+			return json_pack("{s:i,s:i,s:i,s:i}", "count", 0, "removed", 0,
+			    "freed_bytes", 0, "kept_bytes", 0);
+		warn("%s/blobs/sha256", st->dir);
+		return NULL;
+	}
+	if (store_blob_refs(st, -1, ran_since, unrun_since, keep_add, &k) != 0) {
+		close(dfd);
+		free(k.sha);
+		return NULL;
+	}
+	if (k.n > 0)
+		qsort(k.sha, k.n, sizeof *k.sha, by_sha);
+	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL) {
+		warn("%s/blobs/sha256", st->dir);
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+		free(k.sha);
+		return NULL;
+	}
+	while ((e = readdir(d)) != NULL) {
+		int blob = blob_name(e->d_name);
+
+		if ((!blob && strncmp(e->d_name, ".tmp-", 5) != 0) ||
+		    fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		count += blob;
+		if (sb.st_mtime > young || (blob && k.n > 0 &&
+		    bsearch(e->d_name, k.sha, k.n, sizeof *k.sha, by_sha) != NULL)) {
+			kept += (long long)sb.st_blocks * 512;
+			continue;
+		}
+		if (!dry && unlinkat(dfd, e->d_name, 0) != 0) {
+			warn("%s/blobs/sha256/%s", st->dir, e->d_name);
+			failed = 1;
+			continue;
+		}
+		removed += blob;
+		if (sb.st_nlink == 1)
+			freed += (long long)sb.st_blocks * 512;
+	}
+	closedir(d);
+	close(dfd);
+	free(k.sha);
+	if (failed)
+		return NULL;
+	return json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)count, "removed",
+	    (json_int_t)removed, "freed_bytes", (json_int_t)freed, "kept_bytes",
+	    (json_int_t)kept);
 }
 
 /* The blob of sha (size bytes), opened read-only, never through a

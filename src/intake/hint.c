@@ -54,6 +54,17 @@ const struct refusal_code refusal_codes[] = {
 	    "root never reads or acts on a path the agent can change: put what root must read "
 	    "in \"files\" (inline \"content\" or a \"snapshot\") and name it in argv as "
 	    "{\"file\": NAME}, or name a root-owned path" },
+	{ "relative_path", "a ROOT command names a file by a relative path (\"nc2hello\", "
+	    "\"./x.deb\", \".\") and the request names no cwd: ROOT commands run in /, so it "
+	    "would be /nc2hello, not the file in your directory",
+	    "name the file by absolute path (/home/you/proj/nc2hello); to install a file you "
+	    "made, give it as a reviewed file (\"files\") and name it {\"file\": NAME}" },
+	{ "lookalike_word", "a word of a ROOT command starts with a character that only looks "
+	    "like ASCII punctuation (U+2010 HYPHEN or U+2212 MINUS SIGN for '-', U+FF0F "
+	    "FULLWIDTH SOLIDUS or U+2215 DIVISION SLASH for '/', a soft hyphen): the program "
+	    "would read it as neither an option nor a path",
+	    "type the ASCII character ('-', '/', '.', '~', '='): text copied from a web page "
+	    "or a document often has typographic dashes" },
 	{ "requester_process", "a ROOT command would enter or attach to a process (nsenter "
 	    "--target, gdb -p, strace -p, /proc/PID/...) that the requester owns, started, or "
 	    "whose user namespace it made, or one that cannot be judged (not running now)",
@@ -97,8 +108,12 @@ const struct refusal_code refusal_codes[] = {
 	    "leave \"files\" out of requests for another machine: have an earlier command on "
 	    "the target produce the file" },
 	{ "quota_exceeded", "through the reviewer's daemon: too many gates of yours are "
-	    "pending, or too many requests came in a short time; nothing was stored",
-	    "wait for the reviewer to answer your pending requests" },
+	    "pending, too many requests came in a short time, or your gates hold too many "
+	    "bytes of files; nothing was stored",
+	    "wait for the reviewer to answer your pending requests, or withdraw one" },
+	{ "blob_store_full", "the reviewer's store of reviewed files is full; nothing was "
+	    "stored", "ask with smaller files or without them, or ask the reviewer to run "
+	    "`warrant gc`" },
 	{ NULL, NULL, NULL },
 };
 

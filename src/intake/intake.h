@@ -107,6 +107,12 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_SEALED_AT_RUN	0x400
 #define BADGE_ARCHIVE_WRITABLE_DIR	0x800
 #define BADGE_UNCONFINED	0x1000
+#define BADGE_WORLD_WRITABLE	0x2000
+#define BADGE_SETUID		0x4000
+#define BADGE_RECURSIVE_HOME	0x8000
+#define BADGE_SYSTEM_CHOWN	0x10000
+#define BADGE_LOOKALIKE		0x20000
+#define BADGE_RTL_TEXT		0x40000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */
@@ -177,6 +183,25 @@ int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
 int	 opt_abbrev(const char *, const char *);
 int	 sed_script_runs(const char *);
 
+/* operands.c: which argv words of a known file tool name files. */
+enum role {
+	ROLE_UNKNOWN,		/* not a tool known here: could be anything */
+	ROLE_OPTION,		/* an option (or "--") */
+	ROLE_PATH,		/* an operand that is a file, found from the cwd */
+	ROLE_VALUE_PATH,	/* an option's value that is one (-t DIR, --reference=F) */
+	ROLE_LINK_TARGET,	/* ln -s's target, found from the link's directory */
+	ROLE_MODE,		/* a file mode: chmod's, install -m's */
+	ROLE_OTHER,		/* an owner, a script, a size, a member name ... */
+};
+struct operands {
+	size_t		 argc;
+	enum role	*role;	/* per argv word; an option's joined value has its role */
+	size_t		*at;	/* where that value starts ("--mode=", "-t", "of=") */
+	int		 recursive;	/* -R, --recursive (rm -r) */
+};
+int	 argv_operands(const struct wcommand *, struct operands *);
+void	 operands_free(struct operands *);
+
 /* files.c: reviewed files. blob.c: their content in the state directory
  * (STATE/blobs/sha256/HEX). */
 int	 files_parse(struct wrequest *, struct refusal *);
@@ -187,6 +212,9 @@ int	 files_deny(struct denylist *, const struct wcommand *, const char *, struct
 json_t	*files_manifest(const struct wrequest *);
 void	 files_free(struct wrequest *);
 int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
+struct store;
+int	 blobs_admit(struct store *, const struct wrequest *, int64_t, struct refusal *);
+json_t	*blobs_collect(struct store *, int64_t, int64_t, int);
 int	 blob_open(const char *, const char *, uint64_t);
 int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);
 char	*blob_text(const char *, const json_t *, size_t, const char **);

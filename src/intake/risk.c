@@ -4,6 +4,7 @@
  * derived from the resolved executable's name, the argv and the request;
  * warrant-request(5) lists the exact rules.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unictype.h>
 
@@ -14,7 +15,8 @@ static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",
 	"service-restart", "lockout-prone", "indirect-exec", "remote",
 	"long-timeout", "mixed-script", "sealed-at-run", "archive-writable-dir",
-	"unconfined",
+	"unconfined", "world-writable", "setuid", "recursive-home-or-root",
+	"system-chown", "lookalike", "rtl-text",
 };
 
 static const char *const interpreters[] = {
@@ -131,6 +133,127 @@ mixed_script(const char *a)
 	return latin && other;
 }
 
+/*
+ * What mode m gives away (BADGE_WORLD_WRITABLE, BADGE_SETUID): octal
+ * with the others' write bit or a set-id bit, or symbolic clauses that
+ * add or set w for o or a, or s for u, g or a. No "who" counts as a
+ * (chmod then spares only the umask's bits); a copy ("o=u") may copy w.
+ */
+static unsigned
+mode_badges(const char *m)
+{
+	unsigned b = 0;
+	const char *who;
+	size_t nwho;
+	char op;
+
+	if (*m != '\0' && m[strspn(m, "01234567")] == '\0' && strlen(m) <= 5) {
+		unsigned long v = strtoul(m, NULL, 8);
+
+		return ((v & 02) ? BADGE_WORLD_WRITABLE : 0) | ((v & 06000) ? BADGE_SETUID : 0);
+	}
+	while (*m != '\0') {
+		who = m;
+		nwho = strspn(m, "ugoa");
+		m += nwho;
+		while (*m != '\0' && strchr("+-=", *m) != NULL) {
+			op = *m++;
+			if (*m != '\0' && strchr("ugo", *m) != NULL) {
+				if (op != '-' && (nwho == 0 || memchr(who, 'o', nwho) ||
+				    memchr(who, 'a', nwho)))
+					b |= BADGE_WORLD_WRITABLE;
+				m++;
+				continue;
+			}
+			for (; *m != '\0' && strchr("rwxXst", *m) != NULL; m++) {
+				if (op == '-')
+					continue;
+				if (*m == 'w' && (nwho == 0 || memchr(who, 'o', nwho) ||
+				    memchr(who, 'a', nwho)))
+					b |= BADGE_WORLD_WRITABLE;
+				if (*m == 's' && (nwho == 0 || strspn(who, "o") < nwho))
+					b |= BADGE_SETUID;
+			}
+		}
+		m += strcspn(m, ",");
+		if (*m == ',')
+			m++;
+	}
+	return b;
+}
+
+/*
+ * path (from cwd when relative) with ".", ".." and empty components
+ * resolved by name, as "/a/b" ("/" for the root), in out.
+ */
+static void
+path_by_name(const char *cwd, const char *path, char *out, size_t size)
+{
+	char full[2 * PATH_MAX + 2], *comp, *save = NULL;
+	size_t n = 0, k;
+
+	snprintf(full, sizeof full, "%s/%s", path[0] == '/' ? "" : cwd, path);
+	out[0] = '\0';
+	for (comp = strtok_r(full, "/", &save); comp != NULL; comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			while (n > 0 && out[--n] != '/')
+				;
+			out[n] = '\0';
+			continue;
+		}
+		k = strlen(comp);
+		if (n + k + 2 > size)
+			break;
+		out[n++] = '/';
+		memcpy(out + n, comp, k + 1);
+		n += k;
+	}
+	if (n == 0)
+		snprintf(out, size, "/");
+}
+
+/* The root directory, /root, /home or a directory right under /home. */
+static int
+home_or_root(const char *p)
+{
+	return strcmp(p, "/") == 0 || strcmp(p, "/root") == 0 || strcmp(p, "/home") == 0 ||
+	    (strncmp(p, "/home/", 6) == 0 && strchr(p + 6, '/') == NULL);
+}
+
+/* The badges of the file tools' words (operands.c): modes that open
+ * files to others, recursion over a home or /, chown of system paths. */
+static unsigned
+operand_badges(const struct wcommand *c)
+{
+	static const char *const chowners[] = { "chown", "chgrp", NULL };
+	int chown = listed(chowners, base_name(c->exe.path)) ||
+	    listed(chowners, base_name(c->argv[0]));
+	struct operands o;
+	char path[PATH_MAX];
+	unsigned b = 0;
+	size_t i;
+
+	if (!argv_operands(c, &o))
+		return 0;
+	for (i = 1; i < c->argc; i++) {
+		if (c->file != NULL && c->file[i] != NULL)
+			continue;
+		if (o.role[i] == ROLE_MODE)
+			b |= mode_badges(c->argv[i] + o.at[i]);
+		if (o.role[i] != ROLE_PATH)
+			continue;
+		path_by_name(c->cwd, c->argv[i] + o.at[i], path, sizeof path);
+		if (o.recursive && home_or_root(path))
+			b |= BADGE_RECURSIVE_HOME;
+		if (chown && (strcmp(path, "/") == 0 || under_system_dir(path)))
+			b |= BADGE_SYSTEM_CHOWN;
+	}
+	operands_free(&o);
+	return b;
+}
+
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q)
 {
@@ -148,9 +271,17 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_PACKAGE_MANAGER;
 	if (listed_versioned(network_tools, prog) || listed_versioned(network_tools, given))
 		b |= BADGE_NETWORK;
-	for (i = 0; i < c->argc; i++)
+	for (i = 0; i < c->argc; i++) {
+		unsigned marks = text_word_marks(c->argv[i]);
+
 		if (mixed_script(c->argv[i]))
 			b |= BADGE_MIXED_SCRIPT;
+		if (marks & TEXT_LOOKALIKE)
+			b |= BADGE_LOOKALIKE;
+		if (marks & TEXT_RTL)
+			b |= BADGE_RTL_TEXT;
+	}
+	b |= operand_badges(c);
 	for (i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 

@@ -94,8 +94,8 @@ record_free(struct gate_record *g)
 /*
  * Store q (validated for rq) as a pending gate: the content of its files
  * in the blob store first, then the gate. EXIT_OK with the descriptor in
- * *desc; EXIT_REFUSED with r filled (a snapshot changed since it was
- * judged); EXIT_INTERNAL after saying why.
+ * *desc; EXIT_REFUSED with r filled (over the blob store's bounds, or a
+ * snapshot changed since it was judged); EXIT_INTERNAL after saying why.
  */
 static int
 gate_create(struct store *given, const struct wrequest *q, const struct requester *rq,
@@ -147,7 +147,8 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 	g.descriptor = d;
 	if (given == NULL && store_open(&st) != 0)
 		goto out;
-	if ((b = blobs_store(q, given != NULL ? given->dir : st.dir, r)) == 0 &&
+	if ((b = blobs_admit(given != NULL ? given : &st, q, (int64_t)rq->uid, r)) == 0 &&
+	    (b = blobs_store(q, given != NULL ? given->dir : st.dir, r)) == 0 &&
 	    gate_insert(given != NULL ? given : &st, &g) == 0) {
 		*desc = d;
 		d = NULL;

@@ -296,6 +296,56 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 	return 0;
 }
 
+/*
+ * Words of a ROOT command a reviewer would misread. lookalike_word: a
+ * word that starts with a look-alike of option or path punctuation
+ * (U+2010 HYPHEN, U+2212 MINUS SIGN, U+FF0F FULLWIDTH SOLIDUS) reads as
+ * an option or an absolute path and is neither. relative_path: a path
+ * operand of a tool operands.c knows that is relative, when the request
+ * names no cwd: root runs in /, so "nc2hello" is /nc2hello, not the
+ * agent's file the reviewer imagines. A request that names its cwd shows
+ * it, and its relative paths are judged from there (check_arguments).
+ */
+static int
+check_root_words(const struct wrequest *q, const struct wcommand *c, struct refusal *r,
+    const char *path)
+{
+	struct operands o;
+	char sub[96], *shown;
+	const char *v;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->argc && rc == 0; i++) {
+		if (c->file[i] != NULL || !(text_word_marks(c->argv[i]) & TEXT_LOOKALIKE_FIRST))
+			continue;
+		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		shown = text_word(c->argv[i], 1);
+		rc = refuse(r, "lookalike_word", sub, "'%s' starts with a character that "
+		    "only looks like ASCII punctuation: it would be read as neither an option "
+		    "nor a path; use the ASCII character", shown);
+		free(shown);
+	}
+	if (rc != 0 || json_object_get(q->json, "cwd") != NULL || !argv_operands(c, &o))
+		return rc;
+	for (i = 1; i < c->argc && rc == 0; i++) {
+		v = c->argv[i] + o.at[i];
+		if ((o.role[i] != ROLE_PATH && o.role[i] != ROLE_VALUE_PATH) ||
+		    c->file[i] != NULL || v[0] == '/' ||
+		    v[0] == '\0' || strcmp(v, "-") == 0)
+			continue;
+		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+		shown = text_word(v, 1);
+		rc = refuse(r, "relative_path", sub, "'%s' is a relative path, and ROOT "
+		    "commands run in / when the request names no cwd: root would use /%s; "
+		    "name it by absolute path, or give it as a reviewed file (files)",
+		    shown, shown);
+		free(shown);
+	}
+	operands_free(&o);
+	return rc;
+}
+
 /* The directory ROOT commands run in and the values of their environment
  * are paths root uses too (a relative path is one under the cwd). */
 static int
@@ -437,7 +487,8 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		if (rc != 0)
 			return refuse(r, "writable_executable", sub, "%s",
 			    rc > 0 ? why : "the executable's path cannot be checked");
-		if (c->command == NULL && check_arguments(q, c, p, r, path) != 0)
+		if (c->command == NULL && (check_arguments(q, c, p, r, path) != 0 ||
+		    check_root_words(q, c, r, path) != 0))
 			return -1;
 	}
 	return 0;

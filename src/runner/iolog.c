@@ -26,7 +26,10 @@
  * Output is written as it is read (nothing is held in memory) up to
  * IOLOG_MAX bytes a command; past that, or after a failed write, nothing
  * more is recorded and the session says so in `error`, which the runner
- * puts in the root log. The command itself is never affected.
+ * puts in the root log. The command itself is never affected. The log as
+ * a whole is a ring, like sudo's maxseq: ids run from 1 to the policy's
+ * iolog_max_sessions, then start at 1 again, where a finished session of
+ * ours is the oldest and is removed to make room.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -160,10 +163,13 @@ open_root(const char *dir, char *why, size_t size)
 /*
  * Before anything runs: the log directory exists (created if missing) and
  * is root's alone, and the terminal sudo ran the runner on is noted (its
- * name and size go into every session). 0, or -1 with a reason.
+ * name and size go into every session); the log keeps that many sessions
+ * at most (IOLOG_SESSIONS_DEFAULT unless the policy says). 0, or -1 with
+ * a reason.
  */
 int
-iolog_prepare(struct iolog_host *h, const char *dir, char *why, size_t size)
+iolog_prepare(struct iolog_host *h, const char *dir, unsigned long sessions, char *why,
+    size_t size)
 {
 	struct winsize ws;
 	int fd, i;
@@ -173,6 +179,7 @@ iolog_prepare(struct iolog_host *h, const char *dir, char *why, size_t size)
 		return -1;
 	close(fd);
 	strcpy(h->dir, dir);
+	h->sessions = sessions < SEQ_MAX ? sessions : SEQ_MAX - 1;
 	strcpy(h->tty, "unknown");
 	h->lines = 24;
 	h->cols = 80;
@@ -210,12 +217,47 @@ sub_dir(int fd, const char *name, int fresh, char *why, size_t size)
 }
 
 /*
- * The next session directory, under the seq file's lock: the next number
- * after the one in seq whose directory does not exist yet. Returns its
- * descriptor with io->id set, or -1 with a reason.
+ * The session NAME in fd, found where the ring comes round again: the
+ * oldest one, removed to make room when it is a finished session of ours
+ * (a directory of root's holding only our files, the timing file without
+ * write bits). 0 when it is gone, -1 (errno EEXIST) when it stays: a
+ * directory someone else made, or one cut short, is passed over.
  */
 static int
-next_session(struct iolog *io, int root, char *why, size_t size)
+reclaim(int fd, const char *name)
+{
+	struct stat st;
+	char why[64];
+	size_t i;
+	int dfd;
+
+	if ((dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		goto stays;
+	if (dir_ok(dfd, 1, name, why, sizeof why) != 0 ||
+	    fstatat(dfd, "timing", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 0222) != 0) {
+		close(dfd);
+		goto stays;
+	}
+	for (i = 0; i < sizeof files / sizeof files[0]; i++)
+		unlinkat(dfd, files[i], 0);
+	close(dfd);
+	if (unlinkat(fd, name, AT_REMOVEDIR) == 0)
+		return 0;
+stays:
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * The next session directory, under the seq file's lock: the number
+ * after the one in seq (1 after the last of the ring), its old session
+ * removed if it is a finished one of ours, else the next whose directory
+ * does not exist. Returns its descriptor with io->id set, or -1 with a
+ * reason.
+ */
+static int
+next_session(struct iolog *io, const struct iolog_host *h, int root, char *why, size_t size)
 {
 	char buf[32], name[3][3];
 	unsigned long seq = 0;
@@ -235,7 +277,7 @@ next_session(struct iolog *io, int root, char *why, size_t size)
 	if ((n = pread(seqfd, buf, sizeof buf, 0)) > 0 && iolog_seq_parse(buf, (size_t)n, &seq) != 0)
 		seq = 0;	/* as sudo: a bad number starts again */
 	for (tries = 0; tries < SEQ_TRIES; tries++) {
-		seq = seq + 1 >= SEQ_MAX ? 1 : seq + 1;
+		seq = seq + 1 > h->sessions ? 1 : seq + 1;
 		iolog_seq_format(seq, io->id);
 		memcpy(name[0], io->id, 2);
 		memcpy(name[1], io->id + 3, 2);
@@ -251,6 +293,8 @@ next_session(struct iolog *io, int root, char *why, size_t size)
 		if (b < 0)
 			break;
 		fd = sub_dir(b, name[2], 1, why, size);
+		if (fd == -1 && errno == EEXIST && reclaim(b, name[2]) == 0)
+			fd = sub_dir(b, name[2], 1, why, size);
 		close(b);
 		if (fd >= 0 || fd == -2)
 			break;
@@ -272,12 +316,32 @@ next_session(struct iolog *io, int root, char *why, size_t size)
 	return fd < 0 ? -1 : fd;
 }
 
-/* The command line of the legacy log, on one line. */
+/*
+ * A word of the legacy log's cwd or command line, neutralised as sudo
+ * does since CVE-2023-28486/28487: each control character (C0, DEL, and
+ * C1 or a byte that is not UTF-8, which some terminals take as C1) is
+ * written as '#' and three octal digits (ESC is #033), so neither `cat
+ * log` nor a sudoreplay that prints it as it is can be steered by it, and
+ * a line break cannot forge another line.
+ */
 static void
-put_line(FILE *fp, const char *s)
+put_word(FILE *fp, const char *s)
 {
-	for (; *s != '\0'; s++)
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, fp);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, len = strlen(s), i;
+	unsigned cp;
+
+	while (*p != '\0') {
+		n = utf8_decode(p, len - (size_t)(p - (const unsigned char *)s), &cp);
+		if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			for (i = 0; i < (n ? n : 1); i++)
+				fprintf(fp, "#%03o", p[i]);
+			p += n ? n : 1;
+			continue;
+		}
+		fwrite(p, 1, n, fp);
+		p += n;
+	}
 }
 
 static int
@@ -325,12 +389,12 @@ write_info(const struct iolog *io, const struct iolog_host *h, const struct iolo
 	/* no run group: the command runs with run_as's own (sudo leaves it empty) */
 	fprintf(fp, "%lld:%s:%s::%s:%d:%d\n", (long long)now->tv_sec, in->submituser,
 	    in->runuser, h->tty, h->lines, h->cols);
-	put_line(fp, in->cwd);
+	put_word(fp, in->cwd);
 	fputc('\n', fp);
-	put_line(fp, in->command);
+	put_word(fp, in->command);
 	for (i = 1; in->argv[i] != NULL; i++) {
 		fputc(' ', fp);
-		put_line(fp, in->argv[i]);
+		put_word(fp, in->argv[i]);
 	}
 	fputc('\n', fp);
 	rc = ferror(fp);
@@ -370,7 +434,7 @@ iolog_open(struct iolog *io, const struct iolog_host *h, const struct iolog_info
 	why[0] = '\0';
 	if ((root = open_root(h->dir, why, size)) < 0)
 		return -1;
-	io->dfd = next_session(io, root, why, size);
+	io->dfd = next_session(io, h, root, why, size);
 	close(root);
 	if (io->dfd < 0)
 		return -1;

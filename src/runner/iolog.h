@@ -22,6 +22,7 @@ struct iolog_host {
 	char	 dir[PATH_MAX];
 	char	 tty[PATH_MAX];		/* the terminal sudo ran the runner on, or "unknown" */
 	int	 lines, cols;		/* its size (24x80 when unknown) */
+	unsigned long sessions;		/* ids 1..sessions, then 1 again (the oldest) */
 };
 
 /* One command's session. */
@@ -45,7 +46,7 @@ struct iolog {
 	char		 error[160];	/* what was not recorded, or "" */
 };
 
-int	 iolog_prepare(struct iolog_host *, const char *, char *, size_t);
+int	 iolog_prepare(struct iolog_host *, const char *, unsigned long, char *, size_t);
 int	 iolog_open(struct iolog *, const struct iolog_host *, const struct iolog_info *,
 	    char *, size_t);
 void	 iolog_write(void *, const char *, size_t);

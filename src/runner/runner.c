@@ -646,9 +646,12 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0) {
-		if ((st.st_mode & 077) != 0)
-			fchmod(fd, 0600);
-		if (s != NULL && (write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0))
+		/* a log others can read gets no line until it is root's alone */
+		if ((st.st_mode & 077) != 0 && fchmod(fd, 0600) != 0)
+			warn("%s is readable by others and cannot be made 0600; this command "
+			    "is not logged there", WARRANT_ROOT_LOG);
+		else if (s != NULL && (write_all(fd, s, strlen(s)) != 0 ||
+		    write_all(fd, "\n", 1) != 0))
 			warn("%s", WARRANT_ROOT_LOG);
 	} else
 		warnx("cannot append to %s", WARRANT_ROOT_LOG);
@@ -975,7 +978,8 @@ prepare_iolog(struct runner *r)
 
 	json_array_foreach(json_object_get(r->manifest, "commands"), i, c)
 		if (is_root(c)) {
-			if (iolog_prepare(&r->io_host, WARRANT_IOLOG_DIR, why, sizeof why) != 0)
+			if (iolog_prepare(&r->io_host, WARRANT_IOLOG_DIR, r->tp.iolog_sessions, why,
+			    sizeof why) != 0)
 				errx(RUNNER_REFUSED, "refusing: cannot keep the I/O log: %s", why);
 			return;
 		}

@@ -250,7 +250,7 @@ conn_fork(struct conn *c, json_t *msg, int *fd)
 		close(p[0]);
 		if (p[1] != 3 && (dup2(p[1], 3) != 3 || close(p[1]) != 0))
 			_exit(1);
-		if (close_range(4, ~0U, 0) != 0)
+		if (close_fds(4, ~0U) != 0)
 			_exit(1);
 		*fd = 3;
 		return 0;

@@ -11,7 +11,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unictype.h>
 
 #include "shared.h"
@@ -89,12 +88,6 @@ _Static_assert(NSHAPES <= 64, "shapes are indexed by 64-bit masks");
  */
 static unsigned char	anchor[256], at[NSHAPES], indexed;
 static uint64_t		by_anchor[256], by_last[256];
-
-static int
-lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 0x20 : c;
-}
 
 static int
 upper(int c)
@@ -197,7 +190,7 @@ prefix_nocase(const char *s, size_t n, const char *p, size_t k)
 	if (n < k)
 		return 0;
 	for (i = 0; i < k; i++)
-		if (lower((unsigned char)s[i]) != p[i])
+		if (ascii_lower((unsigned char)s[i]) != p[i])
 			return 0;
 	return 1;
 }
@@ -261,7 +254,7 @@ value_with_scheme(const char *s, size_t n, size_t v)
 	size_t e = value_end(s, n, v), w;
 
 	for (sc = schemes; *sc != NULL; sc++)
-		if (e - v == strlen(*sc) && strncasecmp(s + v, *sc, e - v) == 0)
+		if (e - v == strlen(*sc) && ascii_ncasecmp(s + v, *sc, e - v) == 0)
 			break;
 	if (*sc == NULL)
 		return e;
@@ -410,7 +403,7 @@ find_nocase(const char *s, size_t n, size_t from, const char *p)
 	size_t k = strlen(p);
 
 	for (; from + k <= n; from++)
-		if (strncasecmp(s + from, p, k) == 0)
+		if (ascii_ncasecmp(s + from, p, k) == 0)
 			return from;
 	return n;
 }
@@ -624,10 +617,10 @@ env_forbidden(const char *key)
 	const char *const *f;
 
 	for (f = forbidden_env; *f != NULL; f++)
-		if (strcasecmp(key, *f) == 0)
+		if (ascii_casecmp(key, *f) == 0)
 			return 1;
 	for (f = forbidden_env_prefixes; *f != NULL; f++)
-		if (strncasecmp(key, *f, strlen(*f)) == 0)
+		if (ascii_ncasecmp(key, *f, strlen(*f)) == 0)
 			return 1;
 	return 0;
 }

@@ -37,6 +37,14 @@ const char *base_name(const char *);
 const char *proc_stat_fields(pid_t, char *, size_t);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
+/* util.c: ASCII-only case folding and classes, never the locale's */
+int	 ascii_lower(int);
+int	 ascii_isdigit(int);
+int	 ascii_isalnum(int);
+int	 ascii_isspace(int);
+int	 ascii_ncasecmp(const char *, const char *, size_t);
+int	 ascii_casecmp(const char *, const char *);
+const char *ascii_casestr(const char *, const char *);
 
 /* sha256.c: digests, always lowercase hex. */
 typedef int (*sha256_sink)(void *, const void *, size_t);
@@ -54,6 +62,14 @@ char	*text_output(const char *);
 void	 text_print_output(FILE *, const char *, const char *, const char *);
 void	 text_print(FILE *, const char *);
 void	 text_print_lines(FILE *, const char *, const char *);
+/* an argv word: look-alikes escaped, right-to-left text isolated */
+#define TEXT_LOOKALIKE		0x1	/* a look-alike of option or path punctuation */
+#define TEXT_LOOKALIKE_FIRST	0x2	/* one is the word's first character */
+#define TEXT_RTL		0x4	/* strong right-to-left letters */
+int	 text_lookalike(unsigned);
+unsigned text_word_marks(const char *);
+char	*text_word(const char *, int);
+void	 text_print_word(FILE *, const char *);
 /* text.c: words for a POSIX shell (ssh joins argv into one string) */
 char	*sh_quote(const char *);
 char	*sh_join(const char *const *);
@@ -97,7 +113,12 @@ struct tp_policy {
 	char		 group[64];
 	gid_t		 gid;
 	int		 unconfined;	/* "unconfined": "allow": ROOT runs without the supervisor */
+	unsigned long	 iolog_sessions;	/* "iolog_max_sessions": the I/O log's ring */
 };
+/* The I/O log keeps this many sessions unless the policy says otherwise
+ * (sudo's maxseq, smaller): the next after the last is the oldest again. */
+#define IOLOG_SESSIONS_DEFAULT	10000UL
+#define IOLOG_SESSIONS_MAX	2176782335UL	/* 36^6 - 1: six base-36 digits */
 struct tp_binding {
 	const char	*request_id;
 	const char	*sha;		/* the seal of the subset that runs */
@@ -237,6 +258,7 @@ struct spawn {
 int	 spawn_cred_init(struct spawn_cred *, const char *, uid_t, gid_t);
 void	 spawn_cred_free(struct spawn_cred *);
 pid_t	 spawn(const struct spawn *);
+int	 close_fds(unsigned, unsigned);
 
 /* capture.c: run a prepared command, capture a bounded, redacted tail. */
 #define CAPTURE_TAIL	(64 * 1024)

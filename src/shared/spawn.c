@@ -4,10 +4,12 @@
  * only async-signal-safe calls and no allocation (the process may have
  * threads): signal dispositions back to their defaults and the mask
  * empty, the process group or session, stdin/stdout/stderr, every other
- * descriptor closed, the directory, the credentials (computed before the
- * fork), the umask, and exec. spawn() returns once the child has exec'd;
+ * descriptor closed (close_fds: close_range, or by hand on kernels before
+ * 5.9), the directory, the credentials (computed before the fork), the
+ * umask, and exec. spawn() returns once the child has exec'd;
  * an exec that failed is reported with its errno, the child reaped.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +55,58 @@ spawn_cred_free(struct spawn_cred *c)
 {
 	free(c->groups);
 	c->groups = NULL;
+}
+
+/* close_fds by hand: every descriptor /proc/self/fd lists in [lo, hi],
+ * read again until a pass finds none (closing changes the listing), or,
+ * without /proc, every number up to the descriptor limit. */
+static int
+close_by_hand(unsigned lo, unsigned hi)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct dirent64))));
+	struct dirent64 *d;
+	struct rlimit rl;
+	unsigned long fd;
+	const char *c;
+	ssize_t n, off;
+	int dfd, closed;
+
+	if ((dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return -1;
+		for (fd = lo; fd <= hi && fd < rl.rlim_cur; fd++)
+			(void)close((int)fd);
+		return 0;
+	}
+	do {
+		closed = 0;
+		if (lseek(dfd, 0, SEEK_SET) != 0)
+			break;
+		while ((n = getdents64(dfd, buf, sizeof buf)) > 0)
+			for (off = 0; off < n; off += d->d_reclen) {
+				d = (struct dirent64 *)(void *)(buf + off);
+				for (fd = 0, c = d->d_name; *c >= '0' && *c <= '9'; c++)
+					fd = fd * 10 + (unsigned long)(*c - '0');
+				if (*c == '\0' && c != d->d_name && fd >= lo && fd <= hi &&
+				    (int)fd != dfd && close((int)fd) == 0)
+					closed = 1;
+			}
+	} while (closed && n == 0);
+	close(dfd);
+	return n == 0 ? 0 : -1;
+}
+
+/*
+ * Close every descriptor from lo to hi (~0U: all above lo). Safe in the
+ * child of a fork: no allocation. close_range where the kernel has it;
+ * before Linux 5.9 (ENOSYS), or where a seccomp filter answers so, by hand.
+ */
+int
+close_fds(unsigned lo, unsigned hi)
+{
+	if (close_range(lo, hi, 0) == 0)
+		return 0;
+	return errno == ENOSYS ? close_by_hand(lo, hi) : -1;
 }
 
 /* In the child: never returns; errno goes to report when exec fails. */
@@ -98,9 +153,9 @@ child(const struct spawn *s, int report, int svsock)
 		goto fail;
 	report = i;
 	/* the supervisor's socket, if any, stays until the filter is in */
-	if (svsock < 0 ? close_range((unsigned)++next, ~0U, 0) != 0 :
-	    ((svsock > next + 1 && close_range((unsigned)next + 1, (unsigned)svsock - 1, 0) != 0) ||
-	    close_range((unsigned)svsock + 1, ~0U, 0) != 0))
+	if (svsock < 0 ? close_fds((unsigned)++next, ~0U) != 0 :
+	    ((svsock > next + 1 && close_fds((unsigned)next + 1, (unsigned)svsock - 1) != 0) ||
+	    close_fds((unsigned)svsock + 1, ~0U) != 0))
 		goto fail;
 	if (c != NULL && (setgroups((size_t)c->ngroups, c->groups) != 0 ||
 	    setgid(c->gid) != 0 || setuid(c->uid) != 0 || getuid() != c->uid ||

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unictype.h>
+#include <uninorm.h>
 
 #include "shared.h"
 
@@ -93,19 +94,111 @@ invisible(unsigned cp)
 }
 
 /*
+ * Symbols that read as the ASCII punctuation of an option or a path
+ * ('-', '/', '\', '.', '~', '=', ':', ',') and that compatibility
+ * normalisation leaves as they are; the soft hyphen is an invisible '-'.
+ */
+static const unsigned lookalike_symbols[] = {
+	0x00AD, 0x02D7, 0x2043, 0x2212, 0x23AF, 0x2500, 0x2501, 0x2796,	/* - */
+	0x1735, 0x2044, 0x2215, 0x2571, 0x27CB, 0x29F8,			/* / */
+	0x2216, 0x2572, 0x27CD, 0x29F5, 0x29F9,				/* \ */
+	0x02DC, 0x2053, 0x223C,						/* ~ */
+	0x2550, 0xA78A,							/* = */
+	0x0589, 0x02F8, 0x05C3, 0x2236, 0xA789,				/* : */
+	0x201A,								/* , */
+};
+
+static int
+dash_or_listed(unsigned cp)
+{
+	size_t i;
+
+	if (uc_is_general_category(cp, UC_DASH_PUNCTUATION))
+		return 1;
+	for (i = 0; i < sizeof lookalike_symbols / sizeof lookalike_symbols[0]; i++)
+		if (lookalike_symbols[i] == cp)
+			return 1;
+	return 0;
+}
+
+/*
+ * Does non-ASCII cp read as ASCII in an option or a path? Dash
+ * punctuation (U+2010 HYPHEN and the rest of Pd), the symbols above
+ * (U+2212 MINUS SIGN, U+2044 FRACTION SLASH, U+2215 DIVISION SLASH,
+ * U+29F8 BIG SOLIDUS, ...), and whatever Unicode itself calls a
+ * compatibility variant of those or of ASCII: a code point whose NFKC
+ * form is made of nothing else (full-width U+FF01-FF5E, small forms
+ * such as U+FE63, superscript and subscript minus and equals, U+2024
+ * ONE DOT LEADER, ligatures, mathematical letters). Letters of other
+ * scripts are not look-alikes here (mixed-script is their badge).
+ */
+int
+text_lookalike(unsigned cp)
+{
+	uint32_t in = cp, buf[32], *nf;
+	size_t n, i;
+	int all = 1;
+
+	if (cp < 0x80)
+		return 0;
+	if (dash_or_listed(cp))
+		return 1;
+	n = sizeof buf / sizeof buf[0];
+	if ((nf = u32_normalize(UNINORM_NFKC, &in, 1, buf, &n)) == NULL)
+		return 0;
+	if (n == 1 && nf[0] == cp)
+		all = 0;
+	for (i = 0; i < n && all; i++)
+		all = nf[i] < 0x80 || dash_or_listed(nf[i]);
+	if (nf != buf)
+		free(nf);
+	return all;
+}
+
+/* What a reviewer must notice in one argv word (TEXT_* flags). */
+unsigned
+text_word_marks(const char *w)
+{
+	const unsigned char *p = (const unsigned char *)w;
+	unsigned marks = 0, cp;
+	size_t n;
+	int bidi;
+
+	for (; *p != '\0'; p += n) {
+		if ((n = utf8_decode(p, 4, &cp)) == 0) {	/* NUL-terminated */
+			n = 1;
+			continue;
+		}
+		if (text_lookalike(cp))
+			marks |= TEXT_LOOKALIKE | (p == (const unsigned char *)w ?
+			    TEXT_LOOKALIKE_FIRST : 0);
+		bidi = uc_bidi_class(cp);
+		if (bidi == UC_BIDI_R || bidi == UC_BIDI_AL)
+			marks |= TEXT_RTL;
+	}
+	return marks;
+}
+
+#define N_RAW		0x1	/* output: backslash, newline, tab as they are */
+#define N_WORD		0x2	/* an argv word: look-alikes escaped too */
+#define N_RTL		0x4	/* and strong right-to-left letters */
+
+/*
  * Append n bytes of s, neutralised: invalid UTF-8, control characters
- * and invisible code points as visible escapes. For text_visible (raw 0)
- * a backslash is doubled and newline, tab and CR are escaped too, so the
- * result is one unambiguous line; for output (raw 1) backslash, newline
- * and tab stay as they are.
+ * and invisible code points as visible escapes. For text_visible (no
+ * N_RAW) a backslash is doubled and newline, tab and CR are escaped too,
+ * so the result is one unambiguous line; for output (N_RAW) backslash,
+ * newline and tab stay as they are. N_WORD and N_RTL escape more, for
+ * text_word.
  */
 static void
-neutralise(struct sbuf *b, const char *s, size_t n, int raw)
+neutralise(struct sbuf *b, const char *s, size_t n, int how)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	char esc[16];
 	unsigned cp;
 	size_t k;
+	int bidi;
 
 	while (p < end) {
 		k = *p == 0 ? 0 : utf8_decode(p, (size_t)(end - p), &cp);
@@ -115,7 +208,8 @@ neutralise(struct sbuf *b, const char *s, size_t n, int raw)
 			p++;
 			continue;
 		}
-		if (raw && (cp == '\\' || cp == '\n' || cp == '\t'))
+		bidi = cp >= 0x80 && (how & N_RTL) ? uc_bidi_class(cp) : -1;
+		if ((how & N_RAW) && (cp == '\\' || cp == '\n' || cp == '\t'))
 			sb_put(b, (const char *)p, 1);
 		else if (cp == '\\')
 			sb_put(b, "\\\\", 2);
@@ -128,7 +222,8 @@ neutralise(struct sbuf *b, const char *s, size_t n, int raw)
 		else if (cp < 0x20 || cp == 0x7f) {
 			snprintf(esc, sizeof esc, "\\x%02x", cp);
 			sb_put(b, esc, strlen(esc));
-		} else if (invisible(cp)) {
+		} else if (invisible(cp) || ((how & N_WORD) && text_lookalike(cp)) ||
+		    bidi == UC_BIDI_R || bidi == UC_BIDI_AL) {
 			snprintf(esc, sizeof esc, "<U+%04X>", cp);
 			sb_put(b, esc, strlen(esc));
 		} else
@@ -146,6 +241,43 @@ text_visible(const char *s)
 	sb_put(&b, "", 0);
 	neutralise(&b, s, strlen(s), 0);
 	return b.p;
+}
+
+/*
+ * One argv word (or a path) as every human-readable surface shows it,
+ * the one renderer they share: text_visible's escapes, plus each
+ * look-alike of option or path punctuation as <U+XXXX> (U+2010 HYPHEN
+ * must not pass for '-'). A word with strong right-to-left letters is
+ * kept from reordering what is around it: with isolate, wrapped in
+ * U+2066 LEFT-TO-RIGHT ISOLATE ... U+2069 POP DIRECTIONAL ISOLATE (a
+ * command line reads left to right, so its slashes and dashes keep their
+ * places unless between two such letters); without, for a display that
+ * cannot keep an isolate with its word (the console redraws cells, not
+ * words), those letters are escaped too. Free the result.
+ */
+char *
+text_word(const char *s, int isolate)
+{
+	struct sbuf b = { NULL, 0, 0 };
+	int wrap = isolate && (text_word_marks(s) & TEXT_RTL);
+
+	sb_put(&b, "", 0);
+	if (wrap)
+		sb_put(&b, "\xe2\x81\xa6", 3);	/* U+2066 */
+	neutralise(&b, s, strlen(s), isolate ? N_WORD : N_WORD | N_RTL);
+	if (wrap)
+		sb_put(&b, "\xe2\x81\xa9", 3);	/* U+2069 */
+	return b.p;
+}
+
+/* text_word, isolated, printed. */
+void
+text_print_word(FILE *fp, const char *s)
+{
+	char *v = text_word(s, 1);
+
+	fputs(v, fp);
+	free(v);
 }
 
 /*
@@ -173,7 +305,7 @@ text_output(const char *s)
 		for (from = s, q = s; q < end; q++)
 			if (*q == '\r')
 				from = q + 1;
-		neutralise(&b, from, (size_t)(end - from), 1);
+		neutralise(&b, from, (size_t)(end - from), N_RAW);
 		if (nl == NULL)
 			break;
 		sb_put(&b, "\n", 1);

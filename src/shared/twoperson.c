@@ -100,6 +100,7 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 
 	memset(p, 0, sizeof *p);
 	p->approvals = 1;
+	p->iolog_sessions = IOLOG_SESSIONS_DEFAULT;
 	snprintf(dir, sizeof dir, "%s", WARRANT_POLICY_FILE);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
@@ -135,7 +136,7 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 	}
 	json_object_foreach(j, key, v)
 		if (strcmp(key, "root_approvals") != 0 && strcmp(key, "reviewers_group") != 0 &&
-		    strcmp(key, "unconfined") != 0) {
+		    strcmp(key, "unconfined") != 0 && strcmp(key, "iolog_max_sessions") != 0) {
 			why_set(why, size, "%s: unknown field \"%.64s\"", WARRANT_POLICY_FILE, key);
 			json_decref(j);
 			return -1;
@@ -149,6 +150,16 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 		return -1;
 	}
 	p->unconfined = v != NULL && strcmp(json_string_value(v), "allow") == 0;
+	v = json_object_get(j, "iolog_max_sessions");
+	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    (unsigned long long)json_integer_value(v) > IOLOG_SESSIONS_MAX)) {
+		why_set(why, size, "%s: iolog_max_sessions must be a whole number from 1 to "
+		    "%lu", WARRANT_POLICY_FILE, IOLOG_SESSIONS_MAX);
+		json_decref(j);
+		return -1;
+	}
+	if (v != NULL)
+		p->iolog_sessions = (unsigned long)json_integer_value(v);
 	v = json_object_get(j, "root_approvals");
 	if (v == NULL && json_object_get(j, "reviewers_group") == NULL) {
 		json_decref(j);

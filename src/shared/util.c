@@ -189,3 +189,69 @@ proc_alive(pid_t pid, long long start)
 {
 	return pid > 0 && start >= 0 && proc_start_time(pid) == start;
 }
+
+/*
+ * Case folding and character classes for comparisons that decide
+ * something (credential shapes, forbidden environment names, option
+ * words, host names): ASCII only, whatever the locale. The C library's
+ * follow LC_CTYPE, and under tr_TR or az_AZ "I" does not fold to "i", so
+ * "PRIVATE KEY" would not match "private key" in a process that set the
+ * user's locale (the review console does, then approves in the same
+ * process).
+ */
+int
+ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+int
+ascii_isdigit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int
+ascii_isalnum(int c)
+{
+	return ascii_isdigit(c) || (ascii_lower(c) >= 'a' && ascii_lower(c) <= 'z');
+}
+
+int
+ascii_isspace(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* strncasecmp, folding ASCII letters only. */
+int
+ascii_ncasecmp(const char *a, const char *b, size_t n)
+{
+	int x, y;
+
+	for (; n > 0; a++, b++, n--) {
+		x = ascii_lower((unsigned char)*a);
+		y = ascii_lower((unsigned char)*b);
+		if (x != y || x == '\0')
+			return x - y;
+	}
+	return 0;
+}
+
+int
+ascii_casecmp(const char *a, const char *b)
+{
+	return ascii_ncasecmp(a, b, SIZE_MAX);
+}
+
+/* strcasestr, folding ASCII letters only. */
+const char *
+ascii_casestr(const char *s, const char *p)
+{
+	size_t k = strlen(p);
+
+	for (; *s != '\0' || k == 0; s++)
+		if (ascii_ncasecmp(s, p, k) == 0)
+			return s;
+	return NULL;
+}

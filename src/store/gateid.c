@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
  * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
-#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
-#include "store.h"
 #include "shared/shared.h"
+#include "store.h"
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -40,16 +38,16 @@ gate_id_prefix(const char *arg, char *out, size_t size)
 
 	if (strlen(arg) < 4)
 		return -1;
-	if (strncasecmp(arg, "w-", 2) == 0)
+	if (ascii_ncasecmp(arg, "w-", 2) == 0)
 		arg += 2;
 	n = strlen(arg);
 	for (i = 0; i < n; i++)
-		if (strchr(b32, tolower((unsigned char)arg[i])) == NULL)
+		if (strchr(b32, ascii_lower((unsigned char)arg[i])) == NULL)
 			return -1;
 	if (n > GATE_ID_LEN - 2)
 		return 1;
 	for (i = 0; i < n; i++)
-		body[i] = (char)tolower((unsigned char)arg[i]);
+		body[i] = (char)ascii_lower((unsigned char)arg[i]);
 	body[n] = '\0';
 	if ((size_t)snprintf(out, size, "w-%s", body) >= size)
 		return -1;

@@ -462,6 +462,101 @@ store_list(struct store *st, int all, long limit, const char *project, int64_t u
 	return list;
 }
 
+/*
+ * The review console's order, with no cap: pending gates by expiry (the
+ * first to lapse first, then the oldest), then, with all, the settled
+ * ones newest first; of one project when it is given.
+ */
+#define REVIEW_WHERE " FROM gates WHERE (?1 IS NULL OR project = ?1)" \
+	" AND (?2 OR state = 'pending')" \
+	" ORDER BY state = 'pending' DESC," \
+	" CASE WHEN state = 'pending' THEN expires_at ELSE -created_at END, created_at, rowid"
+
+static sqlite3_stmt *
+review_prepare(struct store *st, const char *sql, int all, const char *project)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		store_fail(st, "listing gates");
+		return NULL;
+	}
+	if ((sqlite3_bind_text(s, 1, project, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int(s, 2, all != 0)) != SQLITE_OK) {
+		store_fail(st, "listing gates");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Each gate's id and whether it is pending, in the console's order, to
+ * fn (cheap: no row is built). 0, or -1 after saying why. */
+int
+store_review_ids(struct store *st, int all, const char *project,
+    void (*fn)(const char *, int, void *), void *arg)
+{
+	sqlite3_stmt *s = review_prepare(st, "SELECT id, state = 'pending'" REVIEW_WHERE,
+	    all, project);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(s, 0), sqlite3_column_int(s, 1), arg);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_fail(st, "listing gates");
+}
+
+/* The gates at [offset, offset + limit) of the console's order, as
+ * store_list's rows; NULL on errors. */
+json_t *
+store_review_page(struct store *st, int all, const char *project, long offset, long limit)
+{
+	sqlite3_stmt *s = review_prepare(st, "SELECT " LIST_COLUMNS REVIEW_WHERE
+	    " LIMIT ?3 OFFSET ?4", all, project);
+	json_t *list;
+	int rc;
+
+	if (s == NULL)
+		return NULL;
+	if ((sqlite3_bind_int64(s, 3, limit) | sqlite3_bind_int64(s, 4, offset)) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		store_fail(st, "listing gates");
+		return NULL;
+	}
+	list = json_array();
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(list, gate_row(s, 0));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		store_fail(st, "listing gates");
+		return NULL;
+	}
+	return list;
+}
+
+/* What changes whenever the store's content may have: v[0] on a commit
+ * by another connection (PRAGMA data_version), v[1] on one by this
+ * connection. 0, or -1 (then read the store anyway). */
+int
+store_version(struct store *st, int64_t v[2])
+{
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		v[0] = sqlite3_column_int64(s, 0);
+		v[1] = sqlite3_total_changes64(st->db);
+		rc = 0;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* How many gates of uid (or of anyone) are pending; -1 on errors. */
 long
 store_count_pending(struct store *st, int64_t uid)

@@ -33,6 +33,9 @@ struct store {
 	char		 dir[PATH_MAX];
 	char		 path[PATH_MAX];
 	int		 full;		/* a failure was the disk being full */
+	/* the blob store's bounds (blob.c), bytes; 0: BLOB_QUOTA_MIB, BLOB_CAP_MIB */
+	long long	 blob_quota;	/* what one requester's gates may hold */
+	long long	 blob_cap;	/* what all blobs may take on disk */
 };
 int	 store_open(struct store *);
 int	 store_open_at(struct store *, const char *);
@@ -106,10 +109,17 @@ int	 store_list_each(struct store *, int, long, const char *, int64_t,
 	    int (*)(json_t *, void *), void *);
 int	 store_list_dump(struct store *, int, long, const char *, int64_t, FILE *, size_t *);
 long	 store_count_pending(struct store *, int64_t);
+int	 store_review_ids(struct store *, int, const char *, void (*)(const char *, int, void *),
+	    void *);
+json_t	*store_review_page(struct store *, int, const char *, long, long);
+int	 store_version(struct store *, int64_t [2]);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);
 json_t	*gate_outcome(struct store *, const json_t *);
+/* blobrefs.c */
+int	 store_blob_refs(struct store *, int64_t, int64_t, int64_t,
+	    int (*)(void *, const char *, int64_t), void *);
 
 /*
  * attempts.c: an approval attempt goes reserved -> authenticating ->

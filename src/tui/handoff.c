@@ -5,6 +5,8 @@
  * own prompt, prints a banner naming the request and the command ids, runs
  * approve_run, prints the outcome and waits for Enter before coming back;
  * YOU-only approvals need no prompt and run without leaving the screen.
+ * A detached run (the root runner goes on in the background) is waited
+ * for a few seconds, so that a quick batch's ledger is printed there too.
  * d asks for an optional feedback note on one line, then denies.
  */
 #include <err.h>
@@ -18,6 +20,10 @@
 #include <wctype.h>
 
 #include "tui/tui.h"
+
+#define SETTLE_WAIT_MS	3000	/* a detached run's ledger is waited for this long */
+#define OUTPUT_LINES	3	/* of each command's output, printed */
+#define OUTPUT_LINE_MAX	160	/* bytes of one such line */
 
 struct outcome_text {
 	const char	*key;
@@ -120,6 +126,37 @@ print_visible(const char *s)
 	text_print(stdout, s);
 }
 
+/* The first lines of a command's output, each cut and neutralised; the
+ * review's details (v) show it all. */
+static void
+print_output(const char *out)
+{
+	const char *nl;
+	size_t len, cut, n;
+	char *line;
+
+	for (n = 0; *out != '\0'; n++, out = nl + 1) {
+		if (n == OUTPUT_LINES) {
+			printf("    | ... (v in the review shows all of it)\n");
+			return;
+		}
+		nl = strchr(out, '\n');
+		len = nl != NULL ? (size_t)(nl - out) : strlen(out);
+		cut = len;
+		if (cut > OUTPUT_LINE_MAX)	/* at a character's start */
+			for (cut = OUTPUT_LINE_MAX; cut > 0 && (out[cut] & 0xc0) == 0x80; cut--)
+				;
+		if ((line = strndup(out, cut)) == NULL)
+			return;
+		fputs("    | ", stdout);
+		print_visible(line);
+		fputs(cut < len ? " ...\n" : "\n", stdout);
+		free(line);
+		if (nl == NULL)
+			return;
+	}
+}
+
 static void
 print_result(const json_t *r, const char *line)
 {
@@ -146,7 +183,51 @@ print_result(const json_t *r, const char *line)
 		}
 		putchar('\n');
 		confinement_print(stdout, e, "    ");
+		print_output(json_str(e, "output_tail"));
 	}
+}
+
+/* How long a detached run is waited for (the e2e build's tests give a
+ * loaded machine longer). */
+static int64_t
+settle_wait_ms(void)
+{
+#if WARRANT_TEST_HOOKS
+	if (getenv("WARRANT_TEST_SETTLE_WAIT_MS") != NULL)
+		return strtoll(getenv("WARRANT_TEST_SETTLE_WAIT_MS"), NULL, 10);
+#endif
+	return SETTLE_WAIT_MS;
+}
+
+/*
+ * After a detached start: wait, at most settle_wait_ms, for the finalizer
+ * to settle the gate, woken by the store's watch at each commit rather
+ * than looking at intervals. The answer's result as a settled run's would
+ * be, with the ledger; NULL when the batch still runs at the bound.
+ */
+static json_t *
+settled_result(struct tui *t)
+{
+	int64_t end = tui_now_ms() + settle_wait_ms(), left;
+	json_t *g, *l = NULL;
+	const char *outcome;
+
+	for (;;) {
+		if ((g = store_gate(t->st, t->gate_id, 0)) != NULL &&
+		    strcmp(json_str(g, "state"), "approved") == 0)
+			l = gate_ledger(t->st, t->gate_id);
+		json_decref(g);
+		if (l != NULL)
+			break;
+		if ((left = end - tui_now_ms()) <= 0)
+			return NULL;
+		(void)store_watch_wait(t->watch, left < POLL_MS ? (int)left : POLL_MS);
+	}
+	outcome = json_str(l, "outcome");
+	return json_pack("{s:s,s:s,s:s,s:s,s:o}", "request_id", t->gate_id, "status",
+	    "approved", "outcome", strcmp(outcome, "completed") != 0 ? outcome :
+	    ledger_all_ran(l) ? "completed" : "command_failed", "message",
+	    json_str(l, "diagnostic"), "ledger", l);
 }
 
 /* Leave curses, hand the terminal to sudo through approve_run, come back. */
@@ -175,10 +256,25 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	printf("any password prompt below is sudo's own; warrant never reads it\n\n");
 	fflush(stdout);
 	r = approve_run(t->st, t->gate_id, ids, n, &opts, code);
+	if (r != NULL && strcmp(json_str(r, "outcome"), "started") == 0) {
+		json_t *settled;
+
+		printf("\nwarrant: authenticated; waiting for the commands, which run in the "
+		    "background\n");
+		fflush(stdout);
+		if ((settled = settled_result(t)) != NULL) {
+			json_decref(r);
+			r = settled;
+		}
+	}
 	if (r != NULL) {
 		outcome_of(r, line, sizeof line, &s);
 		print_result(r, line);
 	}
+	if (r != NULL && strcmp(json_str(r, "outcome"), "started") == 0)
+		printf("  still running after %lld seconds; once it settles, its ledger is in the "
+		    "review\n  (v for all the output) and in `warrant show %s`\n",
+		    (long long)(settle_wait_ms() / 1000), t->gate_id);
 	printf("\nPress Enter to return to the review console. ");
 	fflush(stdout);
 	tcflush(STDIN_FILENO, TCIFLUSH);	/* keys typed while it ran */

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The gate list: pending gates first, newest first, two lines each (id,
- * ROOT/YOU counts, age, expiry countdown, requester and project; then the
- * risk badges and the reason). Settled gates on the 'a' toggle. The list
- * is refreshed from the store by the loop in tui.c.
+ * The gate list: pending gates first, the first to expire first, two
+ * lines each (id, ROOT/YOU counts, age, expiry countdown, requester and
+ * project; then the risk badges and the reason). Settled gates on the 'a'
+ * toggle. Every gate is in it, however many: the loop in tui.c has
+ * list_load read all their ids (cheap), and only the gates on screen are
+ * read whole.
  */
+#include <err.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,41 +37,88 @@ keep_sel_visible(struct tui *t)
 static void
 remember_sel(struct tui *t)
 {
-	json_t *g = json_array_get(t->list, t->sel);
-
-	snprintf(t->sel_id, sizeof t->sel_id, "%s", g != NULL ? json_str(g, "request_id") : "");
+	snprintf(t->sel_id, sizeof t->sel_id, "%s", t->sel < t->nrows ? t->rows[t->sel].id : "");
 }
 
-/* A fresh list from the store: keep the selection on the same gate. */
-void
-list_refresh(struct tui *t, json_t *list)
+static void
+add_row(const char *id, int pending, void *arg)
 {
-	json_t *g;
-	size_t i;
+	struct tui *t = arg;
 
-	json_decref(t->list);
-	t->list = list;
-	json_array_foreach(list, i, g)
-		if (strcmp(json_str(g, "request_id"), t->sel_id) == 0) {
+	if (t->nrows == t->rows_cap) {
+		t->rows_cap = t->rows_cap ? 2 * t->rows_cap : 256;
+		t->rows = realloc(t->rows, t->rows_cap * sizeof *t->rows);
+		if (t->rows == NULL)
+			err(EXIT_INTERNAL, "review: out of memory");
+	}
+	snprintf(t->rows[t->nrows].id, sizeof t->rows[t->nrows].id, "%s", id);
+	t->rows[t->nrows++].pending = pending;
+	t->npending += pending != 0;
+}
+
+/* Read the list from the store when it changed since the last read; the
+ * selection stays on the same gate. 0, or -1 (the last list stays). */
+int
+list_load(struct tui *t)
+{
+	struct list_row *old = t->rows;
+	size_t oldn = t->nrows, oldcap = t->rows_cap, oldp = t->npending, i;
+	int64_t v[2] = { -1, -1 };
+
+	if (store_version(t->st, v) == 0 && v[0] == t->version[0] && v[1] == t->version[1])
+		return 0;
+	t->rows = NULL;
+	t->nrows = t->rows_cap = t->npending = 0;
+	if (store_review_ids(t->st, t->all, t->project, add_row, t) != 0) {
+		free(t->rows);
+		t->rows = old;
+		t->nrows = oldn;
+		t->rows_cap = oldcap;
+		t->npending = oldp;
+		return -1;
+	}
+	free(old);
+	t->version[0] = v[0];
+	t->version[1] = v[1];
+	for (i = 0; i < t->nrows; i++)
+		if (strcmp(t->rows[i].id, t->sel_id) == 0) {
 			t->sel = i;
 			break;
 		}
-	if (t->sel >= json_array_size(list))
-		t->sel = json_array_size(list) ? json_array_size(list) - 1 : 0;
+	if (t->sel >= t->nrows)
+		t->sel = t->nrows ? t->nrows - 1 : 0;
 	remember_sel(t);
 	keep_sel_visible(t);
+	json_decref(t->page);
+	t->page = NULL;
+	return 0;
 }
 
-static int
-count_pending(const json_t *list)
+void
+list_free(struct tui *t)
 {
-	json_t *g;
-	size_t i;
-	int n = 0;
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = t->rows_cap = t->npending = 0;
+	json_decref(t->page);
+	t->page = NULL;
+}
 
-	json_array_foreach(list, i, g)
-		n += strcmp(json_str(g, "state"), "pending") == 0;
-	return n;
+/* The gates on screen, read whole after the list or the scroll changed. */
+static const json_t *
+page(struct tui *t)
+{
+	size_t want = t->nrows - t->list_top < visible_gates() ? t->nrows - t->list_top :
+	    visible_gates();
+
+	if (t->page != NULL && t->page_top == t->list_top && json_array_size(t->page) >= want)
+		return t->page;
+	json_decref(t->page);
+	t->page_top = t->list_top;
+	if ((t->page = store_review_page(t->st, t->all, t->project, (long)t->list_top,
+	    (long)visible_gates())) == NULL)
+		tui_status(t, ST_BAD, "cannot read the store in %s", t->st->dir);
+	return t->page;
 }
 
 static void
@@ -129,12 +179,12 @@ gate_rows(int y, const json_t *g, int selected)
 void
 list_draw(struct tui *t)
 {
-	size_t v = visible_gates(), i, n = json_array_size(t->list);
-	int pend = count_pending(t->list);
+	size_t v = visible_gates(), i, n = t->nrows;
+	const json_t *shown = page(t), *g;
 	char head[128];
 
 	tui_fill(0, 0, COLS, ST_BAR);
-	snprintf(head, sizeof head, "warrant review  %d pending%s", pend,
+	snprintf(head, sizeof head, "warrant review  %zu pending%s", t->npending,
 	    t->all ? ", settled shown" : "");
 	tui_puts(0, 1, COLS - 2, ST_BAR, head);
 	if (t->project != NULL) {
@@ -147,8 +197,8 @@ list_draw(struct tui *t)
 		tui_puts(2, 2, COLS - 3, ST_DIM, t->all ? "No gates yet. Waiting for requests..." :
 		    "No pending gates. Waiting for requests... (a: show settled)");
 	for (i = t->list_top; i < n && i < t->list_top + v; i++)
-		gate_rows(1 + (int)(i - t->list_top) * ROWS_PER_GATE, json_array_get(t->list, i),
-		    i == t->sel);
+		if ((g = json_array_get(shown, i - t->list_top)) != NULL)
+			gate_rows(1 + (int)(i - t->list_top) * ROWS_PER_GATE, g, i == t->sel);
 	tui_cut(LINES - 2, 0, COLS, ST_DIM,
 	    " j/k move  Enter review  a settled  ^D/^U g/G scroll  q quit");
 }
@@ -156,7 +206,7 @@ list_draw(struct tui *t)
 static void
 move_to(struct tui *t, size_t i)
 {
-	size_t n = json_array_size(t->list);
+	size_t n = t->nrows;
 
 	if (n == 0)
 		return;
@@ -168,10 +218,8 @@ move_to(struct tui *t, size_t i)
 static void
 open_sel(struct tui *t)
 {
-	json_t *g = json_array_get(t->list, t->sel);
-
-	if (g != NULL)
-		gate_open(t, json_str(g, "request_id"));
+	if (t->sel < t->nrows)
+		gate_open(t, t->rows[t->sel].id);
 }
 
 void
@@ -186,7 +234,7 @@ list_key(struct tui *t, int type, wint_t k)
 		case KEY_NPAGE: move_to(t, t->sel + half); break;
 		case KEY_PPAGE: move_to(t, t->sel > half ? t->sel - half : 0); break;
 		case KEY_HOME: move_to(t, 0); break;
-		case KEY_END: move_to(t, json_array_size(t->list)); break;
+		case KEY_END: move_to(t, t->nrows); break;
 		case KEY_ENTER: case KEY_RIGHT: open_sel(t); break;
 		default: break;
 		}
@@ -198,10 +246,11 @@ list_key(struct tui *t, int type, wint_t k)
 	case 4: move_to(t, t->sel + half); break;
 	case 21: move_to(t, t->sel > half ? t->sel - half : 0); break;
 	case L'g': move_to(t, 0); break;
-	case L'G': move_to(t, json_array_size(t->list)); break;
+	case L'G': move_to(t, t->nrows); break;
 	case L'\n': case L'\r': case L'l': open_sel(t); break;
 	case L'a':
 		t->all = !t->all;
+		t->version[0] = -1;	/* another list */
 		t->last_poll = 0;
 		tui_poll(t);
 		tui_status(t, ST_NORMAL, t->all ? "showing settled gates too" :

@@ -78,7 +78,7 @@ command_line(struct tdoc *d, enum style style, const json_t *c)
 		    json_string_value(a);
 		if (s == NULL)
 			s = "";
-		w = tui_wide(s);
+		w = tui_word(s);
 		if (plain_word(s)) {
 			doc_wordw(d, style, w);
 			free(w);
@@ -235,6 +235,16 @@ context(struct tui *t, struct tdoc *d)
 		context_field(d, "Feedback", json_str(g, "feedback"));
 }
 
+/* One argv word or path as the console shows it (tui_word). */
+static void
+doc_argword(struct tdoc *d, enum style s, const char *value)
+{
+	wchar_t *w = tui_word(value);
+
+	doc_wordw(d, s, w);
+	free(w);
+}
+
 /* A detail of a card: its value is one word (an argv element, a path). */
 static void
 detail(struct tdoc *d, int card, const char *label, enum style s, const char *value)
@@ -242,7 +252,7 @@ detail(struct tdoc *d, int card, const char *label, enum style s, const char *va
 	doc_line(d, card, LINE_MID, DETAIL_COL);
 	doc_add(d, ST_LABEL, label);
 	doc_tab(d, DETAIL_COL);
-	doc_word(d, s, value);
+	doc_argword(d, s, value);
 }
 
 static void
@@ -264,7 +274,7 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 	detail(d, card, "path", ST_NORMAL, json_str(c, "path"));
 	if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 		doc_add(d, ST_DIM, " (given as ");
-		doc_word(d, ST_DIM, json_str(c, "given_path"));
+		doc_argword(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
 	if (json_is_true(json_object_get(c, "sealed_at_run")))

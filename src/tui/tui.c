@@ -22,7 +22,6 @@
 
 #include "tui/tui.h"
 
-#define LIST_LIMIT	500
 #define MIN_LINES	10
 #define MIN_COLS	40
 
@@ -82,19 +81,15 @@ tui_body_height(void)
 /* Ring the bell once for pending gates not seen before (not on the first
  * look: those were there when the console started). */
 static void
-announce(struct tui *t, const json_t *list)
+announce(struct tui *t)
 {
-	json_t *g;
 	size_t i;
 	int fresh = 0;
 
-	json_array_foreach(list, i, g) {
-		const char *id = json_str(g, "request_id");
-
-		if (strcmp(json_str(g, "state"), "pending") != 0 ||
-		    json_object_get(t->seen, id) != NULL)
+	for (i = 0; i < t->nrows; i++) {
+		if (!t->rows[i].pending || json_object_get(t->seen, t->rows[i].id) != NULL)
 			continue;
-		json_object_set_new(t->seen, id, json_true());
+		json_object_set_new(t->seen, t->rows[i].id, json_true());
 		fresh++;
 	}
 	if (fresh > 0 && t->polled) {
@@ -108,21 +103,18 @@ announce(struct tui *t, const json_t *list)
 void
 tui_poll(struct tui *t)
 {
-	json_t *list;
 	int status;
 
 	/* a detached approval's finalizer is our child: reap it when done */
 	while (waitpid(-1, &status, WNOHANG) > 0)
 		;
 	t->last_poll = tui_now_ms();
-	if (refresh_store(t->st) != 0 ||
-	    (list = store_list(t->st, t->all, LIST_LIMIT, t->project, ANY_REQUESTER)) == NULL) {
+	if (refresh_store(t->st) != 0 || list_load(t) != 0) {
 		tui_status(t, ST_BAD, "cannot read the store in %s", t->st->dir);
 		return;
 	}
-	announce(t, list);
+	announce(t);
 	t->polled = 1;
-	list_refresh(t, list);
 	if (t->view == VIEW_GATE)
 		gate_reload(t);
 }
@@ -213,6 +205,14 @@ screen_start(void)
 	return 0;
 }
 
+/* The terminal hung up or went away (its emulator closed, its tmux
+ * session killed): poll says so on stdin at once, every time. */
+static int
+hung_up(short revents)
+{
+	return (revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 /* Until a key, a change of the store or the next fallback read is due. */
 static void
 idle(struct tui *t)
@@ -221,8 +221,11 @@ idle(struct tui *t)
 	    { .fd = t->watch, .events = POLLIN } };
 	int64_t ms = t->last_poll + POLL_MS - tui_now_ms();
 
-	if (ms > 0 && poll(p, 2, (int)ms) > 0 && (p[1].revents & POLLIN) &&
-	    store_watch_drain(t->watch))
+	if (ms <= 0 || poll(p, 2, (int)ms) <= 0)
+		return;
+	if (hung_up(p[0].revents))
+		t->gone = 1;
+	else if ((p[1].revents & POLLIN) && store_watch_drain(t->watch))
 		t->last_poll = 0;	/* read it now */
 }
 
@@ -232,15 +235,25 @@ loop(struct tui *t)
 	wint_t k;
 	int type;
 
-	while (!t->quit && !stop_signal) {
+	while (!t->quit && !t->gone && !stop_signal) {
 		tui_draw(t);
 		idle(t);
 		/* every key curses has (it may hold some already read) */
-		while (!t->quit && (type = get_wch(&k)) != ERR)
+		while (!t->quit && !t->gone && (type = get_wch(&k)) != ERR)
 			key(t, type, k);
-		if (!t->quit && tui_now_ms() - t->last_poll >= POLL_MS)
+		if (!t->quit && !t->gone && tui_now_ms() - t->last_poll >= POLL_MS)
 			tui_poll(t);
 	}
+}
+
+/* Is the terminal still there to be restored? (A hangup signal may come
+ * before poll has seen it.) */
+static int
+terminal_here(const struct tui *t)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	return !t->gone && !(poll(&p, 1, 0) > 0 && hung_up(p.revents));
 }
 
 /*
@@ -256,6 +269,7 @@ tui_run(struct store *st, int all, const char *project, const char *open_id)
 	setlocale(LC_ALL, "");
 	wtext_init();
 	memset(&t, 0, sizeof t);
+	t.version[0] = -1;	/* no list read yet */
 	t.st = st;
 	t.all = all;
 	t.project = project;
@@ -271,11 +285,14 @@ tui_run(struct store *st, int all, const char *project, const char *open_id)
 	if (open_id != NULL)
 		gate_open(&t, open_id);
 	loop(&t);
-	endwin();
+	/* a terminal that is gone has nothing to restore: writing to it
+	 * would only fail */
+	if (terminal_here(&t))
+		endwin();
 	if (t.watch >= 0)
 		close(t.watch);
 	gate_close(&t);
-	json_decref(t.list);
+	list_free(&t);
 	json_decref(t.seen);
 	free((char *)t.user);
 	return EXIT_OK;

@@ -27,6 +27,7 @@ void	 wtext_init(void);
 void	 tui_styles(void);
 void	 tui_style(enum style);
 wchar_t	*tui_wide(const char *);
+wchar_t	*tui_word(const char *);
 int	 tui_wwidth(const wchar_t *);
 int	 tui_putw(int, int, int, enum style, const wchar_t *, int);
 int	 tui_puts(int, int, int, enum style, const char *);
@@ -77,6 +78,10 @@ void	 doc_tab(struct tdoc *, int);
 void	 doc_blank(struct tdoc *, int);
 
 /* The console. */
+struct list_row {
+	char		 id[GATE_ID_LEN + 1];
+	int		 pending;
+};
 enum view { VIEW_LIST, VIEW_GATE };
 enum mode { MODE_NORMAL, MODE_DENY };
 
@@ -88,14 +93,20 @@ struct tui {
 	const char	*project;
 	const char	*user;		/* who YOU commands run as */
 	int		 quit;
+	int		 gone;		/* the terminal hung up: end, restore nothing */
 	enum view	 view;
 	enum mode	 mode;
 	int64_t		 last_poll;	/* ms, monotonic */
 	int		 watch;		/* store_watch(), or -1: poll only */
 	int		 polled;	/* at least once: new gates ring the bell */
 
-	/* the list */
-	json_t		*list;
+	/* the list: every gate in the console's order (store_review_ids), no
+	 * cap; only the rows on screen are read whole (page) */
+	struct list_row	*rows;
+	size_t		 nrows, rows_cap, npending;
+	int64_t		 version[2];	/* store_version of the list; -1: read it again */
+	json_t		*page;		/* the gates from page_top on, or NULL: read again */
+	size_t		 page_top;
 	json_t		*seen;		/* ids of pending gates already announced */
 	size_t		 sel;
 	size_t		 list_top;
@@ -139,7 +150,8 @@ int	 tui_run(struct store *, int, const char *, const char *);
 /* list.c */
 void	 list_draw(struct tui *);
 void	 list_key(struct tui *, int, wint_t);
-void	 list_refresh(struct tui *, json_t *);
+int	 list_load(struct tui *);
+void	 list_free(struct tui *);
 
 /* review.c */
 int	 gate_open(struct tui *, const char *);

@@ -108,15 +108,15 @@ wb_ascii(struct wbuf *b, const char *s)
 }
 
 /*
- * s (UTF-8 agent text, NULL as "") as safe wide characters: only printable
- * ASCII, and where the locale is UTF-8 code points of positive width plus
- * at most two combining marks after a visible character. Anything else is
- * a visible escape. Never fails; free the result.
+ * v (text made safe by text_visible or text_word, freed here) as safe
+ * wide characters: only printable ASCII, and where the locale is UTF-8
+ * code points of positive width plus at most two combining marks after a
+ * visible character. Anything else is a visible escape. Never fails; free
+ * the result.
  */
-wchar_t *
-tui_wide(const char *s)
+static wchar_t *
+wide_of(char *v)
 {
-	char *v = text_visible(s != NULL ? s : "");
 	const unsigned char *p = (const unsigned char *)v;
 	struct wbuf b = { NULL, 0, 0 };
 	char esc[16];
@@ -160,6 +160,22 @@ tui_wide(const char *s)
 	}
 	free(v);
 	return b.w;
+}
+
+/* s (UTF-8 agent text, NULL as "") for the console. */
+wchar_t *
+tui_wide(const char *s)
+{
+	return wide_of(text_visible(s != NULL ? s : ""));
+}
+
+/* An argv word or a path (text_word): look-alikes and right-to-left
+ * letters escaped, since curses redraws cells, not words, and cannot
+ * keep an isolate with its word. */
+wchar_t *
+tui_word(const char *s)
+{
+	return wide_of(text_word(s != NULL ? s : "", 0));
 }
 
 static int

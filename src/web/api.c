@@ -57,13 +57,30 @@ visible_lines(const char *s)
 	return buf;
 }
 
+enum shown { SHOWN_TEXT, SHOWN_LINES, SHOWN_WORD };
+
+/* How the value of a member is shown: output tails keep their line
+ * breaks; argv words and executable paths are words (text_word). */
+static enum shown
+member_shown(const char *key)
+{
+	if (strcmp(key, "output_tail") == 0)
+		return SHOWN_LINES;
+	if (strcmp(key, "argv") == 0 || strcmp(key, "path") == 0 ||
+	    strcmp(key, "given_path") == 0)
+		return SHOWN_WORD;
+	return SHOWN_TEXT;
+}
+
 /*
  * A copy of j with every string (and every member name) neutralised as
- * on the terminal: control, bidi and invisible code points made visible.
- * Output tails keep their line breaks.
+ * on the terminal: control, bidi and invisible code points made visible,
+ * and in argv words and paths look-alikes of option and path punctuation
+ * too, a word with right-to-left letters isolated (the page isolates
+ * each word as well).
  */
 static json_t *
-neutral(const json_t *j, int lines)
+neutral(const json_t *j, enum shown how)
 {
 	const char *key;
 	json_t *out, *v;
@@ -72,20 +89,22 @@ neutral(const json_t *j, int lines)
 
 	switch (json_typeof(j)) {
 	case JSON_STRING:
-		t = lines ? visible_lines(json_string_value(j)) : text_visible(json_string_value(j));
+		t = how == SHOWN_LINES ? visible_lines(json_string_value(j)) :
+		    how == SHOWN_WORD ? text_word(json_string_value(j), 1) :
+		    text_visible(json_string_value(j));
 		out = t != NULL ? json_string(t) : NULL;
 		free(t);
 		return out != NULL ? out : json_string("");
 	case JSON_ARRAY:
 		out = json_array();
 		json_array_foreach(j, i, v)
-			json_array_append_new(out, neutral(v, lines));
+			json_array_append_new(out, neutral(v, how));
 		return out;
 	case JSON_OBJECT:
 		out = json_object();
 		json_object_foreach((json_t *)j, key, v) {
 			t = text_visible(key);
-			json_object_set_new(out, t, neutral(v, strcmp(key, "output_tail") == 0));
+			json_object_set_new(out, t, neutral(v, member_shown(key)));
 			free(t);
 		}
 		return out;
@@ -188,7 +207,7 @@ gate_view(struct web *w, const char *id)
 	if (strcmp(json_str(g, "state"), "approved") == 0 &&
 	    (ledger = gate_ledger(&w->st, id)) != NULL)
 		json_object_set_new(g, "ledger", ledger);
-	v = neutral(g, 0);
+	v = neutral(g, SHOWN_TEXT);
 	json_decref(g);
 	/* the files' text (neutralised line by line); the page offers a
 	 * command only when it shows all of it */
@@ -597,7 +616,7 @@ approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the approval "
 		    "said nothing (exit status %d); see the daemon's log", WEXITSTATUS(status));
 	if (strcmp(json_str(result, "status"), "approved") == 0) {
-		v = neutral(result, 0);
+		v = neutral(result, SHOWN_TEXT);
 		json_decref(result);
 		return web_json(c, MHD_HTTP_OK, v);
 	}

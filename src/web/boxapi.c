@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -262,7 +261,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		if (len != NULL && strtoull(len, NULL, 10) > BOXAPI_BODY_MAX)
 			return refuse_req(c, "", MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large",
 			    "the body is at most 4096 bytes");
-		if (type == NULL || strncasecmp(type, "application/json", 16) != 0)
+		if (type == NULL || ascii_ncasecmp(type, "application/json", 16) != 0)
 			return refuse_req(c, "", MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "not_json",
 			    "the body is JSON (Content-Type: application/json)");
 		r->answered = 0;

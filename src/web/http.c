@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -68,8 +67,9 @@ is_v6(const char *addr)
 	return strchr(addr, ':') != NULL;
 }
 
-static int
-is_loopback(const char *addr)
+/* A numeric address of this computer only (127.0.0.0/8, ::1). */
+int
+web_addr_loopback(const char *addr)
 {
 	struct in_addr a4;
 
@@ -174,7 +174,7 @@ host_ok(const struct web *w, const char *host)
 	size_t i;
 
 	for (i = 0; host != NULL && i < w->nnames; i++)
-		if (strcasecmp(host, w->names[i]) == 0)
+		if (ascii_casecmp(host, w->names[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -196,7 +196,7 @@ origin_ok(const struct web *w, const char *origin)
 		size_t i;
 
 		for (i = 0; i < w->cfg.nhosts; i++)
-			if (strcasecmp(host, w->cfg.hosts[i]) == 0)
+			if (ascii_casecmp(host, w->cfg.hosts[i]) == 0)
 				return 1;
 		return 0;
 	}
@@ -454,7 +454,7 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 	} else if (len != NULL && strtoull(len, NULL, 10) > WEB_BODY_MAX)
 		*ret = web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
 		    "at most %d bytes", WEB_BODY_MAX);
-	else if (post && (type == NULL || strncasecmp(type, "application/json", 16) != 0))
+	else if (post && (type == NULL || ascii_ncasecmp(type, "application/json", 16) != 0))
 		*ret = web_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "not_json", "POST bodies "
 		    "are JSON (Content-Type: application/json)");
 	else if (is_static(method, url) || (post && strcmp(url, "/api/pair") == 0))
@@ -617,14 +617,14 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 	struct MHD_Daemon *mhd;
 	sigset_t block, old;
 
-	if (!is_loopback(cfg->addr) && !cfg->listen_any) {
+	if (!web_addr_loopback(cfg->addr) && !cfg->listen_any) {
 		warnx("serve: %s is not a loopback address: %s would be reachable from "
 		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
 		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`",
 		    cfg->addr, what);
 		return NULL;
 	}
-	if (!is_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
+	if (!web_addr_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
 		warnx("serve: --listen-any needs --tls-cert and --tls-key: %s must not "
 		    "cross a network in clear (or keep 127.0.0.1 behind `tailscale serve` "
 		    "or `ssh -L`)", what);
@@ -672,7 +672,7 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 		 * the reviewer's own browser and tunnels */
 		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
 		    (intptr_t)hooks->notify, hooks->cls };
-		if (is_loopback(cfg->addr))
+		if (web_addr_loopback(cfg->addr))
 			per_ip = 0;
 	}
 	if (hooks != NULL && hooks->uri_log != NULL)
@@ -729,7 +729,7 @@ web_start(struct web *w, const struct web_config *cfg)
 	/* the names this page answers to (Host), the first one in URLs */
 	snprintf(port, sizeof port, "%u", cfg->port);
 	web_host_name(cfg, w->names[w->nnames++], sizeof w->names[0]);
-	if (is_loopback(cfg->addr))
+	if (web_addr_loopback(cfg->addr))
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
 	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);

@@ -119,6 +119,7 @@ struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
 	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback,
 	    const struct web_hooks *, int *);
 void	 web_host_name(const struct web_config *, char *, size_t);
+int	 web_addr_loopback(const char *);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);

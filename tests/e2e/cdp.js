@@ -4,7 +4,8 @@
 //   node cdp.js CHROMIUM PROFILE_DIR STEPS.json
 // STEPS is an array of {"open": URL}, {"wait": JS expression, "ms": N},
 // {"eval": JS expression}, {"click": CSS selector}, {"type": [selector, text]},
-// {"shot": PNG path}. Prints one JSON line per step: {"step", "ok", "value"}.
+// {"shot": PNG path}, {"viewport": [WIDTH, HEIGHT]} (a phone's, from then
+// on; 390x844 at the start). Prints one JSON line per step: {"step", "ok", "value"}.
 // Exits 1 at the first step that fails.
 "use strict";
 const { spawn } = require("child_process");
@@ -85,6 +86,10 @@ async function main() {
 				JSON.stringify(s.type[0]) + "); if (!e) return false; e.value = " +
 				JSON.stringify(s.type[1]) + "; return true; })()");
 			if (!value) throw Object.assign(new Error("nothing to type in"), { step: s });
+		} else if (s.viewport) {
+			await page("Emulation.setDeviceMetricsOverride", { width: s.viewport[0],
+				height: s.viewport[1], deviceScaleFactor: 1, mobile: true });
+			value = await evaluate("document.documentElement.clientWidth");
 		} else if (s.shot) {
 			const r = await page("Page.captureScreenshot", { format: "png",
 				captureBeyondViewport: false });

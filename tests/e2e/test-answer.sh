@@ -132,6 +132,17 @@ answer_pid() {
 	return 1
 }
 
+# runner_child_started: wait (up to 15 s) until the runner has a child:
+# its first command started (its comm is the descriptor number: fexecve).
+runner_child_started() {
+	i=0
+	while [ -z "$(pgrep -P "$(pgrep -d, -x warrant-runner || echo 0)" 2>/dev/null)" ] &&
+	    [ "$i" -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # wait_for_file FILE SECONDS
 wait_for_file() {
 	wf_i=0
@@ -855,13 +866,7 @@ EOF
 GR2=$G
 ( pty_rv right r2 120 "$SR_WARRANT" answer "$GR2" --run --no-detach -j; echo finished >"$SR_DIR/r2.rc" ) &
 BG="$BG $!"
-# The runner's child (its comm is the descriptor number: fexecve).
-i=0
-while [ -z "$(pgrep -P "$(pgrep -d, -x warrant-runner || echo 0)" 2>/dev/null)" ] &&
-    [ "$i" -lt 150 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+runner_child_started
 sleep 0.5
 P=$(answer_pid "$GR2")
 if [ -n "$P" ]; then
@@ -879,6 +884,56 @@ rm -f "$RM-r2"
 answer right r2-again "$GR2" --run --no-detach -j
 check "[P7] (r2) a settled gate cannot be run again (refused, nothing ran twice)" \
     sh -c '[ "$1" -ne 0 ] && [ ! -e "$2" ]' sh "$ANS_RC" "$RM-r2"
+sr_forget_tickets
+
+# r3: sudo itself killed (SIGKILL) while its runner works, --no-detach.
+# Without use_pty (a drop-in for the reviewer, for this case) the runner
+# shares the reviewer's terminal and nothing tells it sudo died: it goes
+# on. So answer must not settle from its records yet (the touch after the
+# sleep has not run *yet*): it waits for the runner and settles from its
+# ledger, never calling "skipped" what then runs. (With use_pty the pty's
+# hangup stops the runner after the command in hand, and the touch is
+# rightly skipped.)
+PTY_DROPIN=/etc/sudoers.d/wt-answer-nopty
+printf 'Defaults:%s !use_pty\n' "$SR_USER" >"$PTY_DROPIN.tmp"
+chmod 0440 "$PTY_DROPIN.tmp"
+if visudo -cqf "$PTY_DROPIN.tmp" >/dev/null 2>&1 && mv "$PTY_DROPIN.tmp" "$PTY_DROPIN"; then
+	at_exit "rm -f '$PTY_DROPIN' '$PTY_DROPIN.tmp'"
+	mkgate r3 <<EOF
+{"reason":"e2e (r3): sudo killed while running","commands":[
+  {"id":"s1","argv":["/usr/bin/sleep","4.31"],"why":"slow"},
+  {"id":"s2","argv":["/usr/bin/touch","$RM-r3"],"why":"after the sleep"}]}
+EOF
+	GR3=$G
+	( pty_rv right r3 120 "$SR_WARRANT" answer "$GR3" --run --no-detach -j
+	  echo finished >"$SR_DIR/r3.rc" ) &
+	BG="$BG $!"
+	i=0
+	while ! pgrep -f '^/usr/bin/sleep 4.31$' >/dev/null && [ "$i" -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	P=$(answer_pid "$GR3")
+	S=$([ -n "$P" ] && pgrep -P "$P" -x sudo)
+	if [ -n "$S" ] && pgrep -f '^/usr/bin/sleep 4.31$' >/dev/null && kill -9 "$S"; then
+		ok "(r3) killed answer's sudo (pid $S) with SIGKILL while the runner's sleep runs"
+	else
+		not_ok "(r3) found answer's sudo while the runner's sleep runs"
+	fi
+	wait_for_file "$SR_DIR/r3.rc" 60
+	rm -f "$PTY_DROPIN"
+	wait_gate "$GR3" 60
+	is "[P7] (r3) the gate settles: wait exits 0" "$WAIT_RC" 0
+	check "[P7] (r3) ... answer said it waits for the runner" \
+	    grep -q "but the runner goes on; waiting for it to end" "$SR_DIR/r3.log"
+	check "[P7] (r3) ... the command after the kill ran (the runner went on)" present "$RM-r3"
+	jcheck "[P7] (r3) ... and the ledger agrees: the touch ran, it is not 'skipped'" \
+	    "entry(j, 's1')['status'] == 'ran' and entry(j, 's2')['status'] == 'ran'" "$WJ"
+	rm -f "$RM-r3"
+else
+	rm -f "$PTY_DROPIN.tmp"
+	not_ok "(r3) a sudoers drop-in with !use_pty can be installed"
+fi
 sr_forget_tickets
 
 # ============================================================ (s) a #! script as ROOT

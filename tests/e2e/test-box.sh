@@ -779,6 +779,101 @@ wb init --user wtbox9 --reviewer "$REV"
 expect_rc "init then changes nothing the script did" 0 'profile agent'
 check "... (already, for every part)" sh -c "! grep -qE 'created|added|written|fixed|removed' '$OUT'"
 
+# --- box remove: undo init, only for box users --------------------------
+section "box remove"
+check "box init recorded the requester group it made (requesters remove --all may delete it)" \
+    test "$(cat "$BOX/warrant-$REV.group" 2>&1)" = "$(getent group "warrant-$REV" | cut -d: -f3)"
+check "init recorded wtbox8 as created by it, wtbox6 (adopted) as not" sh -c \
+    "[ \"\$(cat '$BOX/wtbox8.user')\" = '61008
+created' ] && [ \"\$(cat '$BOX/wtbox6.user')\" = 61006 ]"
+check "... and so did the scripts (wtbox9 created, wtbox7 adopted)" sh -c \
+    "[ \"\$(cat '$BOX/wtbox9.user')\" = '61009
+created' ] && [ \"\$(cat '$BOX/wtbox7.user')\" = 61007 ]"
+wb remove --user wtbox1 --delete-home
+expect_rc "--delete-home without --delete-user is a usage error" 2 'goes with --delete-user'
+wb remove
+expect_rc "remove without --user is a usage error" 2 'needs --user'
+wb remove --user daemon
+expect_rc "[P5] remove refuses a system account" 2 'refused (system_account)'
+wb remove --user Bad.Name
+expect_rc "[P5] remove refuses a name warrant does not accept" 2 'refused (invalid_name)'
+step=$((step + 1))
+setpriv --reuid=65534 --regid=65534 --clear-groups "$W" box remove --user wtbox1 \
+    >"$LOGS/$step.out" 2>"$LOGS/$step.err"
+RC=$? OUT="$LOGS/$step.out" ERR="$LOGS/$step.err"
+expect_rc "[P5] remove as non-root is refused" 2 'refused (not_root)'
+before=$(acct wtbox6)
+wb remove --user wtbox6 --delete-user
+expect_rc "[P5] --delete-user refuses an account init adopted" 2 'refused (not_created)'
+check "[P5] ... which is unchanged (account, groups, home, drop-in, record)" test "$(acct wtbox6)" = "$before"
+before=$(acct wtbox7)
+wb remove --user wtbox7 --delete-user --delete-home
+expect_rc "[P5] ... and one the script adopted" 2 'refused (not_created)'
+check "[P5] ... unchanged" test "$(acct wtbox7)" = "$before"
+# A human's account: nothing of warrant's to remove, nothing to delete.
+before=$(acct "$REV")
+wb remove --user "$REV" --delete-user
+expect_rc "[P5] --delete-user refuses an account warrant box did not make" 2 'refused (not_box_user)'
+wb remove --user "$REV"
+expect_rc "remove of an account that is no box user, with nothing of warrant's, removes nothing" 0 \
+    "^$REV: nothing to remove (not a box user)$"
+cp "$(dropin wtbox1)" "$(dropin "$REV")"
+wb remove --user "$REV"
+expect_rc "[P5] ... but is refused when a drop-in in its name is there" 2 'refused (not_box_user)'
+check "[P5] ... which stays (a human looks at it)" test -e "$(dropin "$REV")"
+rm -f "$(dropin "$REV")"
+check "[P5] the refusals changed nothing for $REV" test "$(acct "$REV")" = "$before"
+
+# wtbox1 (container profile, created): a route key, a stored password.
+wb key --user wtbox1
+expect_rc "wtbox1 gets a box password route key" 0
+wbin "$CANARY-r1\n" passwd --user wtbox1
+expect_rc "... and a stored password" 0 'sudo asks for it'
+wb remove --user wtbox1
+expect_rc "box remove --user wtbox1 (the account stays)" 0 'account wtbox1 (uid 61001): kept'
+for l in "wtbox1: removed from the admin group sudo (box remove)" \
+    "box password route key $BOX/api/wtbox1.key: removed" \
+    "stored box password $BOX/wtbox1.pw: removed" "record $BOX/wtbox1.user: removed"; do
+	check "... says: $l" grep -qxF -- "$l" "$OUT"
+done
+check "... which are gone, the account kept" sh -c \
+    "! id -nG wtbox1 | grep -qw sudo && [ ! -e '$BOX/api/wtbox1.key' ] && [ ! -e '$BOX/wtbox1.pw' ] && [ ! -e '$BOX/wtbox1.user' ] && getent passwd wtbox1 >/dev/null"
+check "... sudo -n true as wtbox1 fails" sudo_n_fails wtbox1
+wb status --user wtbox1 -j
+jcheck "... status: no box user, no sudo, no password" \
+    'not j["box_user"] and not j["admin_member"] and not j["nopasswd_dropin"] and not j["password_set"]' "$OUT"
+wb passwd --user wtbox1 --clear
+expect_rc "... it is not warrant's any more: passwd refuses it" 2 'refused (not_box_user)'
+wb remove --user wtbox1
+expect_rc "a second remove removes nothing and says so" 0 '^wtbox1: nothing to remove (not a box user)$'
+wbe SUDO_USER=root init --user wtbox1 --profile container
+expect_rc "... and init needs --adopt to take it again" 2 'refused (not_box_user)'
+# The container profile's drop-in (no password stored).
+wb passwd --user wtbox2 --clear
+wb remove --user wtbox2
+expect_rc "remove takes the NOPASSWD drop-in of a container-profile user" 0 \
+    "^sudoers drop-in $(dropin wtbox2): removed$"
+check "... gone; sudo -n true as wtbox2 fails" sh -c "[ ! -e '$(dropin wtbox2)' ] && ! id -nG wtbox2 | grep -qw sudo"
+check "... and sudo -n true as wtbox2 fails" sudo_n_fails wtbox2
+
+# wtbox8 (agent profile, created): the account goes, with its home.
+wb remove --user wtbox8 --delete-user --delete-home
+expect_rc "box remove --user wtbox8 --delete-user --delete-home" 0 'account wtbox8 (uid 61008): deleted'
+for l in "requester wtbox8: removed from warrant-$REV" "home /home/wtbox8: deleted" \
+    "record $BOX/wtbox8.user: removed"; do
+	check "... says: $l" grep -qF -- "$l" "$OUT"
+done
+check "... the account, its group, home and record are gone" sh -c \
+    "! getent passwd wtbox8 >/dev/null && ! getent group wtbox8 >/dev/null && [ ! -e /home/wtbox8 ] && [ ! -e '$BOX/wtbox8.user' ]"
+check "... the requester group stays (requesters remove --all takes it)" getent group "warrant-$REV"
+b=$(ls -A "$BOX")
+wb remove --user wtbox8 --delete-user --delete-home
+expect_rc "a second run removes nothing and says so" 0 '^box user wtbox8: nothing to remove$'
+is "... and changes nothing in the box directory" "$(ls -A "$BOX")" "$b"
+wb remove --user wtbox9 --delete-user
+expect_rc "--delete-user deletes an account the script created" 0 'account wtbox9 (uid 61009): deleted'
+check "... keeping its home without --delete-home" test -d /home/wtbox9
+
 # --- no plaintext anywhere -----------------------------------------------
 # A planted copy is the positive control: the search must find it, and
 # nothing else.

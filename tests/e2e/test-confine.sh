@@ -244,12 +244,16 @@ present() { check "$1" [ -e "$2" ]; }
 no_content() {
 	check "$1" sh -c '[ ! -e "$1" ] || ! grep -qF -- "$2" "$1"' sh "$2" "$3"
 }
-# hold_start NAME LOCK: the test takes LOCK (a root-owned file) and keeps
-# it until hold_release NAME; the batch's `flock LOCK true` waits for it.
+# hold_start NAME LOCK: the test takes LOCK (a root-owned file, named with
+# this run's TAG so that batch_at never sees a process of an earlier,
+# killed run) and keeps it until hold_release NAME; the batch's `flock LOCK
+# true` waits for it. The holder also lets go when the test's directory
+# is gone or after 10 minutes, so a killed run leaves nothing waiting.
 hold_start() {
 	rm -f "$SR_DIR/$1.held" "$SR_DIR/$1.release"
-	flock "$2" sh -c 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.1; done' sh \
-	    "$SR_DIR/$1.held" "$SR_DIR/$1.release" &
+	flock "$2" sh -c 'touch "$1"; i=0
+	    while [ ! -e "$2" ] && [ -d "$3" ] && [ "$i" -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
+	    "$SR_DIR/$1.held" "$SR_DIR/$1.release" "$SR_DIR" &
 	BG="$BG $!"
 	wait_for "[ -e '$SR_DIR/$1.held' ]" 60
 }
@@ -426,8 +430,8 @@ install -d -m 0755 "$SR_DIR/tar"
 install -d -m 0777 "$SR_DIR/tar/t"
 printf 'reviewed-%s\n' "$TAG" >"$SR_DIR/tar/t/payload"
 tar -cf "$SR_DIR/t.tar" --owner=root --group=root -C "$SR_DIR/tar" t
-: >"$OPT/lock2"
-chmod 0644 "$OPT/lock2"
+: >"$OPT/lock2-$TAG"
+chmod 0644 "$OPT/lock2-$TAG"
 gate n2 <<EOF
 {"reason":"confine (2)","stop_on_failure":false,"files":{
  "t.tar":{"content":"$(base64 -w0 "$SR_DIR/t.tar")","encoding":"base64","mode":"0644"},
@@ -437,7 +441,7 @@ exec cp $OPT/d/payload /etc/wt-confine-pwned2
  "commands":[
   $(cmd mkd "a shared drop directory" /usr/bin/install -d -m 0777 "$OPT/d"),
   $(cmd untar "unpack a tree with a shared directory" /usr/bin/tar -xf '{"file":"t.tar"}' -C "$OPT"),
-  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock2" /usr/bin/true),
+  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock2-$TAG" /usr/bin/true),
   $(cmd cp "copy the payload" /usr/bin/cp "$OPT/d/payload" /etc/wt-confine-pwned),
   $(scmd cps cp.sh "copy the payload, the path inside a reviewed script"),
   $(cmd cpt "copy the unpacked payload" /usr/bin/cp "$OPT/t/payload" /etc/wt-confine-pwned3)]}
@@ -446,10 +450,10 @@ G2=$G
 rev show "$G2" -j >"$SR_DIR/n2.card" 2>&1
 jcheck "(2) the card flags the archive's world-writable directory (archive-writable-dir)" \
     "'archive-writable-dir' in j['commands'][1]['badges']" "$SR_DIR/n2.card"
-if hold_start n2 "$OPT/lock2"; then ok "(2) the test holds $OPT/lock2"; else not_ok "(2) the test holds $OPT/lock2"; fi
+if hold_start n2 "$OPT/lock2-$TAG"; then ok "(2) the test holds its lock"; else not_ok "(2) the test holds its lock"; fi
 approve_bg n2 "$G2"
-if wait_for 'batch_at "$OPT/lock2"' 300; then
-	ok "(2) the batch waits on the lock (its second command started)"
+if wait_for 'batch_at "$OPT/lock2-$TAG"' 300; then
+	ok "(2) the batch waits on the lock (its third command started)"
 	as_r sh -c 'printf "%s\n" "$1" >"$2/payload.new" && mv -f "$2/payload.new" "$2/payload"' sh \
 	    "AGENT-$TAG-2" "$OPT/d"
 	check "(2) the agent put its payload in the world-writable directory" \
@@ -459,7 +463,7 @@ if wait_for 'batch_at "$OPT/lock2"' 300; then
 	check "(2) ... and swapped the unpacked one in the archive's world-writable directory" \
 	    sh -c '[ "$(stat -c %U "$1")" = "$2" ]' sh "$OPT/t/payload" "$REQ"
 else
-	not_ok "(2) the batch waits on the lock (its second command started)"
+	not_ok "(2) the batch waits on the lock (its third command started)"
 fi
 hold_release n2
 approve_bg_done n2 "$G2"
@@ -546,8 +550,8 @@ ran_ok "[P8] (4 control) ... status ran, exit 0" ctl
 section "(5) a directory made writable through an ACL, swapped during the batch"
 printf 'reviewed-%s\n' "$TAG" >"$SRV/a/conf"
 chmod 0644 "$SRV/a/conf"
-: >"$OPT/lock5"
-chmod 0644 "$OPT/lock5"
+: >"$OPT/lock5-$TAG"
+chmod 0644 "$OPT/lock5-$TAG"
 gate n5 <<EOF
 {"reason":"confine (5)","stop_on_failure":false,"files":{
  $(sfile inst.sh "#!/bin/sh
@@ -555,14 +559,14 @@ exec install -m 0644 $SRV/a/conf /etc/wt-confine-conf2
 ")},
  "commands":[
   $(cmd acl "let the agent edit the drop directory" /usr/bin/setfacl -m "u:$REQ:rwx" "$SRV/a"),
-  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock5" /usr/bin/true),
+  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock5-$TAG" /usr/bin/true),
   $(cmd inst "install the config" /usr/bin/install -m 0644 "$SRV/a/conf" /etc/wt-confine-conf),
   $(scmd insts inst.sh "install the config, the path inside a reviewed script")]}
 EOF
 G5=$G
-if hold_start n5 "$OPT/lock5"; then ok "(5) the test holds $OPT/lock5"; else not_ok "(5) the test holds $OPT/lock5"; fi
+if hold_start n5 "$OPT/lock5-$TAG"; then ok "(5) the test holds its lock"; else not_ok "(5) the test holds its lock"; fi
 approve_bg n5 "$G5"
-if wait_for 'batch_at "$OPT/lock5"' 300; then
+if wait_for 'batch_at "$OPT/lock5-$TAG"' 300; then
 	ok "(5) the batch waits on the lock (its second command started)"
 	check "(5) the directory is root's, writable by the requester only through its ACL" \
 	    sh -c '[ "$(stat -c %U "$1")" = root ] && getfacl -p "$1" 2>/dev/null | grep -q "^user:$2:rwx" && getfacl -p "$1" 2>/dev/null | grep -q "^other::r-x"' \

@@ -10,7 +10,8 @@
 # 0600, root's, the timing file without write bits once the command is
 # done; the ledger entry and the root log line name the session; YOU
 # commands get none; a log directory the runner cannot trust refuses the
-# batch before anything runs.
+# batch before anything runs; a root log others can read and the runner
+# cannot make private gets no line.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-iolog.sh
 #
@@ -35,12 +36,21 @@ else
 	IO=$(sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
 fi
 MOVED=""
+RL_MODE=""	# the root log's mode while (f) has it append-only
+TPOL=""		# the policy file (e) writes, and the seq file it keeps
+SEQ_SAVED=""
 
 cleanup() {
 	if [ -n "$MOVED" ]; then
 		rm -rf "$IO"
 		mv "$MOVED" "$IO"
 	fi
+	if [ -n "$RL_MODE" ]; then
+		chattr -a "$RL"
+		chmod "$RL_MODE" "$RL"
+	fi
+	[ -n "$TPOL" ] && rm -f "$TPOL"
+	[ -n "$SEQ_SAVED" ] && printf '%s\n' "$SEQ_SAVED" >"$IO/seq"
 	rm -rf "$OPT"
 	sr_user_teardown
 	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
@@ -268,5 +278,92 @@ is "(c) with the directory back, the same gate runs" "$ANS_RC" 0
 check "(c) ... it ran" [ -e "$OPT/c-ran" ]
 check "(c) answer's summary names the sudoreplay command of the session" \
     grep -Eq "root +ran +c1 +exit 0 +\(sudoreplay -d $IO [0-9A-Z]{2}/[0-9A-Z]{2}/[0-9A-Z]{2}\)" "$ANS"
+
+# ============================================================ (d) control characters
+section "(d) control characters in argv: neutralised in the log file and by sudoreplay -l"
+mkgate d <<EOF
+{"reason":"iolog (d): ESC and CR in argv","commands":[
+  {"id":"d1","argv":["/usr/bin/printf","%s\\n","a\\u001b[31mRED\\rB"],"why":"escapes"}]}
+EOF
+GD=$G
+answer right d "$GD" --run --no-detach -j
+is "(d) answer exits 0" "$ANS_RC" 0
+ID5=$(jscan "entry(j, 'd1')['iolog']" "$ANS" 2>/dev/null)
+check "(d) the session's log file holds no control character but its line breaks" "$PY" -c '
+import sys
+data = open(sys.argv[1], "rb").read()
+sys.exit(any(b < 0x20 and b != 0x0a or b == 0x7f for b in data))
+' "$IO/$ID5/log"
+is "(d) ... each written as sudo writes it: # and three octal digits" \
+    "$(sed -n 3p "$IO/$ID5/log" 2>/dev/null)" '/usr/bin/printf %s#012 a#033[31mRED#015B'
+sudoreplay -d "$IO" -l >"$SR_DIR/list-d" 2>&1
+grep "TSID=$(echo "$ID5" | tr -d /)" "$SR_DIR/list-d" >"$SR_DIR/list-d1"
+check "(d) sudoreplay -l lists the session" [ -s "$SR_DIR/list-d1" ]
+check "(d) ... with no raw control character in its line" "$PY" -c '
+import sys
+data = open(sys.argv[1], "rb").read().rstrip(b"\n")
+sys.exit(any(b < 0x20 or b == 0x7f for b in data))
+' "$SR_DIR/list-d1"
+
+# ============================================================ (e) the ring
+section "(e) the I/O log keeps iolog_max_sessions sessions: then the oldest makes room"
+if installed_mode; then
+	skip "(e) the ring of sessions" "an installed build's policy file is the host's"
+else
+	TPOL=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	SEQ_SAVED=$(cat "$IO/seq")
+	install -d -m 0755 -o root -g root "$(dirname "$TPOL")"
+	printf '{"iolog_max_sessions": 2}\n' >"$TPOL" && chmod 0644 "$TPOL"
+	mkgate e <<EOF
+{"reason":"iolog (e): a ring of two","commands":[
+  {"id":"e1","argv":["/usr/bin/printf","one"],"why":"first"},
+  {"id":"e2","argv":["/usr/bin/printf","two"],"why":"second"},
+  {"id":"e3","argv":["/usr/bin/printf","three"],"why":"third: the first's room"}]}
+EOF
+	answer right e "$G" --run --no-detach -j
+	is "(e) answer exits 0" "$ANS_RC" 0
+	is "(e) the sessions are 00/00/01, 00/00/02, then 00/00/01 again" \
+	    "$(jscan "' '.join(e.get('iolog', '-') for e in entries(j))" "$ANS" 2>/dev/null)" \
+	    "00/00/01 00/00/02 00/00/01"
+	printf '%s' "/usr/bin/printf three" >"$SR_DIR/cmdline"
+	replay 00/00/01 stdout "$SR_DIR/e.out"
+	is "(e) 00/00/01 now replays the third command: the oldest made room" \
+	    "$(cat "$SR_DIR/e.out")" "three"
+	printf '{"iolog_max_sessions": 0}\n' >"$TPOL"
+	mkgate e2 <<EOF
+{"reason":"iolog (e2): a bad bound","commands":[
+  {"id":"x","argv":["/usr/bin/touch","$OPT/e2-ran"],"why":"must not run"}]}
+EOF
+	answer none e2 "$G" --run --no-detach -j
+	check "(e) a bound of 0 is refused with the rule, and nothing runs" sh -c '
+	    grep -q "iolog_max_sessions must be a whole number from 1 to" "$1" && [ ! -e "$2" ]' \
+	    sh "$ANS" "$OPT/e2-ran"
+	rm -f "$TPOL"
+	TPOL=""
+	printf '%s\n' "$SEQ_SAVED" >"$IO/seq"
+	SEQ_SAVED=""
+fi
+
+# ============================================================ (f) the root log
+section "(f) a root log others can read, which cannot be made 0600, gets no line"
+RL_MODE=$(stat -c %a "$RL")
+if chmod 0644 "$RL" && chattr +a "$RL" 2>"$SR_DIR/chattr.err"; then
+	mkgate f <<EOF
+{"reason":"iolog (f): not logged where others read","commands":[
+  {"id":"f1","argv":["/usr/bin/printf","logged?"],"why":"a ROOT command"}]}
+EOF
+	GF=$G
+	answer right f "$GF" --run --no-detach -j
+	is "(f) the command runs all the same (answer exits 0)" "$ANS_RC" 0
+	check "(f) the runner says the root log cannot be made private" \
+	    grep -q "warrant.log is readable by others and cannot be made 0600" "$ANS"
+	check "(f) ... and wrote no line there" sh -c '! grep -q "\"request_id\":\"$1\"" "$2"' \
+	    sh "$GF" "$RL"
+else
+	skip "(f) a root log that cannot be made 0600" "chattr +a: $(cat "$SR_DIR/chattr.err")"
+fi
+chattr -a "$RL" 2>/dev/null
+chmod "$RL_MODE" "$RL"
+RL_MODE=""
 
 done_testing

@@ -3,7 +3,8 @@
 # warrant requesters, end to end, as root: throwaway users wtreqrev (the
 # reviewer, uid 61101), wtreq1 and wtreq2 (61102, 61103), the real groupadd,
 # usermod and gpasswd, the directory /run/warrant/wtreqrev and its
-# tmpfiles.d entry; a real Unix socket bound there by the reviewer. Cleans
+# tmpfiles.d entry; a real Unix socket bound there by the reviewer; remove
+# --all taking all of it down, refused while a daemon answers. Cleans
 # up after itself (and before, so it can be re-run after an interrupted run).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
@@ -25,6 +26,7 @@ cleanup() {
 		groupdel "$u" >/dev/null 2>&1
 	done
 	groupdel "$GRP" >/dev/null 2>&1
+	groupdel warrant-wtreq2 >/dev/null 2>&1
 	rm -rf "$DIR" "$TMPF" /etc/tmpfiles.d/."$GRP".conf.*
 	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
@@ -32,6 +34,9 @@ cleanup() {
 cleanup
 at_exit cleanup
 setup_bin
+# The records of what warrant made (the group) go to a box directory of
+# the test's own.
+export WARRANT_BOX_DIR="$WT_T/box"
 useradd -M -d /nonexistent -u 61101 -s /bin/sh "$REV" 2>/dev/null
 useradd -M -d /nonexistent -u 61102 -s /bin/sh wtreq1 2>/dev/null
 useradd -M -d /nonexistent -u 61103 -s /bin/sh wtreq2 2>/dev/null
@@ -72,11 +77,14 @@ as() {
 }
 # snap: everything add or remove could change: the group line, the users'
 # groups, the reviewer's directory (owner, mode, ctime, entries) and the
-# tmpfiles.d entry (inode, mtime, mode, content).
+# tmpfiles.d entry (inode, mtime, mode, content). A link at the
+# directory's place is recorded as where it points, not as what is there
+# (/tmp changes with everything else the machine does).
 snap() {
 	printf '%s|%s|%s|%s|%s\n' "$(getent group "$GRP")" \
 	    "$(for u in $USERS; do id -nG "$u"; done)" \
-	    "$(stat -c '%U %G %a %Z' "$DIR" 2>&1; ls -A "$DIR" 2>&1)" \
+	    "$(stat -c '%U %G %a %Z' "$DIR" 2>&1
+	    if [ -L "$DIR" ]; then readlink "$DIR"; else ls -A "$DIR" 2>&1; fi)" \
 	    "$(stat -c '%i %Y %a' "$TMPF" 2>&1; cat "$TMPF" 2>&1)" \
 	    "$(stat -c '%U %G %a' /run/warrant)"
 }
@@ -485,5 +493,81 @@ is "... and nothing changed" "$(snap)" "$b"
 wq list -j
 jcheck "list -j shows the one requester left" \
     '[x["members"] for x in j if x["reviewer"] == "wtreqrev"] == [["wtreq1"]]' "$OUT"
+
+# --- remove --all: the set-up taken down ------------------------------
+wq remove --reviewer "$REV" --all wtreq1
+expect_rc "remove with USERs and --all is a usage error" 2 'USERs or --all, not both'
+wq_as 61102 remove --reviewer "$REV" --all
+expect_rc "[P5] remove --all as non-root is refused" 2 'refused (not_root)'
+is "add recorded the group it made (its gid)" "$(cat "$WARRANT_BOX_DIR/$GRP.group" 2>&1)" \
+    "$(getent group "$GRP" | cut -d: -f3)"
+# answers PATH: something listens on the socket PATH.
+answers() {
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$1" 2>/dev/null
+}
+# A daemon: the reviewer listening on the socket's name (setpriv execs
+# env, which execs python: $! is the listener's pid).
+setpriv --reuid="$REV" --regid="$(id -g "$REV")" --init-groups env -i PATH=/usr/bin:/bin \
+    "$PY" -c "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('$DIR/req.sock'); s.listen(16); time.sleep(120)" &
+LPID=$!
+i=0
+while ! answers "$DIR/req.sock" && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+check "a daemon answers on $DIR/req.sock" answers "$DIR/req.sock"
+refused_snap "remove --all refuses while a daemon answers on the socket" daemon_running \
+    remove --reviewer "$REV" --all
+kill "$LPID"
+wait "$LPID" 2>/dev/null
+if [ -S "$DIR/req.sock" ] && ! answers "$DIR/req.sock"; then
+	ok "the daemon is gone, its socket left behind"
+else
+	not_ok "the daemon is gone, its socket left behind"
+fi
+touch "$DIR/planted"
+refused_snap "remove --all refuses a directory holding anything but the socket" directory_not_empty \
+    remove --reviewer "$REV" --all
+rm -f "$DIR/planted"
+cp "$TMPF" "$WT_T/tmpfiles"
+echo '# changed by hand' >>"$TMPF"
+refused_snap "remove --all refuses a tmpfiles.d entry someone changed" tmpfiles_differs \
+    remove --reviewer "$REV" --all
+cat "$WT_T/tmpfiles" >"$TMPF"
+usermod -g "$GRP" wtreq2
+refused_snap "remove --all refuses the primary group of a user" primary_group \
+    remove --reviewer "$REV" --all
+usermod -g wtreq2 wtreq2
+groupadd --system warrant-wtreq2
+wq remove --reviewer wtreq2 --all
+expect_rc "[P5] remove --all refuses a group warrant did not make" 2 'refused (not_warrant_group)'
+check "[P5] ... which stays" getent group warrant-wtreq2
+groupdel warrant-wtreq2
+others=$(ls -A /run/warrant | grep -vx "$REV")
+wq remove --reviewer "$REV" --all
+expect_rc "remove --all takes the set-up down" 0 \
+    "^group $GRP: removed (gid [0-9]*; requesters who lose it: wtreq1)$"
+for l in "socket $DIR/req.sock: removed (no daemon answered on it)" "directory $DIR: removed" \
+    "tmpfiles $TMPF: removed" "record $WARRANT_BOX_DIR/$GRP.group: removed" \
+    "box directory $WARRANT_BOX_DIR: removed (it recorded nothing any more)"; do
+	check "... says: $l" grep -qxF -- "$l" "$OUT"
+done
+check "... the group, the directory, the entry and the box directory are gone" sh -c \
+    "! getent group '$GRP' >/dev/null && [ ! -e '$DIR' ] && [ ! -e '$TMPF' ] && [ ! -e '$WARRANT_BOX_DIR' ]"
+check "... wtreq1 is in no warrant group" sh -c "! id -nG wtreq1 | grep -qw '$GRP'"
+if [ -z "$others" ] && [ ! -e /usr/lib/tmpfiles.d/warrant.conf ]; then
+	check "... and /run/warrant, empty now, is removed" sh -c \
+	    "[ ! -e /run/warrant ] && grep -qx 'directory /run/warrant: removed (empty)' '$OUT'"
+else
+	check "... /run/warrant stays (other reviewers', or the package's)" sh -c \
+	    "[ -d /run/warrant ] && ! grep -q 'directory /run/warrant:' '$OUT'"
+fi
+b=$(snap)
+wq remove --reviewer "$REV" --all
+expect_rc "a second remove --all removes nothing and says so" 0 \
+    "^reviewer $REV: nothing to remove"
+is "... and changes nothing" "$(snap)" "$b"
+check "... nor makes a box directory" test ! -e "$WARRANT_BOX_DIR"
+mkdir -p /run/warrant
+wq add --reviewer "$REV" wtreq1
+expect_rc "add makes it all again" 0 "group $GRP: created"
+check "... and records the new group" test -f "$WARRANT_BOX_DIR/$GRP.group"
 
 done_testing

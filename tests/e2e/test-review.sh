@@ -167,6 +167,16 @@ yes_() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
 has() { screen | grep -qF -- "$1"; }
 line_has() { line "$1" | grep -qF -- "$2"; }
 
+# select_row ID: move the list's selection down to the gate ID (the list
+# is in expiry order, so a gate's row depends on the others' windows).
+select_row() {
+	sw=0
+	while ! screen | grep -qF -- "> $1" && [ "$sw" -lt 20 ]; do
+		keys j
+		sw=$((sw + 1))
+	done
+}
+
 # The first number of the scroll position shown at the bottom right
 # ("11-31/40" gives 11; 1 when everything fits).
 scroll_top() {
@@ -242,13 +252,14 @@ else
 fi
 is "no bell for gates that were pending at start" "$(bell)" 0
 mkgate live -p wt-live <<'JSON'
-{"reason": "Arrives while the console is open.",
+{"reason": "Arrives while the console is open.", "gate_timeout_seconds": 120,
  "commands": [{"id": "y", "as": "user", "argv": ["/usr/bin/true"], "why": "nothing"}]}
 JSON
 LIVE=$G
 shows "a new request appears within a second, without a restart" "$LIVE" 12
 is "a new pending gate rings the bell" "$(bell)" 1
-yes_ "the newest gate is listed first" [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
+yes_ "the gate that expires first is listed first (the new one: a shorter window)" \
+    [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
 rv "$WBIN" answer "$LIVE" --deny -f "not this one" >/dev/null 2>&1
 wait_gone "$LIVE" 15
 lacks "a settled gate leaves the pending list" "$LIVE"
@@ -560,6 +571,7 @@ JSON
 INJ=$G
 console inject
 wait_for "$INJ"
+select_row "$INJ"
 t_before=$(title)
 keys Enter
 shows "[P6] the injection request opens" "1 command as root and 0 as you"
@@ -608,6 +620,29 @@ is "[P6] the injection gate is denied" "$(gate_state "$INJ")" denied
 keys q
 keys q
 tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- look-alikes
+section "look-alike punctuation and right-to-left text"
+mkgate lookalike <<JSON
+{"reason": "look-alikes",
+ "commands": [{"id": "lk", "as": "user", "argv": ["/usr/bin/cp", "\u2010n", "/etc/skel/.bashrc", "\u05d0\u05d1-/x"],
+   "why": "-n: never overwrites"}]}
+JSON
+LK=$G
+console lookalike -- "$LK"
+shows "the look-alike gate opens" "0 commands as root and 1 as you"
+shows "the card has the lookalike badge" "[lookalike]"
+shows "the card has the rtl-text badge" "[rtl-text]"
+shows "the console shows cp (U+2010)n as <U+2010>n, never as -n" "'<U+2010>n'"
+lacks "no raw U+2010 on the screen" "$(printf '\342\200\220')"
+shows "right-to-left letters are escaped on the console" "'<U+05D0><U+05D1>-/x'"
+lacks "no raw right-to-left letter on the screen" "$(printf '\327\220')"
+keys v
+shows "details show argv[1] as <U+2010>n" "argv[1]  <U+2010>n"
+keys q
+keys q
+tm kill-session -t "$CS"
+rv "$WBIN" answer "$LK" --deny >/dev/null 2>&1
 
 # ---------------------------------------------------------------- YOU only
 section "a YOU-only request"
@@ -730,6 +765,141 @@ keys q
 keys q
 tm kill-session -t "$CS"
 
+# ---------------------------------------------------------------- many gates
+section "ten thousand pending gates: every one listed, the first to expire first"
+# A store of its own: one real request (it expires last), cloned by
+# sqlite3 into 10,000 more (as bench/run.sh seeds its big store), clone N
+# created N seconds earlier and expiring N seconds sooner (all within the
+# next 6 hours): the oldest expires first.
+MANY=$TD/many
+mkdir -m 700 "$MANY"
+[ "$ROOT_MODE" -eq 1 ] && chown "$RV_USER" "$MANY"
+printf '%s\n' '{"reason": "The newest gate, expiring last.", "gate_timeout_seconds": 86400,
+ "commands": [{"id": "t", "argv": ["/usr/bin/true"], "why": "nothing"}]}' >"$TD/many.json"
+rv WARRANT_HOME="$MANY" "$WBIN" request -j <"$TD/many.json" >"$TD/many.out" 2>&1
+LAST=$(jval "$TD/many.out" 'j["request_id"]') || LAST=none
+b32=
+for k in 9 8 7 6 5 4 3 2 1 0; do
+	b32="$b32 || substr('abcdefghijklmnopqrstuvwxyz234567', ((n >> $((k * 5))) & 31) + 1, 1)"
+done
+rv sqlite3 -batch -init /dev/null "$MANY/warrant.db" >"$TD/many-seed.out" 2>&1 <<SQL
+PRAGMA synchronous = OFF;
+BEGIN;
+INSERT INTO gates (id, state, created_at, expires_at, settled_at, requester,
+    requester_uid, agent, project, host, machine, reason, run_as, cwd, env,
+    stop_on_failure, output_to_agent, next_prompt, risk_badges, root_count,
+    user_count, manifest, manifest_sha256, feedback)
+  WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10000)
+  SELECT 'w-' $b32, 'pending', g.created_at - n, g.created_at + 20000 - n, NULL,
+    g.requester, g.requester_uid, g.agent, g.project, g.host, g.machine,
+    'clone ' || n, g.run_as, g.cwd, g.env, g.stop_on_failure, g.output_to_agent,
+    g.next_prompt, g.risk_badges, g.root_count, g.user_count, g.manifest,
+    g.manifest_sha256, NULL
+  FROM c, gates g WHERE g.id = '$LAST';
+COMMIT;
+SQL
+FIRST=$(rv sqlite3 "$MANY/warrant.db" "SELECT id FROM gates ORDER BY expires_at LIMIT 1")
+is "the seed: 10,001 pending gates, the oldest clone expiring first" \
+    "$(rv sqlite3 "$MANY/warrant.db" "SELECT count(*) FROM gates WHERE state = 'pending'"):$(
+    rv sqlite3 "$MANY/warrant.db" "SELECT reason FROM gates WHERE id = '$FIRST'")" \
+    "10001:clone 10000"
+console many WARRANT_HOME="$MANY"
+shows "the console counts every pending gate: 10001 pending" "warrant review  10001 pending" 100
+yes_ "the first to expire (the oldest) is the first row, selected" line_has 2 "> $FIRST"
+keys G
+shows "G reaches the last gate: the one that expires last" "$LAST" 50
+yes_ "  and selects it" has "> $LAST"
+keys Enter
+shows "Enter opens it" "The newest gate, expiring last." 50
+keys q
+keys g
+shows "g goes back to the first" "> $FIRST" 50
+keys q
+shows "the console quits" "REVIEW-EXIT=0" 30
+tm kill-session -t "$CS"
+
+# ---------------------------------------------------------------- hangup
+section "a terminal or reader that goes away ends the console and warrant wait"
+# ui_pid [NAME]: the warrant-ui (or NAME) process under the pane's shell
+# (bash -i starts it in a process group of its own, as a reviewer's
+# shell does).
+ui_pid() {
+	"$PY" - "$(tm display -p -t "$CS" '#{pane_pid}')" "${1:-warrant-ui}" <<'PYEOF'
+import os, sys
+kids = {}
+for p in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        f = open("/proc/%s/stat" % p).read()
+    except OSError:
+        continue
+    comm, rest = f[f.index("(") + 1:f.rindex(")")], f[f.rindex(")") + 2:].split()
+    kids.setdefault(rest[1], []).append((p, comm))
+todo = [sys.argv[1]]
+while todo:
+    for p, comm in kids.get(todo.pop(), []):
+        if comm == sys.argv[2]:
+            print(p)
+            sys.exit(0)
+        todo.append(p)
+sys.exit(1)
+PYEOF
+}
+# ended PID: the process has ended (or is a zombie waiting for its parent)
+ended() { ! [ -r "/proc/$1/stat" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+# hangup_ends WHAT PID: kill the tmux session $CS; ok when PID (WHAT,
+# started there) has ended within 10 s.
+hangup_ends() {
+	tm kill-session -t "$CS"
+	w=0
+	while [ -n "$2" ] && ! ended "$2" && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+	if [ -n "$2" ] && ended "$2"; then
+		ok "killing its tmux session ends $1 (its terminal hung up)"
+	else
+		not_ok "killing its tmux session ends $1 (its terminal hung up)"
+		[ -n "$2" ] && diag "$(ps -o pid,stat,pcpu,args -p "$2")" && kill "$2"
+	fi
+}
+# The hangup signal may never reach the console (blocked by whatever
+# started it, or the console outside the terminal's foreground group):
+# started with SIGHUP blocked, only poll's POLLHUP on its terminal tells.
+CS=hup
+tm new-session -d -s hup -x 80 -y 24 "$RV LANG=C.UTF-8 TERM=tmux-256color bash --norc --noprofile -i" ||
+    bail "tmux session hup started"
+sleep 0.5
+keys "$PY -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])' $WBIN review" Enter
+shows "the console runs with SIGHUP blocked" "warrant review" 50
+UI=$(ui_pid) || UI=
+yes_ "its warrant-ui process is found" [ -n "$UI" ]
+hangup_ends "the console" "$UI"
+
+# warrant wait ends when its reader goes away: the pipe it writes to
+# closed (the agent that ran it gone), or, in a tmux pane killed with
+# SIGHUP blocked, its terminal hung up. Before, it waited for the gate.
+mkgate waiter <<'JSON'
+{"reason": "Waited for by a reader that goes away.", "gate_timeout_seconds": 3600,
+ "commands": [{"id": "w", "as": "user", "argv": ["/usr/bin/true"], "why": "nothing"}]}
+JSON
+WG=$G
+( rv "$WBIN" wait "$WG"; echo $? >"$TD/wait-pipe.rc" ) | head -c 0
+w=0
+while [ ! -s "$TD/wait-pipe.rc" ] && [ "$w" -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+is "warrant wait whose reader closed the pipe ends (exit 1), the gate still pending" \
+    "$(cat "$TD/wait-pipe.rc" 2>/dev/null):$(gate_state "$WG")" "1:pending"
+CS=hupwait
+tm new-session -d -s hupwait -x 80 -y 24 "$RV LANG=C.UTF-8 TERM=tmux-256color bash --norc --noprofile -i" ||
+    bail "tmux session hupwait started"
+sleep 0.5
+keys "$PY -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])' $WBIN wait $WG" Enter
+WP=
+w=0
+while [ -z "$WP" ] && [ "$w" -lt 50 ]; do
+	WP=$(ui_pid warrant)
+	sleep 0.1
+	w=$((w + 1))
+done
+yes_ "warrant wait runs in the pane with SIGHUP blocked" [ -n "$WP" ]
+hangup_ends "warrant wait" "$WP"
+
 # ---------------------------------------------------------------- make demo
 section "make demo on a terminal"
 CS=demo
@@ -750,8 +920,10 @@ if [ "$ROOT_MODE" -ne 1 ]; then
 fi
 section "approval through the real sudo prompt"
 check "[P3] the reviewer needs a password for sudo (no NOPASSWD rule)" sr_no_nopasswd
-# cancel first: Ctrl+C at sudo's prompt runs nothing
-console sudo -- "$MIXED"
+# cancel first: Ctrl+C at sudo's prompt runs nothing. (The e2e build lets
+# this console wait up to 60 s for a detached run's ledger instead of 3 s:
+# a loaded machine must not turn "completed" into "still running".)
+console sudo WARRANT_TEST_SETTLE_WAIT_MS=60000 -- "$MIXED"
 wait_for "Root access"
 keys Enter
 shows "[P3] Enter leaves curses and names the request and the commands" "approving $MIXED; running mark, check, size" 50
@@ -761,18 +933,30 @@ shows "[P3] Ctrl+C at the prompt: authentication cancelled" "authentication canc
 keys Enter
 shows "[P3] Enter returns to the console, which shows the outcome" "Outcome  authentication cancelled" 50
 is "[P3] nothing ran and the gate is still pending" "$(gate_state "$MIXED"):$([ -e "$ROOT_MARK" ] && echo ran)" "pending:"
+# sudo_password DESC: sudo's prompt appears in the pane (DESC), and the
+# reviewer's password goes into it, pasted from a tmux buffer.
+sudo_password() {
+	shows "$1" "[sudo] password for $SR_USER" 150
+	printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
+	tm paste-buffer -b wtpw -d -t "$CS"
+	keys Enter
+}
 # now with the password
 keys Enter
-shows "[P3] Enter again: sudo prompts again" "[sudo] password for $SR_USER" 150
-printf '%s' "$SR_PW" | tm load-buffer -b wtpw -
-tm paste-buffer -b wtpw -d -t "$CS"
+sudo_password "[P3] Enter again: sudo prompts again"
+# the runner runs the whole batch, YOU command included, detached; the
+# console waits for the ledger (the store's watch) and prints it
+shows "[P3] after the password the outcome is shown" "Press Enter to return" 600
+shows "[P3] the runner took the whole batch in the background" \
+    "warrant: authenticated; waiting for the commands, which run in the background" 5
+shows "[P3] the detached run's outcome, not only that it started" \
+    "warrant: completed: every ticked command ran" 5
+shows "[P3] each command's status" "ran check (as user), exit 0" 5
+shows "[P3] ... and the first lines of its output" "    | fine" 5
+shows "[P3] ... the ROOT one's too" "ran mark (as root), exit 0" 5
+lacks "[P3] and not \"execution started\"" "execution started"
 keys Enter
-# the runner runs the whole batch, YOU command included, detached: the
-# terminal comes back once it started, and the gate settles when it ends
-shows "[P3] after the password the outcome is shown" "Press Enter to return" 300
-shows "[P3] the runner took the whole batch (execution started)" "execution started" 5
-keys Enter
-shows "[P3] back in the console with the outcome" "Outcome  execution started" 50
+shows "[P3] back in the console with the outcome" "Outcome  completed: every ticked command ran" 50
 is "[P3] warrant wait reports the approval (exit 0)" "$(rv "$WBIN" wait "$MIXED" -t 60 >/dev/null 2>&1; echo $?)" 0
 yes_ "[P3] the ROOT command ran as root: a root-owned marker" [ "$(stat -c %u "$ROOT_MARK" 2>/dev/null)" = 0 ]
 shows "[P3] the console sees the settled gate: the ROOT card says ran" "ran  ROOT 1  mark" 40
@@ -780,6 +964,27 @@ keys q
 keys q
 shows "[P3] the console quits" "REVIEW-EXIT=0" 30
 shows "[P2] no sudo ticket is left in the console's terminal" "TICKET=1" 50
+tm kill-session -t "$CS"
+# a batch still running when the console stops waiting (3 s) says so
+mkgate nap <<'JSON'
+{"reason": "Sleep as root for a while.",
+ "commands": [{"id": "nap", "argv": ["/usr/bin/sleep", "8"], "why": "Outlasts the console's wait."}]}
+JSON
+NAP=$G
+console nap -- "$NAP"
+wait_for "Root access"
+keys Enter
+sudo_password "[P3] a long batch: sudo prompts"
+shows "[P3] a batch still running at the bound: the console says so" "still running after 3 seconds" 300
+shows "[P3] ... and where to see it later" "its ledger is in the review" 5
+shows "[P3] ... or with warrant show" "(v for all the output) and in \`warrant show $NAP\`" 5
+keys Enter
+shows "[P3] back in the console: execution started" "Outcome  execution started" 50
+is "[P3] the long batch settles later (warrant wait, exit 0)" "$(rv "$WBIN" wait "$NAP" -t 60 >/dev/null 2>&1; echo $?)" 0
+shows "[P3] and the console then shows its ledger" "ran  ROOT 1  nap" 100
+keys q
+keys q
+shows "[P2] no sudo ticket is left after it either" "TICKET=1" 80
 check "[P2] the canary search finds a planted SHA-256 of the password (positive control)" \
     sr_canary_grep_works
 if [ -n "$(sr_canary_grep "$SR_STATE" "$TD")" ]; then

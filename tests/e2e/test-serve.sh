@@ -37,6 +37,7 @@ stop_daemon() {
 }
 cleanup() {
 	stop_daemon KILL
+	rm -rf "/tmp/wt-blob-$TAG"
 	for p in $(pgrep -u "$A" 2>/dev/null) $(pgrep -u "$B" 2>/dev/null); do
 		kill -9 "$p" 2>/dev/null
 	done
@@ -73,12 +74,13 @@ as() {
 }
 # rev CMD...: run warrant as the reviewer, on its store.
 rev() { sr_as "$REV" "$W" "$@"; }
-# start_daemon: warrant serve as the reviewer; DPID is the daemon itself.
+# start_daemon: warrant serve as the reviewer, with SERVE_OPTS (words
+# separated by newlines); DPID is the daemon itself.
 start_daemon() {
 	(
 		set -f
 		IFS=$SR_NL
-		set -- $(sr_as_words "$REV") "$W" serve
+		set -- $(sr_as_words "$REV") "$W" serve ${SERVE_OPTS:-}
 		unset IFS
 		exec "$@"
 	) 2>>"$SR_DIR/serve.log" &
@@ -496,6 +498,80 @@ is "the store is intact (integrity_check)" \
     "$(sr_as "$REV" sqlite3 "$SR_STATE/warrant.db" 'PRAGMA integrity_check')" ok
 rev log --verify >/dev/null 2>&1
 is "the audit chain verifies" "$?" 0
+
+section "reviewed files: what requesters may hold, what the store may take, what gc frees"
+BLOBS=$SR_STATE/blobs/sha256
+nblobs() { find "$BLOBS" -maxdepth 1 -type f -name '[0-9a-f]*' 2>/dev/null | wc -l; }
+FD=/tmp/wt-blob-$TAG
+install -d -m 0755 -o "$A" "$FD"
+as "$A" truncate -s 64M "$FD/sparse.bin"
+for f in one two four; do as "$A" sh -c "head -c 1048576 /dev/urandom >'$FD/$f.bin'"; done
+as "$A" sh -c "head -c 2097152 /dev/urandom >'$FD/big.bin'"
+chmod 0644 "$FD"/*.bin
+is "the sparse file takes no blocks on the agent's disk" "$(stat -c %b "$FD/sparse.bin")" 0
+# filereq NAME FILE: a request whose command is handed the snapshot of FILE
+filereq() {
+	printf '{"reason":"blob %s","files":{"x":{"snapshot":"%s","mode":"0644"}},"commands":[{"id":"c","argv":["/usr/bin/true",{"file":"x"}],"why":"test"}]}\n' \
+	    "$1" "$2" >"$SR_DIR/$1.json"
+	chmod 644 "$SR_DIR/$1.json"
+}
+stop_daemon TERM
+SERVE_OPTS="--blob-quota${SR_NL}2${SR_NL}--blob-cap${SR_NL}3"
+start_daemon || bail "warrant serve --blob-quota 2 --blob-cap 3 starts"
+n0=$(nblobs)
+p0=$(pending_of "$A")
+filereq bsparse "$FD/sparse.bin"
+req "$A" "$SR_DIR/bsparse.json" -j
+is "a sparse 64 MiB snapshot over a 2 MiB quota is refused (exit 2)" "$RC" 2
+jcheck "... quota_exceeded at \$.files, counted at the 64 MiB the copy takes" \
+    "j['error']['code'] == 'quota_exceeded' and j['error']['path'] == '\$.files' and '64 MiB' in j['error']['message']" \
+    "$SR_DIR/bsparse.json.out"
+is "... nothing was stored: no gate" "$(pending_of "$A")" "$p0"
+is "... and no blob" "$(nblobs)" "$n0"
+filereq bone "$FD/one.bin"
+req "$A" "$SR_DIR/bone.json" -j
+is "a 1 MiB file is taken" "$RC" 0
+GB1=$G
+filereq btwo "$FD/two.bin"
+req "$A" "$SR_DIR/btwo.json" -j
+is "a second 1 MiB file is taken (2 MiB: the quota)" "$RC" 0
+GB2=$G
+is "two blobs more in the store" "$(nblobs)" $((n0 + 2))
+filereq bfour "$FD/four.bin"
+req "$A" "$SR_DIR/bfour.json" -j
+jcheck "a third is refused: quota_exceeded" "j['error']['code'] == 'quota_exceeded'" "$SR_DIR/bfour.json.out"
+as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GB2\"}" >/dev/null
+is "the agent withdraws one" "$(sr_state "$GB2")" denied
+req "$A" "$SR_DIR/bfour.json" -j
+jcheck "asking again right after withdrawing is still refused (a withdrawn gate's files count for a day)" \
+    "j['error']['code'] == 'quota_exceeded'" "$SR_DIR/bfour.json.out"
+filereq bbig "$FD/big.bin"
+n1=$(nblobs)
+req "$B" "$SR_DIR/bbig.json" -j
+is "another requester's 2 MiB file, within its own quota but over the store's 3 MiB, is refused (exit 2)" "$RC" 2
+jcheck "... blob_store_full" "j['error']['code'] == 'blob_store_full'" "$SR_DIR/bbig.json.out"
+is "... and stored nothing" "$(nblobs)" "$n1"
+rev gc -j >"$SR_DIR/gc1.json" 2>&1
+jcheck "gc keeps the withdrawn gate's file for its day" "j['blobs']['removed'] == 0" "$SR_DIR/gc1.json"
+# a day and an hour later (the gate's settlement and the blobs' age moved back)
+sr_as "$REV" sqlite3 "$SR_STATE/warrant.db" \
+    "UPDATE gates SET settled_at = settled_at - 90000 WHERE id = '$GB2'"
+sr_as "$REV" find "$BLOBS" -maxdepth 1 -type f -exec touch -d '2 hours ago' {} +
+sha2=$(sha256sum <"$FD/two.bin" | cut -d' ' -f1)
+sha1=$(sha256sum <"$FD/one.bin" | cut -d' ' -f1)
+rev gc -j >"$SR_DIR/gc2.json" 2>&1
+jcheck "a day later gc removes it and says how many bytes it freed" \
+    "j['blobs']['removed'] == 1 and j['blobs']['freed_bytes'] >= 1048576" "$SR_DIR/gc2.json"
+check "... the withdrawn gate's blob is gone" [ ! -e "$BLOBS/$sha2" ]
+check "... the pending gate's blob stays" [ -f "$BLOBS/$sha1" ]
+req "$B" "$SR_DIR/bbig.json" -j
+is "with the space freed, the other requester's file is taken" "$RC" 0
+rev answer "$GB1" --deny >/dev/null 2>&1
+rev answer "$G" --deny >/dev/null 2>&1
+rm -rf "$FD"
+stop_daemon TERM
+SERVE_OPTS=
+start_daemon || bail "warrant serve starts again with the default bounds"
 
 section "stop"
 stop_daemon TERM

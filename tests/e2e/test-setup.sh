@@ -24,6 +24,10 @@
 #                 client's reduced environment plus the entry's own, and
 #                 sent one tool call, which must reach the reviewer's queue
 #                 as the agent's request and come back denied
+#   teardown      "Taking it down": sh as the reviewer like `reviewer`, run
+#                 after the checks of what B protects; then nothing of
+#                 warrant's may be left: the files where it writes and the
+#                 account and group databases are as before the walkthrough
 #
 # Only the user names (AGENT, USER, REVIEWER and the example name `alice`
 # inside the MCP entries) and the install prefix (/usr/local/bin/warrant,
@@ -54,7 +58,9 @@ command -v tmux >/dev/null 2>&1 || bail "tmux is installed (scripts/deps.sh)"
 # starts from a machine without it.
 for p in $(pgrep -u "$AG" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 userdel -r "$AG" >/dev/null 2>&1
-rm -f "/var/lib/warrant/box/$AG.user"
+rm -f "/var/lib/warrant/box/$AG.user" "/var/lib/warrant/box/$GRP.group"
+groupdel "$GRP" >/dev/null 2>&1
+rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
 
 umask 022
 TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
@@ -101,7 +107,8 @@ cleanup() {
 	done
 	sleep 0.2
 	userdel -r "$AG" >/dev/null 2>&1
-	rm -f "/var/lib/warrant/box/$AG.user" "/etc/sudoers.d/warrant-box-$AG"
+	rm -f "/var/lib/warrant/box/$AG.user" "/etc/sudoers.d/warrant-box-$AG" \
+	    "/var/lib/warrant/box/$GRP.group" "/var/lib/warrant/box/api/$AG.key"
 	groupdel "$GRP" >/dev/null 2>&1
 	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
 	rmdir /run/warrant 2>/dev/null
@@ -175,13 +182,13 @@ check "every walkthrough marker is followed by a fenced block" [ $? -eq 0 ]
 [ -s "$SR_DIR/blocks/errors" ] && diag "$(cat "$SR_DIR/blocks/errors")"
 chmod -R a+rX "$SR_DIR/blocks"
 roles() { awk -v r="$1" '$2 == r' "$SR_DIR/blocks/index" | wc -l | tr -d ' '; }
-is "the walkthrough has its parts (names, reviewer, agent-names, agent, review, mcp-*)" \
-    "$(roles names) $([ "$(roles reviewer)" -ge 4 ] && echo 4+) $(roles agent-names) $(roles agent) $(roles review) $(roles mcp-command) $(roles mcp-claude) $(roles mcp-codex) $(roles mcp-opencode)" \
-    "1 4+ 1 2 1 1 1 1 1"
-unknown=$(awk '$2 !~ /^(names|reviewer|agent-names|agent|review|mcp-command|mcp-claude|mcp-codex|mcp-opencode)$/' \
+is "the walkthrough has its parts (names, reviewer, agent-names, agent, review, mcp-*, teardown)" \
+    "$(roles names) $([ "$(roles reviewer)" -ge 4 ] && echo 4+) $(roles agent-names) $(roles agent) $(roles review) $(roles mcp-command) $(roles mcp-claude) $(roles mcp-codex) $(roles mcp-opencode) $(roles teardown)" \
+    "1 4+ 1 2 1 1 1 1 1 3"
+unknown=$(awk '$2 !~ /^(names|reviewer|agent-names|agent|review|mcp-command|mcp-claude|mcp-codex|mcp-opencode|teardown)$/' \
     "$SR_DIR/blocks/index")
 is "no block has a role this test does not know" "$unknown" ""
-lang_ok=$(awk '($2 ~ /^(names|reviewer|agent-names|agent|review|mcp-command)$/ && $3 != "sh") ||
+lang_ok=$(awk '($2 ~ /^(names|reviewer|agent-names|agent|review|mcp-command|teardown)$/ && $3 != "sh") ||
     ($2 == "mcp-codex" && $3 != "toml") || ($2 ~ /^mcp-(claude|opencode)$/ && $3 != "json")' \
     "$SR_DIR/blocks/index")
 is "shell blocks are sh, the configurations json and toml" "$lang_ok" ""
@@ -231,6 +238,22 @@ run_agent_block() {
 	as_agent /bin/sh -c '. "$HOME/.profile"; set -e; . "$1"' sh "$SR_DIR/blocks/$1"
 }
 
+# footprint: what warrant writes on this machine, as text: every file
+# under the places it writes (the reviewer's home left out: the store
+# there stays, by design) with owner, group and mode, and the account
+# and group databases (the subordinate ids sorted: useradd and userdel
+# rewrite those files in an order of their own).
+footprint() {
+	find /etc/tmpfiles.d /etc/sudoers.d /run/warrant /var/lib/warrant /home /var/mail \
+	    -path "$RV_HOME" -prune -o -printf '%p %u %g %m\n' 2>/dev/null | sort
+	cat /etc/passwd /etc/group
+	sort /etc/subuid /etc/subgid 2>/dev/null
+}
+# An interrupted run's record of the agent, and a box directory that
+# records nothing, go as the teardown below would take them.
+"$W" box remove --user "$AG" >/dev/null 2>&1
+footprint >"$SR_DIR/footprint-before"
+
 # ------------------------------------------------------------ the walkthrough
 # The MCP client of the mcp-* blocks.
 cat >"$SR_DIR/mcpcall.py" <<'PYEOF'
@@ -269,11 +292,12 @@ PYEOF
 chmod 644 "$SR_DIR/mcpcall.py"
 
 AG_HOME=/home/$AG
-REQ_BLOCK= REQ_PID=
+REQ_BLOCK= REQ_PID= TEARDOWN=
 while read -r nn role _lang <&3; do
 	first=$(grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$SR_DIR/blocks/$nn" | head -1)
 	case $role in
 	names | agent-names) ;;
+	teardown) TEARDOWN="$TEARDOWN $nn" ;;
 	reviewer)
 		section "block $nn (reviewer): $first"
 		run_rev_block "$nn"
@@ -429,5 +453,64 @@ check "[P2] the canary search finds a planted SHA-256 of the password (positive 
     sr_canary_grep_works
 leak=$(sr_canary_grep "$SR_DIR" "$RV_HOME/.local" "$AG_HOME")
 is "[P2] the password is nowhere in the transcripts, the store or the agent's home" "$leak" ""
+
+# ------------------------------------------------------------ taking it down
+# answers: the daemon's socket takes a connection.
+answers() {
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$SOCK" 2>/dev/null
+}
+for nn in $TEARDOWN; do
+	first=$(grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$SR_DIR/blocks/$nn" | head -1)
+	section "block $nn (teardown): $first"
+	run_rev_block "$nn"
+	is "block $nn as the reviewer exits 0: $first" "$PTY_RC" 0
+	[ "$PTY_RC" -eq 0 ] || diag "$(tr -d '\r' <"$PTY_LOG" | tail -8)"
+	case $first in
+	*kill-session*)
+		# A person reads on before the next step; the test waits for
+		# the daemon to be gone.
+		i=0
+		while answers && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		if answers; then not_ok "the daemon stopped: nothing answers on $SOCK"
+		else ok "the daemon stopped: nothing answers on $SOCK"; fi
+		;;
+	*"requesters remove"*)
+		check "requesters remove --all said what it removed" sh -c \
+		    "tr -d '\r' <'$PTY_LOG' | grep -qx 'group $GRP: removed (gid [0-9]*; requesters who lose it: $AG)' && tr -d '\r' <'$PTY_LOG' | grep -qx 'directory /run/warrant/$REV: removed'"
+		;;
+	*"box remove"*)
+		check "box remove said what it removed" sh -c \
+		    "tr -d '\r' <'$PTY_LOG' | grep -q '^account $AG (uid [0-9]*): deleted' && tr -d '\r' <'$PTY_LOG' | grep -qx 'record /var/lib/warrant/box/$AG.user: removed'"
+		;;
+	esac
+done
+check "the group $GRP is gone" sh -c "! getent group '$GRP' >/dev/null"
+check "the tmpfiles.d entry is gone" test ! -e "/etc/tmpfiles.d/$GRP.conf"
+check "/run/warrant/$REV is gone" test ! -e "/run/warrant/$REV"
+check "the box record of $AG is gone" test ! -e "/var/lib/warrant/box/$AG.user"
+check "no sudoers drop-in or box password route key of $AG" sh -c \
+    "[ ! -e /etc/sudoers.d/warrant-box-$AG ] && [ ! -e /var/lib/warrant/box/api/$AG.key ]"
+check "the account $AG, its group and its home are gone" sh -c \
+    "! getent passwd '$AG' >/dev/null && ! getent group '$AG' >/dev/null && [ ! -e '$AG_HOME' ]"
+footprint >"$SR_DIR/footprint-after"
+if cmp -s "$SR_DIR/footprint-before" "$SR_DIR/footprint-after"; then
+	ok "nothing of warrant's is left: the files where it writes, the accounts and groups are as before"
+else
+	not_ok "nothing of warrant's is left: the files where it writes, the accounts and groups are as before"
+	diff "$SR_DIR/footprint-before" "$SR_DIR/footprint-after" | head -20 | while IFS= read -r l; do diag "$l"; done
+fi
+for nn in $TEARDOWN; do
+	run_rev_block "$nn"
+	case $(grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$SR_DIR/blocks/$nn" | head -1) in
+	*"requesters remove"*)
+		check "requesters remove --all again: exit 0, nothing to remove" sh -c \
+		    "[ $PTY_RC -eq 0 ] && tr -d '\r' <'$PTY_LOG' | grep -q 'reviewer $REV: nothing to remove'" ;;
+	*"box remove"*)
+		check "box remove again: exit 0, nothing to remove" sh -c \
+		    "[ $PTY_RC -eq 0 ] && tr -d '\r' <'$PTY_LOG' | grep -qx 'box user $AG: nothing to remove'" ;;
+	esac
+done
+footprint >"$SR_DIR/footprint-again"
+check "... and changed nothing" cmp -s "$SR_DIR/footprint-before" "$SR_DIR/footprint-again"
 
 done_testing

@@ -833,8 +833,8 @@ else
 	skip "systemctl restart nginx" "systemctl is not installed"
 	skip "service-restart badge" "systemctl is not installed"
 fi
-accepted "cp x /etc/y" "$(req1 '["cp","x","/etc/y"]')"
-badge "cp x /etc/y: system-path-write" system-path-write
+accepted "cp /etc/skel/.bashrc /etc/y" "$(req1 '["cp","/etc/skel/.bashrc","/etc/y"]')"
+badge "cp /etc/skel/.bashrc /etc/y: system-path-write" system-path-write
 accepted "env true" "$(req1 '["env","true"]')"
 badge "env true: indirect-exec" indirect-exec
 accepted "timeout_seconds 7200" "$(req1 '["true"]' '"timeout_seconds":7200')"
@@ -851,6 +851,144 @@ accepted "an argument mixing Latin and Greek" "$(req1 '["true","\u03bfpenssl"]')
 badge "(Greek omicron)penssl: mixed-script" mixed-script
 accepted "Latin and Cyrillic in separate arguments" "$(req1 '["true","abc","\u0430\u0431\u0432"]')"
 nobadge "separate arguments: no mixed-script"
+
+diag "the badge table of docs/review.md, request by request"
+# Every badge the validator can give (badge_names in src/intake/risk.c) is
+# a row of the table, and each row's example is sent here and its badge
+# found in `warrant show -j` (on some command, and in risk_badges).
+"$PY" - "$WARRANT_TOP/docs/review.md" "$WARRANT_TOP/src/intake/risk.c" >"$WT_T/table" <<'PYEOF'
+import re, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+sec = doc.split("\n## Risk badges\n", 1)[1].split("\n## ", 1)[0]
+rows = re.findall(r"^\| `([a-z-]+)` \|", sec, re.M)
+src = open(sys.argv[2], encoding="utf-8").read()
+names = re.findall(r'"([a-z-]+)"', re.search(r"badge_names\[\] = \{(.*?)\};", src, re.S).group(1))
+print("same" if sorted(rows) == sorted(names) and len(rows) == len(set(rows)) else
+      "differ: table %s, code %s" % (sorted(rows), sorted(names)))
+print(" ".join(rows))
+PYEOF
+check "docs/review.md's badge table has every badge the code gives, once ($(head -1 "$WT_T/table"))" \
+    [ "$(head -1 "$WT_T/table")" = same ]
+SEALED=/usr/local/bin/wt-e2e-sealed-$$
+# the tar archive of archive-writable-dir: a world-writable directory entry
+SITE=$("$PY" -c '
+import base64, io, tarfile
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode="w", format=tarfile.USTAR_FORMAT) as t:
+    i = tarfile.TarInfo("site/"); i.type = tarfile.DIRTYPE; i.mode = 0o777
+    t.addfile(i)
+print(base64.b64encode(b.getvalue()).decode(), end="")')
+for b in $(tail -1 "$WT_T/table"); do
+	case $b in
+	shell) in=$(req1 '["python3","/usr/lib/x.py"]') ;;
+	network) in=$(req1 '["curl","-fsSI","https://deb.debian.org/"]') ;;
+	package-manager) in=$(req1 '["dpkg","-L","bash"]') ;;
+	system-path-write) in=$(req1 '["cp","-n","/etc/skel/.bashrc","/etc/"]') ;;
+	service-restart)
+		if ! command -v systemctl >/dev/null 2>&1; then
+			skip "table: $b" "systemctl is not installed"
+			continue
+		fi
+		in=$(req1 '["systemctl","restart","nginx"]') ;;
+	lockout-prone|remote)
+		skip "table: $b" "needs an enrolled machine: tests/unit/test-validate.c (test_remote_badges)"
+		continue ;;
+	unconfined)
+		skip "table: $b" "needs a host policy allowing it: test-confine.sh (9)"
+		continue ;;
+	indirect-exec) in=$(req1 '["timeout","60","sync"]') ;;
+	long-timeout) in=$(req1 '["sync"]' '"timeout_seconds":7200') ;;
+	mixed-script) in=$(req1 '["cat","/etc/p\u0430sswd"]') ;;
+	sealed-at-run)
+		in=$(printf '{"reason":"r","commands":[{"id":"a","why":"w","argv":["install","-m","0755","/usr/bin/true","%s"]},{"id":"b","why":"w","argv":["%s"]}]}' "$SEALED" "$SEALED") ;;
+	archive-writable-dir)
+		in=$(printf '{"reason":"r","files":{"site":{"content":"%s","encoding":"base64","mode":"0644"}},"commands":[{"id":"a","why":"w","argv":["tar","-xf",{"file":"site"},"-C","/srv"]}]}' "$SITE") ;;
+	world-writable) in=$(req1 '["chmod","o+w","/etc/motd"]') ;;
+	setuid) in=$(req1 '["chmod","u+s","/usr/local/bin/tool"]') ;;
+	recursive-home-or-root) in=$(req1 '["chmod","-R","0777","/home/alice"]') ;;
+	system-chown) in=$(req1 '["chown","www-data","/etc/nginx/nginx.conf"]') ;;
+	lookalike) in=$(req1 '["ls","/etc\u2215passwd"]') ;;
+	rtl-text) in=$(req1 '["ls","/srv/\u05e9\u05dc\u05d5\u05dd"]') ;;
+	*) not_ok "table: $b has a request in this test"; continue ;;
+	esac
+	accepted "table: the example of $b" "$in"
+	as_req "$W" show -j "$GATE" >"$WT_T/show" 2>&1
+	check "table: show -j gives $b" "$PY" -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+b = sys.argv[2]
+sys.exit(0 if b in g["risk_badges"] and any(b in c["badges"] for c in g["commands"]) else 1)' "$WT_T/show" "$b"
+done
+
+diag "modes, recursion and ownership: the near misses get no badge"
+# nobadge_of DESC BADGE JSON-ARGV: accepted, and BADGE on no command
+nobadge_of() {
+	accepted "$1" "$(req1 "$3")"
+	check "$1: no $2" "$PY" -c '
+import json, sys
+sys.exit(0 if sys.argv[2] not in json.load(open(sys.argv[1]))["risk_badges"] else 1)' "$WT_T/desc" "$2"
+}
+nobadge_of "chmod 0755" world-writable '["chmod","0755","/etc/motd"]'
+nobadge_of "chmod o-w" world-writable '["chmod","o-w","/etc/motd"]'
+nobadge_of "chmod 1777: sticky is not setuid" setuid '["chmod","1777","/srv"]'
+nobadge_of "chmod -R below a home" recursive-home-or-root '["chmod","-R","0755","/home/alice/proj"]'
+nobadge_of "chown in a home" system-chown '["chown","alice","/home/alice/x"]'
+nobadge_of "Cyrillic alone" lookalike '["ls","/srv/\u043f\u0440\u0438"]'
+nobadge_of "ASCII - / . ~ =" lookalike '["ls","--color=never","/srv/a-b.c~"]'
+
+diag "look-alike words: refused at the start of a ROOT word, escaped when shown"
+refused lookalike_word "$C0.argv[1]" "cp (U+2010)n: reads as -n, is a source file" \
+    "$(req1 '["cp","\u2010n","/etc/skel/.bashrc","/etc/"]')"
+refused lookalike_word "$C0.argv[1]" "dpkg (U+2010)(U+2010)dry-run: would really install" \
+    "$(req1 '["dpkg","\u2010\u2010dry-run","-i","/x.deb"]')"
+refused lookalike_word "$C0.argv[1]" "(U+FF0F)etc(U+FF0F)shadow: not a path" \
+    "$(req1 '["cat","\uff0fetc\uff0fshadow"]')"
+refused lookalike_word "$C0.argv[2]" "find / (U+2212)print" "$(req1 '["find","/etc","\u2212print"]')"
+refused lookalike_word "$C0.argv[1]" "a soft hyphen first" "$(req1 '["ls","\u00ad-l"]')"
+refused lookalike_word "$C0.argv[1]" "with a cwd named too" \
+    "$(req1 '["cp","\u2010n","/etc/skel/.bashrc","/etc/"]' '' '"cwd":"/etc"')"
+check "the refusal shows the word escaped, as <U+2010>n" grep -qF "'<U+2010>n'" "$WT_T/out"
+accepted "a YOU command with (U+2010)n is only badged" \
+    "$(requ '["echo","\u2010n","\u05d0\u05d1-/x"]')"
+YG=$GATE
+as_req "$W" show "$YG" >"$WT_T/show" 2>&1
+check "show writes argv[1] as <U+2010>n" grep -q '^    argv\[1\] <U+2010>n$' "$WT_T/show"
+check "show puts no raw U+2010 on the terminal" sh -c '! grep -q "$(printf "\342\200\220")" "$1"' sh "$WT_T/show"
+check "show isolates the right-to-left word (U+2066 ... U+2069)" \
+    grep -qxF "    argv[2] $(printf '\342\201\246\327\220\327\221')-/x$(printf '\342\201\251')" "$WT_T/show"
+as_req "$W" show -j "$YG" >"$WT_T/showj" 2>&1
+check "show -j keeps the exact bytes, and gives lookalike and rtl-text" "$PY" -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+c = g["manifest"]["commands"][0]
+sys.exit(0 if c["argv"][1:] == ["\u2010n", "\u05d0\u05d1-/x"]
+         and {"lookalike", "rtl-text"} <= set(g["commands"][0]["badges"]) else 1)' "$WT_T/showj"
+
+diag "relative paths of ROOT commands: root runs in /"
+refused relative_path "$C0.argv[3]" "install -m 0755 nc2hello /usr/local/bin/nc2hello" \
+    "$(req1 '["install","-m","0755","nc2hello","/usr/local/bin/nc2hello"]')"
+refused relative_path "$C0.argv[3]" "chmod -R 0755 ." "$(req1 '["chmod","-R","0755","."]')"
+refused relative_path "$C0.argv[3]" "dpkg --dry-run -i X.deb" "$(req1 '["dpkg","--dry-run","-i","X.deb"]')"
+refused relative_path "$C0.argv[1]" "cp --target-directory=build" \
+    "$(req1 '["cp","--target-directory=build","/etc/hosts"]')"
+refused relative_path "$C0.argv[2]" "dd of=disk.img" "$(req1 '["dd","if=/dev/zero","of=disk.img"]')"
+refused relative_path "$C0.argv[2]" "tar -xf site.tar" "$(req1 '["tar","-xf","site.tar","-C","/srv"]')"
+refused relative_path "$C0.argv[3]" "the message names /nc2hello" \
+    "$(req1 '["install","-m","0755","nc2hello","/usr/local/bin/nc2hello"]')"
+as_req "$W" request <"$WT_T/in" >/dev/null 2>"$WT_T/err"
+check "without -j: the sentence names /nc2hello and the hint says how" \
+    sh -c 'grep -qF "root would use /nc2hello" "$1" && grep -q "hint: name the file by absolute path" "$1"' sh "$WT_T/err"
+accepted "the same with the request's cwd named: found from there" \
+    "$(req1 '["cat","hostname"]' '' '"cwd":"/etc"')"
+accepted "words that are not paths: modes, owners, scripts, values" \
+    "$(printf '{"reason":"r","commands":[%s,%s,%s,%s,%s]}' \
+    '{"id":"a","why":"w","argv":["chmod","-w","/etc/motd"]}' \
+    '{"id":"b","why":"w","argv":["chown","root:root","/etc/motd"]}' \
+    '{"id":"c","why":"w","argv":["sed","-n","1p","/etc/motd"]}' \
+    '{"id":"d","why":"w","argv":["install","-m0644","-o","root","/etc/motd","/etc/motd.wt"]}' \
+    '{"id":"e","why":"w","argv":["ln","-s","../lib/x","/usr/local/bin/x"]}')"
+accepted "a tool warrant cannot read: not refused" "$(req1 '["true","no/such/file"]')"
+accepted "a YOU command's relative path: its own cwd" "$(requ '["cp","x","y"]')"
 
 diag "the store is intact after all of this"
 as_req "$W" log --verify >"$WT_T/out" 2>&1

@@ -213,6 +213,12 @@ jcheck "why is neutralised too" '"<U+200B>" in j["commands"][0]["why"]' "$T"
 api GET /api/gates
 jcheck "GET /api/gates lists the pending gates with their commands" \
     "sorted(g['request_id'] for g in j['gates']) == sorted(['$G0', '$G1']) and all(len(g['commands']) == 1 for g in j['gates'])" "$T"
+printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/echo","\\u2010n","\\u05d0\\u05d1-/x"]}]}\n' >"$SR_DIR/g1b.json"
+gate "$SR_DIR/g1b.json"
+api GET "/api/gates/$G"
+jcheck "argv words: a look-alike escaped (<U+2010>n), a right-to-left word isolated" \
+    'j["commands"][0]["argv"][1] == "<U+2010>n" and j["commands"][0]["argv"][2] == "\u2066\u05d0\u05d1-/x\u2069" and {"lookalike", "rtl-text"} <= set(j["commands"][0]["badges"])' "$T"
+api POST "/api/gates/$G/deny" '{}'
 
 # ------------------------------------------------------------ deny
 section "deny"
@@ -465,6 +471,7 @@ PY
  {"eval": "localStorage.getItem('warrant-key') !== null"},
  {"eval": "document.querySelector('$L .file').scrollIntoView(), 1"},
  {"shot": "$SHOTS/file-text-390x844.png"},
+ {"eval": "[...document.querySelectorAll('$L li .argv .word .w')].every(w => w.tagName === 'BDI' && w.dir === 'ltr')"},
  {"open": "http://127.0.0.1:$APORT/dev"},
  {"wait": "document.body && document.body.textContent.includes('my dev server')"}]
 EOF
@@ -485,7 +492,8 @@ EOF
 	    "'binary' in j['value'] and 'warrant show $GB' in j['value']"
 	check "the key is in this origin's storage" step2 14 "j['value'] is True"
 	check "a screenshot of the file's text after \"Show all\"" [ -s "$SHOTS/file-text-390x844.png" ]
-	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 18 "j['ok']"
+	check "each argv word is its own left-to-right isolate (<bdi dir=ltr>)" step2 17 "j['value'] is True"
+	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 19 "j['ok']"
 	api POST "/api/gates/$GB/approve" "{\"manifest_sha256\":\"$HB\",\"commands\":[\"bin\"]}"
 	is "the API refuses approving a command whose file the page cannot show" \
 	    "$ST:$(errcode)" 403:file_not_shown
@@ -622,6 +630,128 @@ EOF
 	check "... with the count" grep -q 'connections or requests refused or cut in the last 10 s' "$SR_DIR/serve.log"
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp2" "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"; fi
 	chmod 755 "$SR_DIR"
+fi
+
+# ------------------------------------------------------------ issue 25 in Chromium
+section "settled outcomes, relative expiry, argv words at a phone's width"
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	for d in "a settled request's badge says its outcome" "expiry in minutes, the time on hover and tap" \
+	    "no argv word breaks across lines at 360 px"; do
+		skip "$d" "chromium or node is missing (scripts/deps.sh)"
+	done
+else
+	# settled five ways: completed, a failed command, denied, expired and
+	# withdrawn (an MCP session that ends while its call waits)
+	printf '{"reason":"outcome ok","commands":[{"id":"c1","why":"w","as":"user","argv":["/usr/bin/true"]}]}\n' >"$SR_DIR/o1.json"
+	gate "$SR_DIR/o1.json"
+	GOK=$G
+	api POST "/api/gates/$GOK/approve" "{\"manifest_sha256\":\"$H\",\"commands\":[\"c1\"]}"
+	is "a YOU command that succeeds is approved from the API" "$ST" 200
+	printf '{"reason":"outcome failed","commands":[{"id":"f1","why":"w","as":"user","argv":["/bin/sh","-c","echo about to fail; exit 7"]}]}\n' >"$SR_DIR/o2.json"
+	gate "$SR_DIR/o2.json"
+	GFL=$G
+	api POST "/api/gates/$GFL/approve" "{\"manifest_sha256\":\"$H\",\"commands\":[\"f1\"]}"
+	is "... and one that exits 7" "$ST:$(jval "$T" 'j["ledger"]["entries"][0]["exit_code"]')" 200:7
+	is "... settles as approved: the state alone would not say it failed" "$(state_of "$GFL")" approved
+	printf '{"reason":"outcome denied","commands":[{"id":"d1","why":"w","as":"user","argv":["/usr/bin/true"]}]}\n' >"$SR_DIR/o3.json"
+	gate "$SR_DIR/o3.json"
+	GDN=$G
+	api POST "/api/gates/$GDN/deny" '{"feedback":"no"}'
+	printf '{"reason":"outcome expired","gate_timeout_seconds":1,"commands":[{"id":"e1","why":"w","as":"user","argv":["/usr/bin/true"]}]}\n' >"$SR_DIR/o4.json"
+	gate "$SR_DIR/o4.json"
+	GEX=$G
+	sleep 2
+	is "a gate with a 1 s review window expires" "$(state_of "$GEX")" expired
+	printf '%s\n' \
+	    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"request_commands","arguments":{"reason":"outcome withdrawn","commands":[{"id":"w1","why":"w","as":"user","argv":["/usr/bin/true"]}]}}}' \
+	    >"$SR_DIR/o5.jsonl"
+	chmod 644 "$SR_DIR/o5.jsonl"
+	rev mcp <"$SR_DIR/o5.jsonl" >"$T.mcp" 2>&1
+	GWD=$(rev list -a -j | jscan "' '.join(g['request_id'] for g in j if g['reason'] == 'outcome withdrawn')")
+	is "an MCP call whose session ends is withdrawn (a denial with the requester's words)" \
+	    "$(rev show -j "$GWD" | jscan 'j["state"] + ":" + j["feedback"].split(":")[0]')" denied:withdrawn
+	# pending, with argv words that break badly when a line may break
+	# inside them: hyphens and spaces near where a 360 px line ends
+	"$PY" - "$SR_DIR" <<'EOF'
+import json, sys
+argv = ["/usr/bin/git", "log", "--short", "--", "safe  [file notes.txt]",
+    "--pretty=format:%h %s", "/home/someone/projects/a-very-long-directory-name/another-long-directory/file-with-a-long-name.txt",
+    "-x", "--option-number-1=some-long-value-1", "a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g h i j"]
+json.dump({"reason": "outcome pending", "commands": [{"id": "p1", "why": "w", "as": "user", "argv": argv}]},
+    open(sys.argv[1] + "/o6.json", "w"))
+EOF
+	gate "$SR_DIR/o6.json"
+	GPD=$G
+	EXP=$(rev show -j "$GPD" | jscan 'j["expires_at"]')
+	rev pair --no-qr >"$T.opair"
+	OURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.opair")
+	"$PY" - "$SR_DIR/steps4.json" "$OURL" "$SHOTS" "$GPD" "$EXP" "$GOK" "$GFL" "$GDN" "$GEX" "$GWD" <<'EOF'
+import json, sys
+out, url, shots, gpd, exp = sys.argv[1:6]
+settled = sys.argv[6:]
+P = 'article[data-gate="%s"]' % gpd
+# Each argv word of P: "ok", or what is wrong with it. A word is one box
+# (getClientRects); its text, character by character, lies on one line
+# unless the box is as wide as the argv line; a word that wraps does so
+# only at its box's edge: each of its lines but the last ends within
+# 1.5 characters of the box's right edge.
+words = """[...document.querySelectorAll('%s .argv .word')].map(w => {
+  const t = w.querySelector('.w'), node = t.firstChild, line = w.parentNode.clientWidth;
+  const right = t.getBoundingClientRect().right - parseFloat(getComputedStyle(t).paddingRight);
+  const lines = [];
+  for (let i = 0; i < node.length; i++) {
+    const r = document.createRange();
+    r.setStart(node, i);
+    r.setEnd(node, i + 1);
+    const b = r.getBoundingClientRect();
+    if (!b.width) continue;
+    let l = lines.find(x => Math.abs(x.top - b.top) < 2);
+    if (!l) lines.push(l = { top: b.top, right: 0, w: 0 });
+    l.right = Math.max(l.right, b.right);
+    l.w = Math.max(l.w, b.width);
+  }
+  if (w.getClientRects().length !== 1) return 'split box: ' + node.data;
+  if (lines.length > 1 && w.getBoundingClientRect().width < line - 1) return 'wrapped though it fits: ' + node.data;
+  if (lines.slice(0, -1).some(l => l.right < right - 1.5 * l.w)) return 'broke before its edge: ' + node.data;
+  return 'ok';
+})""" % P
+steps = [
+    {"viewport": [360, 740]},
+    {"open": url},
+    {"wait": "document.querySelector('%s button.expiry') && %s" % (P, " && ".join(
+        "document.querySelector('#recent article[data-gate=\"%s\"] .badge.outcome')" % g for g in settled)), "ms": 15000},
+    {"eval": "document.documentElement.clientWidth"},
+    {"eval": "[%s].map(g => document.querySelector('#recent article[data-gate=\"' + g + '\"] .badge.outcome').textContent)" %
+        ",".join(json.dumps(g) for g in settled)},
+    {"eval": "document.querySelector('%s button.expiry').textContent" % P},
+    {"eval": "(() => { const b = document.querySelector('%s button.expiry'); return /^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$/.test(b.title) && new Date(b.title.replace(' ', 'T')).getTime() / 1000 === %s; })()" % (P, exp)},
+    {"click": "%s button.expiry" % P},
+    {"eval": "(() => { const b = document.querySelector('%s button.expiry'); return b.textContent === b.title; })()" % P},
+    {"click": "%s button.expiry" % P},
+    {"eval": "document.querySelector('%s button.expiry').textContent" % P},
+    {"eval": words},
+    {"eval": "document.querySelector('%s').scrollIntoView(), 1" % P},
+    {"shot": shots + "/argv-words-360x740.png"},
+]
+json.dump(steps, open(out, "w"))
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome4" "$SR_DIR/steps4.json" \
+	    >"$T.cdp4" 2>"$T.cdp4.err"
+	step4() { sed -n "${1}p" "$T.cdp4" | jscan "$2" >/dev/null 2>&1; }
+	check "the page at a phone's width: 360 px" step4 4 "j['value'] == 360"
+	check "a settled request's badge says its outcome: completed, failed (exit 7), denied, expired, withdrawn" \
+	    step4 5 "j['value'] == ['completed', 'failed (exit 7)', 'denied', 'expired', 'withdrawn']"
+	IN_MIN="j['value'].startswith('in ') and j['value'].endswith(' min') and j['value'][3:-4] in ('1', '2', '3', '4', '5')"
+	check "a pending request's expiry is relative: \"in N min\"" step4 6 "$IN_MIN"
+	check "... with the absolute time in its title" step4 7 "j['value'] is True"
+	check "... which a tap shows in place (touch has no hover)" step4 9 "j['value'] is True"
+	check "... and another tap hides again" step4 11 "$IN_MIN"
+	check "no argv word is split across lines, or wraps but at its box's edge" \
+	    step4 12 "len(j['value']) == 10 and set(j['value']) == {'ok'}"
+	check "a screenshot at 360x740 of the argv words" [ -s "$SHOTS/argv-words-360x740.png" ]
+	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp4" "$T.cdp4.err" | tail -c 3000)"; fi
 fi
 
 # ------------------------------------------------------------ many connections

@@ -31,7 +31,7 @@ setup(void **state)
 		return -1;
 	/* created by prepare, 0700, under a private 0700 parent */
 	strcat(top, "/io");
-	return iolog_prepare(&host, top, why, sizeof why);
+	return iolog_prepare(&host, top, IOLOG_SESSIONS_DEFAULT, why, sizeof why);
 }
 
 static int
@@ -267,6 +267,68 @@ test_taken_id_skipped(void **state)
 	assert_string_equal(io2.id, next);
 }
 
+/*
+ * The log is a ring (sudo's maxseq): with room for 3 sessions the one
+ * after 00/00/03 is 00/00/01 again, whose finished session is the oldest
+ * and makes room; a session cut short (its timing file still writable)
+ * is passed over, never removed.
+ */
+static void
+test_ring(void **state)
+{
+	static const char *const out[] = { "a\n", "b\n", "c\n", "d\n" };
+	unsigned long saved = host.sessions;
+	struct exec_result res;
+	struct iolog io[5];
+	char path[PATH_MAX], *got, script[16];
+	size_t i;
+
+	(void)state;
+	host.sessions = 3;
+	for (i = 0; i < 4; i++) {
+		snprintf(script, sizeof script, "printf '%c\\n'", out[i][0]);
+		run_logged(script, &io[i], &res);
+		assert_true(strcmp(io[i].id, "00/00/01") >= 0 && strcmp(io[i].id, "00/00/03") <= 0);
+	}
+	assert_string_equal(io[3].id, io[0].id);	/* round again */
+	got = slurp(io[3].id, "stdout", NULL);
+	assert_string_equal(got, "d\n");		/* the oldest made room */
+	free(got);
+	snprintf(path, sizeof path, "%s/%s/timing", top, io[1].id);
+	assert_int_equal(chmod(path, 0600), 0);		/* as if cut short */
+	run_logged("echo e", &io[4], &res);
+	assert_string_equal(io[4].id, io[2].id);	/* passed over io[1] */
+	got = slurp(io[1].id, "stdout", NULL);
+	assert_string_equal(got, "b\n");
+	free(got);
+	host.sessions = saved;
+}
+
+/* The legacy log's command line carries no control character: each is
+ * '#' and three octal digits, as sudo writes them (UTF-8 text is kept). */
+static void
+test_log_neutralised(void **state)
+{
+	struct iolog io;
+	struct iolog_info in = { .command = "/usr/bin/printf",
+	    .argv = (char *[]){ "printf", "a\033[31mb\rc\nd", "caf\xc3\xa9\xff\xc2\x9b", NULL },
+	    .cwd = "/tmp/\033]0;x\a", .submituser = "alice", .runuser = "root",
+	    .request_id = "r", .command_id = "c" };
+	char why[256], *log, *line;
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(iolog_open(&io, &host, &in, why, sizeof why), 0);
+	iolog_close(&io);
+	log = slurp(io.id, "log", &n);
+	for (i = 0; i < n; i++)
+		assert_true(log[i] == '\n' || ((unsigned char)log[i] >= 0x20 && log[i] != 0x7f));
+	line = strchr(log, '\n') + 1;
+	assert_string_equal(line, "/tmp/#033]0;x#007\n"
+	    "/usr/bin/printf a#033[31mb#015c#012d caf\xc3\xa9#377#302#233\n");
+	free(log);
+}
+
 /* Past the cap nothing more is recorded, and the session says so; the
  * timing file names exactly the bytes that are there. */
 static void
@@ -308,21 +370,21 @@ test_unsafe_dir(void **state)
 	snprintf(path, sizeof path, "%s/open", top);
 	assert_int_equal(mkdir(path, 0777), 0);
 	assert_int_equal(chmod(path, 0777), 0);
-	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
+	assert_int_equal(iolog_prepare(&h, path, IOLOG_SESSIONS_DEFAULT, why, sizeof why), -1);
 	assert_non_null(strstr(why, "writable"));
 	/* above the log, others' write is refused too; group write is not */
 	snprintf(path, sizeof path, "%s/open/io", top);
-	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
+	assert_int_equal(iolog_prepare(&h, path, IOLOG_SESSIONS_DEFAULT, why, sizeof why), -1);
 	assert_non_null(strstr(why, "writable by others"));
 	snprintf(path, sizeof path, "%s/grp", top);
 	assert_int_equal(mkdir(path, 0770), 0);
 	assert_int_equal(chmod(path, 0770), 0);
 	snprintf(path, sizeof path, "%s/grp/io", top);
-	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), 0);
+	assert_int_equal(iolog_prepare(&h, path, IOLOG_SESSIONS_DEFAULT, why, sizeof why), 0);
 	snprintf(path, sizeof path, "%s/link", top);
 	assert_int_equal(symlink(top, path), 0);
-	assert_int_equal(iolog_prepare(&h, path, why, sizeof why), -1);
-	assert_int_equal(iolog_prepare(&h, "relative/dir", why, sizeof why), -1);
+	assert_int_equal(iolog_prepare(&h, path, IOLOG_SESSIONS_DEFAULT, why, sizeof why), -1);
+	assert_int_equal(iolog_prepare(&h, "relative/dir", IOLOG_SESSIONS_DEFAULT, why, sizeof why), -1);
 }
 
 int
@@ -332,6 +394,8 @@ main(void)
 		cmocka_unit_test(test_seq_ids),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_taken_id_skipped),
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_log_neutralised),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_unsafe_dir),
 	};

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -265,6 +266,40 @@ test_redaction_bounds(void **state)
 	assert_true(n <= 5);
 }
 
+/*
+ * Every comparison folds ASCII only, whatever the locale: under tr_TR and
+ * az_AZ the C library folds "I" to a dotless i (not a byte), so "PRIVATE"
+ * would not match "private" in the console, which sets the user's locale
+ * and approves in the same process. The locales come from locales-all
+ * (scripts/deps.sh); without them this test fails rather than pass blind.
+ */
+static void
+test_turkic_locales(void **state)
+{
+	static const char *const locales[] = { "tr_TR.UTF-8", "az_AZ.UTF-8" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof locales / sizeof locales[0]; i++) {
+		if (setlocale(LC_ALL, locales[i]) == NULL)
+			fail_msg("locale %s is missing (install locales-all)", locales[i]);
+		redacts("x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1r\n"
+		    "-----END OPENSSH PRIVATE KEY-----\ny\n", "x\n[redacted]\ny\n");
+		redacts("authorization: BASIC dXNlcjpwdw== ok", "[redacted] ok");
+		redacts("https://bob:pw@HOST.example/", "https://bob:[redacted]@HOST.example/");
+		assert_non_null(credential_word("MY_PRIVATE_KEY"));
+		assert_non_null(credential_shape("--PRIVATE-KEY=abc"));
+		assert_true(env_forbidden("pythoninspect"));
+		assert_true(env_forbidden("Ifs"));
+		assert_true(env_forbidden("git_dir"));
+		assert_int_equal(ascii_casecmp("PRIVATE", "private"), 0);
+		assert_int_not_equal(ascii_casecmp("I", "\xc4\xb1"), 0);
+		assert_non_null(ascii_casestr("-o ProxyCommand=x", "PROXYCOMMAND"));
+		assert_true(ascii_isalnum('I') && !ascii_isalnum(0xfd) && !ascii_isspace(0xa0));
+	}
+	setlocale(LC_ALL, "C");
+}
+
 int
 main(void)
 {
@@ -278,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_capture_password_colon),
 		cmocka_unit_test(test_tail_as_the_ledger_spells_it),
 		cmocka_unit_test(test_redaction_bounds),
+		cmocka_unit_test(test_turkic_locales),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,11 @@
  * through /bin/sh, which report on a pipe. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -74,6 +79,76 @@ test_descriptors_closed(void **state)
 	assert_string_equal(out, "end\n");
 	close(fd);
 	close(40);
+}
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * On a kernel without close_range (before 5.9) the child still closes
+ * every descriptor: here a seccomp filter makes close_range fail with
+ * ENOSYS, as such a kernel does, in a child process of the test's.
+ */
+static void
+test_descriptors_closed_without_close_range(void **state)
+{
+#ifdef NATIVE_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		struct spawn s = shell("for n in 3 4 5 6 7 8 9 40 41; do "
+		    "[ -e /proc/$$/fd/$n ] && echo open $n; done; echo end");
+		char out[256];
+		int fd, p[2];
+		size_t len = 0;
+		ssize_t n;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(10);
+		/* the filter is in: close_range fails as on an old kernel */
+		if (syscall(__NR_close_range, 1000, 1000, 0) != -1 || errno != ENOSYS)
+			_exit(11);
+		/* not close-on-exec: only spawn keeps them from the child */
+		if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 40) != 40 ||
+		    dup2(fd, 41) != 41 || pipe2(p, O_CLOEXEC) != 0)
+			_exit(12);
+		s.fd[1] = s.fd[2] = p[1];
+		if ((pid = spawn(&s)) < 0)
+			_exit(13);
+		close(p[1]);
+		while (len + 1 < sizeof out && (n = read(p[0], out + len,
+		    sizeof out - 1 - len)) > 0)
+			len += (size_t)n;
+		out[len] = '\0';
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			_exit(14);
+		_exit(strcmp(out, "end\n") == 0 ? 0 : 15);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+#else
+	(void)state;
+	skip();
+#endif
 }
 
 static void
@@ -333,6 +408,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descriptors_closed),
+		cmocka_unit_test(test_descriptors_closed_without_close_range),
 		cmocka_unit_test(test_stdin_is_dev_null),
 		cmocka_unit_test(test_fexecve_script),
 		cmocka_unit_test(test_ignored_signals_survive_exec),

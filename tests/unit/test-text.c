@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* text_visible: agent text can never reach the terminal as control;
- * text_output: command output as it is, made just as safe. */
+ * text_output: command output as it is, made just as safe; text_word:
+ * an argv word, look-alikes of its punctuation escaped and right-to-left
+ * text isolated. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -188,6 +190,91 @@ test_output(void **s)
 	free(buf);
 }
 
+/* Look-alikes of option and path punctuation, class by class; ASCII
+ * itself and letters of other scripts are not. */
+static void
+test_lookalike_classes(void **s)
+{
+	static const unsigned yes[] = {
+		0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2015, 0x2E3A, 0x301C,	/* Pd */
+		0xFE58, 0xFE63, 0xFF0D, 0x058A, 0x1400, 0x10EAD,
+		0x2212, 0x2796, 0x02D7, 0x2043, 0x2500,			/* minus forms */
+		0x207B, 0x208B,						/* super/subscript minus */
+		0x2044, 0x2215, 0x29F8, 0x2571, 0x27CB,			/* slashes */
+		0x2216, 0x29F5, 0xFE68,					/* backslashes */
+		0xFF01, 0xFF0F, 0xFF0E, 0xFF1D, 0xFF21, 0xFF41, 0xFF5E,	/* full width */
+		0x2024, 0xFE52, 0x207C, 0x208C, 0xFE66,		/* . = in small forms */
+		0x02DC, 0x223C, 0x2236, 0xA789, 0x201A,		/* ~ : , */
+		0x00AD,						/* soft hyphen */
+		0xFB01, 0x212A, 0x1D41A, 0x00B2,		/* fi, Kelvin K, math a, ² */
+	};
+	static const unsigned no[] = {
+		'-', '/', '.', '~', '=', 'a', 0x7F,	/* ASCII itself */
+		0x0430, 0x03BF, 0x05D0, 0x0627, 0x4E00,	/* Cyrillic a, Greek o, Hebrew, Arabic, Han */
+		0x00E9, 0x00DF, 0x00B7, 0x2126,	/* e acute, sharp s, middle dot, ohm sign */
+		0x2192, 0x00D7, 0x00A9, 0x1F600,	/* arrow, times, copyright, emoji */
+	};
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (!text_lookalike(yes[i]))
+			fail_msg("U+%04X should be a look-alike", yes[i]);
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (text_lookalike(no[i]))
+			fail_msg("U+%04X should not be a look-alike", no[i]);
+}
+
+static void
+expect_word(const char *in, int isolate, const char *want)
+{
+	char *got = text_word(in, isolate);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* The one renderer of an argv word: text_visible's escapes, look-alikes
+ * escaped, right-to-left text isolated (or escaped without isolate). */
+static void
+test_word(void **s)
+{
+	(void)s;
+	/* the examples */
+	expect_word("\xe2\x80\x90n", 1, "<U+2010>n");
+	expect_word("\xe2\x80\x90\xe2\x80\x90" "dry-run", 1, "<U+2010><U+2010>dry-run");
+	expect_word("\xef\xbc\x8f" "etc\xef\xbc\x8f" "shadow", 1, "<U+FF0F>etc<U+FF0F>shadow");
+	expect_word("\xe2\x88\x92print", 0, "<U+2212>print");
+	/* ASCII, letters and other text as text_visible leaves them */
+	expect_word("--dry-run", 1, "--dry-run");
+	expect_word("/etc/p\xd0\xb0sswd", 1, "/etc/p\xd0\xb0sswd");
+	expect_word("caf\xc3\xa9 \xe6\x97\xa5", 0, "caf\xc3\xa9 \xe6\x97\xa5");
+	expect_word("a\x1b[2J\\", 1, "a\\x1b[2J\\\\");
+	expect_word("\xe2\x80\xae" "x", 1, "<U+202E>x");	/* a bidi control stays escaped */
+	/* right-to-left letters: isolated left to right, or escaped */
+	expect_word("\xd7\x90\xd7\x91-/x", 1, "\xe2\x81\xa6\xd7\x90\xd7\x91-/x\xe2\x81\xa9");
+	expect_word("\xd7\x90\xd7\x91-/x", 0, "<U+05D0><U+05D1>-/x");
+	expect_word("\xd8\xa7", 0, "<U+0627>");			/* Arabic (AL) */
+	/* text_visible itself leaves both alone */
+	expect("\xe2\x80\x90n \xd7\x90", "\xe2\x80\x90n \xd7\x90");
+}
+
+static void
+test_word_marks(void **s)
+{
+	(void)s;
+	assert_int_equal(text_word_marks("-n"), 0);
+	assert_int_equal(text_word_marks("/etc/shadow"), 0);
+	assert_int_equal(text_word_marks("\xd0\xbf\xd1\x80\xd0\xb8"), 0);	/* Cyrillic */
+	assert_int_equal(text_word_marks("\xe2\x80\x90n"), TEXT_LOOKALIKE | TEXT_LOOKALIKE_FIRST);
+	assert_int_equal(text_word_marks("pass\xc2\xadword"), TEXT_LOOKALIKE);
+	assert_int_equal(text_word_marks("a\xe2\x81\x84" "b"), TEXT_LOOKALIKE);
+	assert_int_equal(text_word_marks("x\xd7\x90"), TEXT_RTL);
+	assert_int_equal(text_word_marks("\xef\xbc\x8f\xd8\xa7"),
+	    TEXT_LOOKALIKE | TEXT_LOOKALIKE_FIRST | TEXT_RTL);
+	assert_int_equal(text_word_marks("\xff\xe2\x80\x90"), TEXT_LOOKALIKE);	/* after a bad byte */
+}
+
 int
 main(void)
 {
@@ -200,6 +287,9 @@ main(void)
 		cmocka_unit_test(test_no_raw_escape_survives),
 		cmocka_unit_test(test_json_safe_cut_sequence),
 		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_lookalike_classes),
+		cmocka_unit_test(test_word),
+		cmocka_unit_test(test_word_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -408,7 +408,7 @@ static const struct {
 	/* a program by a relative path, from the cwd (/ here) */
 	{ "[\"env\",\"usr/bin/id\"]", "bad_executable", "$.commands[0].argv[1]" },
 	{ "[\"nice\",\"./usr/bin/id\"]", "bad_executable", "$.commands[0].argv[1]" },
-	{ "[\"tar\",\"-xf\",\"no/such.tar\"]", "", "" },
+	{ "[\"true\",\"no/such.tar\"]", "", "" },
 	{ "[\"python3\",\"-m\",\"timeit\",\"1\"]", "shell_request", "$.commands[0].argv[1]" },
 	{ "[\"python3\",\"-Im\",\"http.server\"]", "", "" },
 	{ "[\"man\",\"-P\",\"id\",\"ls\"]", "shell_request", "$.commands[0].argv[1]" },
@@ -427,6 +427,52 @@ static const struct {
 	{ "[\"git\",\"-C\",\"/srv/repo\",\"status\"]", "", "" },
 	{ "[\"tar\",\"-xzf\",\"/x.tgz\",\"-C\",\"/opt\"]", "", "" },
 	{ "[\"ssh-keygen\",\"-A\"]", "", "" },
+	/* a path operand by a relative path: root runs in / (operands.c) */
+	{ "[\"install\",\"-m\",\"0755\",\"nc2hello\",\"/usr/local/bin/nc2hello\"]",
+	  "relative_path", "$.commands[0].argv[3]" },
+	{ "[\"cp\",\"x\",\"/etc/y\"]", "relative_path", "$.commands[0].argv[1]" },
+	{ "[\"cp\",\"-t\",\"build\",\"/etc/hosts\"]", "relative_path", "$.commands[0].argv[2]" },
+	{ "[\"cp\",\"--target-dir=build\",\"/etc/hosts\"]", "relative_path", "$.commands[0].argv[1]" },
+	{ "[\"chmod\",\"-R\",\"0755\",\".\"]", "relative_path", "$.commands[0].argv[3]" },
+	{ "[\"chown\",\"root\",\"--\",\"-x\"]", "relative_path", "$.commands[0].argv[3]" },
+	{ "[\"dd\",\"if=/dev/zero\",\"of=disk.img\",\"bs=1M\"]", "relative_path", "$.commands[0].argv[2]" },
+	{ "[\"dpkg\",\"--dry-run\",\"-i\",\"x.deb\"]", "relative_path", "$.commands[0].argv[3]" },
+	{ "[\"touch\",\"-r\",\"ref\",\"/etc/motd\"]", "relative_path", "$.commands[0].argv[2]" },
+	{ "[\"sed\",\"-f\",\"s.sed\",\"/etc/motd\"]", "relative_path", "$.commands[0].argv[2]" },
+	{ "[\"sed\",\"-n\",\"1p\",\"motd\"]", "relative_path", "$.commands[0].argv[3]" },
+	{ "[\"tar\",\"-xf\",\"no/such.tar\"]", "relative_path", "$.commands[0].argv[2]" },
+	{ "[\"rm\",\"-rf\",\"tmp/x\"]", "relative_path", "$.commands[0].argv[2]" },
+	/* words that are not paths: modes, owners, scripts, sizes, values,
+	 * members, link targets, package names, unknown tools */
+	{ "[\"chown\",\"root:root\",\"/etc/motd\"]", "", "" },
+	{ "[\"chmod\",\"-w\",\"/etc/motd\"]", "", "" },
+	{ "[\"chmod\",\"u+x,go-w\",\"/etc/motd\"]", "", "" },
+	{ "[\"install\",\"-m0644\",\"-o\",\"root\",\"--group=root\",\"/etc/hosts\","
+	  "\"/etc/hosts.wt\"]", "", "" },
+	{ "[\"mkdir\",\"-p\",\"-m\",\"0755\",\"/opt/wt-x\"]", "", "" },
+	{ "[\"sed\",\"-i\",\"s/a/b/\",\"/etc/motd\"]", "", "" },
+	{ "[\"sed\",\"-e\",\"1p\",\"/etc/motd\"]", "", "" },
+	{ "[\"ln\",\"-sf\",\"../lib/x\",\"/usr/local/bin/x\"]", "", "" },
+	{ "[\"dd\",\"if=/dev/zero\",\"of=/etc/wt-x\",\"bs=1M\",\"count=1\"]", "", "" },
+	{ "[\"head\",\"-n\",\"5\",\"/etc/hosts\"]", "", "" },
+	{ "[\"ls\",\"--sort\",\"time\",\"/etc\"]", "", "" },
+	{ "[\"tar\",\"-xzf\",\"/x.tgz\",\"-C\",\"/opt\",\"site/index.html\"]", "", "" },
+	{ "[\"tar\",\"xf\",\"x.tar\"]", "", "" },
+	{ "[\"cat\",\"-\"]", "", "" },
+	{ "[\"truncate\",\"-s\",\"0\",\"/var/log/wt-x\"]", "", "" },
+	{ "[\"dpkg\",\"-r\",\"jq\"]", "", "" },
+	{ "[\"apt-get\",\"install\",\"-y\",\"jq\"]", "", "" },
+	{ "[\"systemctl\",\"restart\",\"nginx\"]", "", "" },
+	/* a word that starts with a look-alike of '-' or '/' */
+	{ "[\"cp\",\"\u2010n\",\"/etc/skel/.bashrc\",\"/etc/\"]",
+	  "lookalike_word", "$.commands[0].argv[1]" },
+	{ "[\"dpkg\",\"\u2010\u2010dry-run\",\"-i\",\"/x.deb\"]",
+	  "lookalike_word", "$.commands[0].argv[1]" },
+	{ "[\"cat\",\"\uff0fetc\uff0fshadow\"]", "lookalike_word", "$.commands[0].argv[1]" },
+	{ "[\"find\",\"/etc\",\"\u2212print\"]", "lookalike_word", "$.commands[0].argv[2]" },
+	{ "[\"true\",\"\u00adx\"]", "lookalike_word", "$.commands[0].argv[1]" },
+	{ "[\"true\",\"a\u2010b\"]", "", "" },
+	{ "[\"true\",\"\u05d0\u05d1\"]", "", "" },
 };
 
 static void
@@ -524,6 +570,89 @@ test_mixed_script_badge(void **state)
 		if (!(q.badges & BADGE_MIXED_SCRIPT) != !args[i].mixed)
 			fail_msg("case %zu (%s): mixed-script %s", i, args[i].argv,
 			    args[i].mixed ? "missing" : "given");
+		request_free(&q);
+	}
+	requester_free(&me);
+}
+
+/*
+ * The badges of what a reviewer must notice: modes that open files to
+ * others (octal and symbolic, chmod, install -m, mkdir -m), recursion
+ * over a home or /, chown of system paths, look-alike punctuation and
+ * right-to-left text; and the near misses that get none.
+ */
+static void
+test_notice_badges(void **state)
+{
+	static const struct {
+		const char	*argv;
+		unsigned	 badge;
+		int		 want;
+	} c[] = {
+		{ "[\"chmod\",\"-R\",\"0777\",\"/home/rev\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"-R\",\"0777\",\"/home/rev\"]", BADGE_RECURSIVE_HOME, 1 },
+		{ "[\"chmod\",\"0757\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"0775\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"chmod\",\"o+w\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"a+rwx\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"+w\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"u+w,g=rx\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"chmod\",\"o-w\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"chmod\",\"-w\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"chmod\",\"o=u\",\"/etc/motd\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"chmod\",\"u+s\",\"/etc/motd\"]", BADGE_SETUID, 1 },
+		{ "[\"chmod\",\"g+s\",\"/srv\"]", BADGE_SETUID, 1 },
+		{ "[\"chmod\",\"4755\",\"/etc/motd\"]", BADGE_SETUID, 1 },
+		{ "[\"chmod\",\"2755\",\"/etc/motd\"]", BADGE_SETUID, 1 },
+		{ "[\"chmod\",\"1777\",\"/etc/motd\"]", BADGE_SETUID, 0 },
+		{ "[\"chmod\",\"o+s\",\"/etc/motd\"]", BADGE_SETUID, 0 },
+		{ "[\"chmod\",\"--reference=/etc/motd\",\"/etc/hosts\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"install\",\"-m\",\"4755\",\"/usr/bin/true\",\"/usr/local/bin/wt-x\"]",
+		  BADGE_SETUID, 1 },
+		{ "[\"install\",\"-d\",\"-m\",\"0777\",\"/srv/wt-x\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"install\",\"--mode=a+w\",\"/etc/hosts\",\"/srv/wt-x\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"install\",\"-m\",\"0755\",\"/etc/hosts\",\"/srv/wt-x\"]", BADGE_WORLD_WRITABLE, 0 },
+		{ "[\"mkdir\",\"-m777\",\"/srv/wt-x\"]", BADGE_WORLD_WRITABLE, 1 },
+		{ "[\"mkdir\",\"/srv/wt-0777\"]", BADGE_WORLD_WRITABLE, 0 },
+		/* recursion over a home directory or / */
+		{ "[\"chown\",\"-R\",\"rev\",\"/home/rev/\"]", BADGE_RECURSIVE_HOME, 1 },
+		{ "[\"chmod\",\"--recursive\",\"g-w\",\"/\"]", BADGE_RECURSIVE_HOME, 1 },
+		{ "[\"rm\",\"-rf\",\"/root\"]", BADGE_RECURSIVE_HOME, 1 },
+		{ "[\"chmod\",\"-R\",\"0755\",\"/home/rev/../..\"]", BADGE_RECURSIVE_HOME, 1 },
+		{ "[\"chmod\",\"-R\",\"0755\",\"/home/rev/proj\"]", BADGE_RECURSIVE_HOME, 0 },
+		{ "[\"chmod\",\"0755\",\"/home/rev\"]", BADGE_RECURSIVE_HOME, 0 },
+		/* ownership of system paths */
+		{ "[\"chown\",\"rev\",\"/etc/motd\"]", BADGE_SYSTEM_CHOWN, 1 },
+		{ "[\"chgrp\",\"-R\",\"rev\",\"/usr/local\"]", BADGE_SYSTEM_CHOWN, 1 },
+		{ "[\"chown\",\"rev\",\"/var/lib/wt-x\"]", BADGE_SYSTEM_CHOWN, 1 },
+		{ "[\"chown\",\"rev:rev\",\"/home/rev/x\"]", BADGE_SYSTEM_CHOWN, 0 },
+		{ "[\"chown\",\"--reference=/etc/motd\",\"/srv/../home/x\"]", BADGE_SYSTEM_CHOWN, 0 },
+		/* look-alikes and right-to-left text, anywhere in a word */
+		{ "[\"true\",\"a\\u2010b\"]", BADGE_LOOKALIKE, 1 },
+		{ "[\"true\",\"/etc\\u2215x\"]", BADGE_LOOKALIKE, 1 },
+		{ "[\"true\",\"a-b/c.d~e=f\"]", BADGE_LOOKALIKE, 0 },
+		{ "[\"true\",\"\\u043f\\u0440\\u0438\"]", BADGE_LOOKALIKE, 0 },
+		{ "[\"true\",\"x\\u05d0\"]", BADGE_RTL_TEXT, 1 },
+		{ "[\"true\",\"\\u0627\"]", BADGE_RTL_TEXT, 1 },
+		{ "[\"true\",\"\\u043f\\u0440\\u0438\"]", BADGE_RTL_TEXT, 0 },
+	};
+	char json[512];
+	struct requester me;
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		snprintf(json, sizeof json, CMD("{\"id\":\"a\",\"argv\":%s,\"why\":\"w\"}"),
+		    c[i].argv);
+		assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+		if (validate_request(&q, &me, &r) != 0)
+			fail_msg("%s: refused: %s %s %s", c[i].argv, r.code, r.path, r.message);
+		if (!(q.cmds[0].badges & c[i].badge) != !c[i].want)
+			fail_msg("%s: badge 0x%x %s", c[i].argv, c[i].badge,
+			    c[i].want ? "missing" : "given");
 		request_free(&q);
 	}
 	requester_free(&me);
@@ -975,6 +1104,64 @@ verdict(const char *json, const struct requester *rq, const char *code, const ch
 }
 
 /*
+ * A request for an enrolled machine: every command is remote, and
+ * restarting ssh there may lock the reviewer out (its executables are
+ * resolved on the target, here set by hand as the target's answer would).
+ */
+static void
+test_remote_badges(void **state)
+{
+	static const char json[] = "{\"reason\":\"r\",\"machine\":\"web1\",\"commands\":["
+	    "{\"id\":\"a\",\"argv\":[\"systemctl\",\"restart\",\"ssh\"],\"why\":\"w\"},"
+	    "{\"id\":\"b\",\"argv\":[\"systemctl\",\"restart\",\"nginx\"],\"why\":\"w\"}]}";
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	assert_int_equal(validate_remote_text(&q, &r), 0);
+	for (i = 0; i < q.ncmds; i++)
+		strcpy(q.cmds[i].exe.path, "/usr/bin/systemctl");
+	risk_all(&q);
+	assert_true(q.cmds[0].badges & BADGE_REMOTE);
+	assert_true(q.cmds[0].badges & BADGE_LOCKOUT_PRONE);
+	assert_true(q.cmds[0].badges & BADGE_SERVICE_RESTART);
+	assert_true(q.cmds[1].badges & BADGE_REMOTE);
+	assert_false(q.cmds[1].badges & BADGE_LOCKOUT_PRONE);
+	request_free(&q);
+}
+
+/*
+ * relative_path holds only where the request names no cwd: with one, a
+ * relative path is found from there (and judged there as every path
+ * is); YOU commands run in their own cwd and may name relative paths.
+ */
+static void
+test_relative_paths_and_cwd(void **state)
+{
+	struct requester me;
+	struct refusal r;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	verdict("{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"argv\":[\"cat\",\"hostname\"],"
+	    "\"why\":\"w\"}]}", &me, "relative_path", "$.commands[0].argv[1]");
+	verdict("{\"reason\":\"r\",\"cwd\":\"/etc\",\"commands\":[{\"id\":\"a\",\"argv\":[\"cat\","
+	    "\"hostname\"],\"why\":\"w\"}]}", &me, NULL, NULL);
+	verdict("{\"reason\":\"r\",\"cwd\":\"/\",\"commands\":[{\"id\":\"a\",\"argv\":[\"cp\","
+	    "\"etc/os-release\",\"/etc/hosts.wt\"],\"why\":\"w\"}]}", &me, NULL, NULL);
+	verdict("{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"cp\","
+	    "\"x\",\"y\"],\"why\":\"w\"}]}", &me, NULL, NULL);
+	/* a look-alike word is refused whatever the cwd; a YOU one is not */
+	verdict("{\"reason\":\"r\",\"cwd\":\"/etc\",\"commands\":[{\"id\":\"a\",\"argv\":[\"cat\","
+	    "\"\\u2010n\"],\"why\":\"w\"}]}", &me, "lookalike_word", "$.commands[0].argv[1]");
+	verdict("{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"cat\","
+	    "\"\\u2010n\"],\"why\":\"w\"}]}", &me, NULL, NULL);
+	requester_free(&me);
+}
+
+/*
  * ROOT argv words and env values that name a path the requester can
  * change, env words inside argv (env at any depth), and the controls
  * that stay accepted.
@@ -1115,10 +1302,12 @@ test_link_and_process_targets(void **state)
 		{ "[\"cp\",\"--symbolic-link\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 2 },
 		{ "[\"timeout\",\"5\",\"ln\",\"-s\",\"../own/x\",\"@/etc/l\"]", "writable_argument", 4 },
 		{ "[\"ln\",\"-s\",\"@/own/x\",\"@/etc/l\"]", "writable_argument", 2 },
-		/* root's: accepted; a hard link and ln -r are judged from the cwd */
+		/* root's: accepted; a hard link's and ln -r's target is found from
+		 * the cwd, which no cwd named leaves at / (relative_path) */
 		{ "[\"ln\",\"-s\",\"../etc\",\"@/etc/l\"]", NULL, 0 },
-		{ "[\"ln\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
-		{ "[\"ln\",\"-sr\",\"../own/x\",\"@/etc/l\"]", NULL, 0 },
+		{ "[\"ln\",\"../own/x\",\"@/etc/l\"]", "relative_path", 1 },
+		{ "[\"ln\",\"-sr\",\"../own/x\",\"@/etc/l\"]", "relative_path", 2 },
+		{ "[\"ln\",\"--rel\",\"-s\",\"../own/x\",\"@/etc/l\"]", "relative_path", 3 },
 		{ "[\"ln\",\"-s\",\"-t\",\"@/etc\",\"../etc\"]", NULL, 0 },
 	};
 	char want[64], at[sizeof dir + 8];
@@ -1275,6 +1464,9 @@ main(void)
 		cmocka_unit_test(test_argv_scan),
 		cmocka_unit_test(test_opt_abbrev_and_sed),
 		cmocka_unit_test(test_mixed_script_badge),
+		cmocka_unit_test(test_notice_badges),
+		cmocka_unit_test(test_relative_paths_and_cwd),
+		cmocka_unit_test(test_remote_badges),
 		cmocka_unit_test(test_requester_self),
 		cmocka_unit_test(test_requester_lookup),
 		cmocka_unit_test(test_requester_user_namespace),
