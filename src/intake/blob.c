@@ -8,6 +8,7 @@
  * store may hold is bounded (blobs_admit) and what no gate holds any more
  * is collected (blobs_collect).
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <dirent.h>
 #include <err.h>
@@ -241,6 +242,31 @@ held_add(void *arg, const char *sha, int64_t size)
 }
 
 /*
+ * The blob store's lock, taken from a request's admission to the insert of
+ * its gate, and by collection: two requests stored at once (the daemon's
+ * workers) are judged with each other's blobs, and gc never removes a blob
+ * between its reuse and the gate that names it. The locked descriptor, to
+ * close; -1 after saying why.
+ */
+int
+blobs_lock(const char *statedir)
+{
+	int dfd = blob_dir(statedir, 1);
+
+	if (dfd < 0) {
+		warn("%s/blobs/sha256", statedir);
+		return -1;
+	}
+	while (flock(dfd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			warn("%s/blobs/sha256: lock", statedir);
+			close(dfd);
+			return -1;
+		}
+	return dfd;
+}
+
+/*
  * May q's files go into st's blob store for requester uid? Each requester
  * may hold st->blob_quota bytes of blobs through its gates (pending ones,
  * and for GC_BLOB_UNRUN_HOURS those that settled without running, so that
@@ -338,8 +364,9 @@ by_sha(const void *a, const void *b)
 /*
  * warrant gc: remove the blobs no gate holds any more (store_blob_refs
  * with ran_since and unrun_since) and temporary files left by a crash,
- * none written or reused in the last BLOB_GRACE_SECONDS (a request being
- * stored writes its blobs before its gate). A blob still linked into a
+ * none written or reused in the last BLOB_GRACE_SECONDS, under the blob
+ * store's lock (a request being stored writes its blobs before its gate
+ * and holds the lock until then). A blob still linked into a
  * run directory frees its space with that directory. The report:
  * {"count", "removed", "freed_bytes", "kept_bytes"}; NULL after saying why.
  */
@@ -361,6 +388,12 @@ blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
 		warn("%s/blobs/sha256", st->dir);
 		return NULL;
 	}
+	while (flock(dfd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			warn("%s/blobs/sha256: lock", st->dir);
+			close(dfd);
+			return NULL;
+		}
 	if (store_blob_refs(st, -1, ran_since, unrun_since, keep_add, &k) != 0) {
 		close(dfd);
 		free(k.sha);

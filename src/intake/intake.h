@@ -213,6 +213,7 @@ json_t	*files_manifest(const struct wrequest *);
 void	 files_free(struct wrequest *);
 int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
 struct store;
+int	 blobs_lock(const char *);
 int	 blobs_admit(struct store *, const struct wrequest *, int64_t, struct refusal *);
 json_t	*blobs_collect(struct store *, int64_t, int64_t, int);
 int	 blob_open(const char *, const char *, uint64_t);
@@ -236,7 +237,6 @@ json_t	*manifest_build(const struct wrequest *, const char *, const char *);
  * EXIT_REFUSED with the refusal (nothing stored), or EXIT_INTERNAL after
  * saying why.
  */
-struct store;
 int	 gate_submit(struct store *, const char *, size_t, const struct requester *,
 	    const char *, const char *, json_t **, struct refusal *);
 int	 gate_submit_answered(struct store *, const char *, size_t, const struct requester *,

@@ -105,9 +105,9 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 	char id[GATE_ID_LEN + 1], host[256], sha[SHA256_HEX_LEN + 1], *bytes = NULL;
 	struct gate_record g = { 0 };
 	json_t *manifest = NULL, *d = NULL;
-	struct store st;
+	struct store st, *s;
 	int64_t now;
-	int rc = EXIT_INTERNAL, b;
+	int rc = EXIT_INTERNAL, b, lock;
 
 	*desc = NULL;
 	if (gate_id_new(id) != 0) {
@@ -147,14 +147,19 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 	g.descriptor = d;
 	if (given == NULL && store_open(&st) != 0)
 		goto out;
-	if ((b = blobs_admit(given != NULL ? given : &st, q, (int64_t)rq->uid, r)) == 0 &&
-	    (b = blobs_store(q, given != NULL ? given->dir : st.dir, r)) == 0 &&
-	    gate_insert(given != NULL ? given : &st, &g) == 0) {
+	s = given != NULL ? given : &st;
+	/* admitted, written and named by the gate under the blob store's lock */
+	if ((lock = q->nfiles > 0 ? blobs_lock(s->dir) : -2) == -1)
+		b = -2;
+	else if ((b = blobs_admit(s, q, (int64_t)rq->uid, r)) == 0 &&
+	    (b = blobs_store(q, s->dir, r)) == 0 && gate_insert(s, &g) == 0) {
 		*desc = d;
 		d = NULL;
 		rc = EXIT_OK;
 	} else if (b == -1)
 		rc = EXIT_REFUSED;
+	if (lock >= 0)
+		close(lock);
 	if (given == NULL)
 		store_close(&st);
 out:
