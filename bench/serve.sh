@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# Daemon benchmarks for warrant (bench/README.md, benchmarks 6 and 7),
+# Daemon benchmarks for warrant (bench/README.md, benchmarks 6, 7 and 11),
 # called from bench/run.sh; they print figures next to their aims and
 # assert nothing. Needs root: it creates a throwaway reviewer and 32
 # requester users, makes them requesters (`warrant requesters add`), runs
@@ -8,6 +8,8 @@
 # removes the users, their group, the directory and the tmpfiles.d entry
 # on exit.
 # usage: sh bench/serve.sh BUILD_DIR
+# Benchmark 11 repeats 7's load twice, idle and while another requester's
+# 64 MiB snapshots are copied, and compares their p99.
 # Environment: BENCH_SOCKET_RUNS (benchmark 6, default 200),
 # BENCH_LOAD_REQUESTS (benchmark 7, requests per requester, default 50;
 # the bench's daemon allows as many in a minute with --rate), BENCH_SERVE_USERS (the users' name prefix,
@@ -248,3 +250,58 @@ fi
 kill -0 "$dpid" 2>/dev/null || echo "  WARNING: the daemon is gone; its log: $(tail -3 "$work/serve.log")"
 echo "  the daemon logged $(($(wc -l <"$work/serve.log") - before)) lines meanwhile" \
     "($(grep -c 'rate limit\|pending gates' "$work/serve.log" || true) quota refusals in all)"
+echo
+
+# --- 11. the load of 7 while snapshots are copied --------------------------------
+echo "11. the load of 7 while another requester's 64 MiB snapshots are read, hashed and copied"
+# no quotas in the way: both rounds are the same load, the second with the copies
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null || true
+as_rev "$w" serve --rate 100000 --max-pending 100000 2>>"$work/serve.log" &
+dpid=$!
+i=0
+while [ ! -S "$sock" ] || ! kill -0 "$dpid" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -le 100 ] || { echo "bench: warrant serve did not start again" >&2; exit 1; }
+	sleep 0.1
+done
+head -c 67108864 /dev/urandom >"$work/big.bin"
+chmod 644 "$work/big.bin"
+printf '{"reason":"bench snapshot","files":{"x":{"snapshot":"%s","mode":"0644"}},"commands":[{"id":"a","argv":["/usr/bin/true",{"file":"x"}],"why":"w"}]}\n' \
+    "$work/big.bin" >"$work/snap.json"
+chmod 644 "$work/snap.json"
+# round NAME: the 16 sockloads of 7, their per-request latencies in NAME-*.txt
+round() {
+	start=$(( $(date +%s%3N) + 1500 ))
+	pids=
+	for b in $b_users; do
+		install -m 0644 -o "$b" -g "$b" /dev/null "$work/$1-$b.txt"
+		setpriv --reuid="$b" --regid="$b" --init-groups env -i PATH=/usr/bin:/bin LANG=C \
+		    "$work/sockload" "$sock" "$work/req3.json" "$per" "$start" "$work/$1-$b.txt" \
+		    >/dev/null 2>&1 </dev/null &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait "$p" || true; done
+}
+p99() {
+	cat "$work"/"$1"-*.txt | awk '$1 == "request" { print $2 }' | sort -n |
+	    awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+		i = int(0.99 * NR + 0.999999); printf "%.1f", v[i < 1 ? 1 : i] }'
+}
+round idle
+copier=$prefix-a1
+install -m 0644 -o "$copier" /dev/null "$work/copies"
+setpriv --reuid="$copier" --regid="$copier" --init-groups env -i HOME=/ PATH=/usr/bin:/bin LANG=C \
+    WARRANT_SOCKET="$sock" sh -c 'while [ ! -e "$1.stop" ]; do
+	"$2" request <"$3" >/dev/null 2>&1 && echo x >>"$1"; done' sh "$work/copies" "$w" "$work/snap.json" &
+cpid=$!
+round loaded
+touch "$work/copies.stop"
+wait "$cpid" 2>/dev/null || true
+idle99=$(p99 idle)
+load99=$(p99 loaded)
+printf "  %d requesters x %s requests: p99 connect to descriptor idle %s ms, while copying %s ms;" \
+    "$nusers" "$per" "$idle99" "$load99"
+printf " ratio %sx (%s); %s snapshot requests of 64 MiB stored meanwhile\n" \
+    "$(calc "$load99 / $idle99")" "$(aim "$(calc "$load99 / $idle99")" le 2 x)" \
+    "$(wc -l <"$work/copies")"
