@@ -6,7 +6,8 @@
 # that was in the prefix before, and its directory, stay); an install over
 # an install is undone as wholly as one; uninstall with another PREFIX, or
 # a second time, removes nothing and says so. The build is made first with
-# ninja -j2, so that make install only installs.
+# ninja -j2 (unoptimised: only what is installed matters), so that make
+# install only installs.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-uninstall.sh
 . "$WARRANT_TOP/tests/e2e/lib.sh"
@@ -34,7 +35,7 @@ mkdir -p "$PFX/share/man"
 echo "not warrant's" >"$PFX/share/man/foreign"
 before=$(listing)
 
-meson setup "$BUILD" --prefix="$PFX" --buildtype=debugoptimized >"$T/setup.log" 2>&1 &&
+meson setup "$BUILD" --prefix="$PFX" --buildtype=debug >"$T/setup.log" 2>&1 &&
     ninja -C "$BUILD" -j2 >"$T/build.log" 2>&1 || bail "warrant builds in $BUILD (see $T/build.log)"
 mk install >"$T/install.log" 2>&1
 is "make install PREFIX=$PFX BUILD=$BUILD" "$?" 0
