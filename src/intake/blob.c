@@ -243,10 +243,11 @@ held_add(void *arg, const char *sha, int64_t size)
 
 /*
  * The blob store's lock, taken from a request's admission to the insert of
- * its gate, and by collection: two requests stored at once (the daemon's
- * workers) are judged with each other's blobs, and gc never removes a blob
- * between its reuse and the gate that names it. The locked descriptor, to
- * close; -1 after saying why.
+ * its gate, and by collection: two requests stored at once (by the daemon
+ * and by the reviewer's own `warrant request`) are judged with each
+ * other's blobs, and gc never removes a blob between its reuse and the
+ * gate that names it. The locked descriptor, to close; -1 after saying
+ * why.
  */
 int
 blobs_lock(const char *statedir)

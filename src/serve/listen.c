@@ -231,9 +231,9 @@ conn_fork(struct conn *c, json_t *msg, int *fd)
 		mine += all_conns[i]->child > 0 && all_conns[i]->peer.uid == c->peer.uid;
 	}
 	if (total >= SERVE_CHILDREN_MAX || mine >= SERVE_CHILDREN_PER_UID) {
-		conn_error(c, "busy", NULL, "%s requests are being worked on (files copied, "
-		    "machines asked); try again shortly", mine >= SERVE_CHILDREN_PER_UID ? "two of "
-		    "your" : "too many");
+		conn_error(c, "busy", NULL, "%s requests for enrolled machines are being "
+		    "resolved; try again shortly", mine >= SERVE_CHILDREN_PER_UID ? "your" :
+		    "too many");
 		return -1;
 	}
 	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {

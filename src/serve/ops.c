@@ -106,27 +106,27 @@ rates_free(struct daemon *d)
 }
 
 /*
- * Judge and store the request of msg for peer p on st; answer is the
- * target's, asked by a worker for a request for an enrolled machine
- * (NULL: none, or ask now). EXIT_OK with *desc, EXIT_REFUSED with r
- * filled, anything else after saying why.
+ * Judge and store the request of msg for c's peer, and reply; answer is
+ * the target's, asked by a worker for a request for an enrolled machine
+ * (NULL: none, or ask now).
  */
-static int
-request_submit(struct daemon *d, struct store *st, const struct peer *p, json_t *msg,
-    const json_t *answer, json_t **desc, struct refusal *r)
+static void
+request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
 {
-	json_t *req = json_object_get(msg, "request");
+	const struct peer *p = conn_peer(c);
+	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
 	const char *agent = json_string_value(json_object_get(msg, "agent"));
 	const char *project = json_string_value(json_object_get(msg, "project"));
 	const char *key = json_string_value(json_object_get(msg, "key"));
 	struct requester rq;
+	struct refusal r;
 	char *bytes;
 	int rc;
 
-	*desc = NULL;
 	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {
 		warn("serve: cannot read the groups of uid %u", (unsigned)p->uid);
-		return EXIT_INTERNAL;
+		conn_error(c, "internal", NULL, "the daemon cannot read your user and groups");
+		return;
 	}
 	rq.pid = p->pid;
 	rq.pid_start = p->start;
@@ -135,28 +135,18 @@ request_submit(struct daemon *d, struct store *st, const struct peer *p, json_t 
 	rq.home = d->home != NULL ? xstrdup(d->home) : NULL;
 	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
 		requester_free(&rq);
-		warnx("serve: cannot encode a request");
-		return EXIT_INTERNAL;
+		conn_error(c, "internal", NULL, "cannot encode the request");
+		return;
 	}
-	rc = gate_submit_answered(st, bytes, strlen(bytes), &rq, agent, project, answer,
-	    key, desc, r);
+	rc = gate_submit_answered(&d->st, bytes, strlen(bytes), &rq, agent, project, answer,
+	    key, &desc, &r);
 	free(bytes);
 	requester_free(&rq);
-	return rc;
-}
-
-/* Reply to c with what request_submit said about msg's request. */
-static void
-request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct refusal *r)
-{
-	const struct peer *p = conn_peer(c);
-	json_t *req = json_object_get(msg, "request"), *reply;
-
 	if (rc == EXIT_REFUSED) {
-		reply = refusal_json(r);
+		reply = refusal_json(&r);
 		json_object_set_new(reply, "ok", json_false());
 		conn_reply(c, reply, 1);
-	} else if (rc != EXIT_OK || desc == NULL)
+	} else if (rc != EXIT_OK)
 		conn_error(c, "internal", NULL, "the daemon cannot store the request "
 		    "(its log says why); nothing is waiting for review");
 	else {
@@ -167,62 +157,8 @@ request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct re
 		    *json_str(req, "reason") != '\0' ? json_str(req, "reason") : json_str(req, "why"),
 		    (int)json_integer_value(json_object_get(desc, "root_count")),
 		    (int)json_integer_value(json_object_get(desc, "user_count")));
-		conn_reply(c, json_pack("{s:b,s:O}", "ok", 1, "gate", desc), 1);
+		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
 	}
-}
-
-/* Judge and store the request of msg for c's peer here, and reply. */
-static void
-request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
-{
-	struct refusal r;
-	json_t *desc;
-	int rc = request_submit(d, &d->st, conn_peer(c), msg, answer, &desc, &r);
-
-	request_reply(c, msg, rc, desc, &r);
-	json_decref(desc);
-}
-
-/*
- * In a worker (conn_fork's child): judge and store a request that has
- * snapshots (reading, hashing and copying up to 256 MiB must not hold up
- * everyone else), on a store connection of its own: the loop's may not
- * be used across a fork. Writes {"stored": DESCRIPTOR}, {"refusal": …}
- * or {"failed": true} as one line on fd, and ends.
- */
-static void __attribute__((noreturn))
-request_copy(struct daemon *d, struct conn *c, json_t *msg, int fd)
-{
-	struct store st;
-	struct refusal r;
-	json_t *desc = NULL, *out;
-	char *line;
-	int rc = EXIT_INTERNAL;
-
-	if (store_open_at(&st, d->st.dir) == 0) {
-		st.blob_quota = d->st.blob_quota;
-		st.blob_cap = d->st.blob_cap;
-		rc = request_submit(d, &st, conn_peer(c), msg, NULL, &desc, &r);
-		store_close(&st);
-	}
-	out = rc == EXIT_OK && desc != NULL ? json_pack("{s:o}", "stored", desc) :
-	    rc == EXIT_REFUSED ? json_pack("{s:o}", "refusal", refusal_json(&r)) :
-	    json_pack("{s:b}", "failed", 1);
-	line = out != NULL ? json_dumps(out, JSON_COMPACT) : NULL;
-	_exit(line != NULL && write_all(fd, line, strlen(line)) == 0 ? 0 : 1);
-}
-
-/* Does the request of msg have a file given as a snapshot? */
-static int
-has_snapshot(json_t *msg)
-{
-	json_t *files = json_object_get(json_object_get(msg, "request"), "files"), *f;
-	const char *name;
-
-	json_object_foreach(files, name, f)
-		if (json_object_get(f, "snapshot") != NULL)
-			return 1;
-	return 0;
 }
 
 /*
@@ -288,20 +224,15 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 	if (json_is_object(json_object_get(j, "answer"))) {
 		if (request_repeat(d, c, msg) == 0)
 			request_store(d, c, msg, json_object_get(j, "answer"));
-	} else if (json_is_object(json_object_get(j, "stored")))
-		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL);
+	}
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
 		json_object_set_new(reply, "ok", json_false());
 		conn_reply(c, reply, 1);
-	} else if (json_is_string(json_object_get(json_object_get(msg, "request"), "machine")))
+	} else
 		conn_error(c, "machine_unreachable", "$.machine", "the target did not answer "
 		    "in time; nothing is waiting for review");
-	else
-		conn_error(c, "internal", NULL, "the daemon's worker could not store the "
-		    "request (its log says why); ask again with the same key to learn "
-		    "whether it was stored");
 	json_decref(j);
 }
 
@@ -362,12 +293,6 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	if (json_is_string(json_object_get(req, "machine"))) {
 		if (conn_fork(c, msg, &fd) == 0)
 			request_ask(d, msg, fd);
-		return;
-	}
-	/* snapshots are read, hashed and copied in a worker, never here */
-	if (has_snapshot(msg)) {
-		if (conn_fork(c, msg, &fd) == 0)
-			request_copy(d, c, msg, fd);
 		return;
 	}
 	request_store(d, c, msg, NULL);
