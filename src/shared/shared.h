@@ -89,6 +89,23 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
  * reviewer who runs it is one) and whose; reviews are files in the spool
  * owned by their reviewers, bound to a run by tp_binding.
  */
+/*
+ * logship.c: ROOT commands' I/O log sessions sent to the fleet's
+ * sudo_logsrvd with sudo_sendlog (docs/audit.md); the policy's
+ * "log_server". An empty host: none.
+ */
+struct exec_result;
+struct log_server {
+	char		 host[256];
+	char		 port[8];
+	char		 ca[PATH_MAX];	/* "": plain TCP, to a loopback address only */
+};
+int	 logship_config(const json_t *, struct log_server *, char *, size_t);
+int	 logship_ready(const struct log_server *, char *, size_t);
+void	 logship_session(const struct log_server *, const char *, const struct exec_result *);
+int	 logship_flush(const struct log_server *, size_t *, size_t *, char *, size_t);
+json_t	*logship_waiting(void);
+
 #define TP_APPROVALS_MAX	16
 #define TP_SPOOL_DAYS		7	/* reviews older than this are swept */
 struct tp_policy {
@@ -96,6 +113,7 @@ struct tp_policy {
 	char		 group[64];
 	gid_t		 gid;
 	int		 unconfined;	/* "unconfined": "allow": ROOT runs without the supervisor */
+	struct log_server log_server;	/* "log_server": where ROOT sessions are shipped */
 };
 struct tp_binding {
 	const char	*request_id;

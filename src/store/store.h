@@ -103,6 +103,7 @@ long	 store_count_pending(struct store *, int64_t);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);
+json_t	*store_iolog_sessions(struct store *);
 json_t	*gate_outcome(struct store *, const json_t *);
 
 /*
