@@ -317,7 +317,7 @@ ship_waiting(int dry)
 		json_decref(list);
 	} else if ((rc = logship_flush(&p.log_server, &sent, &waiting, why, sizeof why)) != 0)
 		warnx("%s", why);
-	return json_pack("{s:s+s+s,s:I,s:I,s:b}", "address", p.log_server.host, ":",
+	return json_pack("{s:s++,s:I,s:I,s:b}", "address", p.log_server.host, ":",
 	    p.log_server.port, "shipped", (json_int_t)sent, "waiting", (json_int_t)waiting,
 	    "failed", rc != 0);
 }

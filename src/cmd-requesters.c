@@ -66,6 +66,7 @@ parse(int argc, char **argv, const char **reviewer, int *json, int *first)
 	};
 	int ch;
 
+	*first = argc;	/* on every path (gcc 14 warns otherwise) */
 	while ((ch = getopt_long(argc, argv, json != NULL ? "j" : "", longopts,
 	    NULL)) != -1) {
 		if (ch == 'r')

@@ -64,13 +64,18 @@ sr_user_setup() {
 	sr_forget_tickets
 }
 
-# sr_forget_tickets: drop every sudo time stamp the reviewers may have.
+# sr_forget_tickets: drop every sudo time stamp the reviewers may have
+# (sudo keeps them by name, sudo-rs by uid).
 sr_forget_tickets() {
 	for u in "$SR_USER" "$SR_USER2"; do
 		rm -f "/run/sudo/ts/$u" "/var/run/sudo/ts/$u" "/var/lib/sudo/ts/$u" 2>/dev/null
+		sf_uid=$(id -u "$u" 2>/dev/null) && rm -f "/run/sudo-rs/ts/$sf_uid"
 	done
 	return 0
 }
+
+# sr_is_sudo_rs: /usr/bin/sudo is sudo-rs (Debian 13 may put it there).
+sr_is_sudo_rs() { /usr/bin/sudo -V 2>/dev/null | head -1 | grep -q '^sudo-rs'; }
 
 # sr_no_nopasswd: no sudoers rule lets the reviewer in without a password.
 sr_no_nopasswd() {
