@@ -157,7 +157,7 @@ use_sudo() {
 # ------------------------------------------------------------ the suites
 for s in $sudos; do
 	use_sudo "$s" || die "/usr/bin/sudo is $s"
-	ver=$(in_root /usr/bin/sudo -V 2>/dev/null | head -1)
+	ver=$(in_root /usr/bin/sudo -V 2>&1 | head -1)
 	tap ok "/usr/bin/sudo is $s: $ver"
 	list=
 	for t in $suites; do list="$list tests/e2e/test-$t.sh"; done

@@ -372,6 +372,18 @@ session_id(const char *name, char id[SESSION_NAME + 3])
 	snprintf(id, SESSION_NAME + 3, "%.2s/%.2s/%.2s", name, name + 2, name + 4);
 }
 
+/* Is the session still in the I/O log (its timing file there)? */
+static int
+session_there(const char *name)
+{
+	char path[PATH_MAX], id[SESSION_NAME + 3];
+	struct stat st;
+
+	session_id(name, id);
+	snprintf(path, sizeof path, "%s/%s/timing", WARRANT_IOLOG_DIR, id);
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
 /* Send one session; 0, or -1 with why. */
 static int
 send_one(const struct log_server *ls, const char *name, char *why, size_t size)
@@ -411,7 +423,7 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
     size_t size)
 {
 	char (*names)[SESSION_NAME + 1], id[SESSION_NAME + 3], reason[1024];
-	size_t n = 0, i;
+	size_t n = 0, i, gone = 0;
 	int dfd, rc = 0;
 
 	*sent = *waiting = 0;
@@ -428,6 +440,16 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
 	}
 	names = spool_names(dfd, &n);
 	for (i = 0; i < n && !server_down; i++) {
+		if (!session_there(names[i])) {
+			/* removed by hand: nothing to send, and it must not
+			 * hold up the ones after it */
+			session_id(names[i], id);
+			syslog(LOG_WARNING, "I/O log session %s is gone from %s before it was "
+			    "shipped", id, WARRANT_IOLOG_DIR);
+			if (unlinkat(dfd, names[i], 0) == 0)
+				gone++;
+			continue;
+		}
 		if (send_one(ls, names[i], reason, sizeof reason) != 0) {
 			session_id(names[i], id);
 			snprintf(why, size, "I/O log session %s not shipped to %s:%s (kept, sent "
@@ -441,7 +463,7 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
 		if (unlinkat(dfd, names[i], 0) == 0)
 			(*sent)++;
 	}
-	*waiting = n - *sent;
+	*waiting = n - *sent - gone;
 	free(names);
 	close(dfd);	/* and the lock */
 	return rc;

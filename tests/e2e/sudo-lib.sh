@@ -75,7 +75,7 @@ sr_forget_tickets() {
 }
 
 # sr_is_sudo_rs: /usr/bin/sudo is sudo-rs (Debian 13 may put it there).
-sr_is_sudo_rs() { /usr/bin/sudo -V 2>/dev/null | head -1 | grep -q '^sudo-rs'; }
+sr_is_sudo_rs() { /usr/bin/sudo -V 2>&1 | head -1 | grep -q '^sudo-rs'; }
 
 # sr_no_nopasswd: no sudoers rule lets the reviewer in without a password.
 sr_no_nopasswd() {

@@ -302,6 +302,19 @@ jcheck "(d) warrant gc as root ships it" \
 check "(d) ... it replays from the server" replays_exactly d "$SRV" "$(on_server d)"
 check "(d) ... and no longer waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$ID" | tr -d /)"
 
+stop_server
+emit_gate h
+answer right h "$G" --run --no-detach -j
+IH=$(iolog_of h)
+check "(d) another session waits while the server is down" waiting "$IH"
+rm -rf "${IO:?}/$IH"
+start_server
+gc_root >"$SR_DIR/h.gc" 2>&1
+jcheck "(d) a waiting session removed from the I/O log by hand: its note goes, nothing is sent" \
+    "j['log_server']['shipped'] == 0 and j['log_server']['waiting'] == 0 and not j['log_server']['failed']" \
+    "$SR_DIR/h.gc"
+check "(d) ... and it no longer waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$IH" | tr -d /)"
+
 # ============================================================ (e) no TLS off loopback
 section "(e) plain TCP to an address that is not loopback: refused, nothing runs"
 policy "{\"log_server\": {\"address\": \"192.0.2.1:$PORT\"}}"

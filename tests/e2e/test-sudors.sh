@@ -75,7 +75,7 @@ dropin() {
 section "set-up"
 if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, warrant installed"
 else bail "infra: cannot set up the reviewer or install warrant"; fi
-ok "/usr/bin/sudo is $(/usr/bin/sudo -V | head -1)"
+ok "/usr/bin/sudo is $(/usr/bin/sudo -V 2>&1 | head -1)"
 check "infra: no NOPASSWD rule applies to $SR_USER" sr_no_nopasswd
 rm -rf "$OPT"
 install -d -m 0755 -o root -g root "$OPT" "$OPT/bin"
