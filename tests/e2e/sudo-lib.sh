@@ -313,6 +313,33 @@ sr_request() {
 	jscan 'j["request_id"]' "$1.out"
 }
 
+# sr_gate NAME < request.json: create the gate as the reviewer from the
+# JSON on stdin (kept as $SR_DIR/NAME.json); sets G, or G=none-NAME with
+# a failed check when it is refused.
+sr_gate() {
+	cat >"$SR_DIR/$1.json"
+	G=$(sr_request "$SR_DIR/$1.json") || G=
+	[ -n "$G" ] || {
+		G=none-$1
+		not_ok "($1) warrant request accepts the test's request"
+		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	}
+}
+
+# sr_answer MODE NAME ID ARGS...: warrant answer ID ARGS in a pty as the
+# reviewer (pty_rv; ANSWER_LIMIT seconds, default 120); sets ANS_RC and
+# ANS (the transcript).
+sr_answer() {
+	sa_mode=$1 sa_name=$2
+	shift 2
+	pty_rv "$sa_mode" "$sa_name" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+}
+
+# sr_state_is ID STATE: the gate is in STATE.
+sr_state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+
 # sr_state ID: the gate's state as the reviewer's store reports it.
 sr_state() {
 	sr_as "$SR_USER" "$SR_WARRANT" show "$1" -j 2>/dev/null | jscan 'j["state"]'

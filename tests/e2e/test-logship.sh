@@ -107,34 +107,15 @@ stop_server() {
 }
 policy() { printf '%s\n' "$1" >"$POLICY" && chown root:root "$POLICY" && chmod 0644 "$POLICY"; }
 
-# mkgate NAME < request.json: create the gate as the reviewer; G.
-mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || {
-		G=none-$1
-		not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
-}
 # emit_gate NAME: a gate of one ROOT command, emit NAME; G, and the
 # command line its replay names in $SR_DIR/NAME.cmdline.
 emit_gate() {
-	mkgate "$1" <<EOF
+	sr_gate "$1" <<EOF
 {"reason":"logship ($1)","commands":[
   {"id":"emit-$1","argv":["$OPT/bin/emit","tag-$1"],"why":"output to ship"}]}
 EOF
 	printf '%s' "$OPT/bin/emit tag-$1" >"$SR_DIR/$1.cmdline"
 }
-# answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
-state_is() { [ "$(sr_state "$1")" = "$2" ]; }
 # iolog_of NAME: the session id of emit-NAME from the answer's ledger.
 iolog_of() { jscan "entry(j, 'emit-$1')['iolog']" "$ANS" 2>/dev/null; }
 # waiting ID: the spool holds the session's note.
@@ -212,7 +193,7 @@ policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\"}}"
 
 # ============================================================ (a) shipped
 section "(a) the server is up: each ROOT session reaches it and replays there"
-mkgate a <<EOF
+sr_gate a <<EOF
 {"reason":"logship (a)","commands":[
   {"id":"emit-a","argv":["$OPT/bin/emit","tag-a"],"why":"output to ship"},
   {"id":"emit-a2","argv":["$OPT/bin/emit","tag-a2"],"why":"a second session"},
@@ -221,7 +202,7 @@ EOF
 printf '%s' "$OPT/bin/emit tag-a" >"$SR_DIR/a.cmdline"
 printf '%s' "$OPT/bin/emit tag-a2" >"$SR_DIR/a2.cmdline"
 GA=$G
-answer right a "$GA" --run --no-detach -j
+sr_answer right a "$GA" --run --no-detach -j
 is "[P4] (a) answer exits 0" "$ANS_RC" 0
 jcheck "[P4] (a) every command ran" \
     "j['status'] == 'approved' and all(e['status'] == 'ran' for e in entries(j))" "$ANS"
@@ -248,7 +229,7 @@ section "(b) the server is down: the batch runs, the session is kept"
 check "(b) sudo_logsrvd is stopped" stop_server
 emit_gate b
 GB=$G
-answer right b "$GB" --run --no-detach -j
+sr_answer right b "$GB" --run --no-detach -j
 is "[P4] (b) answer exits 0: a server that is down stops nothing" "$ANS_RC" 0
 jcheck "[P4] (b) the command ran" "entry(j, 'emit-b')['status'] == 'ran'" "$ANS"
 IB=$(iolog_of b)
@@ -277,7 +258,7 @@ section "(c) the server is back: the next run ships what waited"
 check "(c) sudo_logsrvd starts again" start_server
 emit_gate c
 GC=$G
-answer right c "$GC" --run --no-detach -j
+sr_answer right c "$GC" --run --no-detach -j
 is "(c) answer exits 0" "$ANS_RC" 0
 IC=$(iolog_of c)
 check "(c) nothing waits any more" sh -c '[ -z "$(ls -A "$1")" ]' sh "$SPOOL"
@@ -291,7 +272,7 @@ section "(d) warrant gc as root ships what waits"
 stop_server
 emit_gate d
 GD=$G
-answer right d "$GD" --run --no-detach -j
+sr_answer right d "$GD" --run --no-detach -j
 ID=$(iolog_of d)
 check "(d) with the server down the session waits" waiting "$ID"
 start_server
@@ -304,7 +285,7 @@ check "(d) ... and no longer waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$ID
 
 stop_server
 emit_gate h
-answer right h "$G" --run --no-detach -j
+sr_answer right h "$G" --run --no-detach -j
 IH=$(iolog_of h)
 check "(d) another session waits while the server is down" waiting "$IH"
 rm -rf "${IO:?}/$IH"
@@ -320,12 +301,12 @@ section "(e) plain TCP to an address that is not loopback: refused, nothing runs
 policy "{\"log_server\": {\"address\": \"192.0.2.1:$PORT\"}}"
 emit_gate e
 GE=$G
-answer none e "$GE" --run --no-detach -j
+sr_answer none e "$GE" --run --no-detach -j
 is "[P5] (e) answer refuses (exit 2)" "$ANS_RC" 2
 check "[P5] (e) with policy_invalid, naming log_server_needs_tls" \
     sh -c 'grep -q policy_invalid "$1" && grep -q log_server_needs_tls "$1"' sh "$ANS"
 is "[P5] (e) before any password is asked" "$(pty_prompts)" 0
-check "[P5] (e) the gate stays pending" state_is "$GE" pending
+check "[P5] (e) the gate stays pending" sr_state_is "$GE" pending
 check "[P5] (e) nothing ran: no session for it anywhere" sh -c '! grep -rqs "tag-e" "$1" "$2"' sh "$IO" "$SRV"
 
 # ============================================================ (f) TLS
@@ -351,11 +332,11 @@ if ! /usr/sbin/sudo_sendlog --help 2>&1 | grep -q -- --ca-bundle; then
 	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", \"ca\": \"$CA\"}}"
 	emit_gate f
 	GF=$G
-	answer right f "$GF" --run --no-detach -j
+	sr_answer right f "$GF" --run --no-detach -j
 	is "[P5] (f) a CA where sudo_sendlog has no TLS: refused (runner_error, exit 1)" "$ANS_RC" 1
 	check "[P5] (f) ... naming log_server_tls_unsupported" grep -q log_server_tls_unsupported "$ANS"
 	check "[P5] (f) ... nothing ran" sh -c '! grep -rqs "tag-f" "$1"' sh "$IO"
-	check "[P5] (f) ... the gate stays pending" state_is "$GF" pending
+	check "[P5] (f) ... the gate stays pending" sr_state_is "$GF" pending
 	skip "(f) TLS to sudo_logsrvd" "this host's sudo_sendlog has no TLS (Debian 12)"
 else
 	stop_server
@@ -364,7 +345,7 @@ else
 	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", \"ca\": \"$CA\"}}"
 	emit_gate f
 	GF=$G
-	answer right f "$GF" --run --no-detach -j
+	sr_answer right f "$GF" --run --no-detach -j
 	is "(f) answer exits 0" "$ANS_RC" 0
 	IF=$(iolog_of f)
 	check "(f) the session went over TLS: nothing waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$IF" | tr -d /)"
@@ -374,7 +355,7 @@ else
 	start_server tls wt-other-ca.pem || bail "(f) sudo_logsrvd listens with the other CA's certificate"
 	emit_gate g
 	GG=$G
-	answer right g "$GG" --run --no-detach -j
+	sr_answer right g "$GG" --run --no-detach -j
 	is "[P4] (f) a server certificate of another CA: the batch still runs" "$ANS_RC" 0
 	IG=$(iolog_of g)
 	check "[P4] (f) ... the session is kept, not shipped" waiting "$IG"

@@ -39,32 +39,15 @@ cleanup() {
 }
 at_exit cleanup
 
-mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || {
-		G=none-$1
-		not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
-}
 # touch_gate NAME: a gate of a YOU and a ROOT command that each leave a
 # marker; G.
 touch_gate() {
-	mkgate "$1" <<EOF
+	sr_gate "$1" <<EOF
 {"reason":"sudo-rs ($1)","commands":[
   {"id":"u","as":"user","argv":["/usr/bin/touch","$YOU/$1"],"why":"you"},
   {"id":"r","argv":["/usr/bin/touch","$OPT/root-$1"],"why":"root"}]}
 EOF
 }
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
-state_is() { [ "$(sr_state "$1")" = "$2" ]; }
 ran() { [ -e "$YOU/$1" ] && [ -e "$OPT/root-$1" ]; }
 none_ran() { [ ! -e "$YOU/$1" ] && [ ! -e "$OPT/root-$1" ]; }
 dropin() {
@@ -95,7 +78,7 @@ chmod 0755 "$OPT/bin/hold"
 section "(a) sudo-rs's prompt: one, for the runner's own invocation"
 touch_gate a
 GA=$G
-answer right a "$GA" --run --no-detach -j
+sr_answer right a "$GA" --run --no-detach -j
 is "[P2] (a) answer exits 0" "$ANS_RC" 0
 is "[P2] (a) one prompt" "$(pty_prompts)" 1
 check "(a) it is sudo-rs's prompt" grep -q '\[sudo: authenticate\] Password' "$ANS"
@@ -114,20 +97,20 @@ check "(b) sudo -v made a ticket first" grep -q WT-V=ok "$PTY_LOG"
 is "[P2] (b) the runner's invocation still asked for the password (2 prompts)" "$(pty_prompts)" 2
 check "[P2] (b) both commands ran" ran b
 check "[P2] (b) warrant's sudo -k removed the ticket sudo -v left: none after the batch" pty_no_ticket
-mkgate b2 <<EOF
+sr_gate b2 <<EOF
 {"reason":"sudo-rs (b2): during","commands":[
   {"id":"hold","argv":["$OPT/bin/hold"],"why":"runs until let go"}]}
 EOF
 GB2=$G
-answer right b2 "$GB2" --run -j
+sr_answer right b2 "$GB2" --run -j
 is "(b) a detached batch: answer exits 0 once the runner is started" "$ANS_RC" 0
 if reviewer_has_ticket; then not_ok "[P2] (b) during the batch the reviewer has no ticket (fresh pty, no tty)"
 else ok "[P2] (b) during the batch the reviewer has no ticket (fresh pty, no tty)"; fi
-check "(b) ... and the command was still running then" state_is "$GB2" running
+check "(b) ... and the command was still running then" sr_state_is "$GB2" running
 touch "$OPT/go"
 i=0
-while state_is "$GB2" running && [ "$i" -lt 600 ]; do sleep 0.2; i=$((i + 1)); done
-check "(b) it settles once let go" state_is "$GB2" approved
+while sr_state_is "$GB2" running && [ "$i" -lt 600 ]; do sleep 0.2; i=$((i + 1)); done
+check "(b) it settles once let go" sr_state_is "$GB2" approved
 
 # ============================================================ (c) passwd_timeout
 section "(c) passwd_timeout is unknown to sudo-rs: no prompt timeout"
@@ -136,7 +119,7 @@ dropin "Defaults:$SR_USER passwd_timeout=0.05"
 check "(c) sudo-rs says so: unknown setting 'passwd_timeout'" grep -q "unknown setting: 'passwd_timeout'" "$SR_DIR/c.l"
 touch_gate c
 GC=$G
-answer cancel c "$GC" --run --no-detach -j
+sr_answer cancel c "$GC" --run --no-detach -j
 is "[P3] (c) the prompt waits until Ctrl-C: cancelled, exit 2" "$ANS_RC" 2
 jcheck "[P3] (c) outcome cancellation, status pending" \
     "j['status'] == 'pending' and j['outcome'] == 'cancellation'" "$ANS"
@@ -149,7 +132,7 @@ section "(d) !authenticate is refused by sudo-rs: the password is still asked"
 dropin "Defaults:$SR_USER !authenticate"
 touch_gate d
 GD=$G
-answer right d "$GD" --run --no-detach -j
+sr_answer right d "$GD" --run --no-detach -j
 is "(d) answer exits 0" "$ANS_RC" 0
 is "[P2] (d) one prompt: the runner's invocation is authenticated anyway" "$(pty_prompts)" 1
 check "(d) sudo-rs said it does not take the setting" grep -q "'authenticate' cannot be used" "$ANS"
@@ -160,17 +143,17 @@ rm -f "$DROPIN"
 section "(e) exit codes: a wrong password (1), Ctrl-C at the prompt"
 touch_gate e
 GE=$G
-answer wrong e "$GE" --run --no-detach -j
+sr_answer wrong e "$GE" --run --no-detach -j
 is "[P3] (e) wrong password: exit 2" "$ANS_RC" 2
 jcheck "[P3] (e) ... authentication_failed, pending" \
     "j['status'] == 'pending' and j['outcome'] == 'authentication_failed'" "$ANS"
 check "[P3] (e) ... nothing ran" none_ran e
-answer cancel e2 "$GE" --run --no-detach -j
+sr_answer cancel e2 "$GE" --run --no-detach -j
 is "[P3] (e) Ctrl-C: exit 2" "$ANS_RC" 2
 jcheck "[P3] (e) ... cancellation, pending" \
     "j['status'] == 'pending' and j['outcome'] == 'cancellation'" "$ANS"
 check "[P3] (e) ... nothing ran" none_ran e
-answer right e3 "$GE" --run --no-detach -j
+sr_answer right e3 "$GE" --run --no-detach -j
 check "(e) the gate is answered afterwards" ran e
 
 # ============================================================ (f) the policy question
@@ -178,7 +161,7 @@ section "(f) the runner asks sudo-rs's policy: a forbidden command is refused"
 dropin "$SR_USER ALL=(ALL:ALL) ALL, !/usr/bin/touch"
 touch_gate f
 GF=$G
-answer right f "$GF" --run --no-detach -j
+sr_answer right f "$GF" --run --no-detach -j
 is "[P1] (f) the runner refuses the batch (runner_error, exit 1)" "$ANS_RC" 1
 check "[P1] (f) ... because sudoers does not allow touch for the reviewer" \
     grep -q "sudoers does not allow" "$ANS"
