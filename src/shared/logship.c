@@ -5,10 +5,13 @@
  * Debian's own sudo_sendlog, which reads sudo's I/O log format, the one
  * the runner writes (iolog.c). The host's policy names the server:
  *
- *   "log_server": {"address": "HOST:PORT", "ca": "/etc/warrant/logsrv-ca.pem"}
+ *   "log_server": {"address": "HOST:PORT", "ca": "/etc/warrant/logsrv-ca.pem",
+ *                  "cert": "/etc/warrant/logsrv-client.pem"}
  *
  * With "ca" the session goes over TLS, the server's certificate checked
- * against that CA (root's file, nobody else can change it); without, over
+ * against that CA (root's file, nobody else can change it), this host
+ * showing its own certificate ("cert", and "key" when the key is in a
+ * file of its own: sudo_sendlog speaks TLS only so); without, over
  * plain TCP, and then only to a loopback address (the end of an ssh or
  * WireGuard tunnel): any other address is refused, as is a "ca" where
  * this host's sudo_sendlog has no TLS (Debian 12's is built without).
@@ -103,44 +106,79 @@ address_split(const char *addr, struct log_server *ls)
 	return 0;
 }
 
-/* The CA file: a regular file of root's that nobody else can change or
- * replace (every directory on the way counted). It is read by root's
- * sudo_sendlog, so only stat()ed here: `answer` checks it too, as the
- * reviewer. */
+/*
+ * One of the TLS files (field "ca", "cert" or "key" at path): a regular
+ * file of root's that nobody else can change or replace (every directory
+ * on the way counted), and, holding a private key, that nobody else can
+ * read. Read by root's sudo_sendlog, so only stat()ed here: `answer`
+ * checks the policy too, as the reviewer. 0, or -1 with why.
+ */
 static int
-ca_ok(const char *ca, char *why, size_t size)
+tls_file_ok(const char *field, const char *path, int private, char *why, size_t size)
 {
 	const struct writer anyone = { .uid = 0 };	/* anyone but root */
 	char how[PATH_MAX + 128];
 	struct stat st;
 
-	if (ca[0] != '/') {
-		snprintf(why, size, "log_server.ca must be an absolute path");
+	if (path[0] != '/') {
+		snprintf(why, size, "log_server.%s must be an absolute path", field);
 		return -1;
 	}
-	if (stat(ca, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
-		snprintf(why, size, "log_server.ca %s must be a regular file of root's", ca);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		snprintf(why, size, "log_server.%s %s must be a regular file of root's", field, path);
 		return -1;
 	}
-	if (path_changeable(&anyone, ca, how, sizeof how) != 0) {
-		snprintf(why, size, "log_server.ca %s can be changed by others than root", ca);
+	if (path_changeable(&anyone, path, how, sizeof how) != 0) {
+		snprintf(why, size, "log_server.%s %s can be changed by others than root", field,
+		    path);
+		return -1;
+	}
+	if (private && (st.st_mode & 077) != 0) {
+		snprintf(why, size, "log_server.%s %s holds a private key: it must be readable by "
+		    "root only (mode 0600)", field, path);
 		return -1;
 	}
 	return 0;
 }
 
+/* The policy's path for field (ca, cert, key) into out, checked: 0 when
+ * it is there and fine or absent, -1 with why. */
+static int
+tls_file(const json_t *v, const char *field, int private, char *out, size_t outsize,
+    char *why, size_t size)
+{
+	json_t *f = json_object_get(v, field);
+	const char *path = json_string_value(f);
+
+	if (f == NULL)
+		return 0;
+	if (path == NULL || strlen(path) >= outsize) {
+		snprintf(why, size, "log_server.%s must be the path of a file", field);
+		return -1;
+	}
+	if (tls_file_ok(field, path, private, why, size) != 0)
+		return -1;
+	strcpy(out, path);
+	return 0;
+}
+
 /*
  * The policy's "log_server" (v, or NULL: none): {"address": "HOST:PORT"}
- * and an optional "ca". Refused: anything else, an address that is not
- * HOST:PORT, a CA file others could change, and plain TCP to an address
- * that is not loopback (log_server_needs_tls). 0 with ls filled, or -1
- * with why.
+ * and, for TLS, "ca" with "cert" (and "key" when the certificate's file
+ * does not hold it): sudo_sendlog speaks TLS only with a client
+ * certificate, which it checks against the same CA. Refused: anything
+ * else, an address that is not HOST:PORT, TLS files others could change
+ * (or read, for a key), "ca" without "cert" (log_server_needs_cert), and
+ * plain TCP to an address that is not loopback (log_server_needs_tls).
+ * 0 with ls filled, or -1 with why and ls cleared.
  */
 int
 logship_config(const json_t *v, struct log_server *ls, char *why, size_t size)
 {
-	const char *key, *addr, *ca;
+	static const char *const fields[] = { "address", "ca", "cert", "key", NULL };
+	const char *key, *addr;
 	json_t *f;
+	int i, rc = -1;
 
 	memset(ls, 0, sizeof *ls);
 	if (v == NULL)
@@ -149,36 +187,39 @@ logship_config(const json_t *v, struct log_server *ls, char *why, size_t size)
 		snprintf(why, size, "log_server must be an object");
 		return -1;
 	}
-	json_object_foreach((json_t *)v, key, f)
-		if (strcmp(key, "address") != 0 && strcmp(key, "ca") != 0) {
+	json_object_foreach((json_t *)v, key, f) {
+		for (i = 0; fields[i] != NULL && strcmp(key, fields[i]) != 0; i++)
+			;
+		if (fields[i] == NULL) {
 			snprintf(why, size, "log_server: unknown field \"%.64s\"", key);
 			return -1;
 		}
+	}
 	addr = json_string_value(json_object_get(v, "address"));
-	f = json_object_get(v, "ca");
-	ca = json_string_value(f);
-	if (addr == NULL || address_split(addr, ls) != 0) {
+	if (addr == NULL || address_split(addr, ls) != 0)
 		snprintf(why, size, "log_server.address must be \"HOST:PORT\" (an IPv6 address in "
 		    "brackets)");
-		memset(ls, 0, sizeof *ls);
-		return -1;
+	else if (tls_file(v, "ca", 0, ls->ca, sizeof ls->ca, why, size) == 0 &&
+	    tls_file(v, "cert", ls->ca[0] != '\0' && json_object_get(v, "key") == NULL,
+	    ls->cert, sizeof ls->cert, why, size) == 0 &&
+	    tls_file(v, "key", 1, ls->key, sizeof ls->key, why, size) == 0) {
+		if (ls->ca[0] != '\0' && ls->cert[0] == '\0')
+			snprintf(why, size, "log_server_needs_cert: sudo_sendlog speaks TLS only with "
+			    "a client certificate: give \"cert\" (signed by the CA of \"ca\")");
+		else if (ls->ca[0] == '\0' && (ls->cert[0] != '\0' || ls->key[0] != '\0'))
+			snprintf(why, size, "log_server: \"cert\" and \"key\" are for TLS, which "
+			    "needs \"ca\"");
+		else if (ls->ca[0] == '\0' && !is_loopback(ls->host))
+			snprintf(why, size, "log_server_needs_tls: %.64s is not a loopback address, "
+			    "and without \"ca\" the sessions would cross the network in plain text "
+			    "(give a CA for TLS, or point it at a tunnel's end on 127.0.0.1)",
+			    ls->host);
+		else
+			rc = 0;
 	}
-	if (f != NULL && (ca == NULL || strlen(ca) >= sizeof ls->ca || ca_ok(ca, why, size) != 0)) {
-		if (ca == NULL || strlen(ca) >= sizeof ls->ca)
-			snprintf(why, size, "log_server.ca must be the path of a CA file");
+	if (rc != 0)
 		memset(ls, 0, sizeof *ls);
-		return -1;
-	}
-	if (ca == NULL && !is_loopback(ls->host)) {
-		snprintf(why, size, "log_server_needs_tls: %.64s is not a loopback address, and "
-		    "without \"ca\" the sessions would cross the network in plain text (give a "
-		    "CA for TLS, or point it at a tunnel's end on 127.0.0.1)", ls->host);
-		memset(ls, 0, sizeof *ls);
-		return -1;
-	}
-	if (ca != NULL)
-		strcpy(ls->ca, ca);
-	return 0;
+	return rc;
 }
 
 /* sudo_sendlog, opened: root's, nobody else can change it. */
@@ -209,7 +250,7 @@ sendlog_run(const char *const *args, char *out, size_t size)
 {
 	static struct capture cap;	/* 128 KiB: not on the stack */
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	const char *argv[12] = { "sudo_sendlog" };
+	const char *argv[16] = { "sudo_sendlog" };
 	struct exec_result res;
 	struct exec_spec x;
 	char *tail;
@@ -389,7 +430,7 @@ static int
 send_one(const struct log_server *ls, const char *name, char *why, size_t size)
 {
 	char path[PATH_MAX], id[SESSION_NAME + 3], out[2048];
-	const char *args[10];
+	const char *args[14];
 	size_t k = 0;
 	int rc;
 
@@ -402,6 +443,12 @@ send_one(const struct log_server *ls, const char *name, char *why, size_t size)
 	if (ls->ca[0] != '\0') {
 		args[k++] = "-b";
 		args[k++] = ls->ca;
+		args[k++] = "-c";
+		args[k++] = ls->cert;
+		if (ls->key[0] != '\0') {
+			args[k++] = "-k";
+			args[k++] = ls->key;
+		}
 	}
 	args[k++] = path;
 	args[k] = NULL;

@@ -99,6 +99,8 @@ struct log_server {
 	char		 host[256];
 	char		 port[8];
 	char		 ca[PATH_MAX];	/* "": plain TCP, to a loopback address only */
+	char		 cert[PATH_MAX];	/* this host's certificate (with ca) */
+	char		 key[PATH_MAX];	/* its key, or "": in cert's file */
 };
 int	 logship_config(const json_t *, struct log_server *, char *, size_t);
 int	 logship_ready(const struct log_server *, char *, size_t);

@@ -314,22 +314,33 @@ section "(f) TLS with a CA"
 policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\"}}"
 openssl_ca() {
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$1" \
+	    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
 	    -keyout "$SR_DIR/$1.key" -out "$SR_DIR/$1.pem" >/dev/null 2>&1
 }
-# server_cert CA: a certificate for 127.0.0.1 signed by CA.
-server_cert() {
-	openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$SR_DIR/srv.key" \
-	    -out "$SR_DIR/srv.csr" >/dev/null 2>&1 &&
-	printf 'subjectAltName=IP:127.0.0.1\n' >"$SR_DIR/san.ext" &&
-	openssl x509 -req -in "$SR_DIR/srv.csr" -CA "$SR_DIR/$1.pem" -CAkey "$SR_DIR/$1.key" \
-	    -CAcreateserial -days 2 -extfile "$SR_DIR/san.ext" -out "$SR_DIR/srv.pem" >/dev/null 2>&1
+# signed CA NAME CN USAGE [SAN]: NAME.pem and NAME.key, for CN, signed by CA.
+signed() {
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$3" -keyout "$SR_DIR/$2.key" \
+	    -out "$SR_DIR/$2.csr" >/dev/null 2>&1 &&
+	{
+		printf 'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=%s\n' "$4"
+		[ -z "${5:-}" ] || printf 'subjectAltName=%s\n' "$5"
+	} >"$SR_DIR/$2.ext" &&
+	openssl x509 -req -in "$SR_DIR/$2.csr" -CA "$SR_DIR/$1.pem" -CAkey "$SR_DIR/$1.key" \
+	    -CAcreateserial -days 2 -extfile "$SR_DIR/$2.ext" -out "$SR_DIR/$2.pem" >/dev/null 2>&1
 }
-openssl_ca wt-ca && openssl_ca wt-other-ca || bail "(f) openssl makes two throwaway CAs"
-install -m 0644 -o root -g root "$SR_DIR/wt-ca.pem" "$(dirname "$POLICY")/logsrv-ca.pem"
-CA=$(dirname "$POLICY")/logsrv-ca.pem
+# server_cert CA: the server's certificate for 127.0.0.1 (srv.pem), signed by CA.
+server_cert() { signed "$1" srv 127.0.0.1 serverAuth IP:127.0.0.1; }
+openssl_ca wt-ca && openssl_ca wt-other-ca && signed wt-ca client "$(hostname)" clientAuth ||
+    bail "(f) openssl makes two throwaway CAs and this host's certificate"
+ETC=$(dirname "$POLICY")
+install -m 0644 -o root -g root "$SR_DIR/wt-ca.pem" "$ETC/logsrv-ca.pem"
+install -m 0644 -o root -g root "$SR_DIR/client.pem" "$ETC/logsrv-client.pem"
+install -m 0600 -o root -g root "$SR_DIR/client.key" "$ETC/logsrv-client.key"
+TLS="\"ca\": \"$ETC/logsrv-ca.pem\", \"cert\": \"$ETC/logsrv-client.pem\", \"key\": \"$ETC/logsrv-client.key\""
+at_exit "rm -f '$ETC/logsrv-ca.pem' '$ETC/logsrv-client.pem' '$ETC/logsrv-client.key'"
 if ! /usr/sbin/sudo_sendlog --help 2>&1 | grep -q -- --ca-bundle; then
 	# Debian 12: sudo_sendlog is built without TLS
-	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", \"ca\": \"$CA\"}}"
+	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", $TLS}}"
 	emit_gate f
 	GF=$G
 	sr_answer right f "$GF" --run --no-detach -j
@@ -342,13 +353,13 @@ else
 	stop_server
 	server_cert wt-ca || bail "(f) a server certificate of the CA"
 	start_server tls wt-ca.pem || bail "(f) sudo_logsrvd listens with TLS"
-	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", \"ca\": \"$CA\"}}"
+	policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\", $TLS}}"
 	emit_gate f
 	GF=$G
 	sr_answer right f "$GF" --run --no-detach -j
 	is "(f) answer exits 0" "$ANS_RC" 0
 	IF=$(iolog_of f)
-	check "(f) the session went over TLS: nothing waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$IF" | tr -d /)"
+	check "(f) the session went over TLS (the server takes nothing else): nothing waits" sh -c '! [ -e "$1" ]' sh "$SPOOL/$(echo "$IF" | tr -d /)"
 	check "(f) ... it replays from the server byte for byte" replays_exactly f "$SRV" "$(on_server f)"
 	stop_server
 	server_cert wt-other-ca || bail "(f) a server certificate of another CA"

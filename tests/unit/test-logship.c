@@ -2,8 +2,10 @@
 /*
  * The policy's "log_server" (logship_config, src/shared/logship.c): the
  * address forms it takes (HOST:PORT, [IPV6]:PORT), plain TCP only to a
- * loopback address (log_server_needs_tls), a "ca" that must be root's and
- * unchangeable by anyone else, and whatever else refused with ls cleared.
+ * loopback address (log_server_needs_tls), TLS files (ca, cert, key) that
+ * must be root's and unchangeable by anyone else, a key nobody else can
+ * read, a CA only with this host's certificate (log_server_needs_cert),
+ * and whatever else refused with ls cleared.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,41 +116,78 @@ test_malformed(void **state)
 	}
 }
 
-/* A CA: root's file nobody else can change; then any address is fine. */
+/* mkfile dir/name with mode, root's. */
 static void
-test_ca(void **state)
+mkfile(const char *dir, const char *name, mode_t mode, char *path, size_t size)
 {
-	char dir[] = "/tmp/test-logship.XXXXXX", path[64], json[256], why[512];
-	struct log_server ls;
 	FILE *fp;
+
+	snprintf(path, size, "%s/%s", dir, name);
+	assert_non_null(fp = fopen(path, "w"));
+	fclose(fp);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* TLS: a CA and this host's certificate (its key in it, or apart), root's
+ * files nobody else can change, a key nobody else can read; then any
+ * address is fine. */
+static void
+test_tls(void **state)
+{
+	char dir[] = "/tmp/test-logship.XXXXXX", ca[64], cert[64], key[64], json[512], why[512];
+	struct log_server ls;
 
 	(void)state;
 	if (geteuid() != 0)
 		skip();
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0755), 0);
-	snprintf(path, sizeof path, "%s/ca.pem", dir);
-	assert_non_null(fp = fopen(path, "w"));
-	fclose(fp);
-	assert_int_equal(chmod(path, 0644), 0);
-	snprintf(json, sizeof json, "{\"address\": \"logs.example.org:30344\", \"ca\": \"%s\"}",
-	    path);
+	mkfile(dir, "ca.pem", 0644, ca, sizeof ca);
+	mkfile(dir, "cert.pem", 0600, cert, sizeof cert);
+	mkfile(dir, "key.pem", 0600, key, sizeof key);
+	snprintf(json, sizeof json, "{\"address\": \"logs.example.org:30344\", \"ca\": \"%s\", "
+	    "\"cert\": \"%s\"}", ca, cert);
 	assert_int_equal(config(json, &ls, why, sizeof why), 0);
 	assert_string_equal(ls.host, "logs.example.org");
-	assert_string_equal(ls.ca, path);
-	/* writable by others: refused */
-	assert_int_equal(chmod(path, 0666), 0);
+	assert_string_equal(ls.ca, ca);
+	assert_string_equal(ls.cert, cert);
+	assert_string_equal(ls.key, "");
+	/* the certificate's file holds the key: others may not read it */
+	assert_int_equal(chmod(cert, 0644), 0);
+	assert_int_equal(config(json, &ls, why, sizeof why), -1);
+	assert_non_null(strstr(why, "private key"));
+	/* ... unless the key is apart */
+	snprintf(json, sizeof json, "{\"address\": \"[2001:db8::1]:30344\", \"ca\": \"%s\", "
+	    "\"cert\": \"%s\", \"key\": \"%s\"}", ca, cert, key);
+	assert_int_equal(config(json, &ls, why, sizeof why), 0);
+	assert_string_equal(ls.key, key);
+	assert_int_equal(chmod(key, 0640), 0);
+	assert_int_equal(config(json, &ls, why, sizeof why), -1);
+	assert_non_null(strstr(why, "private key"));
+	assert_int_equal(chmod(key, 0600), 0);
+	/* a CA others can write, or of another owner, or missing */
+	assert_int_equal(chmod(ca, 0666), 0);
 	assert_int_equal(config(json, &ls, why, sizeof why), -1);
 	assert_non_null(strstr(why, "changed by others"));
-	/* another owner: refused */
-	assert_int_equal(chmod(path, 0644), 0);
-	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_string_equal(ls.host, "");
+	assert_int_equal(chmod(ca, 0644), 0);
+	assert_int_equal(chown(ca, 65534, 65534), 0);
 	assert_int_equal(config(json, &ls, why, sizeof why), -1);
 	assert_non_null(strstr(why, "root's"));
-	/* missing: refused */
-	unlink(path);
+	unlink(ca);
 	assert_int_equal(config(json, &ls, why, sizeof why), -1);
-	assert_string_equal(ls.ca, "");
+	/* a CA without a certificate of this host: sudo_sendlog would not use TLS */
+	mkfile(dir, "ca.pem", 0644, ca, sizeof ca);
+	snprintf(json, sizeof json, "{\"address\": \"127.0.0.1:30344\", \"ca\": \"%s\"}", ca);
+	assert_int_equal(config(json, &ls, why, sizeof why), -1);
+	assert_non_null(strstr(why, "log_server_needs_cert"));
+	/* a certificate without a CA: refused, not quietly plain */
+	snprintf(json, sizeof json, "{\"address\": \"127.0.0.1:30344\", \"cert\": \"%s\"}",
+	    cert);
+	assert_int_equal(config(json, &ls, why, sizeof why), -1);
+	unlink(ca);
+	unlink(cert);
+	unlink(key);
 	rmdir(dir);
 }
 
@@ -160,7 +199,7 @@ main(void)
 		cmocka_unit_test(test_loopback_plain),
 		cmocka_unit_test(test_needs_tls),
 		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_ca),
+		cmocka_unit_test(test_tls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
