@@ -113,9 +113,15 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
 	mv "$root.new" "$root" || die "the new root is put in place"
 fi
 tap ok "a Debian 13 root in $root ($(cat "$root/etc/debian_version"))"
-# the host's name resolves inside (sudo looks it up)
+# the host's name resolves inside (sudo looks it up); the CAs the host
+# added to its trust store (a proxy's) are trusted inside too (npm ci of
+# the MCP SDK in test-serve)
 cp /etc/hosts "$root/etc/hosts"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
+mkdir -p "$root/usr/local/share/ca-certificates"
+for c in /usr/local/share/ca-certificates/*.crt; do
+	[ -f "$c" ] && cp "$c" "$root/usr/local/share/ca-certificates/"
+done
 bind || die "/proc, /dev and /dev/pts are bound into the root"
 # shellcheck disable=SC2086
 if [ "$(cat "$root/var/lib/warrant-trixie.packages" 2>/dev/null)" != "$(echo $packages)" ]; then
@@ -126,13 +132,14 @@ if [ "$(cat "$root/var/lib/warrant-trixie.packages" 2>/dev/null)" != "$(echo $pa
 	# shellcheck disable=SC2086
 	echo $packages >"$root/var/lib/warrant-trixie.packages"
 fi
+in_root update-ca-certificates >/dev/null 2>&1
 tap ok "sudo $(in_root dpkg-query -W -f '${Version}' sudo), sudo-rs $(in_root dpkg-query -W -f '${Version}' sudo-rs) in the root ($(($(date +%s) - t0)) s)"
 
 # ------------------------------------------------------------ the build
 t0=$(date +%s)
 remove_root "$root$src" || die "the old copy of the tree is removed"
 mkdir -p "$root$src"
-(cd "$top" && tar -cf - --exclude='./build*' --exclude=./.git --exclude=./tests/mcp/node_modules .) |
+(cd "$top" && tar -cf - --exclude='./build*' --exclude=./.git .) |
     (cd "$root$src" && tar -xf -) || die "the tree is copied into the root"
 # shellcheck disable=SC2086
 in_root sh -c "cd $src && meson setup build-e2e --prefix=/opt/warrant-test \
@@ -165,7 +172,7 @@ for s in $sudos; do
 	# shellcheck disable=SC2086
 	flock /tmp/warrant-e2e.lock chroot "$root" env -i \
 	    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	    LANG=C.UTF-8 TERM="${TERM:-xterm}" WARRANT_SUDO="$s" \
+	    LANG=C.UTF-8 TERM="${TERM:-xterm}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
 	    sh -c "cd $src && sh tests/run.sh --e2e build-e2e $list" >"$dir/$s.log" 2>&1
 	say "$s: the suites took $(($(date +%s) - t0)) s (log: $dir/$s.log)"
 	# one TAP line per suite, the inner checks summed

@@ -38,6 +38,7 @@
 #include "shared.h"
 
 #define SENDLOG_PATH	"/usr/sbin/sudo_sendlog"
+#define OPENSSL_PATH	"/usr/bin/openssl"	/* checks the server first (TLS) */
 #define SEND_TIMEOUT	20	/* seconds one session may take */
 #define SESSION_NAME	6	/* "000001": the id without its slashes */
 
@@ -222,19 +223,20 @@ logship_config(const json_t *v, struct log_server *ls, char *why, size_t size)
 	return rc;
 }
 
-/* sudo_sendlog, opened: root's, nobody else can change it. */
+/* A tool (sudo_sendlog, openssl), opened: root's, nobody else can change
+ * it. A descriptor, or -1 with why (code: the refusal's). */
 static int
-sendlog_open(char *why, size_t size)
+tool_open(const char *path, const char *code, char *why, size_t size)
 {
 	const struct writer anyone = { .uid = 0 };
 	char how[PATH_MAX + 128];
 	struct stat st;
 	int fd;
 
-	if ((fd = open_regular(SENDLOG_PATH, &st)) < 0 || st.st_uid != 0 ||
-	    path_changeable(&anyone, SENDLOG_PATH, how, sizeof how) != 0) {
-		snprintf(why, size, "log_server_no_sendlog: %s %s", SENDLOG_PATH, fd < 0 ?
-		    strerror(errno) : "can be changed by others than root");
+	if ((fd = open_regular(path, &st)) < 0 || st.st_uid != 0 ||
+	    path_changeable(&anyone, path, how, sizeof how) != 0) {
+		snprintf(why, size, "%s: %s %s", code, path, fd < 0 ? strerror(errno) :
+		    "can be changed by others than root");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -242,24 +244,20 @@ sendlog_open(char *why, size_t size)
 	return fd;
 }
 
-/* Run sudo_sendlog with args (after argv[0]); the tail of what it wrote
- * in out, or why it did not run. Its exit status, or -1 when it could not
- * run or was stopped. */
+/* Run a tool with argv (argv[0] its name) and stdin /dev/null; the tail
+ * of what it wrote in out, or why it did not run. Its exit status, or -1
+ * when it could not run or was stopped. */
 static int
-sendlog_run(const char *const *args, char *out, size_t size)
+tool_run(const char *path, const char *code, const char *const *argv, char *out, size_t size)
 {
 	static struct capture cap;	/* 128 KiB: not on the stack */
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	const char *argv[16] = { "sudo_sendlog" };
 	struct exec_result res;
 	struct exec_spec x;
 	char *tail;
-	size_t i;
 
-	for (i = 0; args[i] != NULL && i + 2 < sizeof argv / sizeof argv[0]; i++)
-		argv[i + 1] = args[i];
 	memset(&x, 0, sizeof x);
-	if ((x.exefd = sendlog_open(out, size)) < 0)
+	if ((x.exefd = tool_open(path, code, out, size)) < 0)
 		return -1;
 	x.argv = (char *const *)argv;
 	x.envp = envp;
@@ -293,27 +291,32 @@ last_line(char *s)
 /*
  * Before a batch with ROOT commands, where a server is named: sudo_sendlog
  * is there, and for a "ca" it speaks TLS (its --help lists --ca-bundle;
- * Debian 12's is built without). 0, or -1 with why (then nothing runs).
+ * Debian 12's is built without) and openssl is there to check the
+ * server. 0, or -1 with why (then nothing runs).
  */
 int
 logship_ready(const struct log_server *ls, char *why, size_t size)
 {
-	static const char *const help[] = { "--help", NULL };
+	static const char *const help[] = { "sudo_sendlog", "--help", NULL };
 	char out[4096];
 	int fd;
 
 	if (ls->host[0] == '\0')
 		return 0;
-	if ((fd = sendlog_open(why, size)) < 0)
+	if ((fd = tool_open(SENDLOG_PATH, "log_server_no_sendlog", why, size)) < 0)
 		return -1;
 	close(fd);
 	if (ls->ca[0] == '\0')
 		return 0;
-	if (sendlog_run(help, out, sizeof out) < 0 || strstr(out, "--ca-bundle") == NULL) {
+	if (tool_run(SENDLOG_PATH, "log_server_no_sendlog", help, out, sizeof out) < 0 ||
+	    strstr(out, "--ca-bundle") == NULL) {
 		snprintf(why, size, "log_server_tls_unsupported: %s has no TLS on this host, and "
 		    "the policy's \"ca\" asks for it", SENDLOG_PATH);
 		return -1;
 	}
+	if ((fd = tool_open(OPENSSL_PATH, "log_server_no_openssl", why, size)) < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -425,34 +428,86 @@ session_there(const char *name)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
+/*
+ * TLS: the server must show a certificate of the policy's CA for its
+ * address before anything is sent. sudo_sendlog does not check it (its
+ * handshake verifies nothing of the server's: sudo 1.9.16 asks for no
+ * peer check), so openssl's client does, with the same CA and this
+ * host's certificate, just before. 0, or -1 with why.
+ */
+static int
+server_verified(const struct log_server *ls, char *why, size_t size)
+{
+	char connect[sizeof ls->host + sizeof ls->port + 4], out[2048];
+	unsigned char a[16];
+	const char *argv[20];
+	int ip = inet_pton(AF_INET, ls->host, a) == 1 || inet_pton(AF_INET6, ls->host, a) == 1;
+	size_t k = 0;
+	int rc;
+
+	snprintf(connect, sizeof connect, strchr(ls->host, ':') != NULL ? "[%s]:%s" : "%s:%s",
+	    ls->host, ls->port);
+	argv[k++] = "openssl";
+	argv[k++] = "s_client";
+	argv[k++] = "-brief";
+	argv[k++] = "-connect";
+	argv[k++] = connect;
+	argv[k++] = "-CAfile";
+	argv[k++] = ls->ca;
+	argv[k++] = "-verify_return_error";
+	argv[k++] = ip ? "-verify_ip" : "-verify_hostname";
+	argv[k++] = ls->host;
+	if (!ip) {
+		argv[k++] = "-servername";
+		argv[k++] = ls->host;
+	}
+	argv[k++] = "-cert";
+	argv[k++] = ls->cert;
+	argv[k++] = "-key";
+	argv[k++] = ls->key[0] != '\0' ? ls->key : ls->cert;
+	argv[k] = NULL;
+	if ((rc = tool_run(OPENSSL_PATH, "log_server_no_openssl", argv, out, sizeof out)) == 0)
+		return 0;
+	/* openssl's verify error says why ("certificate verify failed" is last) */
+	snprintf(why, size, "the server's certificate is not one of the policy's CA for %.64s: "
+	    "%.600s", ls->host, rc < 0 ? out : strstr(out, "verify error:") != NULL ?
+	    strstr(out, "verify error:") : last_line(out));
+	if ((rc = (int)strcspn(why, "\n")) > 0)
+		why[rc] = '\0';
+	return -1;
+}
+
 /* Send one session; 0, or -1 with why. */
 static int
 send_one(const struct log_server *ls, const char *name, char *why, size_t size)
 {
 	char path[PATH_MAX], id[SESSION_NAME + 3], out[2048];
-	const char *args[14];
+	const char *argv[16];
 	size_t k = 0;
 	int rc;
 
 	session_id(name, id);
 	snprintf(path, sizeof path, "%s/%s", WARRANT_IOLOG_DIR, id);
-	args[k++] = "-h";
-	args[k++] = ls->host;
-	args[k++] = "-p";
-	args[k++] = ls->port;
+	if (ls->ca[0] != '\0' && server_verified(ls, why, size) != 0)
+		return -1;
+	argv[k++] = "sudo_sendlog";
+	argv[k++] = "-h";
+	argv[k++] = ls->host;
+	argv[k++] = "-p";
+	argv[k++] = ls->port;
 	if (ls->ca[0] != '\0') {
-		args[k++] = "-b";
-		args[k++] = ls->ca;
-		args[k++] = "-c";
-		args[k++] = ls->cert;
+		argv[k++] = "-b";
+		argv[k++] = ls->ca;
+		argv[k++] = "-c";
+		argv[k++] = ls->cert;
 		if (ls->key[0] != '\0') {
-			args[k++] = "-k";
-			args[k++] = ls->key;
+			argv[k++] = "-k";
+			argv[k++] = ls->key;
 		}
 	}
-	args[k++] = path;
-	args[k] = NULL;
-	if ((rc = sendlog_run(args, out, sizeof out)) == 0)
+	argv[k++] = path;
+	argv[k] = NULL;
+	if ((rc = tool_run(SENDLOG_PATH, "log_server_no_sendlog", argv, out, sizeof out)) == 0)
 		return 0;
 	snprintf(why, size, "%s%.900s", rc > 0 ? "sudo_sendlog failed: " : "", last_line(out));
 	return -1;

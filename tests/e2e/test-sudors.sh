@@ -21,7 +21,12 @@
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
 need_root "the real-sudo tests create users and run as root"
-sr_is_sudo_rs || skip_all "/usr/bin/sudo is not sudo-rs (make check-trixie runs this with it)"
+if ! sr_is_sudo_rs; then
+	# one skipped check, so that tests/run.sh sees the suite ran
+	skip "sudo-rs's differences" "/usr/bin/sudo is not sudo-rs (make check-trixie runs this with it)"
+	done_testing
+	exit 0
+fi
 
 umask 022
 SR_DIR=$(mktemp -d /tmp/warrant-sudors-e2e.XXXXXX) || exit 1
