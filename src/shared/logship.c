@@ -8,10 +8,11 @@
  *   "log_server": {"address": "HOST:PORT", "ca": "/etc/warrant/logsrv-ca.pem",
  *                  "cert": "/etc/warrant/logsrv-client.pem"}
  *
- * With "ca" the session goes over TLS, the server's certificate checked
- * against that CA (root's file, nobody else can change it), this host
- * showing its own certificate ("cert", and "key" when the key is in a
- * file of its own: sudo_sendlog speaks TLS only so); without, over
+ * With "ca" the session goes over TLS, this host showing its own
+ * certificate ("cert", and "key" when the key is in a file of its own:
+ * sudo_sendlog speaks TLS only so), and the server's certificate checked
+ * against that CA by openssl's client just before (sudo_sendlog checks
+ * nothing of the server's); without, over
  * plain TCP, and then only to a loopback address (the end of an ssh or
  * WireGuard tunnel): any other address is refused, as is a "ca" where
  * this host's sudo_sendlog has no TLS (Debian 12's is built without).
