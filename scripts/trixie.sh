@@ -129,6 +129,7 @@ if [ "$(cat "$root/var/lib/warrant-trixie.packages" 2>/dev/null)" != "$(echo $pa
 	# shellcheck disable=SC2086
 	in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@"' \
 	    sh $packages >"$dir/apt.log" 2>&1 || die "the packages install in the root (see $dir/apt.log)"
+	in_root apt-get clean
 	# shellcheck disable=SC2086
 	echo $packages >"$root/var/lib/warrant-trixie.packages"
 fi
@@ -146,6 +147,10 @@ in_root sh -c "cd $src && meson setup build-e2e --prefix=/opt/warrant-test \
     --buildtype=debugoptimized $(echo $e2e_opts) && ninja -C build-e2e -j2 warrant warrant-ui warrant-runner" \
     >"$dir/build.log" 2>&1 || die "warrant builds in the root (see $dir/build.log)"
 tap ok "warrant builds in the root ($(($(date +%s) - t0)) s)"
+
+# the root is the tests': what earlier runs left in its I/O log goes
+# (test-answer writes 1 GiB there each time)
+remove_root "$root/var/log/warrant-io" || die "the root's old I/O log is removed"
 
 # ------------------------------------------------------------ which sudo
 # use_sudo NAME: /usr/bin/sudo is Debian's sudo, or sudo-rs in its place
