@@ -11,7 +11,7 @@ E2E_PREFIX ?= /opt/warrant-test
 # -Dtest_hooks=true: box init's container detection can be pointed at a
 # test root; the two-person rule's policy and spool live in the prefix.
 E2E_OPTS = -Dtest_hooks=true -Dpolicy_file=$(E2E_PREFIX)/etc/policy.json \
-	-Dreview_spool=$(E2E_PREFIX)/spool/reviews
+	-Dreview_spool=$(E2E_PREFIX)/spool/reviews -Dlogship_spool=$(E2E_PREFIX)/spool/unshipped
 FUZZ_BUILD ?= build-fuzz
 # make deb copies the tree there and builds the package in the copy.
 DEB_BUILD ?= build-deb
@@ -19,8 +19,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 15
 # Approvals of the long chaos campaign (make check runs 20).
 N ?= 100
+# The suites make check runs in the Debian 13 root, with each sudo
+# (make check-trixie runs them all: scripts/trixie.sh).
+TRIXIE_CHECK_SUITES ?= answer iolog logship sudors
 
-.PHONY: all deps deps-deb install uninstall deb check check-deb chaos demo bench fuzz clean
+.PHONY: all deps deps-deb install uninstall deb check check-deb check-trixie chaos demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -63,7 +66,7 @@ check: all deps-deb $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BU
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
 	ninja -C $(FUZZ_BUILD) fuzz
-	WARRANT_DEB_BUILD=$(DEB_BUILD) \
+	WARRANT_DEB_BUILD=$(DEB_BUILD) WARRANT_TRIXIE_SUITES="$(TRIXIE_CHECK_SUITES)" \
 	    sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 # The Debian package warrant_VERSION_ARCH.deb, in this directory
@@ -75,6 +78,12 @@ deb: deps-deb
 # build, lintian, apt-get install, end-to-end suites on /usr, purge.
 check-deb: deps-deb
 	WARRANT_DEB_BUILD=$(DEB_BUILD) sh tests/run.sh --deb
+
+# Debian 13 (needs root): a debootstrap root cached in build-trixie/
+# (TRIXIE_FRESH=1 makes it again), warrant built inside, the end-to-end
+# suites that exercise sudo run there with sudo and with sudo-rs.
+check-trixie: deps
+	sh scripts/trixie.sh
 
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja

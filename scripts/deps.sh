@@ -9,15 +9,17 @@ set -eu
 # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes, which
 # --no-install-recommends leaves out) build the fuzz targets; locales-all
 # gives the policy test its tr_TR and az_AZ locales (case folding that
-# must not follow the locale).
+# must not follow the locale); debootstrap makes the Debian 13 root of
+# make check-trixie (scripts/trixie.sh). The runner's static libcrypto
+# links zlib and zstd on Debian 13.
 need=""
 extra=
 [ "${1:-}" = deb ] && extra="dpkg-dev debhelper lintian"
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
-         libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev sudo expect util-linux passwd openssl \
+         libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev zlib1g-dev libzstd-dev sudo expect util-linux passwd openssl \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
          libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
-         openssh-server openssh-client locales-all ${extra:-}; do
+         openssh-server openssh-client locales-all debootstrap ${extra:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

@@ -9,7 +9,9 @@
  * compacts the database. A run directory whose gate is pending, whose
  * gate has an unsettled attempt, or whose runner still holds its lock is
  * never touched. `warrant answer` runs the same pruning and rotation
- * (quietly, with the defaults) after every approval it runs.
+ * (quietly, with the defaults) after every approval it runs. Run as
+ * root, it also sends the I/O log sessions still waiting for the
+ * policy's log server (logship.c).
  */
 #include <dirent.h>
 #include <err.h>
@@ -304,6 +306,36 @@ rotate_jsonl(struct store *st, int dry)
 	return rep;
 }
 
+/* As root, where the policy names a log server: the sessions waiting
+ * for it, sent (docs/audit.md). NULL when there is nothing to do. */
+static json_t *
+ship_waiting(int dry)
+{
+	struct tp_policy p;
+	char why[2048];
+	size_t sent = 0, waiting = 0;
+	json_t *list;
+	int rc = 0;
+
+	if (geteuid() != 0)
+		return NULL;
+	if (tp_policy_load(&p, why, sizeof why) != 0) {
+		warnx("the host's policy is refused: %s", why);
+		return NULL;
+	}
+	if (p.log_server.host[0] == '\0')
+		return NULL;
+	if (dry) {
+		list = logship_waiting();
+		waiting = json_array_size(list);
+		json_decref(list);
+	} else if ((rc = logship_flush(&p.log_server, &sent, &waiting, why, sizeof why)) != 0)
+		warnx("%s", why);
+	return json_pack("{s:s++,s:I,s:I,s:b}", "address", p.log_server.host, ":",
+	    p.log_server.port, "shipped", (json_int_t)sent, "waiting", (json_int_t)waiting,
+	    "failed", rc != 0);
+}
+
 /* The database's files on disk (database, WAL). */
 static long long
 db_bytes(struct store *st)
@@ -323,7 +355,7 @@ db_bytes(struct store *st)
 static void
 print_text(const json_t *rep)
 {
-	const json_t *r = json_object_get(rep, "run_dirs"), *j, *d;
+	const json_t *r = json_object_get(rep, "run_dirs"), *j, *d, *l;
 	int dry = json_is_true(json_object_get(rep, "dry_run"));
 
 	printf("%s %lld of %lld run directories (%lld bytes); %lld bytes kept\n",
@@ -348,6 +380,12 @@ print_text(const json_t *rep)
 		printf("database %lld bytes before VACUUM, %lld after\n",
 		    (long long)json_integer_value(json_object_get(d, "bytes_before")),
 		    (long long)json_integer_value(json_object_get(d, "bytes_after")));
+	if ((l = json_object_get(rep, "log_server")) != NULL)
+		printf("I/O log sessions shipped to %s: %lld; %s: %lld\n",
+		    json_string_value(json_object_get(l, "address")),
+		    (long long)json_integer_value(json_object_get(l, "shipped")),
+		    dry ? "waiting (would be sent)" : "still waiting",
+		    (long long)json_integer_value(json_object_get(l, "waiting")));
 }
 
 static int
@@ -420,8 +458,8 @@ cmd_gc_exec(int argc, char **argv)
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rep = json_pack("{s:b,s:o,s:o,s:o}", "dry_run", dry, "run_dirs", runs,
-	    "requests_jsonl", jsonl, "blobs", blobs);
+	rep = json_pack("{s:b,s:o,s:o,s:o,s:o*}", "dry_run", dry, "run_dirs", runs,
+	    "requests_jsonl", jsonl, "blobs", blobs, "log_server", ship_waiting(dry));
 	if (vacuum) {
 		before = db_bytes(&st);
 		if (!dry && store_vacuum(&st) != 0) {

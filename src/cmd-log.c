@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: ISC */
-/* warrant log: the audit chain; --verify checks it link by link. */
+/*
+ * warrant log: the audit chain; --verify checks it link by link;
+ * --unshipped lists the I/O log sessions of ROOT commands that have not
+ * reached the policy's log server yet (logship.c): the caller's own, found
+ * through their ledgers, or, as root, every one, named by its log.json.
+ */
+#include <err.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -10,12 +19,14 @@ const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.summary = "print or verify the audit chain of every request and change",
 	.group = CMD_REVIEWER,
-	.usage = "[-j] [--verify]",
+	.usage = "[-j] [--verify | --unshipped]",
 	.help =
 	"Print the audit chain: every request and state change, oldest first.\n\n"
 	"  -j, --json     a JSON array of events\n"
 	"  --verify       check the chain and the gates against it; exits 1 and names\n"
-	"                 the first edited, inserted or deleted row when it is broken\n",
+	"                 the first edited, inserted or deleted row when it is broken\n"
+	"  --unshipped    the I/O log sessions of your ROOT commands (as root: of\n"
+	"                 everyone's) not yet shipped to the policy's log server\n",
 	.exec = cmd_log_exec,
 };
 
@@ -41,15 +52,84 @@ verify(struct store *st, int json)
 	return rc == 0 ? EXIT_OK : EXIT_INTERNAL;
 }
 
+/* As root: who a session belongs to, from its own log.json. */
+static json_t *
+session_owner(const char *id)
+{
+	char path[PATH_MAX], *buf = NULL;
+	json_t *j = NULL, *o;
+	size_t len;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%s/log.json", WARRANT_IOLOG_DIR, id);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
+	    read_bounded(fd, &buf, &len, 64 * 1024) == 0)
+		j = json_loadb(buf, len, 0, NULL);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	o = json_pack("{s:O?,s:O?,s:O?}", "request_id", json_object_get(j, "warrant_request_id"),
+	    "command_id", json_object_get(j, "warrant_command_id"),
+	    "reviewer", json_object_get(j, "submituser"));
+	json_decref(j);
+	return o;
+}
+
+static int
+unshipped(struct store *st, int json)
+{
+	json_t *waiting = logship_waiting(), *mine = NULL, *list, *v, *o;
+	size_t i;
+	int rc;
+
+	if (waiting == NULL) {
+		warnx("%s cannot be read", WARRANT_LOGSHIP_SPOOL);
+		return EXIT_INTERNAL;
+	}
+	if (geteuid() != 0 && (mine = store_iolog_sessions(st)) == NULL) {
+		json_decref(waiting);
+		return EXIT_INTERNAL;
+	}
+	list = json_array();
+	json_array_foreach(waiting, i, v) {
+		o = mine != NULL ? json_deep_copy(json_object_get(mine, json_string_value(v))) :
+		    session_owner(json_string_value(v));
+		if (o == NULL)
+			continue;	/* another reviewer's */
+		json_object_set(o, "iolog", v);
+		json_array_append_new(list, o);
+	}
+	json_decref(waiting);
+	json_decref(mine);
+	if (json)
+		rc = print_json(list);
+	else {
+		if (json_array_size(list) == 0)
+			printf("no I/O log session waits for the log server\n");
+		json_array_foreach(list, i, o) {
+			printf("%s  %s  ", json_string_value(json_object_get(o, "iolog")),
+			    json_is_string(json_object_get(o, "request_id")) ?
+			    json_string_value(json_object_get(o, "request_id")) : "-");
+			text_print(stdout, json_is_string(json_object_get(o, "command_id")) ?
+			    json_string_value(json_object_get(o, "command_id")) : "-");
+			fputs("  not yet shipped\n", stdout);
+		}
+		rc = fflush(stdout);
+	}
+	json_decref(list);
+	return rc == 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
 static int
 cmd_log_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "unshipped", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, json = 0, check = 0, rc;
+	int ch, json = 0, check = 0, waiting = 0, rc;
 	struct store st;
 	json_t *events, *e;
 	char when[32], who[128];
@@ -63,16 +143,21 @@ cmd_log_exec(int argc, char **argv)
 		case 'V':
 			check = 1;
 			break;
+		case 'U':
+			waiting = 1;
+			break;
 		default:
 			return usage_error(&cmd_log_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_log_entry, "unexpected argument '%s'", argv[optind]);
+	if (check && waiting)
+		return usage_error(&cmd_log_entry, "--verify and --unshipped do not go together");
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	if (check) {
-		rc = verify(&st, json);
+	if (check || waiting) {
+		rc = check ? verify(&st, json) : unshipped(&st, json);
 		store_close(&st);
 		return rc;
 	}

@@ -74,6 +74,7 @@ parse(int argc, char **argv, const char **reviewer, int fch, int *flag, int *fir
 	};
 	int ch;
 
+	*first = argc;	/* on every path (gcc 14 warns otherwise) */
 	while ((ch = getopt_long(argc, argv, fch == 'j' ? "j" : "", longopts,
 	    NULL)) != -1) {
 		if (ch == 'r')

@@ -7,7 +7,9 @@
 # that tests/e2e/setup.sh installs before the suites and removes after,
 # with the users they created, and last the Debian package's test
 # (tests/deb/test-deb.sh: build, lintian, install, some of the same suites
-# on the installed package, remove). Every test speaks TAP; this sums the
+# on the installed package, remove), with, when WARRANT_TRIXIE_SUITES is
+# set, those suites in a Debian 13 root with sudo and with sudo-rs
+# (scripts/trixie.sh) before it. Every test speaks TAP; this sums the
 # results into one "N passed, N failed" line. With --e2e, only the named
 # end-to-end scripts, between the same install and teardown (make chaos).
 # With --installed, the named end-to-end scripts on the warrant a package
@@ -100,6 +102,13 @@ if [ -n "$suites" ]; then
 	done
 	run "e2e/setup teardown" setup teardown
 	trap - EXIT
+fi
+# Debian 13 with sudo and with sudo-rs (scripts/trixie.sh): the suites
+# WARRANT_TRIXIE_SUITES names (make check: a few; make check-trixie runs
+# them all), in a debootstrap root, after the host's teardown.
+if [ -n "$build" ] && [ -n "${WARRANT_TRIXIE_SUITES:-}" ]; then
+	# shellcheck disable=SC2086
+	run "trixie/scripts/trixie.sh" sh "$top/scripts/trixie.sh" $WARRANT_TRIXIE_SUITES
 fi
 # The package's test installs warrant under /usr, runs suites there and
 # purges it (also when interrupted); after the teardown above, so that

@@ -5,7 +5,9 @@
  * counted here as root from the spool, where each review's owner is the
  * kernel's word; the sudo user is one. Missing reviews, or a denial, exit
  * RUNNER_REVIEWS with nothing run; once the batch is under way the
- * request's reviews are spent and removed.
+ * request's reviews are spent and removed. The same policy may name a log
+ * server (logship.c): a batch with ROOT commands starts only where its
+ * sessions can be shipped there.
  */
 #include <err.h>
 #include <string.h>
@@ -38,7 +40,11 @@ reviews_verify(const json_t *manifest, const char *sha, uid_t sudo_uid, uid_t re
 	json_array_foreach(json_object_get(manifest, "commands"), i, c)
 		root |= strcmp(json_string_value(json_object_get(c, "as")), "root") == 0;
 	if (tp_policy_load(p, why, sizeof why) != 0)
-		errx(RUNNER_REFUSED, "refusing: the two-person policy is refused: %s", why);
+		errx(RUNNER_REFUSED, "refusing: the host's policy is refused (policy_invalid): %s",
+		    why);
+	/* a log server named: the sessions can reach it, or nothing runs */
+	if (root && logship_ready(&p->log_server, why, sizeof why) != 0)
+		errx(RUNNER_REFUSED, "refusing: %s; nothing ran", why);
 	if (!root || p->approvals <= 1) {
 		p->approvals = 1;
 		return;

@@ -767,6 +767,7 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	}
 	if (is_root(c)) {
 		iolog_close(&io);
+		logship_session(&r->tp.log_server, io.id, &res);	/* to the fleet's log server */
 		json_object_set_new(e, "iolog", json_string(io.id));
 		json_object_set_new(e, "confinement", supervise_record(&sv));
 		if (r->unconfined)

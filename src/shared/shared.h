@@ -106,6 +106,25 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
  * reviewer who runs it is one) and whose; reviews are files in the spool
  * owned by their reviewers, bound to a run by tp_binding.
  */
+/*
+ * logship.c: ROOT commands' I/O log sessions sent to the fleet's
+ * sudo_logsrvd with sudo_sendlog (docs/audit.md); the policy's
+ * "log_server". An empty host: none.
+ */
+struct exec_result;
+struct log_server {
+	char		 host[256];
+	char		 port[8];
+	char		 ca[PATH_MAX];	/* "": plain TCP, to a loopback address only */
+	char		 cert[PATH_MAX];	/* this host's certificate (with ca) */
+	char		 key[PATH_MAX];	/* its key, or "": in cert's file */
+};
+int	 logship_config(const json_t *, struct log_server *, char *, size_t);
+int	 logship_ready(const struct log_server *, char *, size_t);
+void	 logship_session(const struct log_server *, const char *, const struct exec_result *);
+int	 logship_flush(const struct log_server *, size_t *, size_t *, char *, size_t);
+json_t	*logship_waiting(void);
+
 #define TP_APPROVALS_MAX	16
 #define TP_SPOOL_DAYS		7	/* reviews older than this are swept */
 struct tp_policy {
@@ -114,6 +133,7 @@ struct tp_policy {
 	gid_t		 gid;
 	int		 unconfined;	/* "unconfined": "allow": ROOT runs without the supervisor */
 	unsigned long	 iolog_sessions;	/* "iolog_max_sessions": the I/O log's ring */
+	struct log_server log_server;	/* "log_server": where ROOT sessions are shipped */
 };
 /* The I/O log keeps this many sessions unless the policy says otherwise
  * (sudo's maxseq, smaller): the next after the last is the oldest again. */

@@ -85,12 +85,13 @@ tp_is_member(const struct tp_policy *p, uid_t uid)
  * without the rule. A file that is there must be root's, in a directory
  * of root's, writable by nobody else, a single link, and say exactly
  * {"root_approvals": N, "reviewers_group": "G"} with N >= 1 (G may be left
- * out when N is 1) and G an existing group. 0, or -1 with why.
+ * out when N is 1) and G an existing group, and may say "unconfined" and
+ * "log_server" (logship.c). 0, or -1 with why.
  */
 int
 tp_policy_load(struct tp_policy *p, char *why, size_t size)
 {
-	char dir[PATH_MAX], *slash, *buf = NULL;
+	char dir[PATH_MAX], lwhy[PATH_MAX + 256], *slash, *buf = NULL;
 	const char *key;
 	json_t *j, *v;
 	struct stat st;
@@ -136,7 +137,8 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 	}
 	json_object_foreach(j, key, v)
 		if (strcmp(key, "root_approvals") != 0 && strcmp(key, "reviewers_group") != 0 &&
-		    strcmp(key, "unconfined") != 0 && strcmp(key, "iolog_max_sessions") != 0) {
+		    strcmp(key, "unconfined") != 0 && strcmp(key, "iolog_max_sessions") != 0 &&
+		    strcmp(key, "log_server") != 0) {
 			why_set(why, size, "%s: unknown field \"%.64s\"", WARRANT_POLICY_FILE, key);
 			json_decref(j);
 			return -1;
@@ -160,6 +162,12 @@ tp_policy_load(struct tp_policy *p, char *why, size_t size)
 	}
 	if (v != NULL)
 		p->iolog_sessions = (unsigned long)json_integer_value(v);
+	if (logship_config(json_object_get(j, "log_server"), &p->log_server, lwhy,
+	    sizeof lwhy) != 0) {
+		why_set(why, size, "%s: %s", WARRANT_POLICY_FILE, lwhy);
+		json_decref(j);
+		return -1;
+	}
 	v = json_object_get(j, "root_approvals");
 	if (v == NULL && json_object_get(j, "reviewers_group") == NULL) {
 		json_decref(j);

@@ -730,6 +730,44 @@ gate_ledger(struct store *st, const char *gate)
 }
 
 /*
+ * Which gate and command an I/O log session belongs to, from the stored
+ * ledgers (an entry's "iolog"): {"00/00/01": {"request_id", "command_id"}}.
+ * NULL after a message on errors.
+ */
+json_t *
+store_iolog_sessions(struct store *st)
+{
+	sqlite3_stmt *s;
+	json_t *map = json_object();
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT l.gate_id, json_extract(e.value, '$.id'),"
+	    " json_extract(e.value, '$.iolog') FROM ledgers l, json_each(l.ledger, '$.entries') e"
+	    " WHERE json_valid(l.ledger) AND json_extract(e.value, '$.iolog') IS NOT NULL",
+	    -1, &s, NULL) != SQLITE_OK) {
+		store_fail(st, "reading the ledgers");
+		json_decref(map);
+		return NULL;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *gate = (const char *)sqlite3_column_text(s, 0),
+		    *cmd = (const char *)sqlite3_column_text(s, 1),
+		    *io = (const char *)sqlite3_column_text(s, 2);
+
+		if (gate != NULL && cmd != NULL && io != NULL)
+			json_object_set_new(map, io, json_pack("{s:s,s:s}", "request_id", gate,
+			    "command_id", cmd));
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "reading the ledgers");
+		json_decref(map);
+		map = NULL;
+	}
+	sqlite3_finalize(s);
+	return map;
+}
+
+/*
  * What the agent is told about gate g (a store_gate object): its state,
  * the ledger filtered by output_to_agent, the denial feedback, and
  * next.prompt once approved.

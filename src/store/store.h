@@ -116,6 +116,7 @@ int	 store_version(struct store *, int64_t [2]);
 int	 gate_settle(struct store *, const char *, int64_t, const json_t *);
 int	 gate_deny(struct store *, const char *, const char *);
 json_t	*gate_ledger(struct store *, const char *);
+json_t	*store_iolog_sessions(struct store *);
 json_t	*gate_outcome(struct store *, const json_t *);
 /* blobrefs.c */
 int	 store_blob_refs(struct store *, int64_t, int64_t, int64_t,

@@ -64,13 +64,18 @@ sr_user_setup() {
 	sr_forget_tickets
 }
 
-# sr_forget_tickets: drop every sudo time stamp the reviewers may have.
+# sr_forget_tickets: drop every sudo time stamp the reviewers may have
+# (sudo keeps them by name, sudo-rs by uid).
 sr_forget_tickets() {
 	for u in "$SR_USER" "$SR_USER2"; do
 		rm -f "/run/sudo/ts/$u" "/var/run/sudo/ts/$u" "/var/lib/sudo/ts/$u" 2>/dev/null
+		sf_uid=$(id -u "$u" 2>/dev/null) && rm -f "/run/sudo-rs/ts/$sf_uid"
 	done
 	return 0
 }
+
+# sr_is_sudo_rs: /usr/bin/sudo is sudo-rs (Debian 13 may put it there).
+sr_is_sudo_rs() { /usr/bin/sudo -V 2>&1 | head -1 | grep -q '^sudo-rs'; }
 
 # sr_no_nopasswd: no sudoers rule lets the reviewer in without a password.
 sr_no_nopasswd() {
@@ -307,6 +312,33 @@ sr_request() {
 	sr_as "$SR_USER" "$SR_WARRANT" request <"$1" >"$1.out" 2>"$1.err" || return 1
 	jscan 'j["request_id"]' "$1.out"
 }
+
+# sr_gate NAME < request.json: create the gate as the reviewer from the
+# JSON on stdin (kept as $SR_DIR/NAME.json); sets G, or G=none-NAME with
+# a failed check when it is refused.
+sr_gate() {
+	cat >"$SR_DIR/$1.json"
+	G=$(sr_request "$SR_DIR/$1.json") || G=
+	[ -n "$G" ] || {
+		G=none-$1
+		not_ok "($1) warrant request accepts the test's request"
+		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	}
+}
+
+# sr_answer MODE NAME ID ARGS...: warrant answer ID ARGS in a pty as the
+# reviewer (pty_rv; ANSWER_LIMIT seconds, default 120); sets ANS_RC and
+# ANS (the transcript).
+sr_answer() {
+	sa_mode=$1 sa_name=$2
+	shift 2
+	pty_rv "$sa_mode" "$sa_name" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
+	ANS_RC=$PTY_RC ANS=$PTY_LOG
+}
+
+# sr_state_is ID STATE: the gate is in STATE.
+sr_state_is() { [ "$(sr_state "$1")" = "$2" ]; }
 
 # sr_state ID: the gate's state as the reviewer's store reports it.
 sr_state() {
