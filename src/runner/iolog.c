@@ -252,8 +252,8 @@ stays:
 /*
  * The next session directory, under the seq file's lock: the number
  * after the one in seq (1 after the last of the ring), its old session
- * removed if it is a finished one of ours, else the next whose directory
- * does not exist. Returns its descriptor with io->id set, or -1 with a
+ * removed if it is a finished one of ours not waiting to be shipped, else
+ * the next whose directory does not exist. Returns its descriptor with io->id set, or -1 with a
  * reason.
  */
 static int
@@ -293,7 +293,9 @@ next_session(struct iolog *io, const struct iolog_host *h, int root, char *why, 
 		if (b < 0)
 			break;
 		fd = sub_dir(b, name[2], 1, why, size);
-		if (fd == -1 && errno == EEXIST && reclaim(b, name[2]) == 0)
+		/* a session still to be shipped to the log server is kept */
+		if (fd == -1 && errno == EEXIST && !logship_unsent(io->id) &&
+		    reclaim(b, name[2]) == 0)
 			fd = sub_dir(b, name[2], 1, why, size);
 		close(b);
 		if (fd >= 0 || fd == -2)

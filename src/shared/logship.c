@@ -429,6 +429,21 @@ session_there(const char *name)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
+/* Is session id ("00/00/01") waiting in the spool to be shipped? The I/O
+ * log's ring passes over such a session rather than reuse its number. */
+int
+logship_unsent(const char *id)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (strlen(id) != SESSION_NAME + 2)
+		return 0;
+	snprintf(path, sizeof path, "%s/%.2s%.2s%.2s", WARRANT_LOGSHIP_SPOOL, id, id + 3,
+	    id + 6);
+	return lstat(path, &st) == 0;
+}
+
 /*
  * TLS: the server must show a certificate of the policy's CA for its
  * address before anything is sent. sudo_sendlog does not check it (its

@@ -268,6 +268,49 @@ test_taken_id_skipped(void **state)
 }
 
 /*
+ * A session with a note in the log server's spool (not shipped yet) is
+ * passed over too: with root's spool (the compiled-in path, made and
+ * removed here; as root only), the ring's next session after keep, whose
+ * turn it is, is the one after it, reuse, and keep's output stays.
+ */
+static void
+ring_keeps_unsent(const char *keep, const char *reuse)
+{
+	char note[PATH_MAX], dirs[PATH_MAX], *slash, *got;
+	struct exec_result res;
+	struct iolog io;
+	int made[16] = { 0 }, n = 0, fd;
+
+	if (geteuid() != 0)
+		return;
+	/* mkdir -p, remembering what was made */
+	snprintf(dirs, sizeof dirs, "%s/", WARRANT_LOGSHIP_SPOOL);
+	for (slash = strchr(dirs + 1, '/'); slash != NULL && n < 16;
+	    slash = strchr(slash + 1, '/'), n++) {
+		*slash = '\0';
+		made[n] = mkdir(dirs, 0755) == 0;
+		*slash = '/';
+	}
+	snprintf(note, sizeof note, "%s/%.2s%.2s%.2s", WARRANT_LOGSHIP_SPOOL, keep, keep + 3,
+	    keep + 6);
+	assert_true((fd = open(note, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0);
+	close(fd);
+	run_logged("echo f", &io, &res);
+	assert_string_equal(io.id, reuse);
+	got = slurp(keep, "stdout", NULL);
+	assert_string_equal(got, "d\n");
+	free(got);
+	unlink(note);
+	dirs[strlen(dirs) - 1] = '\0';		/* the spool itself first */
+	while (n-- > 0) {
+		if (made[n])
+			rmdir(dirs);
+		if ((slash = strrchr(dirs, '/')) != NULL)
+			*slash = '\0';
+	}
+}
+
+/*
  * The log is a ring (sudo's maxseq): with room for 3 sessions the one
  * after 00/00/03 is 00/00/01 again, whose finished session is the oldest
  * and makes room; a session cut short (its timing file still writable)
@@ -301,6 +344,7 @@ test_ring(void **state)
 	got = slurp(io[1].id, "stdout", NULL);
 	assert_string_equal(got, "b\n");
 	free(got);
+	ring_keeps_unsent(io[3].id, io[4].id);
 	host.sessions = saved;
 }
 
