@@ -75,26 +75,14 @@ present() { [ -e "$1" ]; }
 
 # mkgate NAME < request.json: create the gate; sets G (its id) and SHA.
 mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || {
-		G=none-$1 SHA=
-		not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
+	sr_gate "$1" || { SHA=; return 1; }
 	SHA=$(jscan 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
 	return 0
 }
 
 # answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
 # ANS is the transcript, ANS_RC the exit status.
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
+answer() { sr_answer "$@"; }
 
 # answer_notty NAME ID ARGS...: warrant answer with no controlling terminal
 # and stdin /dev/null. Output in $ANS.
@@ -112,7 +100,7 @@ wait_gate() {
 	WAIT_RC=$?
 }
 
-state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+state_is() { sr_state_is "$@"; }
 
 # after_outcome CASE: the checks every outcome must pass (k): no sudo
 # ticket in the answering terminal session nor in a fresh one.

@@ -48,23 +48,11 @@ at_exit cleanup
 
 # mkgate NAME < request.json: create the gate as the reviewer; G, SHA.
 mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || {
-		G=none-$1 SHA=
-		not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
+	sr_gate "$1" || { SHA=; return 1; }
 	SHA=$(jscan 'j["manifest_sha256"]' "$SR_DIR/$1.json.out")
 }
 # answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
+answer() { sr_answer "$@"; }
 wait_for_file() {
 	wf_i=0
 	while [ ! -e "$1" ]; do
@@ -73,7 +61,7 @@ wait_for_file() {
 		sleep 0.1
 	done
 }
-state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+state_is() { sr_state_is "$@"; }
 # settled ID SECONDS: wait until the gate is no longer pending.
 settled() {
 	st_i=0

@@ -40,18 +40,8 @@ cleanup() {
 }
 at_exit cleanup
 
-mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || { G=none-$1; not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" 2>/dev/null)"; return 1; }
-}
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
+mkgate() { sr_gate "$@"; }
+answer() { sr_answer "$@"; }
 # runs LABEL: how many times the ROOT stamp LABEL ran.
 runs() { grep -c "^$1\$" "$RUNS" 2>/dev/null || true; }
 # root_lines ID: lines of the root log for request ID.

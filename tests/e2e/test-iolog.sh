@@ -59,24 +59,10 @@ cleanup() {
 at_exit cleanup
 
 # mkgate NAME < request.json: create the gate as the reviewer; G.
-mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || {
-		G=none-$1
-		not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 400 "$SR_DIR/$1.json.err" "$SR_DIR/$1.json.out" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
-}
+mkgate() { sr_gate "$@"; }
 # answer MODE NAME ID ARGS...: warrant answer in a pty as the reviewer.
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
-state_is() { [ "$(sr_state "$1")" = "$2" ]; }
+answer() { sr_answer "$@"; }
+state_is() { sr_state_is "$@"; }
 # settled ID SECONDS: wait until the gate is no longer pending or running.
 settled() {
 	st_i=0

@@ -56,18 +56,8 @@ cleanup() {
 at_exit cleanup
 
 W() { sr_as "$SR_USER" "$SR_WARRANT" "$@"; }
-mkgate() {
-	cat >"$SR_DIR/$1.json"
-	G=$(sr_request "$SR_DIR/$1.json") || G=
-	[ -n "$G" ] || { G=none-$1; not_ok "($1) warrant request accepts the test's request"
-		diag "$(head -c 600 "$SR_DIR/$1.json.err" 2>/dev/null)"; return 1; }
-}
-answer() {
-	an_m=$1 an_n=$2
-	shift 2
-	pty_rv "$an_m" "$an_n" "${ANSWER_LIMIT:-120}" "$SR_WARRANT" answer "$@"
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-}
+mkgate() { sr_gate "$@"; }
+answer() { sr_answer "$@"; }
 # refused_with CODE FILE: FILE (stderr of a refused command) names CODE.
 refused_with() { grep -q "($1)" "$2" || { diag "$(head -c 600 "$2")"; return 1; }; }
 free_port() {
