@@ -366,9 +366,16 @@ store_open_existing(struct store *st, char dir[PATH_MAX])
 {
 	char path[PATH_MAX + 16];
 	struct stat sb;
+	int fd;
 
 	if (state_dir(dir, PATH_MAX) != 0)
 		return -1;
+	if (lstat(dir, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 1;
+	/* a state directory that is there is judged as ever (owner, mode) */
+	if ((fd = state_dir_open(dir)) < 0)
+		return -1;
+	close(fd);
 	snprintf(path, sizeof path, "%s/warrant.db", dir);
 	if (lstat(path, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 1;

@@ -231,9 +231,11 @@ for u in $REV wtreq1 wtreq2; do
 	install -d -m 0700 -o "$u" -g "$(id -g "$u")" "$WT_DIR/home-$u"
 done
 RSTATE=$WT_DIR/home-$REV/state
+# stop_daemon [SIG]: SIGKILL (the campaign's), or SIG; TERM stops it
+# cleanly and removes its socket.
 stop_daemon() {
 	[ -n "$DPID" ] || return 0
-	kill -KILL "$DPID" 2>/dev/null
+	kill -"${1:-KILL}" "$DPID" 2>/dev/null
 	wait "$DPID" 2>/dev/null
 	DPID=
 }
@@ -472,7 +474,9 @@ rev list -a -j -l 1000 >"$WT_T/chaos-all.json"
 is "[P4] no request made two gates, none was lost" "$(jscan \
     "' '.join(sorted('%s=%d' % (r, n) for r, n in __import__('collections').Counter(g['reason'] for g in j if g['reason'].startswith('chaos')).items() if n != 1)) + ' total=%d' % sum(1 for g in j if g['reason'].startswith('chaos'))" \
     "$WT_T/chaos-all.json")" " total=$((2 * CN))"
-stop_daemon
+# the last one stopped cleanly: the sections after it find no socket
+stop_daemon TERM
+check "the daemon stopped by SIGTERM removed its socket" [ ! -e "$SOCK" ]
 section "the campaign is over"
 
 # --- remove ----------------------------------------------------------------
