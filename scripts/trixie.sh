@@ -174,12 +174,22 @@ for s in $sudos; do
 	list=
 	for t in $suites; do list="$list tests/e2e/test-$t.sh"; done
 	t0=$(date +%s)
+	rc=0
 	# shellcheck disable=SC2086
 	flock /tmp/warrant-e2e.lock chroot "$root" env -i \
 	    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 	    LANG=C.UTF-8 TERM="${TERM:-xterm}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
 	    sh -c "date +WT-START=%s; cd $src && sh tests/run.sh --e2e build-e2e $list" \
-	    >"$dir/$s.log" 2>&1
+	    >"$dir/$s.log" 2>&1 || rc=$?
+	# every suite asked for reports, or the pass failed (a run cut short
+	# reports nothing, which must not count as passing)
+	seen=$(grep -c '^== e2e/test-' "$dir/$s.log")
+	# shellcheck disable=SC2086
+	want=$(set -- $suites; echo $#)
+	if [ "$seen" -lt "$want" ]; then
+		failed=$((failed + 1))
+		tap "not ok" "trixie $s: $seen of $want suites reported (exit $rc; log: $dir/$s.log)"
+	fi
 	t1=$(sed -n 's/^WT-START=//p' "$dir/$s.log")
 	say "$s: the suites took $(($(date +%s) - ${t1:-$t0})) s, after $((${t1:-$t0} - t0)) s waiting for the lock (log: $dir/$s.log)"
 	# one TAP line per suite, the inner checks summed
