@@ -245,7 +245,13 @@ run_agent_block() {
 # rewrite those files in an order of their own).
 footprint() {
 	find /etc/tmpfiles.d /etc/sudoers.d /run/warrant /var/lib/warrant /home /var/mail \
-	    -path "$RV_HOME" -prune -o -printf '%p %u %g %m\n' 2>/dev/null | sort
+	    -path "$RV_HOME" -prune -o -printf '%p %u %g %m\n' 2>/dev/null | sort |
+	    if [ -e /usr/lib/tmpfiles.d/warrant.conf ]; then
+		# the package's own (its tmpfiles entry makes it at boot): not the set-up's
+		grep -vx '/run/warrant root root 755'
+	    else
+		cat
+	    fi
 	cat /etc/passwd /etc/group
 	sort /etc/subuid /etc/subgid 2>/dev/null
 }
