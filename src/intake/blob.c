@@ -273,10 +273,12 @@ blobs_lock(const char *statedir)
  * and for GC_BLOB_UNRUN_HOURS those that settled without running, so that
  * asking and withdrawing does not get round it), counted at what the
  * blobs take on disk; all blobs together may take st->blob_cap. Checked
- * before anything is written. 0; -1 with r filled; -2 after saying why.
+ * before anything is written, in dfd: the store's directory as
+ * blobs_lock holds it. 0; -1 with r filled; -2 after saying why.
  */
 int
-blobs_admit(struct store *st, const struct wrequest *q, int64_t uid, struct refusal *r)
+blobs_admit(struct store *st, int dfd, const struct wrequest *q, int64_t uid,
+    struct refusal *r)
 {
 	long long quota = st->blob_quota > 0 ? st->blob_quota : BLOB_QUOTA_MIB * MIB;
 	long long cap = st->blob_cap > 0 ? st->blob_cap : BLOB_CAP_MIB * MIB;
@@ -284,7 +286,7 @@ blobs_admit(struct store *st, const struct wrequest *q, int64_t uid, struct refu
 	struct held h = { .q = q };
 	struct stat sb;
 	size_t i, j;
-	int dfd, rc = -2;
+	int rc = -2;
 
 	if (q->nfiles == 0)
 		return 0;
@@ -292,10 +294,6 @@ blobs_admit(struct store *st, const struct wrequest *q, int64_t uid, struct refu
 	if (store_blob_refs(st, uid, INT64_MAX, now_seconds() - GC_BLOB_UNRUN_HOURS * 3600LL,
 	    held_add, &h) != 0)
 		goto out;
-	if ((dfd = blob_dir(st->dir, 1)) < 0) {
-		warn("%s/blobs/sha256", st->dir);
-		goto out;
-	}
 	for (i = 0; i < q->nfiles; i++) {
 		for (j = 0; j < i && strcmp(q->files[j].sha256, q->files[i].sha256) != 0; j++)
 			;
@@ -307,7 +305,6 @@ blobs_admit(struct store *st, const struct wrequest *q, int64_t uid, struct refu
 			grow += blob_cost((int64_t)q->files[i].size);
 	}
 	used = blob_dir_use(dfd);
-	close(dfd);
 	if (used < 0) {
 		warn("%s/blobs/sha256", st->dir);
 		goto out;

@@ -214,7 +214,7 @@ void	 files_free(struct wrequest *);
 int	 blobs_store(const struct wrequest *, const char *, struct refusal *);
 struct store;
 int	 blobs_lock(const char *);
-int	 blobs_admit(struct store *, const struct wrequest *, int64_t, struct refusal *);
+int	 blobs_admit(struct store *, int, const struct wrequest *, int64_t, struct refusal *);
 json_t	*blobs_collect(struct store *, int64_t, int64_t, int);
 int	 blob_open(const char *, const char *, uint64_t);
 int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);

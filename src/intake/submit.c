@@ -151,7 +151,7 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 	/* admitted, written and named by the gate under the blob store's lock */
 	if ((lock = q->nfiles > 0 ? blobs_lock(s->dir) : -2) == -1)
 		b = -2;
-	else if ((b = blobs_admit(s, q, (int64_t)rq->uid, r)) == 0 &&
+	else if ((b = blobs_admit(s, lock, q, (int64_t)rq->uid, r)) == 0 &&
 	    (b = blobs_store(q, s->dir, r)) == 0 && gate_insert(s, &g) == 0) {
 		*desc = d;
 		d = NULL;
