@@ -195,7 +195,7 @@ for s in $sudos; do
 	# one TAP line per suite, the inner checks summed
 	while IFS= read -r line; do
 		case $line in
-		"== "*": "*" passed, "*" failed")
+		"== "*": "*" passed, "*" failed"*)
 			name=${line#== }
 			name=${name%%: *}
 			p=${line##*: }

@@ -51,8 +51,10 @@ run() {
 	name=$1
 	shift
 	out="$log/$(echo "$name" | tr '/ ' '__').tap"
+	began=$(date +%s)
 	"$@" >"$out" 2>"$out.err"
 	status=$?
+	took=$(($(date +%s) - began))
 	p=$(grep -cE '^ok ' "$out")
 	f=$(grep -cE '^not ok ' "$out")
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -65,7 +67,7 @@ run() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	echo "== $name: $p passed, $f failed"
+	echo "== $name: $p passed, $f failed ($took s)"
 	if [ "$f" -ne 0 ]; then
 		grep -E '^not ok|^#' "$out" | head -40
 		tail -20 "$out.err"
