@@ -207,17 +207,26 @@ link_watch(const struct link *l)
 	return l->local && l->st_open ? l->watch : -1;
 }
 
-/* This user's store, opened on first use, and watched from then on
- * (before anything is read from it: no change is missed). 0, or -1
- * after saying why. */
+/*
+ * This user's store, opened on first use, and watched from then on
+ * (before anything is read from it: no change is missed). A request makes
+ * it when there is none (create); a wait or a withdrawal has no gate to
+ * find then, and makes nothing: 1. 0 when open, or -1 after saying why.
+ */
 static int
-link_store(struct link *l)
+link_store(struct link *l, int create)
 {
-	if (!l->st_open && store_open(&l->st) == 0) {
-		l->st_open = 1;
-		l->watch = store_watch(&l->st);
-	}
-	return l->st_open ? 0 : -1;
+	char dir[PATH_MAX];
+	int rc;
+
+	if (l->st_open)
+		return 0;
+	rc = create ? store_open(&l->st) : store_open_existing(&l->st, dir);
+	if (rc != 0)
+		return rc;
+	l->st_open = 1;
+	l->watch = store_watch(&l->st);
+	return 0;
 }
 
 /* Send one message line. 0, or -1 with errno. */
@@ -462,12 +471,18 @@ static int
 wait_local(struct link *l, const char *arg, long timeout, json_t **outcome)
 {
 	int64_t deadline = timeout >= 0 ? now_seconds() + timeout : INT64_MAX;
-	char id[GATE_ID_LEN + 1];
+	char id[GATE_ID_LEN + 1], *shown;
 	json_t *g;
 	int rc;
 
-	if (link_store(l) != 0)
+	if ((rc = link_store(l, 0)) < 0)
 		return EXIT_INTERNAL;
+	if (rc > 0) {
+		shown = text_visible(arg);
+		warnx("no gate matches '%s': there is no store here yet", shown);
+		free(shown);
+		return EXIT_REFUSED;
+	}
 	if ((rc = gate_arg(&l->st, arg, id)) != EXIT_OK)
 		return rc;
 	for (;;) {
@@ -584,11 +599,13 @@ link_withdraw(struct link *l, const char *arg, const char *why, char id[GATE_ID_
 	int rc;
 
 	if (l->local) {
-		if (link_store(l) != 0)
+		if ((rc = link_store(l, 0)) < 0)
 			return EXIT_INTERNAL;
-		/* an attempt whose executor died is settled first; a live one is left */
-		(void)approve_recover(&l->st);
-		rc = store_resolve(&l->st, arg, (int64_t)getuid(), id);
+		if (rc == 0) {
+			/* an attempt whose executor died is settled first; a live one is left */
+			(void)approve_recover(&l->st);
+			rc = store_resolve(&l->st, arg, (int64_t)getuid(), id);
+		}
 		if (rc == 0)
 			rc = gate_deny(&l->st, id, why != NULL ? why : "withdrawn by the requester");
 		else if (rc > 0) {

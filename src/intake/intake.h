@@ -201,6 +201,7 @@ struct operands {
 };
 int	 argv_operands(const struct wcommand *, struct operands *);
 void	 operands_free(struct operands *);
+size_t	 wrapped_command(const struct wcommand *, struct wcommand *);
 
 /* files.c: reviewed files. blob.c: their content in the state directory
  * (STATE/blobs/sha256/HEX). */

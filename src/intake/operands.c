@@ -335,6 +335,45 @@ argv_operands(const struct wcommand *c, struct operands *o)
 	return 1;
 }
 
+/*
+ * The command a wrapper (timeout, nice, env, setsid…: is_indirect_runner)
+ * runs, when it is a file tool this file knows. The wrapper's own words
+ * are skipped as far as they read as options, numbers (durations,
+ * priorities, CPU masks) or NAME=VALUE assignments; the first other word
+ * is the program it runs, and a wrapper there is looked through in turn.
+ * Returns the offset of that program with *inner the command from there
+ * (borrowing c's words), or 0. A wrapper whose option takes a word
+ * ("flock FILE cmd", "env -u NAME cmd") is not read further: nothing is
+ * concluded from it.
+ */
+size_t
+wrapped_command(const struct wcommand *c, struct wcommand *inner)
+{
+	const char *w;
+	size_t k;
+
+	if (c->command != NULL || (!is_indirect_runner(c->argv[0]) &&
+	    !is_indirect_runner(c->exe.path)))
+		return 0;
+	for (k = 1; k < c->argc; k++) {
+		w = c->argv[k];
+		if (w[0] == '-' || (w[0] >= '0' && w[0] <= '9') || strchr(w, '=') != NULL)
+			continue;
+		if (c->file[k] != NULL)
+			return 0;
+		*inner = *c;
+		inner->argv = c->argv + k;
+		inner->file = c->file + k;
+		inner->argc = c->argc - k;
+		inner->exe.path[0] = '\0';
+		if (tool_of(inner) != NULL)
+			return k;
+		if (!is_indirect_runner(w))
+			return 0;
+	}
+	return 0;
+}
+
 void
 operands_free(struct operands *o)
 {

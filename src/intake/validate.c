@@ -296,23 +296,91 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 	return 0;
 }
 
+/* A word that names a place relative to the cwd by its spelling, whatever
+ * reads it: ".", "..", "./x", "../x", or an option's value "--opt=./x". */
+static const char *
+dotted_relative(const char *w)
+{
+	const char *eq;
+
+	if (w[0] == '-' && (eq = strchr(w, '=')) != NULL)
+		w = eq + 1;
+	if (w[0] == '.' && (w[1] == '\0' || w[1] == '/'))
+		return w;
+	if (w[0] == '.' && w[1] == '.' && (w[2] == '\0' || w[2] == '/'))
+		return w;
+	return NULL;
+}
+
+static int
+refuse_relative(struct refusal *r, const char *path, size_t i, const char *v)
+{
+	char sub[96], *shown;
+	int rc;
+
+	snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
+	shown = text_word(v, 1);
+	rc = refuse(r, "relative_path", sub, "'%s' is a relative path, and ROOT "
+	    "commands run in / when the request names no cwd: root would use /%s; "
+	    "name it by absolute path, or give it as a reviewed file (files)",
+	    shown, shown);
+	free(shown);
+	return rc;
+}
+
+/*
+ * The relative paths of a ROOT command: the path operands of the file
+ * tool it is, or that a wrapper runs from argv[off] on (operands.c), and
+ * every word spelled relative, but for a symbolic link's target (found
+ * from the link's directory, and judged there by argscan.c).
+ */
+static int
+check_relative_words(const struct wcommand *c, struct refusal *r, const char *path)
+{
+	struct wcommand inner;
+	struct operands o;
+	size_t i, off = 0;
+	enum role role;
+	const char *v;
+	int known, rc = 0;
+
+	if (!(known = argv_operands(c, &o)) && (off = wrapped_command(c, &inner)) != 0)
+		known = argv_operands(&inner, &o);
+	for (i = 1; i < c->argc && rc == 0; i++) {
+		if (c->file[i] != NULL)
+			continue;
+		role = known && i > off ? o.role[i - off] : ROLE_UNKNOWN;
+		v = c->argv[i] + (known && i > off ? o.at[i - off] : 0);
+		if (role == ROLE_LINK_TARGET)
+			continue;
+		if ((role == ROLE_PATH || role == ROLE_VALUE_PATH) && v[0] != '/' &&
+		    v[0] != '\0' && strcmp(v, "-") != 0)
+			rc = refuse_relative(r, path, i, v);
+		else if ((v = dotted_relative(c->argv[i])) != NULL)
+			rc = refuse_relative(r, path, i, v);
+	}
+	if (known)
+		operands_free(&o);
+	return rc;
+}
+
 /*
  * Words of a ROOT command a reviewer would misread. lookalike_word: a
  * word that starts with a look-alike of option or path punctuation
  * (U+2010 HYPHEN, U+2212 MINUS SIGN, U+FF0F FULLWIDTH SOLIDUS) reads as
- * an option or an absolute path and is neither. relative_path: a path
- * operand of a tool operands.c knows that is relative, when the request
- * names no cwd: root runs in /, so "nc2hello" is /nc2hello, not the
- * agent's file the reviewer imagines. A request that names its cwd shows
+ * an option or an absolute path and is neither. relative_path, when the
+ * request names no cwd: root runs in /, so "nc2hello" is /nc2hello, not
+ * the agent's file the reviewer imagines. It covers every word spelled
+ * relative (".", "./x", "../x", "--opt=./x"), whatever the program, and
+ * the path operands of the tools operands.c knows, also when a wrapper
+ * runs them ("timeout 5 cp x /etc/x"). A request that names its cwd shows
  * it, and its relative paths are judged from there (check_arguments).
  */
 static int
 check_root_words(const struct wrequest *q, const struct wcommand *c, struct refusal *r,
     const char *path)
 {
-	struct operands o;
 	char sub[96], *shown;
-	const char *v;
 	size_t i;
 	int rc = 0;
 
@@ -326,24 +394,9 @@ check_root_words(const struct wrequest *q, const struct wcommand *c, struct refu
 		    "nor a path; use the ASCII character", shown);
 		free(shown);
 	}
-	if (rc != 0 || json_object_get(q->json, "cwd") != NULL || !argv_operands(c, &o))
+	if (rc != 0 || json_object_get(q->json, "cwd") != NULL || c->command != NULL)
 		return rc;
-	for (i = 1; i < c->argc && rc == 0; i++) {
-		v = c->argv[i] + o.at[i];
-		if ((o.role[i] != ROLE_PATH && o.role[i] != ROLE_VALUE_PATH) ||
-		    c->file[i] != NULL || v[0] == '/' ||
-		    v[0] == '\0' || strcmp(v, "-") == 0)
-			continue;
-		snprintf(sub, sizeof sub, "%s.argv[%zu]", path, i);
-		shown = text_word(v, 1);
-		rc = refuse(r, "relative_path", sub, "'%s' is a relative path, and ROOT "
-		    "commands run in / when the request names no cwd: root would use /%s; "
-		    "name it by absolute path, or give it as a reviewed file (files)",
-		    shown, shown);
-		free(shown);
-	}
-	operands_free(&o);
-	return rc;
+	return check_relative_words(c, r, path);
 }
 
 /* The directory ROOT commands run in and the values of their environment

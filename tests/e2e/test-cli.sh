@@ -495,5 +495,12 @@ wr show w-abcd
 is "show without a store refuses (exit 2)" "$RC" 2
 check "... saying there is no store" err_has "there is no store at $S"
 check "list and show made no state directory" test ! -e "$S"
+wr wait w-abcd --timeout 1
+is "wait without a store refuses (exit 2)" "$RC" 2
+check "... saying no gate matches" err_has "no gate matches 'w-abcd'"
+wr withdraw w-abcd -j
+is "withdraw without a store refuses (exit 2)" "$RC" 2
+check "... with unknown_gate" out_has '"unknown_gate"'
+check "wait and withdraw made no state directory" test ! -e "$S"
 
 done_testing

@@ -973,6 +973,28 @@ refused relative_path "$C0.argv[1]" "cp --target-directory=build" \
     "$(req1 '["cp","--target-directory=build","/etc/hosts"]')"
 refused relative_path "$C0.argv[2]" "dd of=disk.img" "$(req1 '["dd","if=/dev/zero","of=disk.img"]')"
 refused relative_path "$C0.argv[2]" "tar -xf site.tar" "$(req1 '["tar","-xf","site.tar","-C","/srv"]')"
+refused relative_path "$C0.argv[3]" "behind a wrapper: timeout 5 cp nc2hello /usr/local/bin/" \
+    "$(req1 '["timeout","5","cp","nc2hello","/usr/local/bin/nc2hello"]')"
+refused relative_path "$C0.argv[6]" "behind a wrapper with options: nice -n 5 install -m 0755 x" \
+    "$(req1 '["nice","-n","5","install","-m","0755","x","/usr/local/bin/x"]')"
+refused relative_path "$C0.argv[5]" "behind two wrappers: timeout 5 env A=1 cp x /etc/x" \
+    "$(req1 '["timeout","5","env","A=1","cp","x","/etc/x.wt"]')"
+refused relative_path "$C0.argv[2]" "spelled relative, any program: apt-get install ./x.deb" \
+    "$(req1 '["apt-get","install","./x.deb"]')"
+refused relative_path "$C0.argv[1]" "spelled relative, any program: find ." \
+    "$(req1 '["find",".","-name","x"]')"
+refused relative_path "$C0.argv[1]" "spelled relative in an option's value: --config=../c" \
+    "$(req1 '["true","--config=../c"]')"
+accepted "a wrapper's tool with absolute paths" \
+    "$(req1 '["timeout","5","cp","/etc/hosts","/etc/hosts.wt"]')"
+accepted "words that only contain dots: versions, patterns" \
+    "$(req1 '["true","1.2.3","...","a/../b",".hidden"]')"
+accepted "spelled relative, with the request's cwd named" \
+    "$(req1 '["find",".","-name","hosts"]' '' '"cwd":"/etc"')"
+accepted "a relative symbolic link's target behind a wrapper: from the link's directory" \
+    "$(req1 '["timeout","5","ln","-s","../lib/x","/usr/local/bin/x"]')"
+accepted "a wrapper's subcommand that is also a tool's name (apt-get install)" \
+    "$(req1 '["timeout","60","apt-get","install","-y","bash"]')"
 refused relative_path "$C0.argv[3]" "the message names /nc2hello" \
     "$(req1 '["install","-m","0755","nc2hello","/usr/local/bin/nc2hello"]')"
 as_req "$W" request <"$WT_T/in" >/dev/null 2>"$WT_T/err"
