@@ -16,6 +16,8 @@ struct approve_opts {
 	int		 via_sudo;	/* ROOT commands through sudo, not the runner */
 	const char	*expect;	/* the manifest hash the reviewer saw, or NULL */
 	int		 you_only;	/* refuse when any selected command is ROOT */
+	long long	 grant_seconds;	/* > 0: grant the approved commands this long */
+	int		 granted;	/* run only by live grants (no review) */
 };
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
@@ -26,6 +28,9 @@ int	 approve_guard(void);
 struct tp_binding;
 json_t	*review_binding(const json_t *, const char *const *, size_t, uid_t, char *, size_t);
 void	 binding_tp(const json_t *, struct tp_binding *);
+
+/* grant.c: a gate just stored that grants cover is run by them */
+void	 grants_offer(struct store *, const char *);
 
 /* finish.c */
 int	 approve_recover(struct store *);
