@@ -36,7 +36,7 @@ grant_identity(const json_t *gate, const json_t *cmd, struct grant_record *g)
 	g->cwd = json_str(cmd, "cwd");
 	g->env = json_object_get(manifest, "env");
 	g->output_to_agent = json_str(manifest, "output_to_agent");
-	g->gate_id = json_str(gate, "id");
+	g->gate_id = json_str(gate, "request_id");
 	g->command_id = json_str(cmd, "id");
 }
 
