@@ -225,9 +225,6 @@ int	 validate_request(struct wrequest *, const struct requester *, struct refusa
 int	 validate_remote_text(struct wrequest *, struct refusal *);
 void	 risk_all(struct wrequest *);
 
-/* grantable.c: may a sealed command be granted (docs/grants.md)? */
-int	 grant_judge(const json_t *, size_t, struct refusal *);
-
 /* risk.c */
 unsigned risk_command(const struct wcommand *, const struct wrequest *);
 json_t	*badges_json(unsigned);

@@ -5,7 +5,8 @@
  * the same every time may have one: a YOU command with an exact argv, no
  * reviewed files, no shell and no inline code, and no risk badge. Shells
  * and inline code are found by the rules ROOT commands are held to
- * (argscan.c, the denylists), applied here to a YOU command's argv.
+ * (intake/argscan.c, the denylists), applied here to a YOU command's argv.
+ * Its codes are the reviewer's (answer --grant), not the agent's.
  */
 #include <string.h>
 #include <sys/stat.h>
