@@ -184,6 +184,10 @@ expect_rc "the identical request from the agent user runs with no review (reques
 jcheck "... its ledger names the grant" "entry(j, 'a')['granted_by'] == '$GR1' and entry(j, 'a')['status'] == 'ran'" "$OUT"
 jcheck "... and carries the command's output" "'hello' in entry(j, 'a')['output_tail']" "$OUT"
 G2=$(jscan 'ledger(j)["request_id"]' "$OUT")
+agent wtgr1 wait "$G2"
+expect_rc "the agent's wait (human) says which grant ran the command" 0 "ran *a.*granted by $GR1"
+rev show "$G2"
+expect_rc "... and so does the reviewer's show" 0 "granted by $GR1"
 rev log -j
 jcheck "the audit chain names the grant's making and its use by that gate" \
     "any(e['kind'] == 'grant' and e['detail']['grant'] == '$GR1' and e['detail']['gate'] == '$G1' for e in j) and any(e['kind'] == 'grant_used' and e['detail']['grant'] == '$GR1' and e['detail']['gate'] == '$G2' for e in j) and any(e['kind'] == 'approved' and e['gate_id'] == '$G2' for e in j)" "$OUT"
