@@ -185,7 +185,7 @@ jcheck "... its ledger names the grant" "entry(j, 'a')['granted_by'] == '$GR1' a
 jcheck "... and carries the command's output" "'hello' in entry(j, 'a')['output_tail']" "$OUT"
 G2=$(jscan 'ledger(j)["request_id"]' "$OUT")
 agent wtgr1 wait "$G2"
-expect_rc "the agent's wait (human) says which grant ran the command" 0 "ran *a.*granted by $GR1"
+expect_rc "the agent's wait (human) says which grant ran the command" 0 "== a (user) ran, exit 0, granted by $GR1"
 rev show "$G2"
 expect_rc "... and so does the reviewer's show" 0 "granted by $GR1"
 rev log -j
@@ -270,8 +270,9 @@ refused_grant "a command with reviewed files" grant_files \
     '{"reason":"r","files":{"f":{"content":"x"}},"commands":[{"id":"a","as":"user","argv":["/usr/bin/cat",{"file":"f"}],"cwd":"/","why":"w"}]}'
 refused_grant "a command badged risky (network: curl)" grant_risky \
     '{"reason":"r","commands":[{"id":"a","as":"user","argv":["curl","--version"],"cwd":"/","why":"w"}]}'
-# durations, strictly
-submit wtgr1 "$WT_DIR/r1.json" -o claude
+# durations, strictly (of a request no grant covers)
+req "$WT_DIR/d.json" / tail durations
+submit wtgr1 "$WT_DIR/d.json" -o claude
 for d in 25h 86401s 1441m; do
 	rev answer "$G" --run --grant "$d" -j
 	expect_rc "[P5] --grant $d (over 24h) is refused (grant_too_long)" 2 '"grant_too_long"'
@@ -290,7 +291,7 @@ rev answer "$G" --run --grant 2s -j
 expect_rc "a grant of 2s is made" 0
 GE=$(jval "$OUT" 'j["grants"][0]["id"]')
 _i=0
-while rev grants -j && jval "$OUT" "'$GE' in [g['id'] for g in j]" | grep -q True; do
+while rev grants -j && jval "$OUT" "'$GE' in [g['id'] for g in j]" | grep -q true; do
 	_i=$((_i + 1))
 	[ "$_i" -lt 600 ] || break
 	sleep 0.2
