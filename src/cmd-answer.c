@@ -147,28 +147,6 @@ deny(struct store *st, const char *id, const char *feedback, int json)
 	return rc == 0 ? EXIT_OK : EXIT_REFUSED;
 }
 
-/*
- * A grant's duration, strictly: digits (no leading zero) and one unit,
- * s, m or h. Seconds, or 0 malformed, or -1 over GRANT_MAX_SECONDS.
- */
-static long long
-grant_duration(const char *arg)
-{
-	long long n = 0, unit;
-	const char *p = arg;
-
-	if (*p < '1' || *p > '9')
-		return 0;
-	for (; *p >= '0' && *p <= '9'; p++)
-		if ((n = n * 10 + (*p - '0')) > GRANT_MAX_SECONDS)
-			return -1;
-	unit = strcmp(p, "s") == 0 ? 1 : strcmp(p, "m") == 0 ? 60 : strcmp(p, "h") == 0 ?
-	    3600 : 0;
-	if (unit == 0)
-		return 0;
-	return n * unit > GRANT_MAX_SECONDS ? -1 : n * unit;
-}
-
 /* A refused --grant: said like any refused answer; nothing ran. */
 static int
 grant_refused(const char *id, long long seconds, int json)
@@ -259,7 +237,7 @@ cmd_answer_exec(int argc, char **argv)
 		    "(no --to, no --via sudo)");
 	if (grant != NULL && opts.granted)
 		return usage_error(&cmd_answer_entry, "--grant and --granted exclude each other");
-	if (grant != NULL && (opts.grant_seconds = grant_duration(grant)) <= 0)
+	if (grant != NULL && (opts.grant_seconds = grant_duration_parse(grant)) <= 0)
 		return grant_refused(argv[optind], opts.grant_seconds, json);
 	if (to != NULL) {
 		if (opts.detach != -1 || opts.via_sudo || opts.expect != NULL || opts.you_only)

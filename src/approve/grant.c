@@ -21,6 +21,28 @@
 
 #include "batch.h"
 
+/*
+ * A grant's duration as the reviewer gives it (answer --grant), strictly: digits (no leading zero) and one unit,
+ * s, m or h. Seconds, or 0 malformed, or -1 over GRANT_MAX_SECONDS.
+ */
+long long
+grant_duration_parse(const char *arg)
+{
+	long long n = 0, unit;
+	const char *p = arg;
+
+	if (*p < '1' || *p > '9')
+		return 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (*p - '0')) > GRANT_MAX_SECONDS)
+			return -1;
+	unit = strcmp(p, "s") == 0 ? 1 : strcmp(p, "m") == 0 ? 60 : strcmp(p, "h") == 0 ?
+	    3600 : 0;
+	if (unit == 0)
+		return 0;
+	return n * unit > GRANT_MAX_SECONDS ? -1 : n * unit;
+}
+
 /* The identity a grant of gate's command cmd (as sealed) has. */
 static void
 grant_identity(const json_t *gate, const json_t *cmd, struct grant_record *g)

@@ -233,11 +233,36 @@ test_grantable(void **state)
 	    "/usr/bin/true", NULL, json_pack("[s]", "network")), "grant_risky");
 }
 
+static void
+test_duration(void **state)
+{
+	(void)state;
+	assert_int_equal(grant_duration_parse("90s"), 90);
+	assert_int_equal(grant_duration_parse("10m"), 600);
+	assert_int_equal(grant_duration_parse("1h"), 3600);
+	assert_int_equal(grant_duration_parse("24h"), GRANT_MAX_SECONDS);
+	assert_int_equal(grant_duration_parse("86400s"), GRANT_MAX_SECONDS);
+	assert_int_equal(grant_duration_parse("25h"), -1);
+	assert_int_equal(grant_duration_parse("1441m"), -1);
+	assert_int_equal(grant_duration_parse("99999999999999999999999h"), -1);
+	assert_int_equal(grant_duration_parse(""), 0);
+	assert_int_equal(grant_duration_parse("10"), 0);
+	assert_int_equal(grant_duration_parse("0m"), 0);
+	assert_int_equal(grant_duration_parse("01h"), 0);
+	assert_int_equal(grant_duration_parse("1H"), 0);
+	assert_int_equal(grant_duration_parse("1d"), 0);
+	assert_int_equal(grant_duration_parse("1h5m"), 0);
+	assert_int_equal(grant_duration_parse(" 1h"), 0);
+	assert_int_equal(grant_duration_parse("1h "), 0);
+	assert_int_equal(grant_duration_parse("-1h"), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_duration),
 		cmocka_unit_test_setup_teardown(test_match_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_and_revoke, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
