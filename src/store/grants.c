@@ -247,10 +247,9 @@ grants_live(struct store *st)
 long
 grants_revoke(struct store *st, const char *id)
 {
-	static const char sel[] = "SELECT id FROM grants WHERE revoked_at IS NULL"
-	    " AND expires_at > ?1 AND (?2 IS NULL OR id = ?2)";
+	/* RETURNING's rows are all made by the first step (SQLite 3.35) */
 	static const char upd[] = "UPDATE grants SET revoked_at = ?1 WHERE revoked_at IS NULL"
-	    " AND expires_at > ?1 AND (?2 IS NULL OR id = ?2)";
+	    " AND expires_at > ?1 AND (?2 IS NULL OR id = ?2) RETURNING id";
 	int64_t now = now_seconds();
 	sqlite3_stmt *s;
 	json_t *d;
@@ -259,42 +258,32 @@ grants_revoke(struct store *st, const char *id)
 
 	if (store_begin(st) != 0)
 		return -1;
-	if (sqlite3_prepare_v2(st->db, sel, -1, &s, NULL) != SQLITE_OK ||
-	    (sqlite3_bind_int64(s, 1, now) |
-	    sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC)) != SQLITE_OK) {
-		store_fail(st, "revoking grants");
-		sqlite3_finalize(s);
-		goto fail;
-	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		d = json_pack("{s:s,s:I}", "grant", (const char *)sqlite3_column_text(s, 0),
-		    "by_uid", (json_int_t)getuid());
-		if (d == NULL || audit_append(st, NULL, "grant_revoked", d, now) != 0) {
-			json_decref(d);
-			sqlite3_finalize(s);
-			goto fail;
-		}
-		json_decref(d);
-		n++;
-	}
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		store_fail(st, "revoking grants");
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		goto fail;
 	if (sqlite3_prepare_v2(st->db, upd, -1, &s, NULL) != SQLITE_OK ||
 	    (sqlite3_bind_int64(s, 1, now) |
 	    sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC)) != SQLITE_OK) {
 		store_fail(st, "revoking grants");
 		sqlite3_finalize(s);
-		goto fail;
+		store_rollback(st);
+		return -1;
 	}
-	if (step_done(st, s, "revoking grants") != 0 || store_commit(st) != 0)
-		goto fail;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		d = json_pack("{s:s,s:I}", "grant", (const char *)sqlite3_column_text(s, 0),
+		    "by_uid", (json_int_t)getuid());
+		if (d == NULL || audit_append(st, NULL, "grant_revoked", d, now) != 0)
+			rc = SQLITE_ERROR;
+		json_decref(d);
+		if (rc != SQLITE_ROW)
+			break;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "revoking grants");
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE || store_commit(st) != 0) {
+		store_rollback(st);
+		return -1;
+	}
 	return n;
-fail:
-	store_rollback(st);
-	return -1;
 }
 
 /* In gate_settle's transaction: a "grant_used" event for every ledger
