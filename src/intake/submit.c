@@ -156,13 +156,13 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 		*desc = d;
 		d = NULL;
 		rc = EXIT_OK;
-		/* stored and waiting: what live grants cover runs by them */
-		if (q->nroot == 0)
-			grants_offer(s, id);
 	} else if (b == -1)
 		rc = EXIT_REFUSED;
 	if (lock >= 0)
 		close(lock);
+	/* stored and waiting: what live grants cover runs by them */
+	if (rc == EXIT_OK && q->nroot == 0)
+		grants_offer(s, id);
 	if (given == NULL)
 		store_close(&st);
 out:
