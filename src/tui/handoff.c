@@ -339,32 +339,34 @@ handoff_approve(struct tui *t)
 }
 
 /*
- * g: type how long the ticked commands may run again without review,
- * then approve them as Enter would and grant them (answer --grant).
- * 0 when the gate is not pending (g is then "top" as elsewhere).
+ * a ("allow again"): type how long the ticked commands may run again
+ * without review, then approve them as Enter would and grant them
+ * (answer --grant). The key is not g, which is "top" (docs/review.md).
  */
-int
+void
 grant_begin(struct tui *t)
 {
 	const char **ids;
 	size_t n;
 	int root;
 
-	if (strcmp(json_str(t->gate, "state"), "pending") != 0)
-		return 0;
+	if (strcmp(json_str(t->gate, "state"), "pending") != 0) {
+		tui_status(t, ST_BAD, "%s is %s: nothing to approve", t->gate_id,
+		    json_str(t->gate, "state"));
+		return;
+	}
 	ids = ticked_ids(t, &n, &root);
 	free(ids);
 	if (n == 0 || root) {
 		tui_status(t, ST_BAD, n == 0 ? "nothing is ticked: Space ticks a command" :
 		    "a ticked command runs as root: each ROOT run authenticates with sudo, "
 		    "so only YOU commands are granted (Space unticks)");
-		return 1;
+		return;
 	}
 	t->mode = MODE_GRANT;
 	t->fblen = 0;
 	t->fb[0] = L'\0';
 	*t->status = '\0';
-	return 1;
 }
 
 static void

@@ -828,7 +828,7 @@ gate_draw(struct tui *t)
 		tui_puts(LINES - 2, COLS - (int)strlen(pos), (int)strlen(pos), ST_DIM, pos);
 	}
 	tui_cut(LINES - 2, 0, COLS - 16, ST_DIM, pending(t) ?
-	    " Space tick  v details  Enter run  g grant  d deny  ^D/^U Home/G  q back" :
+	    " Space tick  v details  Enter run  a grant  d deny  ^D/^U g/G  q back" :
 	    " v details  ^D/^U g/G  q back");
 }
 
@@ -911,12 +911,8 @@ gate_key(struct tui *t, int type, wint_t k)
 	case L'k': up(t); break;
 	case 4: t->top += half; clamp_top(t); follow(t); break;	/* ^D */
 	case 21: t->top = t->top > half ? t->top - half : 0; follow(t); break;	/* ^U */
-	case L'g':	/* on a pending gate: approve and grant (docs/grants.md) */
-		if (!grant_begin(t)) {
-			t->top = 0;
-			t->focus = 0;
-		}
-		break;
+	case L'a': grant_begin(t); break;	/* allow again: approve and grant */
+	case L'g': t->top = 0; t->focus = 0; break;
 	case L'G':
 		t->top = t->doc.n;
 		clamp_top(t);

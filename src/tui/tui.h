@@ -165,7 +165,7 @@ int	 gate_cmd_root(const json_t *);
 /* handoff.c */
 void	 handoff_approve(struct tui *);
 void	 deny_begin(struct tui *);
-int	 grant_begin(struct tui *);
+void	 grant_begin(struct tui *);
 void	 deny_key(struct tui *, int, wint_t);
 void	 deny_draw(struct tui *);
 

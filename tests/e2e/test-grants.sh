@@ -354,8 +354,8 @@ expect_rc "another requester still gets a grant (the quota is per requester)" 0
 rev grants --all -j
 expect_rc "--all revokes all 65" 0 '"revoked": *65'
 
-# --- the console: g ----------------------------------------------------------
-section "the console's g"
+# --- the console: a ----------------------------------------------------------
+section "the console's a (allow again)"
 TSOCK="wt-grants-$$"
 tm() { tmux -L "$TSOCK" -f /dev/null "$@"; }
 at_exit 'tm kill-server >/dev/null 2>&1'
@@ -381,7 +381,7 @@ wait_state() {
 	return 1
 }
 if ! command -v tmux >/dev/null 2>&1; then
-	skip "the console's g" "tmux is not installed (scripts/deps.sh)"
+	skip "the console's a" "tmux is not installed (scripts/deps.sh)"
 else
 	req "$WT_DIR/con.json" / tail console
 	submit wtgr1 "$WT_DIR/con.json" -o claude
@@ -390,27 +390,27 @@ else
 	    --init-groups env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color \
 	    HOME=$WT_DIR/home-$REV WARRANT_HOME=$RSTATE $W review $GC; sleep 600" ||
 	    bail "tmux session started"
-	wait_for "g grant" && ok "the console's gate view offers g" || { not_ok "the console's gate view offers g"; diag "$(screen)"; }
-	tm send-keys -t con g
-	wait_for "Grant: run the ticked commands" && ok "g asks for a duration" ||
-	    { not_ok "g asks for a duration"; diag "$(screen)"; }
+	wait_for "a grant" && ok "the console's gate view offers a (allow again)" || { not_ok "the console's gate view offers a (allow again)"; diag "$(screen)"; }
+	tm send-keys -t con a
+	wait_for "Grant: run the ticked commands" && ok "a asks for a duration" ||
+	    { not_ok "a asks for a duration"; diag "$(screen)"; }
 	tm send-keys -t con 2 5 h Enter
-	wait_for "too long" && ok "[P5] g with 25h: too long, nothing approved" ||
-	    { not_ok "[P5] g with 25h: too long"; diag "$(screen)"; }
+	wait_for "too long" && ok "[P5] a with 25h: too long, nothing approved" ||
+	    { not_ok "[P5] a with 25h: too long"; diag "$(screen)"; }
 	tm send-keys -t con BSpace BSpace BSpace x Enter
-	wait_for "not a duration" && ok "[P5] g with x: not a duration" ||
-	    { not_ok "[P5] g with x: not a duration"; diag "$(screen)"; }
+	wait_for "not a duration" && ok "[P5] a with x: not a duration" ||
+	    { not_ok "[P5] a with x: not a duration"; diag "$(screen)"; }
 	tm send-keys -t con Escape
 	wait_for "not approved: $GC is still pending" && ok "Esc leaves it pending" ||
 	    { not_ok "Esc leaves it pending"; diag "$(screen)"; }
 	is "... nothing ran, nothing is granted" "$(state_of "$GC"):$(attempts_of "$GC"):$(live_grants)" "pending:0:0"
-	tm send-keys -t con g
+	tm send-keys -t con a
 	wait_for "Grant: run the ticked commands"
 	tm send-keys -t con 1 0 m Enter
 	if wait_state "$GC" approved; then
-		ok "g, 10m, Enter approves the gate from the console"
+		ok "a, 10m, Enter approves the gate from the console"
 	else
-		not_ok "g, 10m, Enter approves the gate from the console"
+		not_ok "a, 10m, Enter approves the gate from the console"
 		diag "$(screen)"
 	fi
 	wait_for "granted 1 command" && ok "... and says it granted the command" ||
@@ -421,7 +421,7 @@ else
 	GCON=$(jval "$OUT" 'j[0]["id"]')
 	AGENT_IN=$WT_DIR/con.json agent wtgr1 request -w -j -o claude
 	jcheck "... and the identical request runs by it" "entry(j, 'a')['granted_by'] == '$GCON'" "$OUT"
-	# a ROOT command ticked: g refuses at once
+	# a ROOT command ticked: a refuses at once
 	raw "$WT_DIR/cr.json" "{\"reason\":\"r\",\"commands\":[{\"id\":\"y\",\"as\":\"user\",\"argv\":[\"$ECHO\",\"x\"],\"cwd\":\"/\",\"why\":\"w\"},{\"id\":\"r\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}]}"
 	submit wtgr1 "$WT_DIR/cr.json"
 	GR=$G
@@ -429,10 +429,10 @@ else
 	tm new-session -d -s con -x 100 -y 30 "setpriv --reuid=$REV --regid=$(id -g "$REV") \
 	    --init-groups env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color \
 	    HOME=$WT_DIR/home-$REV WARRANT_HOME=$RSTATE $W review $GR; sleep 600"
-	wait_for "g grant"
-	tm send-keys -t con g
-	wait_for "a ticked command runs as root" && ok "[P5] g with a ROOT command ticked is refused at once" ||
-	    { not_ok "[P5] g with a ROOT command ticked is refused at once"; diag "$(screen)"; }
+	wait_for "a grant"
+	tm send-keys -t con a
+	wait_for "a ticked command runs as root" && ok "[P5] a with a ROOT command ticked is refused at once" ||
+	    { not_ok "[P5] a with a ROOT command ticked is refused at once"; diag "$(screen)"; }
 	is "... the gate stays pending" "$(state_of "$GR"):$(attempts_of "$GR")" "pending:0"
 	tm kill-server >/dev/null 2>&1
 	rev grants --all -j
