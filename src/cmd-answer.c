@@ -19,7 +19,8 @@ const struct cmd_entry cmd_answer_entry = {
 	.summary = "approve (authenticate and run) or deny a pending gate",
 	.group = CMD_REVIEWER,
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [--you-only] [-f TEXT] [-j] | ID --approve|--deny --to REVIEWER "
+	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [-f TEXT] [-j] | "
+	"ID --approve|--deny --to REVIEWER "
 	"[-c CMD_ID]... [-f TEXT] [-j]",
 	.help =
 	"Answer a pending gate. --run authenticates through the host's sudo on this\n"
@@ -41,6 +42,16 @@ const struct cmd_entry cmd_answer_entry = {
 	"                      reviewed (its hash, or a prefix of 12 or more)\n"
 	"  --you-only          approve only if no selected command runs as root (no\n"
 	"                      sudo); what the web page's approvals run as\n"
+	"  -g, --grant DURATION  after the batch is approved, grant each selected\n"
+	"                      command for DURATION (N s, m or h, e.g. 10m, 1h; at\n"
+	"                      most 24h): the same requester and agent may run it\n"
+	"                      again, exactly, without review. Only YOU commands\n"
+	"                      with an exact argv, no files, no shell or inline code\n"
+	"                      and no risk badge; anything else is refused before\n"
+	"                      anything runs (see warrant grants)\n"
+	"  --granted           approve only if every selected command has a live\n"
+	"                      grant that matches it exactly (how a request that\n"
+	"                      grants cover is run; its ledger names the grants)\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
 	"  -t, --to REVIEWER   as a co-reviewer under the host's two-person rule: show\n"
@@ -78,6 +89,26 @@ confirm(struct store *st, const char *id)
 	return yes;
 }
 
+/* The grants an approval made, or why it made none. */
+static void
+print_grants(const json_t *grants)
+{
+	char when[32];
+	json_t *g;
+	size_t i;
+
+	if (json_is_object(grants)) {
+		printf("no grant made: %s\n", json_str(grants, "message"));
+		return;
+	}
+	json_array_foreach(grants, i, g) {
+		format_time(json_integer_value(json_object_get(g, "expires_at")), when,
+		    sizeof when);
+		printf("granted %s: command %s, until %s\n", json_str(g, "id"),
+		    json_str(g, "command"), when);
+	}
+}
+
 static void
 print_human(const json_t *r)
 {
@@ -94,6 +125,7 @@ print_human(const json_t *r)
 		putchar('\n');
 	}
 	ledger_print(stdout, l);
+	print_grants(json_object_get(r, "grants"));
 }
 
 static int
@@ -115,6 +147,23 @@ deny(struct store *st, const char *id, const char *feedback, int json)
 	return rc == 0 ? EXIT_OK : EXIT_REFUSED;
 }
 
+/* A refused --grant: said like any refused answer; nothing ran. */
+static int
+grant_refused(const char *id, long long seconds, int json)
+{
+	json_t *r = json_pack("{s:s,s:s,s:s,s:s}", "request_id", id, "status", "pending",
+	    "outcome", seconds == 0 ? "grant_duration" : "grant_too_long", "message",
+	    seconds == 0 ? "--grant takes a duration such as 90s, 10m or 1h; nothing ran" :
+	    "a grant lasts at most 24h; nothing ran");
+
+	if (json)
+		print_json(r);
+	else
+		print_human(r);
+	json_decref(r);
+	return EXIT_REFUSED;
+}
+
 static int
 cmd_answer_exec(int argc, char **argv)
 {
@@ -131,9 +180,11 @@ cmd_answer_exec(int argc, char **argv)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "you-only", no_argument, NULL, 'Y' },
 		{ "to", required_argument, NULL, 't' },
+		{ "grant", required_argument, NULL, 'g' },
+		{ "granted", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *select[MAX_SELECT], *feedback = NULL, *to = NULL;
+	const char *select[MAX_SELECT], *feedback = NULL, *to = NULL, *grant = NULL;
 	char id[GATE_ID_LEN + 1];
 	struct approve_opts opts = { .detach = -1 };
 	int ch, run = 0, no = 0, json = 0, rc, code;
@@ -144,7 +195,7 @@ cmd_answer_exec(int argc, char **argv)
 	/* before anything else: no process of our uid may attach to us */
 	if (approve_guard() != 0)
 		warnx("this process is being traced: it will refuse to approve");
-	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:jt:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:g:jt:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': run = 1; break;
 		case 'd': no = 1; break;
@@ -160,6 +211,8 @@ cmd_answer_exec(int argc, char **argv)
 		case 'f': feedback = optarg; break;
 		case 'j': json = 1; break;
 		case 't': to = optarg; break;
+		case 'g': grant = optarg; break;
+		case 'G': opts.granted = 1; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");
@@ -179,6 +232,13 @@ cmd_answer_exec(int argc, char **argv)
 		return usage_error(&cmd_answer_entry, "-f goes with --deny");
 	if (feedback != NULL && !feedback_ok(feedback))
 		return usage_error(&cmd_answer_entry, "-f: %s", FEEDBACK_RULE);
+	if ((grant != NULL || opts.granted) && (!run || to != NULL || opts.via_sudo))
+		return usage_error(&cmd_answer_entry, "--grant and --granted go with --run "
+		    "(no --to, no --via sudo)");
+	if (grant != NULL && opts.granted)
+		return usage_error(&cmd_answer_entry, "--grant and --granted exclude each other");
+	if (grant != NULL && (opts.grant_seconds = grant_duration_parse(grant)) <= 0)
+		return grant_refused(argv[optind], opts.grant_seconds, json);
 	if (to != NULL) {
 		if (opts.detach != -1 || opts.via_sudo || opts.expect != NULL || opts.you_only)
 			return usage_error(&cmd_answer_entry, "--to goes with --approve or --deny, "

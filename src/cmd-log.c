@@ -183,6 +183,14 @@ cmd_log_exec(int argc, char **argv)
 				fputs("  requester ", stdout);
 				text_print(stdout, who);
 			}
+			/* a grant's events (grants.c) name it and its gate */
+			if (json_is_string(json_object_get(json_object_get(e, "detail"), "grant"))) {
+				json_t *d = json_object_get(e, "detail");
+
+				printf("  grant %s", json_str(d, "grant"));
+				if (*json_str(d, "gate") != '\0')
+					printf("  gate %s", json_str(d, "gate"));
+			}
 			putchar('\n');
 		}
 		rc = fflush(stdout);

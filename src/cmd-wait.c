@@ -52,6 +52,11 @@ print_human(const json_t *o)
 		    json_string_value(json_object_get(e, "status")));
 		if (json_is_integer(json_object_get(e, "exit_code")))
 			printf(", exit %lld", (long long)json_integer_value(json_object_get(e, "exit_code")));
+		/* run with no review, by the reviewer's standing grant */
+		if ((s = json_string_value(json_object_get(e, "granted_by"))) != NULL) {
+			fputs(", granted by ", stdout);
+			text_print(stdout, s);
+		}
 		putchar('\n');
 		if ((s = json_string_value(json_object_get(e, "error"))) != NULL) {
 			text_print(stdout, s);

@@ -388,6 +388,11 @@ ledger_print(FILE *fp, const json_t *l)
 			text_print(fp, json_str(e, "iolog"));
 			fputc(')', fp);
 		}
+		/* run with no review, by a standing grant (docs/grants.md) */
+		if (json_is_string(json_object_get(e, "granted_by"))) {
+			fputs("  granted by ", fp);
+			text_print(fp, json_str(e, "granted_by"));
+		}
 		fputc('\n', fp);
 		confinement_print(fp, e, "         ");
 	}

@@ -140,6 +140,7 @@ extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_answer_entry;
+extern const struct cmd_entry cmd_grants_entry;
 extern const struct cmd_entry cmd_wait_entry;
 extern const struct cmd_entry cmd_withdraw_entry;
 int	 wait_print(const json_t *, int);

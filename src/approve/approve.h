@@ -16,6 +16,8 @@ struct approve_opts {
 	int		 via_sudo;	/* ROOT commands through sudo, not the runner */
 	const char	*expect;	/* the manifest hash the reviewer saw, or NULL */
 	int		 you_only;	/* refuse when any selected command is ROOT */
+	long long	 grant_seconds;	/* > 0: grant the approved commands this long */
+	int		 granted;	/* run only by live grants (no review) */
 };
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
@@ -26,6 +28,13 @@ int	 approve_guard(void);
 struct tp_binding;
 json_t	*review_binding(const json_t *, const char *const *, size_t, uid_t, char *, size_t);
 void	 binding_tp(const json_t *, struct tp_binding *);
+
+/* grant.c: a gate just stored that grants cover is run by them */
+void	 grants_offer(struct store *, const char *);
+long long grant_duration_parse(const char *);
+/* grantable.c: may a sealed command be granted (docs/grants.md)? */
+struct refusal;
+int	 grant_judge(const json_t *, size_t, struct refusal *);
 
 /* finish.c */
 int	 approve_recover(struct store *);

@@ -95,7 +95,8 @@ batch_free(struct batch *b)
 	json_decref(b->run);
 	json_decref(b->entries);
 	json_decref(b->gate);
-	b->run = b->entries = b->gate = NULL;
+	json_decref(b->granted);
+	b->run = b->entries = b->gate = b->granted = NULL;
 	b->run_fd = b->tty = -1;
 }
 
@@ -390,7 +391,8 @@ batch_from_disk(struct batch *b)
 
 /*
  * Settle the gate approved with the ledger of the whole request: every
- * command in request order, the unselected ones "not_approved". Returns
+ * command in request order, the unselected ones "not_approved", each run
+ * by a grant with its "granted_by". Returns
  * what gate_settle returns; the ledger in *ledger either way.
  */
 int
@@ -402,6 +404,10 @@ batch_settle(struct batch *b, const char *outcome, const char *diagnostic, json_
 	json_array_foreach(json_object_get(b->manifest, "commands"), i, c) {
 		e = json_array_get(b->entries, k);
 		if (e != NULL && strcmp(json_str(e, "id"), json_str(c, "id")) == 0) {
+			/* no review: the ledger names the grant each ran by */
+			if (json_object_get(b->granted, json_str(c, "id")) != NULL)
+				json_object_set(e, "granted_by",
+				    json_object_get(b->granted, json_str(c, "id")));
 			json_array_append(all, e);
 			k++;
 		} else

@@ -31,6 +31,7 @@ struct batch {
 	int		 run_fd;
 	int		 tty;
 	json_t		*entries;	/* one per selected command, in order */
+	json_t		*granted;	/* run by grants: command id -> grant id */
 	char		 outcome[32];	/* why it failed, for the answer's JSON */
 	char		 message[512];
 };
@@ -72,6 +73,11 @@ int	 approve_reviews(struct batch *, int, int);
 int	 batch_from_disk(struct batch *);
 int	 batch_settle(struct batch *, const char *, const char *, json_t **);
 json_t	*user_env_json(void);
+
+/* grant.c */
+int	 grants_may_make(struct batch *, const json_t *);
+json_t	*grants_make(struct batch *, long long);
+int	 grants_find(struct batch *, const json_t *);
 
 /* sudo.c: sudo on the reviewer's terminal, and the stop signals */
 extern volatile sig_atomic_t stop_requested;

@@ -196,6 +196,12 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		    b->gate_id, json_str(b->gate, "manifest_sha256"));
 		return -1;
 	}
+	/* grants: only of what may be granted; a run by them, only by them */
+	if ((o->grant_seconds > 0 && grants_may_make(b, sel) != 0) ||
+	    (o->granted && grants_find(b, sel) != 0)) {
+		json_decref(sel);
+		return -1;
+	}
 	if (o->via_sudo && *root && json_object_size(json_object_get(b->manifest, "env")) > 0) {
 		json_decref(sel);
 		say(b, "runner_error", "--via sudo cannot pass the reviewed environment; "
@@ -354,6 +360,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		break;
 	default:
 		result = finish_settled(&b, end == EXEC_BROKEN, o.via_sudo && root, code);
+		if (o.grant_seconds > 0 && strcmp(json_str(result, "status"), "approved") == 0)
+			json_object_set_new(result, "grants", grants_make(&b, o.grant_seconds));
 	}
 out:
 	lease_release(lease);

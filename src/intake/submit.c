@@ -160,6 +160,9 @@ gate_create(struct store *given, const struct wrequest *q, const struct requeste
 		rc = EXIT_REFUSED;
 	if (lock >= 0)
 		close(lock);
+	/* stored and waiting: what live grants cover runs by them */
+	if (rc == EXIT_OK && q->nroot == 0)
+		grants_offer(s, id);
 	if (given == NULL)
 		store_close(&st);
 out:

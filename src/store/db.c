@@ -86,6 +86,16 @@ static const char *const migrations[] = {
 	" requester_uid INTEGER NOT NULL, key TEXT NOT NULL,"
 	" gate_id TEXT NOT NULL REFERENCES gates (id), descriptor TEXT NOT NULL,"
 	" PRIMARY KEY (requester_uid, key)) WITHOUT ROWID;",
+	/* 7: standing grants of exact YOU commands (grants.c); argv and env
+	 * in canonical JSON, so equal commands are equal text */
+	"CREATE TABLE grants ("
+	" id TEXT PRIMARY KEY, requester_uid INTEGER NOT NULL, agent TEXT,"
+	" argv TEXT NOT NULL, path TEXT NOT NULL, executable_sha256 TEXT NOT NULL,"
+	" cwd TEXT NOT NULL, env TEXT NOT NULL, output_to_agent TEXT NOT NULL,"
+	" gate_id TEXT NOT NULL, command_id TEXT NOT NULL,"
+	" created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, revoked_at INTEGER);"
+	"CREATE INDEX grants_live ON grants (requester_uid, expires_at)"
+	" WHERE revoked_at IS NULL;",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 

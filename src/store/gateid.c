@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Request ids: "w-" and 10 lowercase base32 characters (50 bits) from the
- * OS CSPRNG; any unique prefix of 4 or more characters names a gate. */
+ * OS CSPRNG; any unique prefix of 4 or more characters names a gate.
+ * Grant ids are made the same way, with "g-". */
 #include <string.h>
 
 #include "shared/shared.h"
@@ -8,20 +9,46 @@
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 
-int
-gate_id_new(char id[GATE_ID_LEN + 1])
+static int
+id_new(char kind, char id[GATE_ID_LEN + 1])
 {
 	unsigned char r[10];
 	int i;
 
 	if (random_bytes(r, sizeof r) != 0)
 		return -1;
-	id[0] = 'w';
+	id[0] = kind;
 	id[1] = '-';
 	for (i = 0; i < 10; i++)
 		id[2 + i] = b32[r[i] & 31];
 	id[GATE_ID_LEN] = '\0';
 	return 0;
+}
+
+int
+gate_id_new(char id[GATE_ID_LEN + 1])
+{
+	return id_new('w', id);
+}
+
+int
+grant_id_new(char id[GRANT_ID_LEN + 1])
+{
+	return id_new('g', id);
+}
+
+/* A whole grant id as given: "g-" and 10 base32 characters. */
+int
+grant_id_valid(const char *arg)
+{
+	size_t i;
+
+	if (strlen(arg) != GRANT_ID_LEN || strncmp(arg, "g-", 2) != 0)
+		return 0;
+	for (i = 2; i < GRANT_ID_LEN; i++)
+		if (strchr(b32, arg[i]) == NULL)
+			return 0;
+	return 1;
 }
 
 /*

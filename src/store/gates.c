@@ -241,7 +241,7 @@ store_resolve(struct store *st, const char *arg, int64_t uid, char id[GATE_ID_LE
 	return n == 0 ? 1 : n == 1 ? 0 : 2;
 }
 
-static json_t *
+json_t *
 column_json(sqlite3_stmt *s, int i)
 {
 	const char *txt = (const char *)sqlite3_column_text(s, i);
@@ -251,7 +251,7 @@ column_json(sqlite3_stmt *s, int i)
 	return json_loads(txt, JSON_DECODE_ANY, NULL);
 }
 
-static json_t *
+json_t *
 column_string(sqlite3_stmt *s, int i)
 {
 	const char *txt = (const char *)sqlite3_column_text(s, i);
@@ -638,6 +638,8 @@ gate_settle(struct store *st, const char *gate, int64_t attempt, const json_t *l
 	    sqlite3_bind_int64(s, 4, attempt)) != SQLITE_OK)
 		goto sqlfail;
 	if (step_done(st, s, "closing the attempt") != 0)
+		goto fail;
+	if (grants_used(st, gate, ledger, now) != 0)
 		goto fail;
 	d = json_pack("{s:I,s:s,s:s?}", "attempt", (json_int_t)attempt,
 	    "ledger_sha256", sha, "outcome", outcome);

@@ -21,6 +21,10 @@
 #define GATE_ID_LEN	12
 int	 gate_id_new(char [GATE_ID_LEN + 1]);
 int	 gate_id_prefix(const char *, char *, size_t);
+/* and grant ids: "g-" + 10 lowercase base32 characters */
+#define GRANT_ID_LEN	12
+int	 grant_id_new(char [GRANT_ID_LEN + 1]);
+int	 grant_id_valid(const char *);
 
 /* statedir.c */
 int	 state_dir(char *, size_t);
@@ -154,6 +158,34 @@ int	 pair_redeem(struct store *, const char *, const char *, const char *, const
 int	 device_lookup(struct store *, const char *, char *, size_t);
 json_t	*device_list(struct store *);
 int	 device_revoke(struct store *, const char *);
+
+/*
+ * grants.c: standing grants of exact YOU commands (docs/grants.md). A
+ * grant is the identity of one command as sealed: who asked (uid, agent
+ * label), argv, executable and its SHA-256, cwd, env and output policy.
+ */
+struct grant_record {
+	uid_t		 requester_uid;
+	const char	*agent;			/* or NULL */
+	const json_t	*argv;
+	const char	*path;
+	const char	*executable_sha256;
+	const char	*cwd;
+	const json_t	*env;
+	const char	*output_to_agent;
+	const char	*gate_id;		/* the approval that made it ... */
+	const char	*command_id;		/* ... and its command */
+	int64_t		 expires;
+};
+#define GRANT_QUOTA		64	/* live grants per requester uid */
+#define GRANT_MAX_SECONDS	(24 * 3600)
+#define GRANT_QUOTA_FULL	1	/* grants_add: over GRANT_QUOTA */
+int	 grants_add(struct store *, const struct grant_record *, size_t,
+	    char (*)[GRANT_ID_LEN + 1]);
+long	 grants_live_count(struct store *, uid_t);
+int	 grant_match(struct store *, const struct grant_record *, char [GRANT_ID_LEN + 1]);
+json_t	*grants_live(struct store *);
+long	 grants_revoke(struct store *, const char *);
 
 /* chain.c: the append-only, hash-chained events table. */
 json_t	*audit_events(struct store *);

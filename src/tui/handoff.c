@@ -286,11 +286,12 @@ run_outside(struct tui *t, const char **ids, size_t n, int *code)
 	return r;
 }
 
-void
-handoff_approve(struct tui *t)
+/* Approve the ticked commands; with grant_seconds > 0, grant them too. */
+static void
+approve_ticked(struct tui *t, long long grant_seconds)
 {
 	const struct approve_opts opts = { .detach = -1,
-	    .expect = json_str(t->gate, "manifest_sha256") };
+	    .expect = json_str(t->gate, "manifest_sha256"), .grant_seconds = grant_seconds };
 	const char **ids;
 	size_t n;
 	int root, code = EXIT_INTERNAL;
@@ -321,10 +322,72 @@ handoff_approve(struct tui *t)
 		outcome_of(r, t->outcome, sizeof t->outcome, &t->outcome_style);
 	else
 		snprintf(t->outcome, sizeof t->outcome, "the approval could not be carried out");
+	if (r != NULL && json_is_array(json_object_get(r, "grants")))
+		snprintf(t->outcome + strlen(t->outcome), sizeof t->outcome - strlen(t->outcome),
+		    "; granted %zu command%s", json_array_size(json_object_get(r, "grants")),
+		    json_array_size(json_object_get(r, "grants")) == 1 ? "" : "s");
 	json_decref(r);
 	gate_reload(t);
 	tui_status(t, t->outcome_style, "%s", t->outcome);
 	t->top = 0;
+}
+
+void
+handoff_approve(struct tui *t)
+{
+	approve_ticked(t, 0);
+}
+
+/*
+ * a ("allow again"): type how long the ticked commands may run again
+ * without review, then approve them as Enter would and grant them
+ * (answer --grant). The key is not g, which is "top" (docs/review.md).
+ */
+void
+grant_begin(struct tui *t)
+{
+	const char **ids;
+	size_t n;
+	int root;
+
+	if (strcmp(json_str(t->gate, "state"), "pending") != 0) {
+		tui_status(t, ST_BAD, "%s is %s: nothing to approve", t->gate_id,
+		    json_str(t->gate, "state"));
+		return;
+	}
+	ids = ticked_ids(t, &n, &root);
+	free(ids);
+	if (n == 0 || root) {
+		tui_status(t, ST_BAD, n == 0 ? "nothing is ticked: Space ticks a command" :
+		    "a ticked command runs as root: each ROOT run authenticates with sudo, "
+		    "so only YOU commands are granted (Space unticks)");
+		return;
+	}
+	t->mode = MODE_GRANT;
+	t->fblen = 0;
+	t->fb[0] = L'\0';
+	*t->status = '\0';
+}
+
+static void
+grant_now(struct tui *t)
+{
+	char text[16];
+	long long seconds = 0;
+	size_t i;
+
+	for (i = 0; i < t->fblen && i + 1 < sizeof text && t->fb[i] < 0x80; i++)
+		text[i] = (char)t->fb[i];
+	text[i] = '\0';
+	if (i == t->fblen)
+		seconds = grant_duration_parse(text);
+	if (seconds <= 0) {
+		tui_status(t, ST_BAD, "%s: a duration such as 90s, 10m or 1h, at most 24h",
+		    seconds < 0 ? "too long" : "not a duration");
+		return;
+	}
+	t->mode = MODE_NORMAL;
+	approve_ticked(t, seconds);
 }
 
 void
@@ -426,16 +489,17 @@ deny_key(struct tui *t, int type, wint_t k)
 			t->fb[--t->fblen] = L'\0';
 			*t->status = '\0';
 		} else if (k == KEY_ENTER)
-			deny_now(t);
+			t->mode == MODE_GRANT ? grant_now(t) : deny_now(t);
 		return;
 	}
 	switch (k) {
 	case 27:
+		tui_status(t, ST_NORMAL, "not %s: %s is still pending",
+		    t->mode == MODE_GRANT ? "approved" : "denied", t->gate_id);
 		t->mode = MODE_NORMAL;
-		tui_status(t, ST_NORMAL, "not denied: %s is still pending", t->gate_id);
 		return;
 	case L'\n': case L'\r':
-		deny_now(t);
+		t->mode == MODE_GRANT ? grant_now(t) : deny_now(t);
 		return;
 	case 0x7f: case 8:
 		if (t->fblen > 0)
@@ -463,7 +527,8 @@ deny_key(struct tui *t, int type, wint_t k)
 	t->fb[t->fblen] = L'\0';
 }
 
-/* The two bottom lines while the note is typed; the end stays in view. */
+/* The two bottom lines while the note (or a grant's duration) is typed;
+ * the end stays in view. */
 void
 deny_draw(struct tui *t)
 {
@@ -474,7 +539,9 @@ deny_draw(struct tui *t)
 	if (*t->status != '\0')	/* the note is full */
 		tui_cut(LINES - 2, 1, COLS - 2, t->status_style, t->status);
 	else
-		tui_cut(LINES - 2, 1, COLS - 2, ST_BAR,
+		tui_cut(LINES - 2, 1, COLS - 2, ST_BAR, t->mode == MODE_GRANT ?
+		    "Grant: run the ticked commands, and again without review for (10m, 1h, "
+		    "24h at most). Enter approves, Esc cancels" :
 		    "Deny: a note for the agent (optional). Enter denies, Esc cancels");
 	move(LINES - 1, 0);
 	clrtoeol();

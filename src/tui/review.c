@@ -725,7 +725,7 @@ gate_reload(struct tui *t)
 	if (strcmp(was, now) != 0) {
 		tui_status(t, strcmp(now, "approved") == 0 ? ST_GOOD : ST_BAD,
 		    "%s is now %s", t->gate_id, now);
-		if (t->mode == MODE_DENY)
+		if (t->mode != MODE_NORMAL)
 			t->mode = MODE_NORMAL;
 	}
 	json_decref(t->gate);
@@ -828,7 +828,7 @@ gate_draw(struct tui *t)
 		tui_puts(LINES - 2, COLS - (int)strlen(pos), (int)strlen(pos), ST_DIM, pos);
 	}
 	tui_cut(LINES - 2, 0, COLS - 16, ST_DIM, pending(t) ?
-	    " Space tick  v details  Enter run  d deny  ^D/^U g/G  q back" :
+	    " Space tick  v details  Enter run  a grant  d deny  ^D/^U g/G  q back" :
 	    " v details  ^D/^U g/G  q back");
 }
 
@@ -911,6 +911,7 @@ gate_key(struct tui *t, int type, wint_t k)
 	case L'k': up(t); break;
 	case 4: t->top += half; clamp_top(t); follow(t); break;	/* ^D */
 	case 21: t->top = t->top > half ? t->top - half : 0; follow(t); break;	/* ^U */
+	case L'a': grant_begin(t); break;	/* allow again: approve and grant */
 	case L'g': t->top = 0; t->focus = 0; break;
 	case L'G':
 		t->top = t->doc.n;

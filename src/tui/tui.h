@@ -83,7 +83,7 @@ struct list_row {
 	int		 pending;
 };
 enum view { VIEW_LIST, VIEW_GATE };
-enum mode { MODE_NORMAL, MODE_DENY };
+enum mode { MODE_NORMAL, MODE_DENY, MODE_GRANT };	/* the last two type a line */
 
 #define POLL_MS		500	/* the store is read at least this often */
 
@@ -165,6 +165,7 @@ int	 gate_cmd_root(const json_t *);
 /* handoff.c */
 void	 handoff_approve(struct tui *);
 void	 deny_begin(struct tui *);
+void	 grant_begin(struct tui *);
 void	 deny_key(struct tui *, int, wint_t);
 void	 deny_draw(struct tui *);
 
