@@ -838,7 +838,13 @@ GR1=$G
 BG="$BG $!"
 if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
 	PG=$(cut -d' ' -f5 "/proc/$P/stat")
-	kill -9 -- "-$PG" 2>/dev/null || kill -9 "$P"
+	# (no "--": dash's kill refuses it, and a fallback to answer alone
+	# used to leave sudo at its prompt)
+	if kill -9 "-$PG"; then
+		ok "(r1) killed answer's process group (answer, and sudo at its prompt)"
+	else
+		not_ok "(r1) killed answer's process group (answer, and sudo at its prompt)"
+	fi
 	touch "$SR_DIR/r1.abort"
 	wait_for_file "$SR_DIR/r1.log" 30
 	sleep 1
