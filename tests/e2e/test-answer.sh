@@ -120,15 +120,25 @@ answer_pid() {
 	return 1
 }
 
-# runner_child_started: wait (up to 15 s) until the runner has a child:
-# its first command started (its comm is the descriptor number: fexecve).
-runner_child_started() {
-	i=0
-	while [ -z "$(pgrep -P "$(pgrep -d, -x warrant-runner || echo 0)" 2>/dev/null)" ] &&
-	    [ "$i" -lt 150 ]; do
+# batch_command_runs PATTERN: wait (up to 30 s) until a child of
+# warrant-runner has a command line matching PATTERN (pgrep -f; argv
+# survives the fexecve): that command of the batch is running, so sudo's
+# prompt was answered and the runner passed its checks. False when none
+# did in that time. (Looking for any child of any runner is not enough:
+# the runner's own sudoers questions are children too, and with no runner
+# at all `pgrep -P 0` still lists pid 1 and 2.)
+batch_command_runs() {
+	bc_i=0
+	while [ "$bc_i" -lt 300 ]; do
+		for bc_p in $(pgrep -f "$1"); do
+			bc_pp=$(ps -o ppid= -p "$bc_p" | tr -d ' ')
+			[ -n "$bc_pp" ] && [ "$(cat "/proc/$bc_pp/comm" 2>/dev/null)" = warrant-runner ] &&
+			    return 0
+		done
 		sleep 0.1
-		i=$((i + 1))
+		bc_i=$((bc_i + 1))
 	done
+	return 1
 }
 
 # wait_for_file FILE SECONDS
@@ -828,7 +838,13 @@ GR1=$G
 BG="$BG $!"
 if wait_for_file "$SR_DIR/r1.at-prompt" 30 && P=$(answer_pid "$GR1"); then
 	PG=$(cut -d' ' -f5 "/proc/$P/stat")
-	kill -9 -- "-$PG" 2>/dev/null || kill -9 "$P"
+	# (no "--": dash's kill refuses it, and a fallback to answer alone
+	# used to leave sudo at its prompt)
+	if kill -9 "-$PG"; then
+		ok "(r1) killed answer's process group (answer, and sudo at its prompt)"
+	else
+		not_ok "(r1) killed answer's process group (answer, and sudo at its prompt)"
+	fi
 	touch "$SR_DIR/r1.abort"
 	wait_for_file "$SR_DIR/r1.log" 30
 	sleep 1
@@ -850,23 +866,22 @@ else
 fi
 sr_forget_tickets
 
-# r2: kill the answering process while the runner works.
+# r2: kill the answering process (SIGKILL) while the runner works: once
+# the batch's first command runs, not before (killed while sudo still
+# prompts, sudo is left in a background group whose parent is gone, its
+# read of the password fails with EIO and nothing runs: that is r1's case).
 mkgate r2 <<EOF
 {"reason":"e2e (r2): killed while running","commands":[
-  {"id":"s1","argv":["/usr/bin/sleep","4"],"why":"slow"},
+  {"id":"s1","argv":["/usr/bin/sleep","4.2"],"why":"slow"},
   {"id":"s2","argv":["/usr/bin/touch","$RM-r2"],"why":"after the sleep"}]}
 EOF
 GR2=$G
 ( pty_rv right r2 120 "$SR_WARRANT" answer "$GR2" --run --no-detach -j; echo finished >"$SR_DIR/r2.rc" ) &
 BG="$BG $!"
-runner_child_started
-sleep 0.5
-P=$(answer_pid "$GR2")
-if [ -n "$P" ]; then
-	kill -9 "$P"
-	ok "[P4] (r2) killed warrant answer (pid $P) while the runner works"
+if batch_command_runs '^/usr/bin/sleep 4.2$' && P=$(answer_pid "$GR2") && kill -9 "$P"; then
+	ok "[P4] (r2) killed warrant answer (pid $P) while the runner's first command runs"
 else
-	not_ok "[P4] (r2) found warrant answer running while the runner works"
+	not_ok "[P4] (r2) found warrant answer running while the runner's first command runs"
 fi
 wait_for_file "$SR_DIR/r2.rc" 60
 wait_gate "$GR2" 60
@@ -901,14 +916,8 @@ EOF
 	( pty_rv right r3 120 "$SR_WARRANT" answer "$GR3" --run --no-detach -j
 	  echo finished >"$SR_DIR/r3.rc" ) &
 	BG="$BG $!"
-	i=0
-	while ! pgrep -f '^/usr/bin/sleep 4.31$' >/dev/null && [ "$i" -lt 150 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	P=$(answer_pid "$GR3")
-	S=$([ -n "$P" ] && pgrep -P "$P" -x sudo)
-	if [ -n "$S" ] && pgrep -f '^/usr/bin/sleep 4.31$' >/dev/null && kill -9 "$S"; then
+	if batch_command_runs '^/usr/bin/sleep 4.31$' && P=$(answer_pid "$GR3") &&
+	    S=$(pgrep -P "$P" -x sudo) && kill -9 "$S"; then
 		ok "(r3) killed answer's sudo (pid $S) with SIGKILL while the runner's sleep runs"
 	else
 		not_ok "(r3) found answer's sudo while the runner's sleep runs"
