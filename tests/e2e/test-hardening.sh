@@ -248,7 +248,8 @@ check "(t6) the batch starts" wait_for '[ -n "$(pgrep -f " t6 3")" ]' 60
 A6=$(pid_of "answer $G6")
 PG6=$(ps -o pgid= -p "$A6" 2>/dev/null | tr -d ' ')
 check "(t6) found the foreground process group of answer" [ -n "$PG6" ]
-kill -TSTP -- "-$PG6" 2>/dev/null
+# dash's kill takes no "--": the group is the negative pid alone
+check "(t6) Ctrl-Z sent (SIGTSTP to answer's process group)" kill -TSTP "-$PG6"
 check "(t6) after Ctrl-Z (SIGTSTP to the foreground group) answer still finishes" \
     wait_for '[ -e "$SR_DIR/t6.rc" ]' 30
 is "(t6) ... with exit 0" "$(cat "$SR_DIR/t6.rc" 2>/dev/null)" 0
