@@ -667,9 +667,8 @@ starts_in_key_block(const char *s, size_t n)
 	return find_nocase(s, eol, e, "private key-----") < eol;
 }
 
-/* s with every credential shape redacted, newly allocated. */
-char *
-redact_text(const char *s)
+static char *
+redact_once(const char *s)
 {
 	size_t n = strlen(s), len;
 	char *t = xmalloc(n + 1), *out = xmalloc(2 * n + 16);
@@ -680,6 +679,31 @@ redact_text(const char *s)
 	free(t);
 	len = redact_credentials(s, n, out, 2 * n + 16, &block);
 	out[len] = '\0';
+	return out;
+}
+
+/*
+ * s with every credential shape redacted, newly allocated. A shape whose
+ * redaction starts past where it was found (a URL's password, after its
+ * user) hides the shapes before it from that pass ("https://AKIA...:pw@h"
+ * keeps the key id), so the text is redacted again until none is left;
+ * text that still has one after a few passes is dropped whole.
+ */
+char *
+redact_text(const char *s)
+{
+	char *out = redact_once(s), *again;
+	int pass;
+
+	for (pass = 0; pass < 8 && contains_credential(out); pass++) {
+		again = redact_once(out);
+		free(out);
+		out = again;
+	}
+	if (contains_credential(out)) {
+		free(out);
+		out = xstrdup(mark);
+	}
 	return out;
 }
 

@@ -284,6 +284,15 @@ test_tail_inside_a_key_block(void **state)
 	tail = redact_text("KKKK\n-----END CERTIFICATE-----\nok\n");
 	assert_string_equal(tail, "KKKK\n-----END CERTIFICATE-----\nok\n");
 	free(tail);
+	/* found by tests/fuzz/fuzz-ledger: a shape inside a URL's user part
+	 * is redacted too, not only the URL's password after it */
+	tail = redact_text("x https://AKIAIOSFODNN7EXAMPLE:pw@host/ y");
+	assert_false(contains_credential(tail));
+	assert_null(strstr(tail, "IOSFODNN7EXAMPLE"));
+	free(tail);
+	tail = redact_text("://okpassword=x|:pw@h");
+	assert_false(contains_credential(tail));
+	free(tail);
 	/* nor one after a BEGIN: that block is redacted as a whole */
 	tail = redact_text("a\n-----BEGIN PRIVATE KEY-----\nKK\n-----END PRIVATE KEY-----\nb");
 	assert_string_equal(tail, "a\n[redacted]\nb");
