@@ -425,6 +425,20 @@ jcheck "(g) the agent's ledger (warrant wait) is the redacted one" \
 check "(g) ... with none of them" no_secret "$SR_DIR/g.wait"
 check "(g) the store (SQLite database, its WAL, requests.jsonl) has none of them" \
     no_secret -r --exclude-dir=runs "$SR_STATE"
+# a YOU-only batch: `answer` runs it itself, and redacts what it keeps
+# (the script stops at the file it may not create, after printing)
+mkgate g3 <<EOF
+{"reason":"iolog (g3): credentials in a YOU command's output","commands":[
+  {"id":"y1","as":"user","argv":["$OPT/bin/secrets"],"why":"prints credential shapes"}]}
+EOF
+GG3=$G
+answer none g3 "$GG3" --run --no-detach -j
+jcheck "(g) a YOU-only batch (run by answer itself): the output kept is redacted" \
+    "entry(j, 'y1')['output_tail'].startswith('before\\naws [redacted]\\ndb [redacted]\\n[redacted]\\n')" \
+    "$ANS"
+sr_as "$SR_USER" "$SR_WARRANT" show "$GG3" -j >"$SR_DIR/g3.show" 2>&1
+check "(g) ... and neither answer, show -j nor the store has any of them" \
+    no_secret -r --exclude-dir=runs "$ANS" "$SR_DIR/g3.show" "$SR_STATE"
 
 # ============================================================ (h) syslog
 section "(h) one syslog line per ROOT command: LOG_AUTHPRIV, tag warrant"
