@@ -10,9 +10,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 runs=${BENCH_CONFINE_RUNS:-5}
 echo "10. ROOT commands confined vs unconfined, $runs interleaved runs each"
-# the root binary: its own sources and the shared ones it links
-lines=$(cat "$top"/src/runner/*.c "$top"/src/shared/*.c | wc -l)
-echo "  warrant-runner links $lines lines of C (src/runner + src/shared)"
+# the root binary: the sources of the objects its link takes
+# (bench/runner-lines.sh), and its resident floor: the peak RSS of a
+# start that refuses at once (no SUDO_UID), its libraries loaded
+set -- $(sh "$top/bench/runner-lines.sh" "$build") || exit 1
+echo "  warrant-runner links $1 lines of C in $2 files (its link's objects; bench/runner-lines.sh -v lists them)"
+if [ -x /usr/bin/time ]; then
+	floor=$(env -i /usr/bin/time -f %M "$build/warrant-runner" --manifest /nonexistent \
+	    --expected-sha256 x 2>&1 >/dev/null | tail -n 1)
+	echo "  warrant-runner peak RSS refusing at once (libraries and start-up): $floor KiB" \
+	    "(under an output flood: benchmark 5)"
+else
+	echo "  warrant-runner peak RSS at start: not measured (no GNU time, /usr/bin/time)"
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "  skipped: needs root"
 	exit 0
@@ -20,7 +30,7 @@ fi
 work=$(mktemp -d /tmp/warrant-bench-confine.XXXXXX) || exit 1
 trap 'rm -rf "$work" /opt/wt-bench-confine; dpkg -P wt-bench-confine >/dev/null 2>&1' EXIT
 cc -O2 -D_GNU_SOURCE -I"$build" -I"$top/src/shared" -o "$work/confine" "$top/bench/confine.c" \
-    "$build/libwarrantshared.a" -ljansson -lcrypto -lunistring || exit 1
+    "$build/libwarrantshared.a" -ljansson -lcrypto || exit 1
 mkdir -p "$work/tree/d" /opt/wt-bench-confine
 i=0
 while [ $i -lt 100 ]; do

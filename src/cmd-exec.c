@@ -347,7 +347,8 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 	status = run_sudo(tty, argv);
 	sudo_forget();
 	close(tty);
-	/* the runner's ledger, checked as answer checks it, copied to L */
+	/* the runner's ledger, checked as answer checks it, redacted, copied
+	 * to L */
 	n = json_array_size(json_object_get(m, "commands"));
 	ids = xcalloc(n + 1, sizeof *ids);
 	json_array_foreach(json_object_get(m, "commands"), i, c)
@@ -357,6 +358,7 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 	    sizeof why) == 0) {
 		int lfd;
 
+		redact_json(l);
 		slash = strrchr(ledger_path, '/');
 		if (slash == NULL || (size_t)(slash - ledger_path) != strlen(dir) ||
 		    strncmp(ledger_path, dir, strlen(dir)) != 0 ||
@@ -415,6 +417,10 @@ do_fetch(const char *dir)
 		progress = NULL;
 	}
 	close(dfd);
+	/* the runner recorded output and paths as they were: nothing of it
+	 * leaves this machine unredacted */
+	redact_json(ledger);
+	redact_json(progress);
 	/* the directory and what the run left in it (stage_remove: no
 	 * symlink is followed) */
 	if (stage_remove(rfd, strrchr(dir, '/') + 1) != 0)

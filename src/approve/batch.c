@@ -357,6 +357,8 @@ ours(const struct batch *b, const json_t *l)
  * checks out; 1 with the entries of the progress record (its last entry
  * may say "interrupted"): the commands after them never started, since
  * none starts before its record is durable; 0 when there is no record.
+ * The runner records output and paths as they were: the entries are
+ * redacted here, before anything keeps, shows or hands them on.
  */
 int
 batch_from_disk(struct batch *b)
@@ -377,9 +379,9 @@ batch_from_disk(struct batch *b)
 	}
 	if (found) {
 		json_array_clear(b->entries);
+		redact_json(json_object_get(l, "entries"));
 		json_array_foreach(json_object_get(l, "entries"), i, e) {
-			if (i >= n || strcmp(json_str(e, "id"), ids[i]) != 0 ||
-			    contains_credential(json_str(e, "output_tail")))
+			if (i >= n || strcmp(json_str(e, "id"), ids[i]) != 0)
 				break;
 			json_array_append(b->entries, e);
 		}

@@ -211,12 +211,16 @@ local_record(void *arg, json_t *entries)
 	return rc;
 }
 
+/* A command's entry, redacted before the batch records or keeps it
+ * (capture keeps output as it was printed). */
 static json_t *
 local_run(void *arg, const json_t *c, size_t i)
 {
 	struct local *l = arg;
+	json_t *e = run_command(l->b, c, i, l->env, l->stage, l->cap);
 
-	return run_command(l->b, c, i, l->env, l->stage, l->cap);
+	redact_json(e);
+	return e;
 }
 
 enum exec_end

@@ -38,6 +38,17 @@
  * commands' timeouts plus 30 s. At that deadline the command in hand is
  * killed (its group, SIGKILL) and no other starts; the ledger says so.
  *
+ * Parse, check, run, record, as doas does, and no more: output tails and
+ * the names the supervisor met go into the records as they were
+ * (bounded, valid UTF-8 for JSON). Credential redaction and display
+ * neutralisation are the unprivileged finisher's, before anything is
+ * stored, shown or handed to the agent (docs/execution.md, "Redaction"):
+ * the records sit in the reviewer's own 0700 run directory, and the
+ * reviewer just authenticated as root for this batch. The runner links
+ * neither libunistring nor the credential shapes (meson test
+ * runner-links). Each ROOT command also gets one syslog line
+ * (LOG_AUTHPRIV, tag "warrant").
+ *
  * usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]
  */
 #include <err.h>

@@ -3,8 +3,9 @@
  * Run one prepared command and capture its output: a child (spawn.c) in
  * its own process group (or session) with stdin on /dev/null, executed
  * from the descriptor that was hashed; output drained without blocking into a
- * bounded tail and an optional size-capped log, credential shapes
- * redacted line by line; a timeout sends SIGTERM to the whole group, then
+ * bounded tail and an optional size-capped log, both as the command wrote
+ * them (credential shapes are redacted by the unprivileged finisher, from
+ * the ledger, never here: this runs in the root runner); a timeout sends SIGTERM to the whole group, then
  * SIGKILL after a grace; at the caller's hard deadline (the runner's
  * overall bound) SIGKILL at once and no more draining. Memory stays flat
  * however much is printed. An optional sink (the runner's I/O log) sees
@@ -70,80 +71,62 @@ log_put(struct capture *c, const char *p, size_t n)
 		return;
 	if (c->logbuflen + n > sizeof c->logbuf)
 		flush_log(c);
+	c->logged += n;
+	if (n > sizeof c->logbuf) {	/* more than the buffer: straight through */
+		if (c->logfd >= 0 && write_all(c->logfd, p, n) != 0) {
+			close(c->logfd);
+			c->logfd = -1;
+		}
+		return;
+	}
 	memcpy(c->logbuf + c->logbuflen, p, n);
 	c->logbuflen += n;
-	c->logged += n;
 }
 
-static void
-flush_line(struct capture *c)
-{
-	char out[CAPTURE_LINE * 2 + 16];
-	size_t n;
-
-	if (c->linelen == 0)
-		return;
-	n = redact_credentials(c->line, c->linelen, out, sizeof out, &c->inkey);
-	ring_put(c, out, n);
-	log_put(c, out, n);
-	c->linelen = 0;
-}
-
-/* Take output in: whole lines (or CAPTURE_LINE pieces) are redacted, then
- * kept in the tail and the log. */
+/* Take output in: kept in the tail and the log. */
 void
 capture_feed(struct capture *c, const char *p, size_t n)
 {
-	const char *nl;
-	size_t take;
-
 	c->total += n;
-	while (n > 0) {
-		take = CAPTURE_LINE - c->linelen < n ? CAPTURE_LINE - c->linelen : n;
-		if ((nl = memchr(p, '\n', take)) != NULL)
-			take = (size_t)(nl - p) + 1;
-		memcpy(c->line + c->linelen, p, take);
-		c->linelen += take;
-		p += take;
-		n -= take;
-		if (nl != NULL || c->linelen == CAPTURE_LINE)
-			flush_line(c);
-	}
+	ring_put(c, p, n);
+	log_put(c, p, n);
 }
 
-/* The command is done: whatever is pending goes to the tail and the log. */
+/* The command is done: whatever is pending goes to the log. */
 void
 capture_finish(struct capture *c)
 {
-	flush_line(c);
 	flush_log(c);
 }
 
-/* The last max bytes of the redacted output, as valid UTF-8 text. */
+/*
+ * The last max bytes of the output, as valid UTF-8 text. A tail that does
+ * not start the output starts at a line: a line cut at its start (where
+ * the finisher would no longer recognise a credential cut in two) is not
+ * kept, unless the tail is all one line.
+ */
 char *
 capture_tail(struct capture *c, size_t max)
 {
-	char *raw, *safe, *clean;
-	size_t n, i;
-	int inkey = 0;
+	size_t n = c->len < max ? c->len : max, from = 0, i;
+	char *raw, *safe;
 
 	capture_finish(c);
-	n = c->len < max ? c->len : max;
 	raw = xmalloc(n + 1);
 	for (i = 0; i < n; i++)
 		raw[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
-	/* lines were redacted one by one; a shape split where a long line
-	 * was cut, or where the tail begins, or one that only the \xNN
-	 * spelling of a stray byte completes ("\x9a" before "uthorization:"),
-	 * is caught on the whole tail as the ledger will hold it */
-	safe = text_json_safe(raw, n);
-	n = strlen(safe);
-	clean = xmalloc(2 * n + 16);
-	n = redact_credentials(safe, n, clean, 2 * n + 16, &inkey);
-	clean[n] = '\0';
-	free(safe);
+	/* cut, and not just after a line break (when the ring still has the
+	 * byte before the tail) */
+	if (c->total > n && !(c->len > n &&
+	    c->ring[(c->head + CAPTURE_TAIL - n - 1) % CAPTURE_TAIL] == '\n')) {
+		for (i = 0; i < n && raw[i] != '\n'; i++)
+			;
+		if (i + 1 < n)
+			from = i + 1;
+	}
+	safe = text_json_safe(raw + from, n - from);
 	free(raw);
-	return clean;
+	return safe;
 }
 
 static void

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Credential shapes and environment names that steer what a program
- * loads: shared by request validation, the runner (which re-checks what
- * it is handed) and output redaction. One table of shapes serves both the
- * refusal of requests (credential_shape) and the redaction of output
- * (redact_credentials), so whatever a request may not carry is also what
- * output never keeps; both match in any case and after dropping soft
- * hyphens and zero-width characters, which would split a word without
- * showing.
+ * Credential shapes: shared by request validation (a request may carry
+ * none) and the redaction of what the runner recorded (output, paths),
+ * so whatever a request may not carry is also what output never keeps;
+ * both match in any case and after dropping soft hyphens and zero-width
+ * characters, which would split a word without showing. Never linked
+ * into warrant-runner: root records raw, and the unprivileged finisher
+ * redacts every string of a ledger entry before it is stored, shown or
+ * handed to the agent (redact_json).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -132,34 +132,6 @@ index_shapes(void)
 
 static const char mark[] = "[redacted]";
 #define MARKLEN	(sizeof mark - 1)
-
-/* Environment names that make a program load or run code chosen by
- * whoever sets them (the loader, shells, interpreters, pagers), or read
- * its configuration, code or options from a place they name (HOME, the
- * XDG directories, git, make, tar and the compressors, pip, npm). */
-static const char *const forbidden_env[] = {
-	"PATH", "PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONHOME",
-	"PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONPYCACHEPREFIX",
-	"SUDO_ASKPASS", "SSH_ASKPASS", "BASH_ENV", "ENV",
-	"SHELLOPTS", "BASHOPTS", "IFS", "PS4", "PROMPT_COMMAND", "CDPATH",
-	"GLOBIGNORE", "ZDOTDIR", "SHELL", "GCONV_PATH", "GETCONF_DIR",
-	"HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH",
-	"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "PERL5LIB",
-	"PERL5OPT", "PERLLIB", "PERL5DB", "PERL_MB_OPT", "PERL_MM_OPT", "RUBYLIB",
-	"RUBYOPT", "GEM_HOME", "GEM_PATH", "NODE_OPTIONS", "NODE_PATH",
-	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
-	"PHPRC", "PHP_INI_SCAN_DIR", "TCLLIBPATH", "EDITOR", "VISUAL",
-	"PAGER", "MANPAGER", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "BROWSER",
-	"LESS", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "INPUTRC",
-	"TERMINFO", "TERMINFO_DIRS", "HOME", "MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS",
-	"MAKEFILES", "TAR_OPTIONS", "GZIP", "BZIP", "BZIP2", "XZ_DEFAULTS", "XZ_OPT",
-	"APT_CONFIG", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
-	"WGETRC", "CURL_HOME", "GNUPGHOME", NULL
-};
-static const char *const forbidden_env_prefixes[] = {
-	"LD_", "DYLD_", "SUDO_", "BASH_FUNC_", "GIT_", "XDG_", "PIP_",
-	"NPM_CONFIG_", "LUA_", NULL
-};
 
 /* Characters of a NAME before '=' or ':', of a flag, of a token. */
 static int
@@ -610,21 +582,6 @@ credential_word(const char *name)
 	return w;
 }
 
-/* Names the loader, shells or interpreters act on; compared in any case. */
-int
-env_forbidden(const char *key)
-{
-	const char *const *f;
-
-	for (f = forbidden_env; *f != NULL; f++)
-		if (ascii_casecmp(key, *f) == 0)
-			return 1;
-	for (f = forbidden_env_prefixes; *f != NULL; f++)
-		if (ascii_ncasecmp(key, *f, strlen(*f)) == 0)
-			return 1;
-	return 0;
-}
-
 static int
 ascii(const char *s, size_t n)
 {
@@ -693,21 +650,98 @@ done:
 	return o;
 }
 
-/* Names that never pass into the environment of a YOU command (it runs
- * as the reviewer, whose own variables it otherwise keeps). */
-int
-user_env_forbidden(const char *key)
+/*
+ * A tail of output may begin inside a key block whose BEGIN line scrolled
+ * out of it: an END ... PRIVATE KEY line before any BEGIN line means
+ * everything up to it is the body of a key.
+ */
+static int
+starts_in_key_block(const char *s, size_t n)
 {
-	static const char *const names[] = { "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "IFS",
-		NULL };
-	static const char *const prefixes[] = { "LD_", "DYLD_", "BASH_FUNC_", NULL };
-	const char *const *f;
+	size_t e = find_nocase(s, n, 0, "-----end "), eol;
 
-	for (f = names; *f != NULL; f++)
-		if (strcmp(key, *f) == 0)
-			return 1;
-	for (f = prefixes; *f != NULL; f++)
-		if (strncmp(key, *f, strlen(*f)) == 0)
-			return 1;
-	return 0;
+	if (e == n || find_nocase(s, e, 0, "-----begin ") < e)
+		return 0;
+	for (eol = e; eol < n && eol - e < 80 && s[eol] != '\n'; eol++)
+		;
+	return find_nocase(s, eol, e, "private key-----") < eol;
+}
+
+static char *
+redact_once(const char *s)
+{
+	size_t n = strlen(s), len;
+	char *t = xmalloc(n + 1), *out = xmalloc(2 * n + 16);
+	int block;
+
+	len = strip_zero_width(s, n, t, NULL);
+	block = starts_in_key_block(t, len);
+	free(t);
+	len = redact_credentials(s, n, out, 2 * n + 16, &block);
+	out[len] = '\0';
+	return out;
+}
+
+/*
+ * s with every credential shape redacted, newly allocated. A shape whose
+ * redaction starts past where it was found (a URL's password, after its
+ * user) hides the shapes before it from that pass ("https://AKIA...:pw@h"
+ * keeps the key id), so the text is redacted again until none is left;
+ * text that still has one after a few passes is dropped whole.
+ */
+char *
+redact_text(const char *s)
+{
+	char *out = redact_once(s), *again;
+	int pass;
+
+	for (pass = 0; pass < 8 && contains_credential(out); pass++) {
+		again = redact_once(out);
+		free(out);
+		out = again;
+	}
+	if (contains_credential(out)) {
+		free(out);
+		out = xstrdup(mark);
+	}
+	return out;
+}
+
+/*
+ * What the runner recorded (a ledger, a progress record, or entries of
+ * one), made fit to keep: every string redacted in place, every member
+ * whose name mentions a credential word (db_password) removed. The finisher does this
+ * to whatever it reads of the runner's records, so the store, the agent,
+ * the page and the console never see what root only recorded.
+ */
+void
+redact_json(json_t *j)
+{
+	const char *key;
+	json_t *v;
+	void *tmp;
+	size_t i;
+	char *r;
+
+	if (json_is_object(j)) {
+		json_object_foreach_safe(j, tmp, key, v) {
+			if (credential_word(key) != NULL)
+				json_object_del(j, key);
+			else if (json_is_string(v)) {
+				r = redact_text(json_string_value(v));
+				json_object_set_new(j, key, json_string(r));
+				free(r);
+			} else
+				redact_json(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			if (json_is_string(v)) {
+				r = redact_text(json_string_value(v));
+				json_array_set_new(j, i, json_string(r));
+				free(r);
+			} else
+				redact_json(v);
+		}
+	}
 }

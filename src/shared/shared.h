@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * What the root runner shares with the CLI, and nothing else: hashing,
- * canonical JSON and the manifest seal, the credential and environment
- * policy, starting children, output capture, the ledger, terminal-safe
- * text and a few small helpers. This is the only project header
- * warrant-runner includes, so whatever the runner links is listed here.
+ * What the root runner shares with the CLI: hashing, canonical JSON and
+ * the manifest seal, the environment policy, starting children, output
+ * capture, the ledger, JSON-safe UTF-8 and a few small helpers. This is
+ * the only project header warrant-runner includes, so whatever the runner
+ * links is listed here; the last part (terminal-safe text, credential
+ * shapes) is the CLI's alone and is not in the runner's library.
  */
 #ifndef WARRANT_SHARED_H
 #define WARRANT_SHARED_H
@@ -54,25 +55,9 @@ int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
 void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
 int	 digest_equal(const char *, const char *);
 
-/* text.c: agent text made safe for a terminal. */
+/* utf8.c: UTF-8 without libunistring (what the runner needs). */
 size_t	 utf8_decode(const unsigned char *, size_t, unsigned *);
-char	*text_visible(const char *);
 char	*text_json_safe(const char *, size_t);
-char	*text_output(const char *);
-void	 text_print_output(FILE *, const char *, const char *, const char *);
-void	 text_print(FILE *, const char *);
-void	 text_print_lines(FILE *, const char *, const char *);
-/* an argv word: look-alikes escaped, right-to-left text isolated */
-#define TEXT_LOOKALIKE		0x1	/* a look-alike of option or path punctuation */
-#define TEXT_LOOKALIKE_FIRST	0x2	/* one is the word's first character */
-#define TEXT_RTL		0x4	/* strong right-to-left letters */
-int	 text_lookalike(unsigned);
-unsigned text_word_marks(const char *);
-char	*text_word(const char *, int);
-void	 text_print_word(FILE *, const char *);
-/* text.c: words for a POSIX shell (ssh joins argv into one string) */
-char	*sh_quote(const char *);
-char	*sh_join(const char *const *);
 
 /* canon.c: canonical JSON bytes. */
 char	*canon_dump(const json_t *, size_t *);
@@ -239,14 +224,9 @@ int	 exe_open_sealed(const char *, const char *);
 int	 exe_at_run(const char *, const struct writer *, int, char [PATH_MAX],
 	    char [SHA256_HEX_LEN + 1], char *, size_t);
 
-/* policy.c: credential shapes and environment names that steer loading. */
-const char *credential_shape(const char *);
-int	 contains_credential(const char *);
-int	 credential_flag(const char *);
-const char *credential_word(const char *);
+/* env.c: environment names that steer loading. */
 int	 env_forbidden(const char *);
 int	 user_env_forbidden(const char *);
-size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
 
 /*
  * spawn.c: fork and exec with nothing of the caller's but what is named.
@@ -281,22 +261,19 @@ void	 spawn_cred_free(struct spawn_cred *);
 pid_t	 spawn(const struct spawn *);
 int	 close_fds(unsigned, unsigned);
 
-/* capture.c: run a prepared command, capture a bounded, redacted tail. */
+/* capture.c: run a prepared command, capture a bounded tail (raw: the
+ * finisher redacts it). */
 #define CAPTURE_TAIL	(64 * 1024)
-#define CAPTURE_LINE	4096
 struct capture {
 	char		ring[CAPTURE_TAIL];
 	size_t		head, len;
 	uint64_t	total;		/* bytes the command printed */
 	int		logfd;
 	uint64_t	logged, logmax;
-	char		line[CAPTURE_LINE];
-	size_t		linelen;
-	int		inkey;		/* inside a private key block */
 	char		logbuf[64 * 1024];
 	size_t		logbuflen;
 	/* optional, set after capture_init: gets every chunk read (stdout
-	 * and stderr together, in the order written), before redaction */
+	 * and stderr together, in the order written) */
 	void		(*sink)(void *, const char *, size_t);
 	void		*sink_arg;
 };
@@ -386,5 +363,38 @@ int	 uid_map_identity(int);
 #define CONFINE_REASON_MAX	4352	/* bytes of a reason */
 int	 confinement_check(const json_t *, char *, size_t);
 int	 is_hex64(const char *);	/* manifest.c */
+
+/*
+ * Not in warrant-runner (libwarrantdisplay): what only the unprivileged
+ * side does with agent text and with the runner's raw records. A runner
+ * source that used one of these would not link.
+ */
+/* text.c: agent text made safe for a terminal (libunistring). */
+char	*text_visible(const char *);
+char	*text_output(const char *);
+void	 text_print_output(FILE *, const char *, const char *, const char *);
+void	 text_print(FILE *, const char *);
+void	 text_print_lines(FILE *, const char *, const char *);
+/* an argv word: look-alikes escaped, right-to-left text isolated */
+#define TEXT_LOOKALIKE		0x1	/* a look-alike of option or path punctuation */
+#define TEXT_LOOKALIKE_FIRST	0x2	/* one is the word's first character */
+#define TEXT_RTL		0x4	/* strong right-to-left letters */
+int	 text_lookalike(unsigned);
+unsigned text_word_marks(const char *);
+char	*text_word(const char *, int);
+void	 text_print_word(FILE *, const char *);
+/* text.c: words for a POSIX shell (ssh joins argv into one string) */
+char	*sh_quote(const char *);
+char	*sh_join(const char *const *);
+
+/* policy.c: credential shapes, refused in requests and redacted from
+ * what the runner recorded. */
+const char *credential_shape(const char *);
+int	 contains_credential(const char *);
+int	 credential_flag(const char *);
+const char *credential_word(const char *);
+size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
+char	*redact_text(const char *);
+void	 redact_json(json_t *);
 
 #endif

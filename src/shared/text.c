@@ -39,40 +39,6 @@ sb_put(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-/* Decode one UTF-8 sequence from at most avail bytes; returns its
- * length, or 0 when invalid or cut short. */
-size_t
-utf8_decode(const unsigned char *s, size_t avail, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t n, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, c &= 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, c &= 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, c &= 0x07;
-	else
-		return 0;
-	if (n > avail)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 /*
  * Non-ASCII code points shown as <U+XXXX> instead of being rendered,
  * classified by libunistring rather than by hand-kept ranges: controls,
@@ -342,35 +308,6 @@ text_print(FILE *fp, const char *s)
 
 	fputs(v, fp);
 	free(v);
-}
-
-/*
- * Command output for the ledger: JSON strings must be valid UTF-8 without
- * NUL, so invalid bytes and NUL become \xNN; everything else is kept (the
- * ledger is data, and is neutralised again whenever it is displayed).
- */
-char *
-text_json_safe(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct sbuf b = { NULL, 0, 0 };
-	char esc[8];
-	unsigned cp;
-	size_t i = 0, k;
-
-	sb_put(&b, "", 0);
-	while (i < n) {
-		k = p[i] == 0 ? 0 : utf8_decode(p + i, n - i, &cp);
-		if (k == 0) {
-			snprintf(esc, sizeof esc, "\\x%02x", p[i]);
-			sb_put(&b, esc, strlen(esc));
-			i++;
-		} else {
-			sb_put(&b, s + i, k);
-			i += k;
-		}
-	}
-	return b.p;
 }
 
 /* Multi-line text for a reviewer's terminal: each line neutralised on its

@@ -11,7 +11,11 @@
 # done; the ledger entry and the root log line name the session; YOU
 # commands get none; a log directory the runner cannot trust refuses the
 # batch before anything runs; a root log others can read and the runner
-# cannot make private gets no line.
+# cannot make private gets no line. Credentials a ROOT command prints (or
+# names in a path it writes) are in the runner's raw records only: the
+# console, `show`, the agent's ledger and the store get them redacted
+# (the finisher's work). One syslog line per ROOT command, LOG_AUTHPRIV,
+# tag warrant.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-iolog.sh
 #
@@ -39,6 +43,7 @@ MOVED=""
 RL_MODE=""	# the root log's mode while (f) has it append-only
 TPOL=""		# the policy file (e) writes, and the seq file it keeps
 SEQ_SAVED=""
+SYSLOGD=""	# (h): the listener in the place of syslogd, and its /dev/log
 
 cleanup() {
 	if [ -n "$MOVED" ]; then
@@ -50,6 +55,10 @@ cleanup() {
 		chmod "$RL_MODE" "$RL"
 	fi
 	[ -n "$TPOL" ] && rm -f "$TPOL"
+	if [ -n "$SYSLOGD" ]; then
+		kill "$SYSLOGD" 2>/dev/null
+		rm -f /dev/log
+	fi
 	[ -n "$SEQ_SAVED" ] && printf '%s\n' "$SEQ_SAVED" >"$IO/seq"
 	rm -rf "$OPT"
 	sr_user_teardown
@@ -351,5 +360,123 @@ fi
 chattr -a "$RL" 2>/dev/null
 chmod "$RL_MODE" "$RL"
 RL_MODE=""
+
+# ============================================================ (g) credentials printed as root
+section "(g) credentials a ROOT command prints: the runner records them raw, the finisher redacts"
+# None of these is in a request (the validator refuses them there): the
+# commands print them from their own files, and one writes a file whose
+# name carries one (the supervisor records the path).
+install -d -m 0755 -o root -g root "$OPT/out"
+cat >"$OPT/bin/secrets" <<'SH'
+#!/bin/sh
+echo before
+echo "aws AKIAWTUNROOT12345678"
+echo "db password: wt-hunter2-unroot"
+echo "-----BEGIN RSA PRIVATE KEY-----"
+echo "MIIEwtKEYBODYunrootONE"
+echo "-----END RSA PRIVATE KEY-----"
+: >"/opt/wt-iolog/out/token=wtPATHunroot"
+echo after
+SH
+# a key block longer than the tail the agent gets: the tail begins in its body
+cat >"$OPT/bin/longkey" <<'SH'
+#!/bin/sh
+echo "-----BEGIN OPENSSH PRIVATE KEY-----"
+i=0
+while [ $i -lt 300 ]; do
+	echo "wtKEYBODYunroot0123456789012345678901234567890123456789012345678"
+	i=$((i + 1))
+done
+echo "-----END OPENSSH PRIVATE KEY-----"
+echo done
+SH
+chmod 0755 "$OPT/bin/secrets" "$OPT/bin/longkey"
+mkgate g <<EOF
+{"reason":"iolog (g): credentials in output","commands":[
+  {"id":"g1","argv":["$OPT/bin/secrets"],"why":"prints credential shapes"},
+  {"id":"g2","argv":["$OPT/bin/longkey"],"why":"a key block longer than the tail"}]}
+EOF
+GG=$G
+answer right g "$GG" --run --no-detach -j
+is "(g) answer exits 0" "$ANS_RC" 0
+# no_secret FILE...: none of the four is in the files
+no_secret() {
+	! grep -qaF -e AKIAWTUNROOT12345678 -e wt-hunter2-unroot -e KEYBODYunroot \
+	    -e wtPATHunroot "$@"
+}
+GRUN=$(ls -d "$SR_STATE/runs/$GG".* 2>/dev/null | head -1)
+check "(g) control: the runner's own ledger.json (root's, in the reviewer's 0700 run directory) holds them raw" \
+    sh -c '[ "$(stat -c %U "$1/ledger.json")" = root ] &&
+	grep -qF AKIAWTUNROOT12345678 "$1/ledger.json" &&
+	grep -qF wtPATHunroot "$1/ledger.json"' sh "$GRUN"
+check "(g) answer's output on the console has none of them" no_secret "$ANS"
+sr_as "$SR_USER" "$SR_WARRANT" show "$GG" -j >"$SR_DIR/g.show" 2>&1
+jcheck "(g) warrant show -j keeps the output around them, each replaced by [redacted]" \
+    "entry(j, 'g1')['output_tail'] == 'before\\naws [redacted]\\ndb [redacted]\\n[redacted]\\nafter\\n'" \
+    "$SR_DIR/g.show"
+jcheck "(g) ... the path the supervisor recorded too" \
+    "entry(j, 'g1')['confinement']['written'] == ['$OPT/out/[redacted]']" "$SR_DIR/g.show"
+jcheck "(g) ... and of a tail that begins inside a key block, only what follows its END line" \
+    "entry(j, 'g2')['output_tail'] == '\\ndone\\n'" "$SR_DIR/g.show"
+check "(g) warrant show -j has none of them" no_secret "$SR_DIR/g.show"
+sr_as "$SR_USER" "$SR_WARRANT" wait "$GG" -t 10 -j >"$SR_DIR/g.wait" 2>&1
+jcheck "(g) the agent's ledger (warrant wait) is the redacted one" \
+    "'[redacted]' in entry(j, 'g1')['output_tail']" "$SR_DIR/g.wait"
+check "(g) ... with none of them" no_secret "$SR_DIR/g.wait"
+check "(g) the store (SQLite database, its WAL, requests.jsonl) has none of them" \
+    no_secret -r --exclude-dir=runs "$SR_STATE"
+# a YOU-only batch: `answer` runs it itself, and redacts what it keeps
+# (the script stops at the file it may not create, after printing)
+mkgate g3 <<EOF
+{"reason":"iolog (g3): credentials in a YOU command's output","commands":[
+  {"id":"y1","as":"user","argv":["$OPT/bin/secrets"],"why":"prints credential shapes"}]}
+EOF
+GG3=$G
+answer none g3 "$GG3" --run --no-detach -j
+jcheck "(g) a YOU-only batch (run by answer itself): the output kept is redacted" \
+    "entry(j, 'y1')['output_tail'].startswith('before\\naws [redacted]\\ndb [redacted]\\n[redacted]\\n')" \
+    "$ANS"
+sr_as "$SR_USER" "$SR_WARRANT" show "$GG3" -j >"$SR_DIR/g3.show" 2>&1
+check "(g) ... and neither answer, show -j nor the store has any of them" \
+    no_secret -r --exclude-dir=runs "$ANS" "$SR_DIR/g3.show" "$SR_STATE"
+
+# ============================================================ (h) syslog
+section "(h) one syslog line per ROOT command: LOG_AUTHPRIV, tag warrant"
+if [ -e /dev/log ]; then
+	skip "(h) the syslog line" "/dev/log exists (a syslog daemon has it): not replaced by a test"
+else
+	# a listener in the place of syslogd, for this section only
+	"$PY" -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+os.chmod("/dev/log", 0o666)
+open(sys.argv[1] + ".ready", "w").close()
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while True:
+        out.write(s.recv(65536) + b"\n")
+' "$SR_DIR/syslog" &
+	SYSLOGD=$!
+	w=0
+	while [ ! -e "$SR_DIR/syslog.ready" ] && [ $w -lt 300 ]; do sleep 0.1; w=$((w + 1)); done
+	mkgate h <<EOF
+{"reason":"iolog (h): syslog","commands":[
+  {"id":"h1","argv":["/usr/bin/true"],"why":"a ROOT command"},
+  {"id":"h2","as":"user","argv":["/usr/bin/true"],"why":"a YOU command: no line"}]}
+EOF
+	GH=$G
+	answer right h "$GH" --run --no-detach -j
+	is "(h) answer exits 0" "$ANS_RC" 0
+	kill "$SYSLOGD" 2>/dev/null
+	wait "$SYSLOGD" 2>/dev/null
+	SYSLOGD=""
+	rm -f /dev/log
+	grep -a "request $GH " "$SR_DIR/syslog" >"$SR_DIR/h.lines" 2>/dev/null
+	is "(h) exactly one line for the request: the ROOT command's" "$(grep -c . "$SR_DIR/h.lines")" 1
+	# <85>: facility LOG_AUTHPRIV (10 * 8) + LOG_NOTICE (5)
+	check "(h) it is LOG_AUTHPRIV|LOG_NOTICE, tagged warrant[PID], and says who, as whom, what and how it ended" \
+	    grep -Eq "^<85>.* warrant\[[0-9]+\]: $SR_USER ran as root: request $GH command h1 /usr/bin/true: ran \(exit 0, 0 refused\)\$" \
+	    "$SR_DIR/h.lines"
+fi
 
 done_testing

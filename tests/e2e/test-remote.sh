@@ -8,7 +8,8 @@
 # a ROOT+YOU request on the machine approved by typing the target user's
 # password in a pty; a wrong password; an executable swapped after review;
 # a changed runner and host key; a stopped sshd; bad destinations; argv
-# that must arrive byte for byte; login files that must not run; a split
+# that must arrive byte for byte; a credential a ROOT command prints,
+# which comes back redacted; login files that must not run; a split
 # enrollment (--root-via); a hostile target (a fake `warrant exec` whose
 # staging directory and ledger lie, a 1 GiB answer).
 #
@@ -199,7 +200,9 @@ mkgate r1 <<JSON
   {"id": "words", "as": "user", "why": "argv byte for byte",
    "argv": ["/usr/bin/printf", "[%s]", "a b", "it's", "\$(id)", "\`id\`", "x\ny", "\"q\"", "*", "'\\\\''"]},
   {"id": "rootwords", "why": "argv as root",
-   "argv": ["/usr/bin/printf", "[%s]", "it's", "\$(touch $SR_DIR/pwned)", ";id"]}
+   "argv": ["/usr/bin/printf", "[%s]", "it's", "\$(touch $SR_DIR/pwned)", ";id"]},
+  {"id": "rootkey", "why": "prints an AWS key id, which no request may carry",
+   "argv": ["/usr/bin/printf", "%s%s\\n", "AKIA", "WTREMOTE12345678"]}
  ]}
 JSON
 G1=$G
@@ -219,7 +222,7 @@ check "show names the machine and its address before anything is asked" \
 sr_forget_tickets
 answer right r1 "$G1" --run -j
 jcheck "[P1] approved on tgt: every command ran (the target's sudo prompted in the pty)" \
-    "j['status']=='approved' and j['outcome']=='completed' and [e['status'] for e in j['ledger']['entries']]==['ran']*4" \
+    "j['status']=='approved' and j['outcome']=='completed' and [e['status'] for e in j['ledger']['entries']]==['ran']*5" \
     "$ANS"
 check "[P1] the ROOT command ran as root" sh -c "[ \"\$(stat -c %u '$STAMP' 2>/dev/null)\" = 0 ]"
 jcheck "YOU commands ran as the enrolled ssh user" \
@@ -231,6 +234,11 @@ jcheck "[P6] YOU argv with quotes, \$(), backquotes, newlines and spaces arrived
 jcheck "[P6] ROOT argv arrived byte for byte" \
     "entry(j,'rootwords')['output_tail']==$(echo "$WANT" | sed 's/IDX/3/')" "$ANS"
 check "[P6] nothing the agent wrote was run by a shell" sh -c "[ ! -e '$SR_DIR/pwned' ]"
+jcheck "a credential a ROOT command printed on the target comes back redacted" \
+    "entry(j,'rootkey')['output_tail']=='[redacted]\\n'" "$ANS"
+W show "$G1" -j >"$SR_DIR/r1.after" 2>&1
+check "... and is in neither the answer, the stored gate nor the reviewer's state" \
+    sh -c '! grep -rqaF AKIAWTREMOTE12345678 "$1" "$2" "$3"' sh "$ANS" "$SR_DIR/r1.after" "$SR_STATE"
 check "[P2] no login file of the ssh user ran (none with the reviewer's terminal)" \
     sh -c "[ ! -e '$MARKS/login-mark' ]" || diag "$(cat "$MARKS/login-mark" 2>/dev/null)"
 check "the card says whose password is typed and that the YOU commands run in that account" \

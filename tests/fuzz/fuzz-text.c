@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* libFuzzer target: untrusted output and text through neutralisation,
- * JSON-safe encoding, redaction and capture. Checks the promises: no
- * control byte reaches a terminal, no credential shape survives. */
+ * JSON-safe encoding, capture (raw, as the runner keeps it) and the
+ * finisher's redaction. Checks the promises: no control byte reaches a
+ * terminal, the tail is a valid JSON string, no credential shape survives
+ * redaction. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct capture cap;
-	char *s = malloc(size + 1), *v, *tail;
+	char *s = malloc(size + 1), *v, *tail, *kept;
 	size_t i;
 
 	if (s == NULL)
@@ -39,8 +41,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	capture_init(&cap, -1, 0);
 	capture_feed(&cap, (const char *)data, size);
 	tail = capture_tail(&cap, LEDGER_FULL_BYTES);
-	if (contains_credential(tail))
+	json_decref(json_string(tail) ?: (__builtin_trap(), NULL));
+	kept = redact_text(tail);
+	if (contains_credential(kept))
 		__builtin_trap();
+	free(kept);
 	free(tail);
 	free(s);
 	return 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* Output capture: a bounded tail whatever the volume, credential shapes
- * redacted however the output is split into reads. */
+/* Output capture: a bounded tail whatever the volume, kept as it was
+ * printed (the runner records raw), and redacted by the finisher however
+ * the output was split into reads. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -29,16 +30,20 @@ test_redaction_across_reads(void **state)
 {
 	const char *out = "ok\nuser db_PassWord=hunter2 done\ntoken=abc;next\n";
 	size_t piece;
-	char *tail;
+	char *tail, *clean;
 
 	(void)state;
 	for (piece = 1; piece <= 9; piece++) {
 		capture_init(&cap, -1, 0);
 		feed_in_pieces(out, piece);
 		tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
-		assert_string_equal(tail, "ok\nuser db_[redacted] done\n[redacted];next\n");
-		assert_false(contains_credential(tail));
+		/* the capture (the runner's) keeps the output as it was */
+		assert_string_equal(tail, out);
+		clean = redact_text(tail);
+		assert_string_equal(clean, "ok\nuser db_[redacted] done\n[redacted];next\n");
+		assert_false(contains_credential(clean));
 		assert_int_equal(cap.total, strlen(out));
+		free(clean);
 		free(tail);
 	}
 }
@@ -58,12 +63,51 @@ test_tail_is_bounded(void **state)
 		capture_feed(&cap, line, 100);
 	capture_feed(&cap, "last\n", 5);
 	assert_int_equal(cap.total, 20000 * 100 + 5);
+	/* the last 8192 bytes, less the line cut at their start: whole
+	 * lines and "last\n" */
 	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
-	assert_int_equal(strlen(tail), LEDGER_TAIL_BYTES);
-	assert_string_equal(tail + LEDGER_TAIL_BYTES - 5, "last\n");
+	assert_int_equal(strlen(tail), 81 * 100 + 5);
+	assert_memory_equal(tail, line, 100);
+	assert_string_equal(tail + strlen(tail) - 5, "last\n");
 	free(tail);
 	tail = capture_tail(&cap, LEDGER_FULL_BYTES);
-	assert_int_equal(strlen(tail), LEDGER_FULL_BYTES);
+	assert_int_equal(strlen(tail), 655 * 100 + 5);
+	assert_memory_equal(tail, line, 100);
+	free(tail);
+}
+
+/* A tail that begins just after a line break keeps its first line; one
+ * line longer than the tail is kept as far as it fits. */
+static void
+test_tail_line_cut(void **state)
+{
+	char big[LEDGER_TAIL_BYTES + 100], *tail;
+
+	(void)state;
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, "drop\n", 5);
+	memset(big, 'y', LEDGER_TAIL_BYTES - 1);
+	big[LEDGER_TAIL_BYTES - 1] = '\n';
+	capture_feed(&cap, big, LEDGER_TAIL_BYTES);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_int_equal(strlen(tail), LEDGER_TAIL_BYTES);
+	assert_int_equal(tail[0], 'y');
+	free(tail);
+	capture_init(&cap, -1, 0);
+	memset(big, 'z', sizeof big);
+	capture_feed(&cap, big, sizeof big);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_int_equal(strlen(tail), LEDGER_TAIL_BYTES);
+	free(tail);
+	/* cut inside a line: the piece of "password=hunter2" is not kept */
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, "password=hunter2\n", 17);
+	memset(big, 'w', LEDGER_TAIL_BYTES - 10);
+	big[LEDGER_TAIL_BYTES - 11] = '\n';
+	capture_feed(&cap, big, LEDGER_TAIL_BYTES - 10);
+	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	assert_null(strstr(tail, "hunter2"));
+	assert_int_equal(strlen(tail), LEDGER_TAIL_BYTES - 10);
 	free(tail);
 }
 
@@ -106,20 +150,23 @@ test_redaction_shapes(void **state)
 }
 
 static void
-test_redaction_at_the_line_cut(void **state)
+test_redaction_in_a_long_line(void **state)
 {
-	char line[CAPTURE_LINE + 64], *tail;
+	char line[8192 + 64], *tail, *clean;
 
 	(void)state;
-	/* a shape straddling the 4096-byte cut of an over-long line */
+	/* a shape inside an over-long line, read in pieces that cut it */
 	memset(line, 'a', sizeof line);
-	memcpy(line + CAPTURE_LINE - 4, "password=hunter2 ", 17);
-	line[sizeof line - 1] = '\n';
+	memcpy(line + 4096 - 4, "password=hunter2 ", 17);
+	line[sizeof line - 2] = '\n';
+	line[sizeof line - 1] = '\0';
 	capture_init(&cap, -1, 0);
-	capture_feed(&cap, line, sizeof line);
+	feed_in_pieces(line, 4096);
 	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
-	assert_false(contains_credential(tail));
-	assert_null(strstr(tail, "hunter2"));
+	clean = redact_text(tail);
+	assert_false(contains_credential(clean));
+	assert_null(strstr(clean, "hunter2"));
+	free(clean);
 	free(tail);
 }
 
@@ -168,7 +215,8 @@ main(void)
 		cmocka_unit_test(test_tail_is_bounded),
 		cmocka_unit_test(test_binary_output_is_json_safe),
 		cmocka_unit_test(test_redaction_shapes),
-		cmocka_unit_test(test_redaction_at_the_line_cut),
+		cmocka_unit_test(test_redaction_in_a_long_line),
+		cmocka_unit_test(test_tail_line_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

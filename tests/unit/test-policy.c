@@ -175,6 +175,16 @@ test_redaction(void **state)
 	redacts("caf\xc3\xa9" ZWSP, "caf\xc3\xa9" ZWSP);
 }
 
+/* What the finisher keeps of a capture: the runner's raw tail, redacted. */
+static char *
+finished(struct capture *cap)
+{
+	char *raw = capture_tail(cap, LEDGER_TAIL_BYTES), *clean = redact_text(raw);
+
+	free(raw);
+	return clean;
+}
+
 /* A key block printed over several reads and lines is dropped to its END
  * line, and what follows is kept. */
 static void
@@ -192,20 +202,20 @@ test_key_block_across_lines(void **state)
 		capture_init(&cap, -1, 0);
 		for (i = 0; i < n; i += piece)
 			capture_feed(&cap, out + i, n - i < piece ? n - i : piece);
-		tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+		tail = finished(&cap);
 		assert_string_equal(tail, "start\n[redacted]\nafter\n");
 		free(tail);
 	}
 	/* never ended: everything after the header is dropped */
 	capture_init(&cap, -1, 0);
 	capture_feed(&cap, "-----BEGIN PRIVATE KEY-----\nMIIE\nmore\n", 39);
-	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	tail = finished(&cap);
 	assert_string_equal(tail, "[redacted]");
 	assert_null(strstr(tail, "MIIE"));
 	free(tail);
 }
 
-/* Output through capture_feed: the answer path's redaction. */
+/* Output through capture_feed, as the finisher keeps it. */
 static void
 test_capture_password_colon(void **state)
 {
@@ -216,7 +226,7 @@ test_capture_password_colon(void **state)
 	(void)state;
 	capture_init(&cap, -1, 0);
 	capture_feed(&cap, out, strlen(out));
-	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	tail = finished(&cap);
 	assert_null(strstr(tail, "hunter"));
 	assert_false(contains_credential(tail));
 	assert_non_null(strstr(tail, "db host: x\n[redacted]\n"));
@@ -236,17 +246,81 @@ test_tail_as_the_ledger_spells_it(void **state)
 	(void)state;
 	capture_init(&cap, -1, 0);
 	capture_feed(&cap, nul, sizeof nul - 1);
-	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	tail = finished(&cap);
 	assert_string_equal(tail, "https://t\\x00\\x00a:[redacted]@c ok\n[redacted]\n");
 	assert_false(contains_credential(tail));
 	free(tail);
 	capture_init(&cap, -1, 0);
 	capture_feed(&cap, stray, sizeof stray - 1);
-	tail = capture_tail(&cap, LEDGER_TAIL_BYTES);
+	tail = finished(&cap);
 	assert_null(strstr(tail, "x1"));
 	assert_null(strstr(tail, "x2"));
 	assert_false(contains_credential(tail));
 	free(tail);
+}
+
+/* A tail that begins inside a key block (its BEGIN line scrolled out):
+ * the body up to the END line is dropped all the same. */
+static void
+test_tail_inside_a_key_block(void **state)
+{
+	static struct capture cap;
+	char body[65], *tail;
+	size_t i;
+
+	(void)state;
+	memset(body, 'K', 63);
+	body[63] = '\n';
+	body[64] = '\0';
+	capture_init(&cap, -1, 0);
+	capture_feed(&cap, "-----BEGIN OPENSSH PRIVATE KEY-----\n", 36);
+	for (i = 0; i < 2 * LEDGER_TAIL_BYTES / 64; i++)
+		capture_feed(&cap, body, 64);
+	capture_feed(&cap, "-----END OPENSSH PRIVATE KEY-----\nafter\n", 40);
+	tail = finished(&cap);
+	assert_string_equal(tail, "\nafter\n");
+	free(tail);
+	/* an END line of something else is no key */
+	tail = redact_text("KKKK\n-----END CERTIFICATE-----\nok\n");
+	assert_string_equal(tail, "KKKK\n-----END CERTIFICATE-----\nok\n");
+	free(tail);
+	/* found by tests/fuzz/fuzz-ledger: a shape inside a URL's user part
+	 * is redacted too, not only the URL's password after it */
+	tail = redact_text("x https://AKIAIOSFODNN7EXAMPLE:pw@host/ y");
+	assert_false(contains_credential(tail));
+	assert_null(strstr(tail, "IOSFODNN7EXAMPLE"));
+	free(tail);
+	tail = redact_text("://okpassword=x|:pw@h");
+	assert_false(contains_credential(tail));
+	free(tail);
+	/* nor one after a BEGIN: that block is redacted as a whole */
+	tail = redact_text("a\n-----BEGIN PRIVATE KEY-----\nKK\n-----END PRIVATE KEY-----\nb");
+	assert_string_equal(tail, "a\n[redacted]\nb");
+	free(tail);
+}
+
+/* The finisher's pass over the runner's records: every string, however
+ * deep, redacted; a member named like a credential removed; the rest as
+ * it was. */
+static void
+test_redact_json(void **state)
+{
+	json_t *e = json_pack("{s:s,s:s,s:I,s:{s:[s,s],s:[{s:s,s:s,s:s}]},s:s}",
+	    "id", "c0", "output_tail", "x\npassword: hunter2\n", "output_bytes", (json_int_t)20,
+	    "confinement", "written", "/etc/ok", "/opt/token=abc", "refused", "call", "open",
+	    "path", "/srv/AKIAIOSFODNN7EXAMPLE", "reason", "the requester can change it",
+	    "db_password", "x");
+	char *dump;
+
+	(void)state;
+	redact_json(e);
+	dump = json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT);
+	assert_string_equal(dump, "{\"confinement\":{\"refused\":[{\"call\":\"open\","
+	    "\"path\":\"/srv/[redacted]\",\"reason\":\"the requester can change it\"}],"
+	    "\"written\":[\"/etc/ok\",\"/opt/[redacted]\"]},\"id\":\"c0\","
+	    "\"output_bytes\":20,\"output_tail\":\"x\\n[redacted]\\n\"}");
+	free(dump);
+	json_decref(e);
 }
 
 /* Redaction never writes past what it was given, even when the mark is
@@ -312,6 +386,8 @@ main(void)
 		cmocka_unit_test(test_key_block_across_lines),
 		cmocka_unit_test(test_capture_password_colon),
 		cmocka_unit_test(test_tail_as_the_ledger_spells_it),
+		cmocka_unit_test(test_tail_inside_a_key_block),
+		cmocka_unit_test(test_redact_json),
 		cmocka_unit_test(test_redaction_bounds),
 		cmocka_unit_test(test_turkic_locales),
 	};
