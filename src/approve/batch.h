@@ -31,6 +31,7 @@ struct batch {
 	int		 run_fd;
 	int		 tty;
 	json_t		*entries;	/* one per selected command, in order */
+	json_t		*stopped;	/* {by, at}: the reviewer stopped it, or NULL */
 	char		 outcome[32];	/* why it failed, for the answer's JSON */
 	char		 message[512];
 };
