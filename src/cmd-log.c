@@ -183,6 +183,13 @@ cmd_log_exec(int argc, char **argv)
 				fputs("  requester ", stdout);
 				text_print(stdout, who);
 			}
+			/* a batch the reviewer stopped names who did */
+			if (json_is_string(json_object_get(json_object_get(json_object_get(e,
+			    "detail"), "stopped"), "by"))) {
+				fputs("  stopped by ", stdout);
+				text_print(stdout, json_string_value(json_object_get(json_object_get(
+				    json_object_get(e, "detail"), "stopped"), "by")));
+			}
 			putchar('\n');
 		}
 		rc = fflush(stdout);

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "warrant.h"
-#include "approve/approve.h"
 
 #define STOP_WAIT_SECONDS	60	/* the grace, the output drained, the settling */
 

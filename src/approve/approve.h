@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct store;
 
@@ -39,5 +40,7 @@ struct refusal;
 int	 approve_stop(struct store *, const char *, struct refusal *);
 int	 approve_stop_wait(struct store *, const char *, int64_t);
 json_t	*approve_live(struct store *, const char *);
+const char *live_last_lines(const char *, int);
+void	 live_print(FILE *, const json_t *, int);
 
 #endif

@@ -120,3 +120,28 @@ approve_live(struct store *st, const char *gate_id)
 	free(clean);
 	return live;
 }
+
+/* The start of the last n lines of s (a final newline ends the last). */
+const char *
+live_last_lines(const char *s, int n)
+{
+	const char *p = s + strlen(s);
+
+	if (p > s && p[-1] == '\n')
+		p--;
+	while (p > s && n > 0)
+		if (*--p == '\n' && --n == 0)
+			return p + 1;
+	return s;
+}
+
+/* `warrant show`: the command running and its latest lines, neutralised. */
+void
+live_print(FILE *fp, const json_t *live, int lines)
+{
+	fputs("\nrunning ", fp);
+	text_print(fp, json_str(live, "command"));
+	fprintf(fp, " (%lld bytes of output so far); its latest lines:\n",
+	    (long long)json_integer_value(json_object_get(live, "output_bytes")));
+	text_print_output(fp, live_last_lines(json_str(live, "output"), lines), "  | ", "  | ");
+}
