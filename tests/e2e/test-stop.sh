@@ -96,9 +96,8 @@ run_dir() { ls -d "$SR_STATE/runs/$1".* 2>/dev/null | head -1; }
 # reviewer as who stopped it.
 audit_stopped() {
 	sr_as "$SR_USER" "$SR_WARRANT" log -j >"$SR_DIR/log-$1.json" 2>/dev/null &&
-	    jscan "any(e['gate_id'] == '$1' and e['kind'] == 'approved' and
-	    e['detail']['stopped']['by'] == '$SR_USER' and e['detail']['stopped']['at'] > 0
-	    for e in j)" "$SR_DIR/log-$1.json" >/dev/null 2>&1
+	    jscan "any(e['gate_id'] == '$1' and e['kind'] == 'approved' and e['detail']['stopped']['by'] == '$SR_USER' and e['detail']['stopped']['at'] > 0 for e in j)" \
+	    "$SR_DIR/log-$1.json" >/dev/null 2>&1
 }
 
 # the ledger checks every stopped batch passes: CASE FILE RUNNING REST
@@ -106,12 +105,9 @@ stopped_ledger() {
 	jcheck "($1) stop -j says stopped, with the ledger" \
 	    "j['status'] == 'stopped' and j['ledger']['stopped']['by'] == '$SR_USER'" "$2"
 	jcheck "($1) the running command failed: 'stopped by $SR_USER', killed by a signal" \
-	    "[e for e in j['ledger']['entries'] if e['id'] == '$3'][0]['status'] == 'failed' and
-	    [e for e in j['ledger']['entries'] if e['id'] == '$3'][0]['error'] == 'stopped by $SR_USER' and
-	    [e for e in j['ledger']['entries'] if e['id'] == '$3'][0]['signal'] is not None" "$2"
+	    "entry(j, '$3')['status'] == 'failed' and entry(j, '$3')['error'] == 'stopped by $SR_USER' and entry(j, '$3')['signal'] is not None" "$2"
 	jcheck "($1) the command after it is skipped: 'stopped by $SR_USER'" \
-	    "[e for e in j['ledger']['entries'] if e['id'] == '$4'][0]['status'] == 'skipped' and
-	    [e for e in j['ledger']['entries'] if e['id'] == '$4'][0]['error'] == 'stopped by $SR_USER'" "$2"
+	    "entry(j, '$4')['status'] == 'skipped' and entry(j, '$4')['error'] == 'stopped by $SR_USER'" "$2"
 	check "($1) the audit chain records who stopped it, and when" audit_stopped "$G"
 }
 
@@ -129,11 +125,12 @@ fi
 rm -rf "$OPT"
 install -d -m 0755 -o root -g root "$OPT" "$BIN"
 install -d -m 0755 -o "$SR_USER" -g "$SR_GID" "$YOU"
-# forker S: a sleeper in a session of its own (setsid, as a daemon would),
-# then one in its group; a stop must end both
+# forker S: a daemon-like sleeper (double fork: its parent is gone before
+# the stop, and it has a session of its own), then one in its group; a
+# stop must end both
 cat >"$BIN/forker" <<'EOF'
 #!/bin/sh
-/usr/bin/setsid /usr/bin/sleep "$1" </dev/null >/dev/null 2>&1 &
+( /usr/bin/setsid /usr/bin/sleep "$1" </dev/null >/dev/null 2>&1 & )
 /usr/bin/sleep "$1"
 EOF
 # stubborn S: ignores SIGTERM, so only the SIGKILL after the grace ends it
@@ -251,8 +248,7 @@ check "(d) the YOU command runs under the runner" running 2 "sleep $S_D"
 stop_as "$SR_USER" d-stop "$GD"
 is "(d) warrant stop exits 0" "$STOP_RC" 0
 check "(d) the command's whole tree is gone" gone "sleep $S_D"
-jcheck "(d) the ROOT command before it ran" \
-    "[e for e in j['ledger']['entries'] if e['id'] == 'r1'][0]['status'] == 'ran'" "$SO"
+jcheck "(d) the ROOT command before it ran" "entry(j, 'r1')['status'] == 'ran'" "$SO"
 stopped_ledger d "$SO" u1 r2
 check "(d) the command after it never ran: no marker" absent "$RM-d"
 
