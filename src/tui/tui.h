@@ -83,7 +83,7 @@ struct list_row {
 	int		 pending;
 };
 enum view { VIEW_LIST, VIEW_GATE };
-enum mode { MODE_NORMAL, MODE_DENY };
+enum mode { MODE_NORMAL, MODE_DENY, MODE_STOP };
 
 #define POLL_MS		500	/* the store is read at least this often */
 
@@ -116,6 +116,7 @@ struct tui {
 	char		 gate_id[GATE_ID_LEN + 1];
 	json_t		*gate;		/* store_gate with the manifest */
 	json_t		*ledger;	/* once approved */
+	json_t		*live;		/* its batch runs: the command and its output */
 	json_t		*file_text;	/* NAME -> its content as text, or why not */
 	int		*ticked;
 	size_t		 ncmds;
@@ -167,5 +168,9 @@ void	 handoff_approve(struct tui *);
 void	 deny_begin(struct tui *);
 void	 deny_key(struct tui *, int, wint_t);
 void	 deny_draw(struct tui *);
+
+/* stop.c */
+void	 stop_begin(struct tui *);
+void	 stop_key(struct tui *, int, wint_t);
 
 #endif

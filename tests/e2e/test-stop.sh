@@ -314,5 +314,77 @@ check "(l) ... its process is gone" gone "$BIN/ticker"
 sr_as "$SR_USER" "$SR_WARRANT" show "$GL" -j >"$SR_DIR/l-after.json" 2>/dev/null
 jcheck "(l) a settled gate shows no live output" "'live' not in j" "$SR_DIR/l-after.json"
 
+# ============================================================ (t) the console
+section "(t) the console: live output, and s to stop"
+if command -v tmux >/dev/null 2>&1; then
+	TSOCK="wt-stop-$$"
+	tm() { tmux -L "$TSOCK" -f /dev/null "$@"; }
+	at_exit 'tm kill-server >/dev/null 2>&1'
+	screen() { tm capture-pane -p -t "$CS" 2>/dev/null; }
+	# wait_for TEXT: the console shows TEXT within 60 s
+	wait_for() {
+		wf=0
+		while ! screen | grep -qF -- "$1"; do
+			wf=$((wf + 1))
+			[ "$wf" -le 600 ] || return 1
+			sleep 0.1
+		done
+	}
+	# latest_tick: the highest tick-N the console shows
+	latest_tick() { screen | grep -o 'tick-[0-9]*' | sed 's/tick-//' | sort -n | tail -1; }
+	# tick_after N: the console shows a tick later than N within 60 s
+	tick_after() {
+		ta=0
+		while :; do
+			lt=$(latest_tick)
+			[ -n "$lt" ] && [ "$lt" -gt "$1" ] && return 0
+			ta=$((ta + 1))
+			[ "$ta" -le 600 ] || return 1
+			sleep 0.1
+		done
+	}
+	sr_gate t <<EOF
+{"reason":"e2e stop (t)","commands":[
+  {"id":"tk","argv":["$BIN/ticker","$S_L"],"why":"a line a second"},
+  {"id":"tc","argv":["/usr/bin/touch","$RM-t"],"why":"must never run"}]}
+EOF
+	GT=$G
+	sr_answer right t "$GT" --run -j
+	is "(t) answer (detached) exits 0" "$ANS_RC" 0
+	CS=t
+	set -f
+	IFS=$SR_NL
+	# shellcheck disable=SC2046
+	tm new-session -d -s t -x 100 -y 30 $(sr_as_words "$SR_USER") LANG=C.UTF-8 \
+	    TERM=tmux-256color "$SR_WARRANT" review "$GT"
+	unset IFS
+	set +f
+	check "(t) the gate view says which command runs" wait_for "Running  tk"
+	check "(t) ... and shows its output as it comes (a tick line)" wait_for "tick-"
+	T1=$(latest_tick)
+	check "(t) a later line replaces it without a key pressed (after tick-$T1)" tick_after "${T1:-0}"
+	check "(t) ... its credential redacted" sh -c '! tmux -L "$1" capture-pane -p -t t | grep -q SECRETVALUE' \
+	    sh "$TSOCK"
+	tm send-keys -t t s
+	check "(t) s asks before stopping" wait_for "Stop $GT?"
+	tm send-keys -t t n
+	check "(t) any other key keeps it running" wait_for "$GT keeps running"
+	check "(t) ... and it does" still "$BIN/ticker" 1
+	tm send-keys -t t s
+	wait_for "Stop $GT?"
+	tm send-keys -t t y
+	check "(t) s, y stops it: the command is gone" gone "$BIN/ticker"
+	check "(t) the console shows the ledger: skipped, stopped by $SR_USER" \
+	    wait_for "stopped by $SR_USER"
+	sr_as "$SR_USER" "$SR_WARRANT" show "$GT" -j >"$SR_DIR/t-show.json" 2>/dev/null
+	jcheck "(t) the ledger names who stopped it" \
+	    "j['ledger']['stopped']['by'] == '$SR_USER' and entry(j, 'tc')['status'] == 'skipped'" \
+	    "$SR_DIR/t-show.json"
+	check "(t) the command after it never ran: no marker" absent "$RM-t"
+	tm kill-server >/dev/null 2>&1
+else
+	skip "(t) the console" "tmux is not installed"
+fi
+
 section end
 done_testing
