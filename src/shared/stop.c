@@ -22,11 +22,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shared.h"
 
 #define LIVE_EVERY_MS	250
+#define REAP_WAIT_MS	2000	/* for killed processes to end */
 
 /* Has the reviewer asked this run to stop? Owner is the reviewer's uid. */
 int
@@ -223,19 +225,28 @@ descendants_signal(int sig)
 	return hit;
 }
 
-/* Reap children of this process that have ended (adopted orphans of a
- * killed command): they would be left as zombies. */
+/* After the last SIGKILL: reap the children of this process (adopted
+ * orphans of the command among them) as they end, waiting at most
+ * REAP_WAIT_MS for the last; they would be left as zombies. */
 void
 descendants_reap(void)
 {
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
 	struct proc_row *rows;
 	pid_t self = getpid();
-	size_t n, i;
+	size_t n, i, live;
+	int64_t until = monotonic_ms() + REAP_WAIT_MS;
 
-	if ((rows = proc_table(&n)) == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		if (rows[i].ppid == self && rows[i].state == 'Z')
-			(void)waitpid(rows[i].pid, NULL, WNOHANG);
-	free(rows);
+	do {
+		if ((rows = proc_table(&n)) == NULL)
+			return;
+		for (i = live = 0; i < n; i++)
+			if (rows[i].ppid != self)
+				continue;
+			else if (rows[i].state == 'Z')
+				(void)waitpid(rows[i].pid, NULL, WNOHANG);
+			else
+				live++;
+		free(rows);
+	} while (live > 0 && monotonic_ms() < until && nanosleep(&pause, NULL) == 0);
 }
