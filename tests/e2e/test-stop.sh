@@ -29,7 +29,7 @@ RM=/root/wt-stop-$TAG       # ROOT markers: $RM-x (never to appear)
 YOU=$SR_DIR/you             # YOU markers: $YOU/x
 # sleep durations no other process on the machine uses: pgrep finds ours
 rnd() { od -An -N3 -tu4 /dev/urandom | tr -d ' '; }
-S_A="601.$(rnd)" S_B="602.$(rnd)" S_C="603.$(rnd)" S_D="604.$(rnd)" S_L="605.$(rnd)"
+S_A="601.$(rnd)" S_B="602.$(rnd)" S_C="603.$(rnd)" S_D="604.$(rnd)" S_L="605.$(rnd)" S_P="606.$(rnd)"
 BG=""
 
 cleanup() {
@@ -37,7 +37,7 @@ cleanup() {
 		pkill -KILL -P "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
-	for s in "$S_A" "$S_B" "$S_C" "$S_D" "$S_L"; do
+	for s in "$S_A" "$S_B" "$S_C" "$S_D" "$S_L" "$S_P"; do
 		for p in $(pgrep -f "sleep $s" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	done
 	for p in $(pgrep -f "$BIN/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
@@ -281,6 +281,8 @@ EOF
 GL=$G
 sr_answer right l "$GL" --run -j
 is "(l) answer (detached) exits 0" "$ANS_RC" 0
+# (the ticker runs from its descriptor: its argument, not its path, names it)
+check "(l) the command runs" running 1 "$S_L"
 RD=$(run_dir "$GL")
 # live_line N: `warrant show` shows tick-N (or a later one) as the
 # running command's latest line, within 60 s
@@ -310,7 +312,7 @@ check "(l) show (text) has the running command and its latest line" \
     sh "$SR_DIR/l-show.txt"
 stop_as "$SR_USER" l-stop "$GL"
 is "(l) stop ends it" "$STOP_RC" 0
-check "(l) ... its process is gone" gone "$BIN/ticker"
+check "(l) ... its process is gone" gone "$S_L"
 sr_as "$SR_USER" "$SR_WARRANT" show "$GL" -j >"$SR_DIR/l-after.json" 2>/dev/null
 jcheck "(l) a settled gate shows no live output" "'live' not in j" "$SR_DIR/l-after.json"
 
@@ -369,11 +371,11 @@ EOF
 	check "(t) s asks before stopping" wait_for "Stop $GT?"
 	tm send-keys -t t n
 	check "(t) any other key keeps it running" wait_for "$GT keeps running"
-	check "(t) ... and it does" still "$BIN/ticker" 1
+	check "(t) ... and it does" still "$S_L" 1
 	tm send-keys -t t s
 	wait_for "Stop $GT?"
 	tm send-keys -t t y
-	check "(t) s, y stops it: the command is gone" gone "$BIN/ticker"
+	check "(t) s, y stops it: the command is gone" gone "$S_L"
 	check "(t) the console shows the ledger: skipped, stopped by $SR_USER" \
 	    wait_for "stopped by $SR_USER"
 	sr_as "$SR_USER" "$SR_WARRANT" show "$GT" -j >"$SR_DIR/t-show.json" 2>/dev/null
@@ -384,6 +386,83 @@ EOF
 	tm kill-server >/dev/null 2>&1
 else
 	skip "(t) the console" "tmux is not installed"
+fi
+
+# ============================================================ (p) the page
+section "(p) the page: live output, and Stop"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+	skip "(p) the page" "chromium, node or curl is missing (scripts/deps.sh)"
+else
+	PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
+	U=http://127.0.0.1:$PORT
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- $(sr_as_words "$SR_USER") "$SR_WARRANT" serve --http "127.0.0.1:$PORT"
+		unset IFS
+		exec "$@"
+	) 2>>"$SR_DIR/serve.log" &
+	DPID=$!
+	at_exit 'kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null'
+	di=0
+	until curl -s -o /dev/null "$U/app.css"; do
+		di=$((di + 1))
+		[ "$di" -lt 300 ] && kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	sr_gate p <<EOF
+{"reason":"e2e stop (p)","commands":[
+  {"id":"tk","argv":["$BIN/ticker","$S_P"],"why":"a line a second"},
+  {"id":"tc","argv":["/usr/bin/touch","$RM-p"],"why":"must never run"}]}
+EOF
+	GP=$G
+	sr_answer right p "$GP" --run -j
+	is "(p) answer (detached) exits 0" "$ANS_RC" 0
+	check "(p) the command runs" running 1 "$S_P"
+	ST=$(curl -s -o "$SR_DIR/p-nosession" -w '%{http_code}' -X POST \
+	    -H 'Content-Type: application/json' -d '{}' "$U/api/gates/$GP/stop")
+	is "(p) the stop route without a session: 401" "$ST" 401
+	check "(p) ... and the batch runs on" still "$S_P" 1
+	sr_as "$SR_USER" "$SR_WARRANT" pair --no-qr >"$SR_DIR/p-pair" 2>&1
+	BURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$SR_DIR/p-pair")
+	A="article[data-gate=\\\"$GP\\\"]"
+	TICKS="Math.max(0, ...((document.querySelector('$A .live-output') || {textContent: ''}).textContent.match(/tick-[0-9]+/g) || []).map(x => +x.slice(5)))"
+	cat >"$SR_DIR/p-steps.json" <<EOF
+[{"open": "$BURL"},
+ {"wait": "$TICKS > 0", "ms": 20000},
+ {"eval": "window.t1 = $TICKS"},
+ {"wait": "$TICKS > window.t1", "ms": 20000},
+ {"eval": "document.querySelector('$A .live .result').textContent"},
+ {"eval": "document.querySelector('$A .live-output').textContent"},
+ {"click": "$A button.stop"},
+ {"eval": "document.querySelector('$A button.stop').textContent"},
+ {"eval": "document.querySelectorAll('#recent $A').length"},
+ {"click": "$A button.stop"},
+ {"wait": "(document.querySelector('#recent $A') || {textContent: ''}).textContent.includes('stopped by $SR_USER')", "ms": 30000}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome" "$SR_DIR/p-steps.json" \
+	    >"$SR_DIR/p.cdp" 2>"$SR_DIR/p.cdp.err"
+	pstep() { sed -n "${1}p" "$SR_DIR/p.cdp" | jscan "$2" >/dev/null 2>&1; }
+	check "(p) the page shows the running command's output as it comes" pstep 2 "j['ok']"
+	check "(p) ... a later line follows without a reload" pstep 4 "j['ok']"
+	check "(p) ... naming the command running" pstep 5 "j['value'].startswith('Running tk')"
+	check "(p) ... its credential redacted" \
+	    pstep 6 "'SECRETVALUE' not in j['value'] and '[redacted]' in j['value']"
+	check "(p) the first click on Stop only asks" \
+	    pstep 8 "j['value'].startswith('Stop it')"
+	check "(p) ... and the batch runs on" pstep 9 "j['value'] == 0"
+	check "(p) the second stops it: the gate settles with 'stopped by $SR_USER'" pstep 11 "j['ok']"
+	check "(p) its command is gone" gone "$S_P"
+	check "(p) the command after it never ran: no marker" absent "$RM-p"
+	sr_as "$SR_USER" "$SR_WARRANT" show "$GP" -j >"$SR_DIR/p-show.json" 2>/dev/null
+	jcheck "(p) the ledger names who stopped it" \
+	    "j['ledger']['stopped']['by'] == '$SR_USER' and entry(j, 'tc')['status'] == 'skipped'" \
+	    "$SR_DIR/p-show.json"
+	if [ "$fails" -ne 0 ]; then diag "$(tail -c 1500 "$SR_DIR/p.cdp" "$SR_DIR/p.cdp.err")"; fi
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
 fi
 
 section end
