@@ -100,6 +100,21 @@ audit_stopped() {
 	    "$SR_DIR/log-$1.json" >/dev/null 2>&1
 }
 
+# ticker_gate CASE S MARK: a ROOT batch approved detached: the ticker
+# (a line a second, until stopped), then a touch of MARK that must never
+# run; G its id. The ticker runs from its descriptor: its argument S, not
+# its path, names it for pgrep.
+ticker_gate() {
+	sr_gate "$1" <<EOF
+{"reason":"e2e stop ($1)","commands":[
+  {"id":"tk","argv":["$BIN/ticker","$2"],"why":"a line a second"},
+  {"id":"tc","argv":["/usr/bin/touch","$3"],"why":"must never run"}]}
+EOF
+	sr_answer right "$1" "$G" --run -j
+	is "($1) answer (detached) exits 0" "$ANS_RC" 0
+	check "($1) the ticker runs" running 1 "$2"
+}
+
 # the ledger checks every stopped batch passes: CASE FILE RUNNING REST
 stopped_ledger() {
 	jcheck "($1) stop -j says stopped, with the ledger" \
@@ -274,15 +289,8 @@ is "(e) stop without an id is a usage error (exit 2)" "$?" 2
 
 # ============================================================ (l) live output
 section "(l) the running command's live output"
-sr_gate l <<EOF
-{"reason":"e2e stop (l)","commands":[
-  {"id":"tk","argv":["$BIN/ticker","$S_L"],"why":"a line a second"}]}
-EOF
+ticker_gate l "$S_L" "$RM-l"
 GL=$G
-sr_answer right l "$GL" --run -j
-is "(l) answer (detached) exits 0" "$ANS_RC" 0
-# (the ticker runs from its descriptor: its argument, not its path, names it)
-check "(l) the command runs" running 1 "$S_L"
 RD=$(run_dir "$GL")
 # live_line N: `warrant show` shows tick-N (or a later one) as the
 # running command's latest line, within 60 s
@@ -313,6 +321,7 @@ check "(l) show (text) has the running command and its latest line" \
 stop_as "$SR_USER" l-stop "$GL"
 is "(l) stop ends it" "$STOP_RC" 0
 check "(l) ... its process is gone" gone "$S_L"
+check "(l) the command after it never ran: no marker" absent "$RM-l"
 sr_as "$SR_USER" "$SR_WARRANT" show "$GL" -j >"$SR_DIR/l-after.json" 2>/dev/null
 jcheck "(l) a settled gate shows no live output" "'live' not in j" "$SR_DIR/l-after.json"
 
@@ -345,14 +354,8 @@ if command -v tmux >/dev/null 2>&1; then
 			sleep 0.1
 		done
 	}
-	sr_gate t <<EOF
-{"reason":"e2e stop (t)","commands":[
-  {"id":"tk","argv":["$BIN/ticker","$S_L"],"why":"a line a second"},
-  {"id":"tc","argv":["/usr/bin/touch","$RM-t"],"why":"must never run"}]}
-EOF
+	ticker_gate t "$S_L" "$RM-t"
 	GT=$G
-	sr_answer right t "$GT" --run -j
-	is "(t) answer (detached) exits 0" "$ANS_RC" 0
 	CS=t
 	set -f
 	IFS=$SR_NL
@@ -412,15 +415,8 @@ else
 		[ "$di" -lt 300 ] && kill -0 "$DPID" 2>/dev/null || break
 		sleep 0.1
 	done
-	sr_gate p <<EOF
-{"reason":"e2e stop (p)","commands":[
-  {"id":"tk","argv":["$BIN/ticker","$S_P"],"why":"a line a second"},
-  {"id":"tc","argv":["/usr/bin/touch","$RM-p"],"why":"must never run"}]}
-EOF
+	ticker_gate p "$S_P" "$RM-p"
 	GP=$G
-	sr_answer right p "$GP" --run -j
-	is "(p) answer (detached) exits 0" "$ANS_RC" 0
-	check "(p) the command runs" running 1 "$S_P"
 	ST=$(curl -s -o "$SR_DIR/p-nosession" -w '%{http_code}' -X POST \
 	    -H 'Content-Type: application/json' -d '{}' "$U/api/gates/$GP/stop")
 	is "(p) the stop route without a session: 401" "$ST" 401
