@@ -286,6 +286,8 @@ is "(e) stopping an unknown id is refused (exit 2)" "$STOP_RC" 2
 jcheck "(e) ... unknown_gate" "j['error']['code'] == 'unknown_gate'" "$SO"
 sr_as "$SR_USER" "$SR_WARRANT" stop >"$SR_DIR/e-usage.out" 2>&1
 is "(e) stop without an id is a usage error (exit 2)" "$?" 2
+sr_as "$SR_USER" "$SR_WARRANT" log --verify >"$SR_DIR/e-verify.out" 2>&1
+is "(e) the audit chain with the stopped batches verifies" "$?" 0
 
 # ============================================================ (l) live output
 section "(l) the running command's live output"
