@@ -131,7 +131,7 @@ cmd_log_exec(int argc, char **argv)
 	};
 	int ch, json = 0, check = 0, waiting = 0, rc;
 	struct store st;
-	json_t *events, *e;
+	json_t *events, *e, *stopper;
 	char when[32], who[128];
 	size_t i;
 
@@ -190,6 +190,13 @@ cmd_log_exec(int argc, char **argv)
 				printf("  grant %s", json_str(d, "grant"));
 				if (*json_str(d, "gate") != '\0')
 					printf("  gate %s", json_str(d, "gate"));
+			}
+			/* a batch the reviewer stopped names who did */
+			stopper = json_object_get(json_object_get(json_object_get(e, "detail"),
+			    "stopped"), "by");
+			if (json_is_string(stopper)) {
+				fputs("  stopped by ", stdout);
+				text_print(stdout, json_string_value(stopper));
 			}
 			putchar('\n');
 		}

@@ -12,6 +12,8 @@
 
 #include "warrant.h"
 
+#define SHOW_LIVE_LINES	10	/* of a running command's output */
+
 static int cmd_show_exec(int, char **);
 
 const struct cmd_entry cmd_show_entry = {
@@ -23,7 +25,8 @@ const struct cmd_entry cmd_show_entry = {
 	"Show one gate: context, risk badges and every command, and once approved\n"
 	"its ledger (with what the run-time supervisor recorded for each ROOT\n"
 	"command). ID is the request id or any unique prefix of 4 or more\n"
-	"characters (the \"w-\" may be left off).\n"
+	"characters (the \"w-\" may be left off). While its batch runs, the command\n"
+	"running and its latest output lines (credentials redacted).\n"
 	"Agent text is shown with control characters and escapes made visible.\n\n"
 	"  -j, --json   the gate as JSON, with the sealed manifest and its SHA-256\n"
 	"  -t, --to REVIEWER\n"
@@ -50,7 +53,7 @@ cmd_show_exec(int argc, char **argv)
 	char id[GATE_ID_LEN + 1], dir[PATH_MAX], *shown;
 	struct store st;
 	size_t nsel = 0;
-	json_t *g, *ledger;
+	json_t *g, *ledger, *live;
 	int ch, json = 0, rc;
 
 	while ((ch = getopt_long(argc, argv, "jt:c:", longopts, NULL)) != -1) {
@@ -92,6 +95,9 @@ cmd_show_exec(int argc, char **argv)
 	if (g != NULL && strcmp(json_str(g, "state"), "approved") == 0 &&
 	    (ledger = gate_ledger(&st, id)) != NULL)
 		json_object_set_new(g, "ledger", ledger);
+	/* a batch running: its command in hand and the output so far */
+	if (g != NULL && (live = approve_live(&st, id)) != NULL)
+		json_object_set_new(g, "live", live);
 	store_close(&st);
 	if (g == NULL)
 		return EXIT_INTERNAL;
@@ -100,6 +106,8 @@ cmd_show_exec(int argc, char **argv)
 	else {
 		gate_print_full(stdout, g, st.dir);
 		cosign_tally_line(stdout, g);
+		if ((live = json_object_get(g, "live")) != NULL)
+			live_print(stdout, live, SHOW_LIVE_LINES);
 		ledger = json_object_get(g, "ledger");
 		if (ledger != NULL) {
 			printf("\nledger: %s\n", json_str(ledger, "outcome"));

@@ -23,6 +23,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
 	&cmd_answer_entry,
 	&cmd_grants_entry,
+	&cmd_stop_entry,
 	&cmd_log_entry,
 	&cmd_pair_entry,
 	&cmd_serve_entry,

@@ -143,6 +143,7 @@ extern const struct cmd_entry cmd_answer_entry;
 extern const struct cmd_entry cmd_grants_entry;
 extern const struct cmd_entry cmd_wait_entry;
 extern const struct cmd_entry cmd_withdraw_entry;
+extern const struct cmd_entry cmd_stop_entry;
 int	 wait_print(const json_t *, int);
 extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_requesters_entry;

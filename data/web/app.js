@@ -286,6 +286,37 @@ async function approve(g, card) {
 	load();
 }
 
+// A running batch: which command, its latest lines (neutralised by the
+// daemon), and Stop, which asks once more before it stops anything.
+const LIVE_LINES = 8;
+function liveView(g, card) {
+	const box = el("div", { class: "live" });
+	if (g.live) {
+		box.append(el("div", { class: "result", text: "Running " + g.live.command + " (" +
+			plural(g.live.output_bytes, "byte", "bytes") + " of output so far)" }));
+		const lines = (g.live.output || "").replace(/\n$/, "").split("\n").slice(-LIVE_LINES);
+		box.append(el("pre", { class: "live-output", text: lines.join("\n") }));
+	}
+	const b = el("button", { type: "button", class: "stop", text: "Stop" });
+	b.addEventListener("click", () => {
+		if (b.classList.contains("confirm")) return stop(g, card);
+		b.classList.add("confirm");
+		b.textContent = "Stop it: kill the running command, skip the rest";
+	});
+	box.append(b);
+	return box;
+}
+
+async function stop(g, card) {
+	busy.add(g.request_id);
+	card.querySelectorAll("button").forEach(b => b.disabled = true);
+	const r = await api("POST", "/api/gates/" + encodeURIComponent(g.request_id) + "/stop", {});
+	busy.delete(g.request_id);
+	if (r.status === 200) showResult(card, g.request_id, "Stopping: its command is being killed.", false);
+	else showResult(card, g.request_id, "Not stopped: " + errText(r), true);
+	load();
+}
+
 function gateCard(g) {
 	const pending = g.state === "pending";
 	const card = el("article", { class: "gate" + (g.root_count > 0 ? " root" : ""), "data-gate": g.request_id });
@@ -326,6 +357,7 @@ function gateCard(g) {
 		t.append(copyButton(g.terminal_command));
 		card.append(t);
 	}
+	if (pending && g.busy) card.append(liveView(g, card));
 	if (pending && !g.busy) {
 		const acts = el("div", { class: "actions" });
 		if (g.approvable) {
@@ -344,7 +376,7 @@ function gateCard(g) {
 	return card;
 }
 
-let loading = false, again = false;
+let loading = false, again = false, liveTimer = null;
 async function load() {
 	if (loading) { again = true; return; }
 	loading = true;
@@ -354,11 +386,13 @@ async function load() {
 		if (r.status !== 200) { notice("Cannot read the requests: " + errText(r)); return; }
 		notice("");
 		const pend = document.getElementById("pending"), rec = document.getElementById("recent");
-		// keep what is being typed or run: cards with work under way stay
+		// keep what is being typed or run: cards with work under way stay,
+		// and one whose Stop asks to be confirmed
 		const keep = new Map();
 		for (const card of pend.querySelectorAll("article.gate")) {
 			const id = card.getAttribute("data-gate"), ta = card.querySelector("textarea");
-			if (busy.has(id) || (ta && ta.value && document.activeElement === ta)) keep.set(id, card);
+			if (busy.has(id) || (ta && ta.value && document.activeElement === ta) ||
+				card.querySelector("button.stop.confirm")) keep.set(id, card);
 		}
 		pend.replaceChildren();
 		rec.replaceChildren();
@@ -372,6 +406,9 @@ async function load() {
 				nr++;
 			}
 		}
+		// a batch running: its output is read again every second
+		if (r.body.gates.some(g => g.busy) && !liveTimer)
+			liveTimer = setTimeout(() => { liveTimer = null; load(); }, 1000);
 		document.getElementById("empty").hidden = np > 0;
 		document.getElementById("recent-title").hidden = nr === 0;
 		document.title = np > 0 ? "(" + np + ") warrant" : "warrant";

@@ -8,6 +8,8 @@
 #define APPROVE_H
 
 #include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
 
 struct store;
 
@@ -41,5 +43,13 @@ int	 approve_recover(struct store *);
 int	 refresh_store(struct store *);
 int	 open_store_current(struct store *);
 int	 finalize_main(const char *, long long);
+
+/* stop.c: the reviewer stops a running batch, and sees its live output */
+struct refusal;
+int	 approve_stop(struct store *, const char *, struct refusal *);
+int	 approve_stop_wait(struct store *, const char *, int64_t);
+json_t	*approve_live(struct store *, const char *);
+const char *live_last_lines(const char *, int);
+void	 live_print(FILE *, const json_t *, int);
 
 #endif

@@ -96,7 +96,8 @@ batch_free(struct batch *b)
 	json_decref(b->entries);
 	json_decref(b->gate);
 	json_decref(b->granted);
-	b->run = b->entries = b->gate = b->granted = NULL;
+	json_decref(b->stopped);
+	b->run = b->entries = b->gate = b->granted = b->stopped = NULL;
 	b->run_fd = b->tty = -1;
 }
 
@@ -351,6 +352,16 @@ ours(const struct batch *b, const json_t *l)
 	    digest_equal(json_str(l, "manifest_sha256"), b->sha);
 }
 
+/* A ledger's "stopped": {"by": a user name (1 to 63 bytes), "at": seconds}. */
+static int
+stopped_ok(const json_t *s)
+{
+	return json_is_object(s) && json_object_size(s) == 2 &&
+	    json_is_string(json_object_get(s, "by")) &&
+	    json_string_length(json_object_get(s, "by")) - 1 < 63 &&
+	    json_integer_value(json_object_get(s, "at")) > 0;
+}
+
 /*
  * Bring the entries up to date from the run directory once nobody runs
  * the batch any more. Returns 2 with the whole batch from a ledger that
@@ -376,6 +387,11 @@ batch_from_disk(struct batch *b)
 		json_decref(l);
 		l = read_record(b->run_fd, RUN_PROGRESS);
 		found = ours(b, l) ? 1 : 0;
+	}
+	/* who stopped the batch, as the executor heard it (stop.c) */
+	if (found == 2 && stopped_ok(json_object_get(l, "stopped"))) {
+		json_decref(b->stopped);
+		b->stopped = json_deep_copy(json_object_get(l, "stopped"));
 	}
 	if (found) {
 		json_array_clear(b->entries);
@@ -417,5 +433,7 @@ batch_settle(struct batch *b, const char *outcome, const char *diagnostic, json_
 			    json_str(c, "as"), "not_approved", "not approved by the reviewer"));
 	}
 	*ledger = ledger_new(b->gate_id, b->sha, outcome, all, diagnostic);
+	if (b->stopped != NULL)
+		json_object_set(*ledger, "stopped", b->stopped);
 	return gate_settle(b->st, b->gate_id, b->attempt, *ledger);
 }

@@ -32,6 +32,7 @@ struct batch {
 	int		 tty;
 	json_t		*entries;	/* one per selected command, in order */
 	json_t		*granted;	/* run by grants: command id -> grant id */
+	json_t		*stopped;	/* {by, at}: the reviewer stopped it, or NULL */
 	char		 outcome[32];	/* why it failed, for the answer's JSON */
 	char		 message[512];
 };

@@ -13,6 +13,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@ refused_at_run(const json_t *cmd, const char *real, const char *sha, const char 
 
 static json_t *
 run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const char *stage,
-    struct capture *cap)
+    struct capture *cap, struct run_watch *watch)
 {
 	json_t *av = json_object_get(cmd, "argv"), *t = json_object_get(cmd, "timeout_seconds"), *e;
 	int root = is_root(cmd), fd, sudofd = -1, k = 0,
@@ -95,6 +96,9 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 	 * gets no terminal at all */
 	x.group = root ? EXEC_FOREGROUND : EXEC_SESSION;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
+	x.tick = run_watch_tick;	/* the reviewer's stop; the live output */
+	x.tick_arg = watch;
+	run_watch_command(watch, json_str(cmd, "id"));
 	snprintf(name, sizeof name, RUN_OUTPUT, idx);
 	capture_init(cap, openat(b->run_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600), OUTPUT_LOG_MAX);
@@ -105,6 +109,8 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 	}
 	e = ledger_entry_ran(json_str(cmd, "id"), json_str(cmd, "as"), &res, cap,
 	    json_str(b->run, "output_to_agent"));
+	if (res.stopped)
+		json_object_set_new(e, "error", json_string(watch->why));
 	if (at_run) {
 		json_object_set_new(e, "path", json_string(real));
 		json_object_set_new(e, "executable_sha256", json_string(sha));
@@ -195,6 +201,7 @@ struct local {
 	char		**env;
 	const char	*stage;
 	struct capture	*cap;
+	struct run_watch watch;
 };
 
 /* The entries so far, as the batch's record (batch_record). */
@@ -217,10 +224,29 @@ static json_t *
 local_run(void *arg, const json_t *c, size_t i)
 {
 	struct local *l = arg;
-	json_t *e = run_command(l->b, c, i, l->env, l->stage, l->cap);
+	json_t *e = run_command(l->b, c, i, l->env, l->stage, l->cap, &l->watch);
 
 	redact_json(e);
 	return e;
+}
+
+static int
+local_halted(void *arg)
+{
+	return run_watch_halted(&((struct local *)arg)->watch);
+}
+
+/* This user's name, for "stopped by NAME": the one who can stop it. */
+static void
+self_name(char *buf, size_t size)
+{
+	struct passwd pw, *p;
+	char pwbuf[4096];
+
+	if (getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &p) == 0 && p != NULL)
+		snprintf(buf, size, "%s", p->pw_name);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)getuid());
 }
 
 enum exec_end
@@ -233,9 +259,11 @@ exec_local(struct batch *b, const struct approve_opts *opts)
 		.stop_on_failure = json_is_true(json_object_get(b->run, "stop_on_failure")),
 		.stop = &stop_requested, .who = "warrant answer",
 		.record = local_record, .run = local_run, .arg = &l,
+		.halted = local_halted, .halted_why = l.watch.why,
 	};
 	enum exec_end end = EXEC_DONE;
 	int broken, stopped;
+	char me[64];
 
 	(void)opts;
 	if (stage_you(b, stage) != 0)
@@ -243,8 +271,11 @@ exec_local(struct batch *b, const struct approve_opts *opts)
 	l.stage = *stage ? stage : NULL;
 	l.cap = xmalloc(sizeof *l.cap);
 	l.env = env_block(json_object_get(b->run, "user_env"));
+	self_name(me, sizeof me);
+	run_watch_init(&l.watch, b->run_fd, getuid(), me);
 	json_decref(b->entries);
 	b->entries = batch_execute(&x, &broken, &stopped);
+	b->stopped = run_watch_record(&l.watch);
 	if (stopped)
 		say(b, "runner_error", "warrant answer was told to stop "
 		    "(interrupt, SIGHUP or SIGTERM)");

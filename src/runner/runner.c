@@ -104,6 +104,7 @@ struct runner {
 	size_t		 refused_at;
 	struct iolog_host io_host;		/* ROOT commands' I/O log (iolog.c) */
 	int64_t		 deadline_ms;		/* monotonic: start + batch_bound() */
+	struct run_watch watch;			/* the reviewer's stop, live output */
 };
 
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
@@ -685,9 +686,13 @@ record(const struct runner *r, const char *name, const json_t *j, int durable)
 static int
 record_entries(const struct runner *r, const char *name, json_t *entries, int durable)
 {
-	json_t *l = ledger_new(r->request_id, r->sha, "completed", json_incref(entries), NULL);
-	int rc = record(r, name, l, durable);
+	json_t *l = ledger_new(r->request_id, r->sha, "completed", json_incref(entries), NULL),
+	    *stopped = run_watch_record(&r->watch);
+	int rc;
 
+	if (stopped != NULL)	/* who stopped the batch, and when it was heard */
+		json_object_set_new(l, "stopped", stopped);
+	rc = record(r, name, l, durable);
 	json_decref(l);
 	return rc;
 }
@@ -728,7 +733,7 @@ open_iolog(const struct runner *r, const json_t *c, size_t i, struct iolog *io)
 }
 
 static json_t *
-run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
+run_one(struct runner *r, const json_t *c, size_t i, struct capture *cap)
 {
 	json_t *t = json_object_get(c, "timeout_seconds"), *e;
 	struct exec_result res;
@@ -743,6 +748,9 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	x.ignore = &job_control;
 	x.timeout = json_is_integer(t) ? (long)json_integer_value(t) : DEFAULT_TIMEOUT;
 	x.deadline_ms = r->deadline_ms;
+	x.tick = run_watch_tick;	/* the reviewer's stop; the live output */
+	x.tick_arg = &r->watch;
+	run_watch_command(&r->watch, str(c, "id"));
 	if (is_root(c)) {
 		x.envp = r->root_env;
 		x.cwd = str(r->manifest, "cwd");
@@ -771,6 +779,8 @@ run_one(const struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		close(cap->logfd);
 	e = ledger_entry_ran(str(c, "id"), str(c, "as"), &res, cap,
 	    str(r->manifest, "output_to_agent"));
+	if (res.stopped)
+		json_object_set_new(e, "error", json_string(r->watch.why));
 	/* sealed at run time: the file that ran, by the hash it had */
 	if (at_run(c)) {
 		json_object_set_new(e, "path", json_string(r->atrun_path[i]));
@@ -838,6 +848,12 @@ record_progress(void *arg, json_t *entries)
 	return record_entries(arg, RUN_PROGRESS, entries, 1);
 }
 
+static int
+halted(void *arg)
+{
+	return run_watch_halted(&((struct runner *)arg)->watch);
+}
+
 static json_t *
 run_next(void *arg, const json_t *c, size_t i)
 {
@@ -860,11 +876,13 @@ run_all(struct runner *r)
 		.stop_on_failure = json_is_true(json_object_get(r->manifest, "stop_on_failure")),
 		.deadline_ms = r->deadline_ms, .stop = &stop_requested, .who = "the runner",
 		.judge = judge_now, .record = record_progress, .run = run_next, .arg = r,
+		.halted = halted, .halted_why = r->watch.why,
 	};
 	json_t *entries, *c;
 	int broken, stopped, rc;
 	size_t i;
 
+	run_watch_init(&r->watch, r->dfd, r->sudo_uid, r->sudo_user);
 	if (r->refused_why == NULL)
 		entries = batch_execute(&x, &broken, &stopped);
 	else {

@@ -5,7 +5,9 @@
  * from the descriptor that was hashed; output drained without blocking into a
  * bounded tail and an optional size-capped log, both as the command wrote
  * them (credential shapes are redacted by the unprivileged finisher, from
- * the ledger, never here: this runs in the root runner); a timeout sends SIGTERM to the whole group, then
+ * the ledger, never here: this runs in the root runner); a timeout, or
+ * the caller's tick saying stop, sends SIGTERM to the whole group and
+ * every descendant (stop.c), then
  * SIGKILL after a grace; at the caller's hard deadline (the runner's
  * overall bound) SIGKILL at once and no more draining. Memory stays flat
  * however much is printed. An optional sink (the runner's I/O log) sees
@@ -129,11 +131,14 @@ capture_tail(struct capture *c, size_t max)
 	return safe;
 }
 
+/* The command's group, and every descendant of ours: a process that
+ * made its own session or group is still one (descendants_adopt). */
 static void
 kill_group(pid_t pid, int sig)
 {
 	if (kill(-pid, sig) != 0 && errno == ESRCH)
 		kill(pid, sig);
+	descendants_signal(sig);
 }
 
 /* Make a pipe whose read end (ours) is non-blocking: the command's end
@@ -200,6 +205,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	res->exit_code = -1;
 	if (out_pipe(out) != 0)
 		return -1;
+	descendants_adopt();
 	s.fd[0] = -1;
 	s.fd[1] = s.fd[2] = out[1];
 	pid = spawn(&s);
@@ -236,7 +242,13 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS ||
 		    res->deadline))
 			break;
-		if (!exited && !res->timed_out && now >= deadline) {
+		if (!exited && !res->timed_out && !res->stopped && x->tick != NULL &&
+		    x->tick(x->tick_arg, c)) {
+			res->stopped = 1;
+			kill_group(pid, SIGTERM);
+			kill_at = now + KILL_GRACE_MS;
+		}
+		if (!exited && !res->timed_out && !res->stopped && now >= deadline) {
 			res->timed_out = 1;
 			kill_group(pid, SIGTERM);
 			kill_at = now + KILL_GRACE_MS;
@@ -245,7 +257,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 			kill_group(pid, SIGKILL);
 			kill_at = 0;
 		}
-		if (!exited && !res->timed_out)
+		if (!exited && !res->timed_out && !res->stopped)
 			wait_ms = deadline - now < wait_ms ? deadline - now : wait_ms;
 		if (kill_at != 0)
 			wait_ms = kill_at - now < wait_ms ? kill_at - now : wait_ms;
@@ -267,10 +279,12 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		close(pfd[0].fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (res->timed_out)
-		kill(-pid, SIGKILL);	/* stragglers of the group, if any */
+	if (res->timed_out || res->stopped)
+		kill_group(pid, SIGKILL);	/* stragglers of the tree, if any */
 	if (!exited)
 		waitpid(pid, &status, 0);
+	if (res->timed_out || res->stopped)
+		descendants_reap();
 	res->duration_ms = monotonic_ms() - start;
 	if (WIFEXITED(status))
 		res->exit_code = WEXITSTATUS(status);

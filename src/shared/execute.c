@@ -7,7 +7,8 @@
  *
  *  - after the overall deadline (the runner's) no command starts;
  *  - with stop_on_failure, none after an entry that is not "ran";
- *  - once told to stop, none;
+ *  - once told to stop, none; once the reviewer said stop (stop.c),
+ *    none, each "skipped" with who stopped it;
  *  - each is judged just before it starts (the caller's judge: an
  *    executable sealed at run time, paths an earlier command opened up);
  *  - none starts before the record that it starts is durable: an
@@ -40,6 +41,8 @@ batch_execute(const struct batch_exec *x, int *broken, int *stopped)
 		as = json_string_value(json_object_get(c, "as"));
 		if (halt != NULL)
 			e = ledger_entry_not_run(id, as, "skipped", halt);
+		else if (x->halted != NULL && x->halted(x->arg))
+			e = ledger_entry_not_run(id, as, "skipped", halt = x->halted_why);
 		else if (x->deadline_ms != 0 && monotonic_ms() >= x->deadline_ms)
 			e = ledger_entry_not_run(id, as, "skipped", halt = "not run: the runner's "
 			    "overall deadline (the sum of the timeouts plus the grace) passed");

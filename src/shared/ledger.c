@@ -97,7 +97,7 @@ ledger_entry_ran(const char *id, const char *as, const struct exec_result *res,
     struct capture *c, const char *policy)
 {
 	char *tail = capture_tail(c, ledger_tail_bytes(policy));
-	const char *status = res->exec_errno == 0 && !res->timed_out &&
+	const char *status = res->exec_errno == 0 && !res->timed_out && !res->stopped &&
 	    res->exit_code == 0 ? "ran" : "failed";
 	char err[128] = "";
 	json_t *e;
@@ -109,6 +109,8 @@ ledger_entry_ran(const char *id, const char *as, const struct exec_result *res,
 		    "(the sum of the timeouts plus %d s)", BATCH_GRACE_SECONDS);
 	else if (res->timed_out)
 		snprintf(err, sizeof err, "timed out; the process group was killed");
+	else if (res->stopped)
+		snprintf(err, sizeof err, "stopped; its processes were killed");
 	e = json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:s,s:I,s:s?}",
 	    "id", id, "as", as, "status", status,
 	    "exit_code", res->exit_code >= 0 && res->exec_errno == 0 ?

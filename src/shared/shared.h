@@ -77,6 +77,8 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUN_STARTED	"started.json"	/* the runner passed its checks */
 #define RUN_PROGRESS	"progress.json"	/* durable before each command starts */
 #define RUN_LEDGER	"ledger.json"	/* the batch is over */
+#define RUN_STOP	"stop"		/* the reviewer's: stop the batch (stop.c) */
+#define RUN_LIVE	"live.json"	/* the running command's output tail (stop.c) */
 #define RUN_OUTPUT	"output-%zu.log"
 #define RUN_BLOB	"blob-%s"		/* a file's sealed content, by its SHA-256 */
 #define RUN_FILES	"files"		/* YOU commands' staged files */
@@ -288,12 +290,16 @@ struct exec_spec {
 	long		 timeout;	/* seconds */
 	int64_t		 deadline_ms;	/* monotonic_ms() of a hard stop, or 0 */
 	struct supervisor *sv;		/* non-NULL: run under it (supervise.c) */
+	/* between reads while it runs: 1 stops it (its whole tree) */
+	int		(*tick)(void *, struct capture *);
+	void		*tick_arg;
 };
 struct exec_result {
 	int		exit_code;	/* -1 when killed by a signal */
 	int		signal;
 	int		timed_out;
 	int		deadline;	/* killed at deadline_ms */
+	int		stopped;	/* killed because tick said stop */
 	int		exec_errno;	/* nonzero: it never started */
 	int64_t		duration_ms;
 };
@@ -342,8 +348,37 @@ struct batch_exec {
 	int		 (*record)(void *, json_t *);
 	json_t		*(*run)(void *, const json_t *, size_t);	/* its entry */
 	void		*arg;
+	/* the reviewer said stop (stop.c): none starts, each skipped with
+	 * halted_why; NULL: no such channel */
+	int		 (*halted)(void *);
+	const char	*halted_why;
 };
 json_t	*batch_execute(const struct batch_exec *, int *, int *);
+
+/*
+ * stop.c: the reviewer's stop, heard through RUN_STOP in the run
+ * directory, and the running command's live output in RUN_LIVE.
+ */
+#define LIVE_TAIL	4096	/* bytes of output kept in RUN_LIVE */
+struct run_watch {
+	int		 dfd;		/* the run directory */
+	uid_t		 reviewer;
+	char		 by[64];	/* the reviewer's name */
+	char		 why[96];	/* "stopped by REVIEWER" */
+	int64_t		 heard_at;	/* seconds; 0: no stop heard */
+	const char	*id;		/* the command in hand */
+	int64_t		 written_ms;
+	uint64_t	 written_total;
+};
+int	 stop_heard(int, uid_t);
+void	 run_watch_init(struct run_watch *, int, uid_t, const char *);
+int	 run_watch_halted(struct run_watch *);
+json_t	*run_watch_record(const struct run_watch *);
+void	 run_watch_command(struct run_watch *, const char *);
+int	 run_watch_tick(void *, struct capture *);
+void	 descendants_adopt(void);
+size_t	 descendants_signal(int);
+void	 descendants_reap(void);
 
 /* path.c: does the file's POSIX access ACL (read through getxattr, which
  * follows a final symlink: "/proc/self/fd/N" works) let the writer write

@@ -20,6 +20,7 @@
 #define CARD_INDENT	4	/* card text under the checkbox */
 #define DETAIL_COL	9	/* card detail values, after labels at 0 */
 #define FILE_SHOW_MAX	(64 * 1024)	/* bytes of a file's text shown */
+#define LIVE_LINES	8	/* of a running command's output */
 
 int
 gate_cmd_root(const json_t *c)
@@ -523,11 +524,48 @@ confinement_line(void *arg, int alert, const char *line)
 	doc_add(d, alert ? ST_BAD : ST_DIM, line);
 }
 
+/* Command output, line by line, each neutralised. */
+static void
+output_lines(struct tdoc *d, const char *out)
+{
+	const char *nl;
+	char *line;
+
+	for (; *out != '\0'; out = nl + 1) {
+		nl = strchr(out, '\n');
+		line = strndup(out, nl != NULL ? (size_t)(nl - out) : strlen(out));
+		if (line == NULL)
+			break;
+		doc_line(d, -1, LINE_PLAIN, 6);
+		doc_tab(d, 4);
+		doc_add(d, ST_DIM, "| ");
+		doc_add(d, ST_NORMAL, line);
+		free(line);
+		if (nl == NULL)
+			break;
+	}
+}
+
+/* The batch runs: which command, and its latest output lines (redacted by
+ * approve_live, neutralised as the ledger's output is). */
+static void
+live(struct tui *t, struct tdoc *d)
+{
+	doc_line(d, -1, LINE_PLAIN, 9);
+	doc_add(d, ST_BAD, "Running");
+	doc_tab(d, 9);
+	doc_word(d, ST_BOLD, json_str(t->live, "command"));
+	doc_addf(d, ST_DIM, "  %lld bytes of output so far; s stops it",
+	    (long long)json_integer_value(json_object_get(t->live, "output_bytes")));
+	output_lines(d, live_last_lines(json_str(t->live, "output"), LIVE_LINES));
+	doc_blank(d, -1);
+}
+
 static void
 ledger(struct tui *t, struct tdoc *d)
 {
 	json_t *e, *code;
-	const char *s, *nl, *out;
+	const char *s;
 	size_t i;
 
 	doc_blank(d, -1);
@@ -550,24 +588,8 @@ ledger(struct tui *t, struct tdoc *d)
 			doc_add(d, ST_NORMAL, json_str(e, "error"));
 		}
 		confinement_lines(e, confinement_line, d);
-		if (!t->details)
-			continue;
-		/* command output, line by line, each neutralised */
-		for (out = json_str(e, "output_tail"); *out != '\0'; out = nl + 1) {
-			char *line;
-
-			nl = strchr(out, '\n');
-			line = strndup(out, nl != NULL ? (size_t)(nl - out) : strlen(out));
-			if (line == NULL)
-				break;
-			doc_line(d, -1, LINE_PLAIN, 6);
-			doc_tab(d, 4);
-			doc_add(d, ST_DIM, "| ");
-			doc_add(d, ST_NORMAL, line);
-			free(line);
-			if (nl == NULL)
-				break;
-		}
+		if (t->details)
+			output_lines(d, json_str(e, "output_tail"));
 	}
 	if (!t->details)
 		return;
@@ -592,6 +614,8 @@ gate_layout(struct tui *t)
 		doc_add(d, t->outcome_style, t->outcome);
 		doc_blank(d, -1);
 	}
+	if (t->live != NULL)
+		live(t, d);
 	context(t, d);
 	doc_blank(d, -1);
 	for (i = 0; i < t->ncmds; i++)
@@ -680,6 +704,7 @@ gate_open(struct tui *t, const char *id)
 	t->details = 0;
 	*t->outcome = '\0';
 	t->ledger = strcmp(json_str(g, "state"), "approved") == 0 ? gate_ledger(t->st, id) : NULL;
+	t->live = approve_live(t->st, id);
 	t->file_text = load_file_text(t);
 	t->view = VIEW_GATE;
 	*t->status = '\0';
@@ -692,8 +717,10 @@ gate_close(struct tui *t)
 {
 	json_decref(t->gate);
 	json_decref(t->ledger);
+	json_decref(t->live);
 	json_decref(t->file_text);
 	t->file_text = NULL;
+	t->live = NULL;
 	free(t->ticked);
 	free(t->card_first);
 	free(t->card_last);
@@ -732,6 +759,10 @@ gate_reload(struct tui *t)
 	t->gate = g;
 	if (t->ledger == NULL && strcmp(now, "approved") == 0)
 		t->ledger = gate_ledger(t->st, t->gate_id);
+	json_decref(t->live);
+	t->live = approve_live(t->st, t->gate_id);
+	if (t->live == NULL && t->mode == MODE_STOP)
+		t->mode = MODE_NORMAL;	/* it ended meanwhile */
 	gate_layout(t);
 	clamp_top(t);
 }
@@ -827,7 +858,8 @@ gate_draw(struct tui *t)
 		    t->top + (size_t)h < t->doc.n ? t->top + (size_t)h : t->doc.n, t->doc.n);
 		tui_puts(LINES - 2, COLS - (int)strlen(pos), (int)strlen(pos), ST_DIM, pos);
 	}
-	tui_cut(LINES - 2, 0, COLS - 16, ST_DIM, pending(t) ?
+	tui_cut(LINES - 2, 0, COLS - 16, ST_DIM, t->live != NULL ?
+	    " s stop  v details  ^D/^U g/G  q back" : pending(t) ?
 	    " Space tick  v details  Enter run  a grant  d deny  ^D/^U g/G  q back" :
 	    " v details  ^D/^U g/G  q back");
 }
@@ -907,6 +939,7 @@ gate_key(struct tui *t, int type, wint_t k)
 		break;
 	case L'\n': case L'\r': handoff_approve(t); break;
 	case L'd': deny_begin(t); break;
+	case L's': stop_begin(t); break;
 	case L'j': down(t); break;
 	case L'k': up(t); break;
 	case 4: t->top += half; clamp_top(t); follow(t); break;	/* ^D */

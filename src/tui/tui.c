@@ -174,6 +174,8 @@ key(struct tui *t, int type, wint_t k)
 	}
 	if (t->mode != MODE_NORMAL)
 		deny_key(t, type, k);
+	else if (t->mode == MODE_STOP)
+		stop_key(t, type, k);
 	else if (t->view == VIEW_GATE)
 		gate_key(t, type, k);
 	else

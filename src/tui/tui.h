@@ -83,7 +83,8 @@ struct list_row {
 	int		 pending;
 };
 enum view { VIEW_LIST, VIEW_GATE };
-enum mode { MODE_NORMAL, MODE_DENY, MODE_GRANT };	/* the last two type a line */
+/* DENY and GRANT type a line; STOP waits for y to confirm */
+enum mode { MODE_NORMAL, MODE_DENY, MODE_GRANT, MODE_STOP };
 
 #define POLL_MS		500	/* the store is read at least this often */
 
@@ -116,6 +117,7 @@ struct tui {
 	char		 gate_id[GATE_ID_LEN + 1];
 	json_t		*gate;		/* store_gate with the manifest */
 	json_t		*ledger;	/* once approved */
+	json_t		*live;		/* its batch runs: the command and its output */
 	json_t		*file_text;	/* NAME -> its content as text, or why not */
 	int		*ticked;
 	size_t		 ncmds;
@@ -168,5 +170,9 @@ void	 deny_begin(struct tui *);
 void	 grant_begin(struct tui *);
 void	 deny_key(struct tui *, int, wint_t);
 void	 deny_draw(struct tui *);
+
+/* stop.c */
+void	 stop_begin(struct tui *);
+void	 stop_key(struct tui *, int, wint_t);
 
 #endif

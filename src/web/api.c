@@ -181,7 +181,7 @@ file_not_shown(const json_t *g, const json_t *cmd)
 static json_t *
 gate_view(struct web *w, const char *id)
 {
-	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full, *c;
+	json_t *g = store_gate(&w->st, id, 0), *v, *ledger, *full, *c, *live;
 	int pending, root, any = 0;
 	char cmd[256], note[1024];
 	size_t i;
@@ -221,6 +221,15 @@ gate_view(struct web *w, const char *id)
 		any |= ok;
 	}
 	json_object_set_new(v, "busy", json_boolean(pending && busy(w, id)));
+	/* a batch running: its command and latest output (redacted by
+	 * approve_live), neutralised as the ledger's output is */
+	if (pending && (live = approve_live(&w->st, id)) != NULL) {
+		json_object_set_new(v, "live", json_pack("{s:o,s:o,s:O}",
+		    "command", neutral(json_object_get(live, "command"), SHOWN_TEXT),
+		    "output", neutral(json_object_get(live, "output"), SHOWN_LINES),
+		    "output_bytes", json_object_get(live, "output_bytes")));
+		json_decref(live);
+	}
 	json_object_set_new(v, "approvable", json_boolean(pending && !root && any));
 	if (pending && root) {
 		snprintf(cmd, sizeof cmd, "warrant answer %s --run --expect %s", id,
@@ -364,6 +373,40 @@ deny_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 		    "run; it was not denied", id);
 	return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 	    "the daemon cannot deny the gate");
+}
+
+/* Stop a running batch (src/approve/stop.c), as the reviewer this daemon
+ * runs as: its command killed, the rest skipped. */
+static enum MHD_Result
+stop_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *arg)
+{
+	static const char *const allowed[] = { NULL };
+	char id[GATE_ID_LEN + 1];
+	struct refusal why;
+	enum MHD_Result ret;
+	json_t *b;
+	int rc;
+
+	if ((b = body_object(c, r, allowed, &ret)) == NULL)
+		return ret;
+	json_decref(b);
+	memset(&why, 0, sizeof why);
+	pthread_mutex_lock(&w->lock);
+	if (resolve(w, c, arg, id, &ret) != 0) {
+		pthread_mutex_unlock(&w->lock);
+		return ret;
+	}
+	rc = approve_stop(&w->st, id, &why);
+	pthread_mutex_unlock(&w->lock);
+	if (rc == EXIT_OK) {
+		warnx("web: %s stopped by device %s", id, r->device);
+		return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s}", "request_id", id,
+		    "status", "stopping"));
+	}
+	if (rc == EXIT_REFUSED)
+		return web_error(c, MHD_HTTP_CONFLICT, why.code, "%s", why.message);
+	return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+	    "the daemon cannot ask the batch to stop");
 }
 
 /* Remember a running approval's pid for api_reap (w->lock held). */
@@ -746,5 +789,7 @@ api_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char
 		return deny_route(w, c, r, arg);
 	if (!get && slash != NULL && strcmp(slash, "/approve") == 0)
 		return approve_route(w, c, r, arg);
+	if (!get && slash != NULL && strcmp(slash, "/stop") == 0)
+		return stop_route(w, c, r, arg);
 	return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 }

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Stopping a running batch, and its live output (docs/execution.md,
+ * "Stopping a batch"). The reviewer asks by creating RUN_STOP in the run
+ * directory, which is theirs and closed to everyone else (0700): the
+ * executor (the root runner, or `warrant answer`) hears only that the
+ * file is there, never reads it, never follows a link by that name, and
+ * believes it only when it is owned by the reviewer (or root). While a
+ * command runs, the executor also keeps RUN_LIVE: which command runs and
+ * the raw tail of its output, rewritten at most every LIVE_EVERY_MS; the
+ * reviewer's readers redact and neutralise it before showing it.
+ *
+ * A stopped command's whole tree goes: the executor is its children's
+ * subreaper (a command that double-forks into a new session still has
+ * the executor as an ancestor), so every descendant of the executor is
+ * signalled, SIGTERM first, SIGKILL after the grace (capture.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared.h"
+
+#define LIVE_EVERY_MS	250
+#define REAP_WAIT_MS	2000	/* for killed processes to end */
+
+/* Has the reviewer asked this run to stop? Owner is the reviewer's uid. */
+int
+stop_heard(int dfd, uid_t reviewer)
+{
+	struct stat st;
+
+	return fstatat(dfd, RUN_STOP, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (st.st_uid == reviewer || st.st_uid == 0);
+}
+
+void
+run_watch_init(struct run_watch *w, int dfd, uid_t reviewer, const char *name)
+{
+	memset(w, 0, sizeof *w);
+	w->dfd = dfd;
+	w->reviewer = reviewer;
+	snprintf(w->why, sizeof w->why, "stopped by %s", name);
+	snprintf(w->by, sizeof w->by, "%s", name);
+}
+
+/* batch_execute's halted: once heard, the stop stays (and its time is
+ * the first moment it was heard). */
+int
+run_watch_halted(struct run_watch *w)
+{
+	if (w->heard_at == 0 && stop_heard(w->dfd, w->reviewer))
+		w->heard_at = now_seconds();
+	return w->heard_at != 0;
+}
+
+/* {"by": REVIEWER, "at": seconds} for the ledger, or NULL when no stop
+ * was heard. */
+json_t *
+run_watch_record(const struct run_watch *w)
+{
+	if (w->heard_at == 0)
+		return NULL;
+	return json_pack("{s:s,s:I}", "by", w->by, "at", (json_int_t)w->heard_at);
+}
+
+/* The command in hand starts: the live record names it, with no output. */
+void
+run_watch_command(struct run_watch *w, const char *id)
+{
+	w->id = id;
+	w->written_ms = 0;
+	w->written_total = (uint64_t)-1;
+}
+
+/* The last LIVE_TAIL bytes the command printed so far, as printed. */
+static char *
+live_tail(const struct capture *c, size_t *len)
+{
+	size_t n = c->len < LIVE_TAIL ? c->len : LIVE_TAIL, i;
+	char *out = xmalloc(n + 1);
+
+	for (i = 0; i < n; i++)
+		out[i] = c->ring[(c->head + CAPTURE_TAIL - n + i) % CAPTURE_TAIL];
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
+/*
+ * exec_capture's tick, between reads: the live record rewritten when
+ * there is new output (at most every LIVE_EVERY_MS), and whether the
+ * reviewer asked to stop. Best effort: a record that cannot be written
+ * is tried again at the next tick.
+ */
+int
+run_watch_tick(void *arg, struct capture *c)
+{
+	struct run_watch *w = arg;
+	int64_t now = monotonic_ms();
+	char *raw, *safe;
+	size_t len;
+	json_t *j;
+
+	if (w->id != NULL && c->total != w->written_total && now - w->written_ms >= LIVE_EVERY_MS) {
+		raw = live_tail(c, &len);
+		safe = text_json_safe(raw, len);
+		j = json_pack("{s:s,s:s,s:I}", "command", w->id, "output", safe,
+		    "output_bytes", (json_int_t)c->total);
+		if (j != NULL && json_write_atomic(w->dfd, RUN_LIVE, j, (uid_t)-1, (gid_t)-1, 0644,
+		    0) == 0) {
+			w->written_ms = now;
+			w->written_total = c->total;
+		}
+		json_decref(j);
+		free(safe);
+		free(raw);
+	}
+	return run_watch_halted(w);
+}
+
+/* Orphans of a command come to this process, not to init: they stay in
+ * the tree a stop (or a timeout) kills. */
+void
+descendants_adopt(void)
+{
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+struct proc_row {
+	pid_t	 pid, ppid;
+	char	 state;
+};
+
+/* Every process on the host with its parent and state; NULL when /proc
+ * cannot be read. */
+static struct proc_row *
+proc_table(size_t *n)
+{
+	struct proc_row *rows = NULL, *grown;
+	size_t cap = 0;
+	struct dirent *d;
+	char buf[1024], *end;
+	const char *f;
+	long pid;
+	int ppid;
+	char state;
+	DIR *dir;
+
+	*n = 0;
+	if ((dir = opendir("/proc")) == NULL)
+		return NULL;
+	while ((d = readdir(dir)) != NULL) {
+		pid = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || (f = proc_stat_fields((pid_t)pid, buf,
+		    sizeof buf)) == NULL || sscanf(f, "%c %d", &state, &ppid) != 2)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((grown = realloc(rows, cap * sizeof *rows)) == NULL)
+				break;
+			rows = grown;
+		}
+		rows[*n].pid = (pid_t)pid;
+		rows[*n].ppid = (pid_t)ppid;
+		rows[(*n)++].state = state;
+	}
+	closedir(dir);
+	return rows;
+}
+
+/* Is pid a descendant of this process, by the table? */
+static int
+ours(const struct proc_row *rows, size_t n, pid_t pid)
+{
+	pid_t self = getpid();
+	size_t i, hops;
+
+	for (hops = 0; hops < n && pid > 1; hops++) {
+		for (i = 0; i < n && rows[i].pid != pid; i++)
+			;
+		if (i == n)
+			return 0;
+		if (rows[i].ppid == self)
+			return 1;
+		pid = rows[i].ppid;
+	}
+	return 0;
+}
+
+/*
+ * Send sig to every live descendant of this process, looking again while
+ * new ones appear (a command forking as it is signalled), a bounded
+ * number of times. Returns how many were signalled in the last look.
+ */
+size_t
+descendants_signal(int sig)
+{
+	struct proc_row *rows;
+	size_t n, i, hit = 0, round;
+
+	for (round = 0; round < 8; round++) {
+		if ((rows = proc_table(&n)) == NULL)
+			return 0;
+		hit = 0;
+		for (i = 0; i < n; i++)
+			if (rows[i].state != 'Z' && rows[i].state != 'X' &&
+			    ours(rows, n, rows[i].pid) && kill(rows[i].pid, sig) == 0)
+				hit++;
+		free(rows);
+		if (hit == 0)
+			break;
+		if (sig != SIGKILL)
+			break;	/* SIGTERM once: the grace is for them to end */
+	}
+	return hit;
+}
+
+/* After the last SIGKILL: reap the children of this process (adopted
+ * orphans of the command among them) as they end, waiting at most
+ * REAP_WAIT_MS for the last; they would be left as zombies. */
+void
+descendants_reap(void)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct proc_row *rows;
+	pid_t self = getpid();
+	size_t n, i, live;
+	int64_t until = monotonic_ms() + REAP_WAIT_MS;
+
+	do {
+		if ((rows = proc_table(&n)) == NULL)
+			return;
+		for (i = live = 0; i < n; i++)
+			if (rows[i].ppid != self)
+				continue;
+			else if (rows[i].state == 'Z')
+				(void)waitpid(rows[i].pid, NULL, WNOHANG);
+			else
+				live++;
+		free(rows);
+	} while (live > 0 && monotonic_ms() < until && nanosleep(&pause, NULL) == 0);
+}
