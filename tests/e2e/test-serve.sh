@@ -529,15 +529,71 @@ jcheck "... quota_exceeded at \$.files, counted at the 64 MiB the copy takes" \
 is "... nothing was stored: no gate" "$(pending_of "$A")" "$p0"
 is "... and no blob" "$(nblobs)" "$n0"
 filereq bone "$FD/one.bin"
-req "$A" "$SR_DIR/bone.json" -j
-is "a 1 MiB file is taken" "$RC" 0
-GB1=$G
 filereq btwo "$FD/two.bin"
-req "$A" "$SR_DIR/btwo.json" -j
-is "a second 1 MiB file is taken (2 MiB: the quota)" "$RC" 0
-GB2=$G
-is "two blobs more in the store" "$(nblobs)" $((n0 + 2))
 filereq bfour "$FD/four.bin"
+head -c 1048576 /dev/urandom >"$FD/kill.bin"
+chmod 0644 "$FD/kill.bin"
+filereq bkill "$FD/kill.bin"
+# The test holds the blob store's lock: a request with snapshots then
+# waits for it in the daemon's worker, which the test can see, kill, or
+# keep busy, while the daemon answers everyone else.
+rm -f "$SR_DIR/blk.held" "$SR_DIR/blk.release"
+sr_as "$REV" flock "$BLOBS" sh -c 'touch "$1"; i=0
+    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
+    "$SR_DIR/blk.held" "$SR_DIR/blk.release" &
+BLK=$!
+i=0
+while [ ! -e "$SR_DIR/blk.held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# workers N: wait (a minute at most) until the daemon has N children; their pids
+workers() {
+	i=0
+	while [ "$(pgrep -P "$DPID" 2>/dev/null | wc -l)" -ne "$1" ] && [ "$i" -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pgrep -P "$DPID" 2>/dev/null
+}
+pb0=$(pending_of "$B")
+( req "$B" "$SR_DIR/bkill.json" -j; echo "$RC" >"$SR_DIR/bkill.rc" ) &
+BKILL=$!
+WK=$(workers 1)
+is "a request with a snapshot is stored by a fresh process: warrant serve-intake, the daemon's child" \
+    "$(ps -o args= -p "${WK:-0}" 2>/dev/null)" "warrant serve-intake"
+kill -9 "${WK:-0}" 2>/dev/null
+wait "$BKILL"
+is "a worker killed before it answered: the requester gets an error (exit 1)" \
+    "$(cat "$SR_DIR/bkill.rc" 2>/dev/null)" 1
+check "... saying that the worker ended without storing it" \
+    grep -q "ended without storing the request" "$SR_DIR/bkill.json.err"
+is "... and nothing of it was stored: no gate" "$(pending_of "$B")" "$pb0"
+is "... no blob" "$(nblobs)" "$n0"
+is "... no temporary copy" "$(find "$BLOBS" -maxdepth 1 -name '.tmp-*' | wc -l)" 0
+( req "$A" "$SR_DIR/bone.json" -j; echo "$RC" >"$SR_DIR/bone.rc" ) &
+BONE=$!
+workers 1 >/dev/null
+( req "$A" "$SR_DIR/btwo.json" -j; echo "$RC" >"$SR_DIR/btwo.rc" ) &
+BTWO=$!
+is "two snapshot requests of one requester: two workers" "$(workers 2 | wc -l)" 2
+mkreq bplain "plain while copying" p '["/usr/bin/true"]'
+req "$B" "$SR_DIR/bplain.json" -j
+is "meanwhile the daemon answers another requester at once" "$RC" 0
+rev answer "$G" --deny >/dev/null 2>&1
+check "... while the snapshots' requests still wait for their copies" \
+    [ ! -e "$SR_DIR/bone.rc" ] && [ ! -e "$SR_DIR/btwo.rc" ]
+req "$A" "$SR_DIR/bfour.json" -j
+is "a third snapshot request of the same requester meanwhile is turned away (busy: exit 7)" "$RC" 7
+check "... saying two of its requests are being worked on" \
+    grep -q "two of your requests are being worked on" "$SR_DIR/bfour.json.err"
+is "... and stored nothing" "$(pending_of "$A")" "$p0"
+touch "$SR_DIR/blk.release"
+wait "$BLK" "$BONE" "$BTWO"
+is "once the copies can go on, the first 1 MiB file is taken" "$(cat "$SR_DIR/bone.rc" 2>/dev/null)" 0
+is "... and the second (2 MiB: the quota)" "$(cat "$SR_DIR/btwo.rc" 2>/dev/null)" 0
+GB1=$(jscan 'j["request_id"]' "$SR_DIR/bone.json.out" 2>/dev/null)
+GB2=$(jscan 'j["request_id"]' "$SR_DIR/btwo.json.out" 2>/dev/null)
+is "two blobs more in the store" "$(nblobs)" $((n0 + 2))
+is "the daemon logged both gates it was told of by its workers" \
+    "$(grep -c -e "$GB1 from $A" -e "$GB2 from $A" "$SR_DIR/serve.log")" 2
 req "$A" "$SR_DIR/bfour.json" -j
 jcheck "a third is refused: quota_exceeded" "j['error']['code'] == 'quota_exceeded'" "$SR_DIR/bfour.json.out"
 as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GB2\"}" >/dev/null
