@@ -263,6 +263,8 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 			request_store(d, c, msg, json_object_get(j, "answer"));
 	} else if (json_is_object(json_object_get(j, "stored")))
 		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL);
+	else if (json_is_true(json_object_get(j, "failed")))
+		request_reply(c, msg, EXIT_INTERNAL, NULL, NULL);
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
