@@ -534,16 +534,24 @@ filereq bfour "$FD/four.bin"
 head -c 1048576 /dev/urandom >"$FD/kill.bin"
 chmod 0644 "$FD/kill.bin"
 filereq bkill "$FD/kill.bin"
-# The test holds the blob store's lock: a request with snapshots then
-# waits for it in the daemon's worker, which the test can see, kill, or
-# keep busy, while the daemon answers everyone else.
-rm -f "$SR_DIR/blk.held" "$SR_DIR/blk.release"
-sr_as "$REV" flock "$BLOBS" sh -c 'touch "$1"; i=0
-    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
-    "$SR_DIR/blk.held" "$SR_DIR/blk.release" &
-BLK=$!
-i=0
-while [ ! -e "$SR_DIR/blk.held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# hold_blobs: the test holds the blob store's lock (until release_blobs):
+# a request with snapshots then waits for it in the daemon's worker,
+# which the test can see, kill, or keep busy, while the daemon answers
+# everyone else.
+hold_blobs() {
+	rm -f "$SR_DIR/blk.held" "$SR_DIR/blk.release"
+	sr_as "$REV" flock "$BLOBS" sh -c 'touch "$1"; i=0
+	    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
+	    "$SR_DIR/blk.held" "$SR_DIR/blk.release" &
+	BLK=$!
+	i=0
+	while [ ! -e "$SR_DIR/blk.held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+release_blobs() {
+	touch "$SR_DIR/blk.release"
+	wait "$BLK"
+}
+hold_blobs
 # workers N: wait (a minute at most) until the daemon has N children; their pids
 workers() {
 	i=0
@@ -585,8 +593,8 @@ is "a third snapshot request of the same requester meanwhile is turned away (bus
 check "... saying two of its requests are being worked on" \
     grep -q "two of your requests are being worked on" "$SR_DIR/bfour.json.err"
 is "... and stored nothing" "$(pending_of "$A")" "$p0"
-touch "$SR_DIR/blk.release"
-wait "$BLK" "$BONE" "$BTWO"
+release_blobs
+wait "$BONE" "$BTWO"
 is "once the copies can go on, the first 1 MiB file is taken" "$(cat "$SR_DIR/bone.rc" 2>/dev/null)" 0
 is "... and the second (2 MiB: the quota)" "$(cat "$SR_DIR/btwo.rc" 2>/dev/null)" 0
 GB1=$(jscan 'j["request_id"]' "$SR_DIR/bone.json.out" 2>/dev/null)
@@ -624,6 +632,25 @@ req "$B" "$SR_DIR/bbig.json" -j
 is "with the space freed, the other requester's file is taken" "$RC" 0
 rev answer "$GB1" --deny >/dev/null 2>&1
 rev answer "$G" --deny >/dev/null 2>&1
+# a request in a worker counts towards its requester's pending gates
+stop_daemon TERM
+pa=$(pending_of "$A")
+SERVE_OPTS="--blob-quota${SR_NL}2${SR_NL}--blob-cap${SR_NL}3${SR_NL}--max-pending${SR_NL}$((pa + 1))"
+start_daemon || bail "warrant serve --max-pending $((pa + 1)) starts"
+hold_blobs
+( req "$A" "$SR_DIR/bone.json" -j; echo "$RC" >"$SR_DIR/bagain.rc" ) &
+BAGAIN=$!
+workers 1 >/dev/null
+mkreq pfull "pending while copying" p '["/usr/bin/true"]'
+req "$A" "$SR_DIR/pfull.json" -j
+is "with its last pending place taken by a request in a worker, another is refused (exit 2)" "$RC" 2
+jcheck "... quota_exceeded for its pending gates" \
+    "j['error']['code'] == 'quota_exceeded' and j['error']['path'] == '\$'" "$SR_DIR/pfull.json.out"
+release_blobs
+wait "$BAGAIN"
+is "... and the request in the worker is stored" "$(cat "$SR_DIR/bagain.rc" 2>/dev/null)" 0
+is "... which leaves the requester at its bound" "$(pending_of "$A")" $((pa + 1))
+rev answer "$(jscan 'j["request_id"]' "$SR_DIR/bone.json.out" 2>/dev/null)" --deny >/dev/null 2>&1
 rm -rf "$FD"
 stop_daemon TERM
 SERVE_OPTS=
@@ -635,6 +662,10 @@ is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
 check "and removes its socket" [ ! -e "$SOCK" ]
 rev serve --rate 0 >/dev/null 2>&1
 is "serve --rate 0 is a usage error (exit 2)" "$?" 2
+rev serve-intake </dev/null 3>&- >/dev/null 2>"$SR_DIR/intake.err"
+is "the daemon's worker run by hand, without the daemon's pipe, is refused (exit 2)" "$?" 2
+check "... saying that warrant serve starts it" grep -q "started by warrant serve" "$SR_DIR/intake.err"
+check "... and it is not in warrant --help" [ -z "$(rev --help 2>&1 | grep serve-intake)" ]
 install -m 600 /dev/null "$SOCK"
 rev serve >/dev/null 2>"$SR_DIR/squat.err"
 is "a file at the socket path that is not the reviewer's socket stops serve (exit 1)" "$?" 1
