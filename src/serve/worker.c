@@ -23,6 +23,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <err.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,17 +122,22 @@ job_run(json_t *job)
 {
 	const char *dir = json_string_value(json_object_get(job, "dir"));
 	json_t *msg = json_object_get(job, "msg"), *desc = NULL, *out;
+	char db[PATH_MAX + 16], *line;
 	struct store st;
 	struct refusal r;
+	struct stat sb;
 	struct peer p;
-	char *line;
 	int rc = EXIT_INTERNAL;
 
 	if (dir == NULL || !json_is_object(msg) || job_peer(job, &p) != 0) {
 		warnx("serve-intake: the job is not one the daemon writes");
 		return NULL;
 	}
-	if (store_open_at(&st, dir) == 0) {
+	/* the daemon's store, which is there: a worker makes none */
+	if ((size_t)snprintf(db, sizeof db, "%s/warrant.db", dir) >= sizeof db ||
+	    lstat(db, &sb) != 0 || !S_ISREG(sb.st_mode))
+		warnx("serve-intake: no store at %s", dir);
+	else if (store_open_at(&st, dir) == 0) {
 		st.blob_quota = json_integer_value(json_object_get(job, "blob_quota"));
 		st.blob_cap = json_integer_value(json_object_get(job, "blob_cap"));
 		rc = request_submit(&st, &p, json_string_value(json_object_get(job, "home")),
@@ -169,6 +176,8 @@ worker_main(void)
 	}
 	job = json_loadb(in, len, 0, NULL);
 	free(in);
+	if (!json_is_object(job))
+		warnx("serve-intake: the job is not a JSON object");
 	line = json_is_object(job) ? job_run(job) : NULL;
 	json_decref(job);
 	if (line == NULL)
