@@ -332,7 +332,8 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	if (pending >= d->max_pending) {
 		warnx("serve: %s (uid %u): %ld pending gates", p->name, (unsigned)p->uid, pending);
 		conn_error(c, "quota_exceeded", "$", "you have %ld gates waiting for review "
-		    "(at most %ld); wait for them or withdraw one", pending, d->max_pending);
+		    "or being stored (at most %ld); wait for them or withdraw one", pending,
+		    d->max_pending);
 		return;
 	}
 	/* an enrolled machine is asked over ssh: in a worker, never here */
