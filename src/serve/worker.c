@@ -79,6 +79,7 @@ worker_start(struct daemon *d, struct conn *c, json_t *msg)
 		/* the child: nothing of this process is used, its program runs anew */
 		(void)fd;
 		execv("/proc/self/exe", argv);
+		warn("serve: cannot start the worker /proc/self/exe");
 		_exit(127);
 	}
 	if (in >= 0)
