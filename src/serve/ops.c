@@ -263,8 +263,6 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 			request_store(d, c, msg, json_object_get(j, "answer"));
 	} else if (json_is_object(json_object_get(j, "stored")))
 		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL);
-	else if (json_is_true(json_object_get(j, "failed")))
-		request_reply(c, msg, EXIT_INTERNAL, NULL, NULL);
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
@@ -273,10 +271,17 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 	} else if (json_is_string(json_object_get(json_object_get(msg, "request"), "machine")))
 		conn_error(c, "machine_unreachable", "$.machine", "the target did not answer "
 		    "in time; nothing is waiting for review");
-	else
-		conn_error(c, "internal", NULL, "the daemon's worker ended without storing "
-		    "the request (its log says why); ask again with the same key to learn "
-		    "whether it was stored");
+	/* an intake worker that failed or died: the same request sent again
+	 * (its key) may have been stored by another worker, or by this one
+	 * just before it died; request_repeat answers with that gate */
+	else if (request_repeat(d, c, msg) == 0) {
+		if (json_is_true(json_object_get(j, "failed")))
+			request_reply(c, msg, EXIT_INTERNAL, NULL, NULL);
+		else
+			conn_error(c, "internal", NULL, "the daemon's worker ended without "
+			    "storing the request (its log says why); ask again with the same "
+			    "key to learn whether it was stored");
+	}
 	json_decref(j);
 }
 
