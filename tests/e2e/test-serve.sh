@@ -632,9 +632,28 @@ req "$B" "$SR_DIR/bbig.json" -j
 is "with the space freed, the other requester's file is taken" "$RC" 0
 rev answer "$GB1" --deny >/dev/null 2>&1
 rev answer "$G" --deny >/dev/null 2>&1
+# the same request (its key) sent twice at once: two workers, one gate
+pa=$(pending_of "$A")
+key=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+msg="{\"op\":\"request\",\"request\":$(cat "$SR_DIR/bone.json"),\"key\":\"$key\"}"
+hold_blobs
+as "$A" "$PY" "$SOCKPY" "$SOCK" send "$msg" >"$SR_DIR/dup1.out" 2>&1 &
+DUP1=$!
+workers 1 >/dev/null
+as "$A" "$PY" "$SOCKPY" "$SOCK" send "$msg" >"$SR_DIR/dup2.out" 2>&1 &
+DUP2=$!
+workers 2 >/dev/null
+release_blobs
+wait "$DUP1" "$DUP2"
+d1=$(jscan 'j["gate"]["request_id"]' "$SR_DIR/dup1.out" 2>/dev/null)
+d2=$(jscan 'j["gate"]["request_id"]' "$SR_DIR/dup2.out" 2>/dev/null)
+check "one request sent twice at once with its key, both in workers: both told of a gate" \
+    [ -n "$d1" ] && [ -n "$d2" ]
+is "... the same one" "$d2" "$d1"
+is "... stored once" "$(pending_of "$A")" $((pa + 1))
+rev answer "$d1" --deny >/dev/null 2>&1
 # a request in a worker counts towards its requester's pending gates
 stop_daemon TERM
-pa=$(pending_of "$A")
 SERVE_OPTS="--blob-quota${SR_NL}2${SR_NL}--blob-cap${SR_NL}3${SR_NL}--max-pending${SR_NL}$((pa + 1))"
 start_daemon || bail "warrant serve --max-pending $((pa + 1)) starts"
 hold_blobs
