@@ -21,6 +21,7 @@
  * one transaction.
  */
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <err.h>
 #include <limits.h>
@@ -33,6 +34,7 @@
 
 #define WORKER_JOB_MAX	(4 * 1024 * 1024)	/* the message and 65536 groups */
 #define WORKER_OUT_FD	3
+#define WORKER_NICE	10	/* below the daemon's loop, which stays responsive */
 
 /* The job for msg's request from c's peer, as one line of JSON; NULL after saying why. */
 static char *
@@ -76,8 +78,11 @@ worker_start(struct daemon *d, struct conn *c, json_t *msg)
 		conn_error(c, "internal", NULL, "the daemon cannot start a worker; nothing "
 		    "was stored");
 	} else if (conn_fork(c, msg, in, &fd) == 0) {
-		/* the child: nothing of this process is used, its program runs anew */
+		/* the child: nothing of this process is used, its program runs anew;
+		 * the copy gives way to the loop and the requesters it answers */
 		(void)fd;
+		if (setpriority(PRIO_PROCESS, 0, WORKER_NICE) != 0)
+			warn("serve: the worker keeps the daemon's priority");
 		execv("/proc/self/exe", argv);
 		warn("serve: cannot start the worker /proc/self/exe");
 		_exit(127);
