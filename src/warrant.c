@@ -33,6 +33,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_gc_entry,
 	&cmd_exec_entry,
 	&cmd_finalize_entry,
+	&cmd_serve_intake_entry,
 	NULL
 };
 

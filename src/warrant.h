@@ -152,6 +152,7 @@ extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_pair_entry;
 extern const struct cmd_entry cmd_review_entry;
 extern const struct cmd_entry cmd_finalize_entry;
+extern const struct cmd_entry cmd_serve_intake_entry;
 extern const struct cmd_entry cmd_gc_entry;
 extern const struct cmd_entry cmd_skill_entry;
 extern const struct cmd_entry cmd_machine_entry;

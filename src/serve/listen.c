@@ -5,10 +5,11 @@
  * bounded size within a deadline, hand each whole message to ops.c,
  * buffer replies for slow readers, and call ops.c on a timer for the
  * connections that wait on a gate. An operation that may take long (a
- * request for an enrolled machine, which asks the target over ssh) goes on
- * in a child process of its own (conn_fork), bounded in number and time,
- * while the loop serves everyone else; its one line of result comes back
- * on a pipe and is handed to ops.c. Nothing here knows what a gate is.
+ * request for an enrolled machine, which asks the target over ssh; one
+ * with snapshots to read, hash and copy, worker.c) goes on in a child
+ * process of its own (conn_fork), bounded in number and time, while the
+ * loop serves everyone else; its one line of result comes back on a pipe
+ * and is handed to ops.c. Nothing here knows what a gate is.
  * SIGINT and SIGTERM stop the loop; the socket is removed if it is still
  * the one bound here.
  */
@@ -211,29 +212,40 @@ child_end(struct daemon *d, struct conn *c, int ok)
 	c->child_len = 0;
 }
 
+/* How many workers (conn_fork) run now for uid. */
+size_t
+conn_workers(uid_t uid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < *all_n; i++)
+		n += all_conns[i]->child > 0 && all_conns[i]->peer.uid == uid;
+	return n;
+}
+
 /*
  * Go on with c's operation on msg in a child process: 0 in the child,
- * with *fd where its one line of result goes (then it must _exit); its
- * pid in this process, where ops_child_done gets that line once the child
- * ends; -1 when none may start now (too many at once, for this uid or in
- * all), after replying.
+ * with in (unless -1) as its standard input and *fd where its one line of
+ * result goes (then it must exec or _exit); its pid in this process, where
+ * ops_child_done gets that line once the child ends; -1 when none may
+ * start now (too many at once, for this uid or in all), after replying.
  */
 pid_t
-conn_fork(struct conn *c, json_t *msg, int *fd)
+conn_fork(struct conn *c, json_t *msg, int in, int *fd)
 {
-	size_t i, mine = 0, total = 0;
+	size_t i, mine = conn_workers(c->peer.uid), total = 0;
 	sigset_t none;
 	int p[2];
 	pid_t pid;
 
-	for (i = 0; i < *all_n; i++) {
+	for (i = 0; i < *all_n; i++)
 		total += all_conns[i]->child > 0;
-		mine += all_conns[i]->child > 0 && all_conns[i]->peer.uid == c->peer.uid;
-	}
 	if (total >= SERVE_CHILDREN_MAX || mine >= SERVE_CHILDREN_PER_UID) {
-		conn_error(c, "busy", NULL, "%s requests for enrolled machines are being "
-		    "resolved; try again shortly", mine >= SERVE_CHILDREN_PER_UID ? "your" :
-		    "too many");
+		warnx("serve: uid %u: %s workers at once; refused busy", (unsigned)c->peer.uid,
+		    mine >= SERVE_CHILDREN_PER_UID ? "its" : "too many");
+		conn_error(c, "busy", NULL, "%s requests are being worked on (files copied, "
+		    "machines asked); nothing was stored: try again shortly",
+		    mine >= SERVE_CHILDREN_PER_UID ? "two of your" : "too many");
 		return -1;
 	}
 	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
@@ -248,6 +260,8 @@ conn_fork(struct conn *c, json_t *msg, int *fd)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(p[0]);
+		if (in >= 0 && dup2(in, 0) != 0)
+			_exit(1);
 		if (p[1] != 3 && (dup2(p[1], 3) != 3 || close(p[1]) != 0))
 			_exit(1);
 		if (close_fds(4, ~0U) != 0)

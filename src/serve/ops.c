@@ -106,47 +106,59 @@ rates_free(struct daemon *d)
 }
 
 /*
- * Judge and store the request of msg for c's peer, and reply; answer is
- * the target's, asked by a worker for a request for an enrolled machine
- * (NULL: none, or ask now).
+ * Judge and store the request of msg for peer p on st, with home (the
+ * reviewer's) where its YOU commands run by default; answer is the
+ * target's, asked by a worker for a request for an enrolled machine
+ * (NULL: none, or ask now). Called in the loop, and by the intake worker
+ * (worker.c) on a store connection of its own. EXIT_OK with *desc,
+ * EXIT_REFUSED with r filled, anything else after saying why.
  */
-static void
-request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
+int
+request_submit(struct store *st, const struct peer *p, const char *home, json_t *msg,
+    const json_t *answer, json_t **desc, struct refusal *r)
 {
-	const struct peer *p = conn_peer(c);
-	json_t *req = json_object_get(msg, "request"), *desc = NULL, *reply;
+	json_t *req = json_object_get(msg, "request");
 	const char *agent = json_string_value(json_object_get(msg, "agent"));
 	const char *project = json_string_value(json_object_get(msg, "project"));
 	const char *key = json_string_value(json_object_get(msg, "key"));
 	struct requester rq;
-	struct refusal r;
 	char *bytes;
 	int rc;
 
+	*desc = NULL;
 	if (requester_lookup(&rq, p->uid, p->gid, p->groups, p->ngroups) != 0) {
 		warn("serve: cannot read the groups of uid %u", (unsigned)p->uid);
-		conn_error(c, "internal", NULL, "the daemon cannot read your user and groups");
-		return;
+		return EXIT_INTERNAL;
 	}
 	rq.pid = p->pid;
 	rq.pid_start = p->start;
 	/* YOU commands run as the reviewer: by default in the reviewer's home */
 	free(rq.home);
-	rq.home = d->home != NULL ? xstrdup(d->home) : NULL;
+	rq.home = home != NULL ? xstrdup(home) : NULL;
 	if ((bytes = json_dumps(req, JSON_COMPACT)) == NULL) {
 		requester_free(&rq);
-		conn_error(c, "internal", NULL, "cannot encode the request");
-		return;
+		warnx("serve: cannot encode a request");
+		return EXIT_INTERNAL;
 	}
-	rc = gate_submit_answered(&d->st, bytes, strlen(bytes), &rq, agent, project, answer,
-	    key, &desc, &r);
+	rc = gate_submit_answered(st, bytes, strlen(bytes), &rq, agent, project, answer,
+	    key, desc, r);
 	free(bytes);
 	requester_free(&rq);
+	return rc;
+}
+
+/* Reply to c with what request_submit said about msg's request. */
+static void
+request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct refusal *r)
+{
+	const struct peer *p = conn_peer(c);
+	json_t *req = json_object_get(msg, "request"), *reply;
+
 	if (rc == EXIT_REFUSED) {
-		reply = refusal_json(&r);
+		reply = refusal_json(r);
 		json_object_set_new(reply, "ok", json_false());
 		conn_reply(c, reply, 1);
-	} else if (rc != EXIT_OK)
+	} else if (rc != EXIT_OK || desc == NULL)
 		conn_error(c, "internal", NULL, "the daemon cannot store the request "
 		    "(its log says why); nothing is waiting for review");
 	else {
@@ -157,8 +169,33 @@ request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answe
 		    *json_str(req, "reason") != '\0' ? json_str(req, "reason") : json_str(req, "why"),
 		    (int)json_integer_value(json_object_get(desc, "root_count")),
 		    (int)json_integer_value(json_object_get(desc, "user_count")));
-		conn_reply(c, json_pack("{s:b,s:o}", "ok", 1, "gate", desc), 1);
+		conn_reply(c, json_pack("{s:b,s:O}", "ok", 1, "gate", desc), 1);
 	}
+}
+
+/* Judge and store the request of msg for c's peer here, in the loop, and reply. */
+static void
+request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
+{
+	struct refusal r;
+	json_t *desc;
+	int rc = request_submit(&d->st, conn_peer(c), d->home, msg, answer, &desc, &r);
+
+	request_reply(c, msg, rc, desc, &r);
+	json_decref(desc);
+}
+
+/* Does the request of msg have a file given as a snapshot? */
+static int
+has_snapshot(json_t *msg)
+{
+	json_t *files = json_object_get(json_object_get(msg, "request"), "files"), *f;
+	const char *name;
+
+	json_object_foreach(files, name, f)
+		if (json_object_get(f, "snapshot") != NULL)
+			return 1;
+	return 0;
 }
 
 /*
@@ -224,15 +261,27 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 	if (json_is_object(json_object_get(j, "answer"))) {
 		if (request_repeat(d, c, msg) == 0)
 			request_store(d, c, msg, json_object_get(j, "answer"));
-	}
+	} else if (json_is_object(json_object_get(j, "stored")))
+		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL);
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
 		json_object_set_new(reply, "ok", json_false());
 		conn_reply(c, reply, 1);
-	} else
+	} else if (json_is_string(json_object_get(json_object_get(msg, "request"), "machine")))
 		conn_error(c, "machine_unreachable", "$.machine", "the target did not answer "
 		    "in time; nothing is waiting for review");
+	/* an intake worker that failed or died: the same request sent again
+	 * (its key) may have been stored by another worker, or by this one
+	 * just before it died; request_repeat answers with that gate */
+	else if (request_repeat(d, c, msg) == 0) {
+		if (json_is_true(json_object_get(j, "failed")))
+			request_reply(c, msg, EXIT_INTERNAL, NULL, NULL);
+		else
+			conn_error(c, "internal", NULL, "the daemon's worker ended without "
+			    "storing the request (its log says why); ask again with the same "
+			    "key to learn whether it was stored");
+	}
 	json_decref(j);
 }
 
@@ -283,16 +332,24 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 		conn_error(c, "internal", NULL, "the daemon cannot read its store");
 		return;
 	}
+	/* requests still in a worker count: they may all be stored */
+	pending += (long)conn_workers(p->uid);
 	if (pending >= d->max_pending) {
 		warnx("serve: %s (uid %u): %ld pending gates", p->name, (unsigned)p->uid, pending);
 		conn_error(c, "quota_exceeded", "$", "you have %ld gates waiting for review "
-		    "(at most %ld); wait for them or withdraw one", pending, d->max_pending);
+		    "or being stored (at most %ld); wait for them or withdraw one", pending,
+		    d->max_pending);
 		return;
 	}
 	/* an enrolled machine is asked over ssh: in a worker, never here */
 	if (json_is_string(json_object_get(req, "machine"))) {
-		if (conn_fork(c, msg, &fd) == 0)
+		if (conn_fork(c, msg, -1, &fd) == 0)
 			request_ask(d, msg, fd);
+		return;
+	}
+	/* snapshots are read, hashed and copied by a worker, never here */
+	if (has_snapshot(msg)) {
+		worker_start(d, c, msg);
 		return;
 	}
 	request_store(d, c, msg, NULL);

@@ -4,7 +4,8 @@
  * the socket and the connections (framing, limits, timeouts, output
  * buffers) and knows nothing of gates; peer.c says who a peer is and
  * whether it may ask; ops.c answers the requester operations for one
- * peer, on the reviewer's store, only ever about that peer's own gates.
+ * peer, on the reviewer's store, only ever about that peer's own gates;
+ * worker.c stores a request with snapshots in a process of its own.
  */
 #ifndef SERVE_H
 #define SERVE_H
@@ -73,7 +74,8 @@ void	 conn_error(struct conn *, const char *, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 const struct peer *conn_peer(const struct conn *);
 void	 conn_wait(struct conn *, const char *, int64_t);
-pid_t	 conn_fork(struct conn *, json_t *, int *);
+pid_t	 conn_fork(struct conn *, json_t *, int, int *);
+size_t	 conn_workers(uid_t);
 
 /* peer.c */
 int	 peer_read(int, struct peer *);
@@ -92,6 +94,12 @@ int	 ops_wait_tick(struct daemon *, struct conn *, const char *, int64_t, int);
 void	 rates_free(struct daemon *);
 void	 ops_child_done(struct daemon *, struct conn *, json_t *, const char *, size_t);
 int	 members_only(struct conn *, json_t *, const char *const *);
+int	 request_submit(struct store *, const struct peer *, const char *, json_t *,
+	    const json_t *, json_t **, struct refusal *);
+
+/* worker.c: requests with snapshots, stored by a fresh warrant process */
+void	 worker_start(struct daemon *, struct conn *, json_t *);
+int	 worker_main(void);
 
 /* push.c: the hint-only push of serve --notify-url. */
 struct push;

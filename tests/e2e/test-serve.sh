@@ -529,15 +529,79 @@ jcheck "... quota_exceeded at \$.files, counted at the 64 MiB the copy takes" \
 is "... nothing was stored: no gate" "$(pending_of "$A")" "$p0"
 is "... and no blob" "$(nblobs)" "$n0"
 filereq bone "$FD/one.bin"
-req "$A" "$SR_DIR/bone.json" -j
-is "a 1 MiB file is taken" "$RC" 0
-GB1=$G
 filereq btwo "$FD/two.bin"
-req "$A" "$SR_DIR/btwo.json" -j
-is "a second 1 MiB file is taken (2 MiB: the quota)" "$RC" 0
-GB2=$G
-is "two blobs more in the store" "$(nblobs)" $((n0 + 2))
 filereq bfour "$FD/four.bin"
+head -c 1048576 /dev/urandom >"$FD/kill.bin"
+chmod 0644 "$FD/kill.bin"
+filereq bkill "$FD/kill.bin"
+# hold_blobs: the test holds the blob store's lock (until release_blobs):
+# a request with snapshots then waits for it in the daemon's worker,
+# which the test can see, kill, or keep busy, while the daemon answers
+# everyone else.
+hold_blobs() {
+	rm -f "$SR_DIR/blk.held" "$SR_DIR/blk.release"
+	sr_as "$REV" flock "$BLOBS" sh -c 'touch "$1"; i=0
+	    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
+	    "$SR_DIR/blk.held" "$SR_DIR/blk.release" &
+	BLK=$!
+	i=0
+	while [ ! -e "$SR_DIR/blk.held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+release_blobs() {
+	touch "$SR_DIR/blk.release"
+	wait "$BLK"
+}
+hold_blobs
+# workers N: wait (a minute at most) until the daemon has N children; their pids
+workers() {
+	i=0
+	while [ "$(pgrep -P "$DPID" 2>/dev/null | wc -l)" -ne "$1" ] && [ "$i" -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pgrep -P "$DPID" 2>/dev/null
+}
+pb0=$(pending_of "$B")
+( req "$B" "$SR_DIR/bkill.json" -j; echo "$RC" >"$SR_DIR/bkill.rc" ) &
+BKILL=$!
+WK=$(workers 1)
+is "a request with a snapshot is stored by a fresh process: warrant serve-intake, the daemon's child" \
+    "$(ps -o args= -p "${WK:-0}" 2>/dev/null)" "warrant serve-intake"
+kill -9 "${WK:-0}" 2>/dev/null
+wait "$BKILL"
+is "a worker killed before it answered: the requester gets an error (exit 1)" \
+    "$(cat "$SR_DIR/bkill.rc" 2>/dev/null)" 1
+check "... saying that the worker ended without storing it" \
+    grep -q "ended without storing the request" "$SR_DIR/bkill.json.err"
+is "... and nothing of it was stored: no gate" "$(pending_of "$B")" "$pb0"
+is "... no blob" "$(nblobs)" "$n0"
+is "... no temporary copy" "$(find "$BLOBS" -maxdepth 1 -name '.tmp-*' | wc -l)" 0
+( req "$A" "$SR_DIR/bone.json" -j; echo "$RC" >"$SR_DIR/bone.rc" ) &
+BONE=$!
+workers 1 >/dev/null
+( req "$A" "$SR_DIR/btwo.json" -j; echo "$RC" >"$SR_DIR/btwo.rc" ) &
+BTWO=$!
+is "two snapshot requests of one requester: two workers" "$(workers 2 | wc -l)" 2
+mkreq bplain "plain while copying" p '["/usr/bin/true"]'
+req "$B" "$SR_DIR/bplain.json" -j
+is "meanwhile the daemon answers another requester at once" "$RC" 0
+rev answer "$G" --deny >/dev/null 2>&1
+check "... while the snapshots' requests still wait for their copies" \
+    [ ! -e "$SR_DIR/bone.rc" ] && [ ! -e "$SR_DIR/btwo.rc" ]
+req "$A" "$SR_DIR/bfour.json" -j
+is "a third snapshot request of the same requester meanwhile is turned away (busy: exit 7)" "$RC" 7
+check "... saying two of its requests are being worked on" \
+    grep -q "two of your requests are being worked on" "$SR_DIR/bfour.json.err"
+is "... and stored nothing" "$(pending_of "$A")" "$p0"
+release_blobs
+wait "$BONE" "$BTWO"
+is "once the copies can go on, the first 1 MiB file is taken" "$(cat "$SR_DIR/bone.rc" 2>/dev/null)" 0
+is "... and the second (2 MiB: the quota)" "$(cat "$SR_DIR/btwo.rc" 2>/dev/null)" 0
+GB1=$(jscan 'j["request_id"]' "$SR_DIR/bone.json.out" 2>/dev/null)
+GB2=$(jscan 'j["request_id"]' "$SR_DIR/btwo.json.out" 2>/dev/null)
+is "two blobs more in the store" "$(nblobs)" $((n0 + 2))
+is "the daemon logged both gates it was told of by its workers" \
+    "$(grep -c -e "$GB1 from $A" -e "$GB2 from $A" "$SR_DIR/serve.log")" 2
 req "$A" "$SR_DIR/bfour.json" -j
 jcheck "a third is refused: quota_exceeded" "j['error']['code'] == 'quota_exceeded'" "$SR_DIR/bfour.json.out"
 as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GB2\"}" >/dev/null
@@ -568,6 +632,44 @@ req "$B" "$SR_DIR/bbig.json" -j
 is "with the space freed, the other requester's file is taken" "$RC" 0
 rev answer "$GB1" --deny >/dev/null 2>&1
 rev answer "$G" --deny >/dev/null 2>&1
+# the same request (its key) sent twice at once: two workers, one gate
+pa=$(pending_of "$A")
+key=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+msg="{\"op\":\"request\",\"request\":$(cat "$SR_DIR/bone.json"),\"key\":\"$key\"}"
+hold_blobs
+as "$A" "$PY" "$SOCKPY" "$SOCK" send "$msg" >"$SR_DIR/dup1.out" 2>&1 &
+DUP1=$!
+workers 1 >/dev/null
+as "$A" "$PY" "$SOCKPY" "$SOCK" send "$msg" >"$SR_DIR/dup2.out" 2>&1 &
+DUP2=$!
+workers 2 >/dev/null
+release_blobs
+wait "$DUP1" "$DUP2"
+d1=$(jscan 'j["gate"]["request_id"]' "$SR_DIR/dup1.out" 2>/dev/null)
+d2=$(jscan 'j["gate"]["request_id"]' "$SR_DIR/dup2.out" 2>/dev/null)
+check "one request sent twice at once with its key, both in workers: both told of a gate" \
+    [ -n "$d1" ] && [ -n "$d2" ]
+is "... the same one" "$d2" "$d1"
+is "... stored once" "$(pending_of "$A")" $((pa + 1))
+rev answer "$d1" --deny >/dev/null 2>&1
+# a request in a worker counts towards its requester's pending gates
+stop_daemon TERM
+SERVE_OPTS="--blob-quota${SR_NL}2${SR_NL}--blob-cap${SR_NL}3${SR_NL}--max-pending${SR_NL}$((pa + 1))"
+start_daemon || bail "warrant serve --max-pending $((pa + 1)) starts"
+hold_blobs
+( req "$A" "$SR_DIR/bone.json" -j; echo "$RC" >"$SR_DIR/bagain.rc" ) &
+BAGAIN=$!
+workers 1 >/dev/null
+mkreq pfull "pending while copying" p '["/usr/bin/true"]'
+req "$A" "$SR_DIR/pfull.json" -j
+is "with its last pending place taken by a request in a worker, another is refused (exit 2)" "$RC" 2
+jcheck "... quota_exceeded for its pending gates" \
+    "j['error']['code'] == 'quota_exceeded' and j['error']['path'] == '\$'" "$SR_DIR/pfull.json.out"
+release_blobs
+wait "$BAGAIN"
+is "... and the request in the worker is stored" "$(cat "$SR_DIR/bagain.rc" 2>/dev/null)" 0
+is "... which leaves the requester at its bound" "$(pending_of "$A")" $((pa + 1))
+rev answer "$(jscan 'j["request_id"]' "$SR_DIR/bone.json.out" 2>/dev/null)" --deny >/dev/null 2>&1
 rm -rf "$FD"
 stop_daemon TERM
 SERVE_OPTS=
@@ -579,6 +681,10 @@ is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
 check "and removes its socket" [ ! -e "$SOCK" ]
 rev serve --rate 0 >/dev/null 2>&1
 is "serve --rate 0 is a usage error (exit 2)" "$?" 2
+rev serve-intake </dev/null 3>&- >/dev/null 2>"$SR_DIR/intake.err"
+is "the daemon's worker run by hand, without the daemon's pipe, is refused (exit 2)" "$?" 2
+check "... saying that warrant serve starts it" grep -q "started by warrant serve" "$SR_DIR/intake.err"
+check "... and it is not in warrant --help" [ -z "$(rev --help 2>&1 | grep serve-intake)" ]
 install -m 600 /dev/null "$SOCK"
 rev serve >/dev/null 2>"$SR_DIR/squat.err"
 is "a file at the socket path that is not the reviewer's socket stops serve (exit 1)" "$?" 1
