@@ -387,6 +387,10 @@ reply_error(const char *what, const json_t *reply, struct refusal *r)
 		warnx("%s: the reviewer's daemon failed: %s", what, r->message);
 		return EXIT_INTERNAL;
 	}
+	if (strcmp(r->code, "state_full") == 0) {
+		warnx("%s: %s", what, r->message);
+		return EXIT_INTERNAL;
+	}
 	if (strcmp(r->code, "busy") == 0) {
 		warnx("%s: %s", what, r->message);
 		return EXIT_UNREACHABLE;

@@ -147,9 +147,11 @@ request_submit(struct store *st, const struct peer *p, const char *home, json_t 
 	return rc;
 }
 
-/* Reply to c with what request_submit said about msg's request. */
+/* Reply to c with what request_submit said about msg's request; full:
+ * it failed because the state directory is full (store.full). */
 static void
-request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct refusal *r)
+request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct refusal *r,
+    int full)
 {
 	const struct peer *p = conn_peer(c);
 	json_t *req = json_object_get(msg, "request"), *reply;
@@ -158,7 +160,10 @@ request_reply(struct conn *c, json_t *msg, int rc, json_t *desc, const struct re
 		reply = refusal_json(r);
 		json_object_set_new(reply, "ok", json_false());
 		conn_reply(c, reply, 1);
-	} else if (rc != EXIT_OK || desc == NULL)
+	} else if (rc != EXIT_OK && full)
+		conn_error(c, "state_full", NULL, "the reviewer's state directory is full "
+		    "(the daemon's log names the file); nothing is waiting for review");
+	else if (rc != EXIT_OK || desc == NULL)
 		conn_error(c, "internal", NULL, "the daemon cannot store the request "
 		    "(its log says why); nothing is waiting for review");
 	else {
@@ -179,9 +184,11 @@ request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answe
 {
 	struct refusal r;
 	json_t *desc;
-	int rc = request_submit(&d->st, conn_peer(c), d->home, msg, answer, &desc, &r);
+	int rc;
 
-	request_reply(c, msg, rc, desc, &r);
+	d->st.full = 0;
+	rc = request_submit(&d->st, conn_peer(c), d->home, msg, answer, &desc, &r);
+	request_reply(c, msg, rc, desc, &r, d->st.full);
 	json_decref(desc);
 }
 
@@ -262,7 +269,7 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 		if (request_repeat(d, c, msg) == 0)
 			request_store(d, c, msg, json_object_get(j, "answer"));
 	} else if (json_is_object(json_object_get(j, "stored")))
-		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL);
+		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL, 0);
 	else if (json_object_get(j, "refusal") != NULL &&
 	    refusal_from_json(&r, json_object_get(j, "refusal")) == 0) {
 		reply = refusal_json(&r);
@@ -276,7 +283,8 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 	 * just before it died; request_repeat answers with that gate */
 	else if (request_repeat(d, c, msg) == 0) {
 		if (json_is_true(json_object_get(j, "failed")))
-			request_reply(c, msg, EXIT_INTERNAL, NULL, NULL);
+			request_reply(c, msg, EXIT_INTERNAL, NULL, NULL,
+			    json_is_true(json_object_get(j, "full")));
 		else
 			conn_error(c, "internal", NULL, "the daemon's worker ended without "
 			    "storing the request (its log says why); ask again with the same "

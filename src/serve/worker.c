@@ -133,7 +133,7 @@ job_run(json_t *job)
 	struct refusal r;
 	struct stat sb;
 	struct peer p;
-	int rc = EXIT_INTERNAL;
+	int rc = EXIT_INTERNAL, full = 0;
 
 	if (dir == NULL || !json_is_object(msg) || job_peer(job, &p) != 0) {
 		warnx("serve-intake: the job is not one the daemon writes");
@@ -148,12 +148,13 @@ job_run(json_t *job)
 		st.blob_cap = json_integer_value(json_object_get(job, "blob_cap"));
 		rc = request_submit(&st, &p, json_string_value(json_object_get(job, "home")),
 		    msg, NULL, &desc, &r);
+		full = st.full;
 		store_close(&st);
 	}
 	peer_free(&p);
 	out = rc == EXIT_OK && desc != NULL ? json_pack("{s:o}", "stored", desc) :
 	    rc == EXIT_REFUSED ? json_pack("{s:o}", "refusal", refusal_json(&r)) :
-	    json_pack("{s:b}", "failed", 1);
+	    json_pack("{s:b,s:b}", "failed", 1, "full", full);
 	if (rc != EXIT_OK)
 		json_decref(desc);
 	line = out != NULL ? json_dumps(out, JSON_COMPACT) : NULL;

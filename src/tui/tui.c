@@ -142,7 +142,7 @@ tui_draw(struct tui *t)
 		gate_draw(t);
 	else
 		list_draw(t);
-	if (t->mode != MODE_NORMAL)
+	if (t->mode == MODE_DENY || t->mode == MODE_GRANT)
 		deny_draw(t);
 	else
 		tui_cut(LINES - 1, 0, COLS - 1, t->status_style, t->status);
@@ -172,7 +172,7 @@ key(struct tui *t, int type, wint_t k)
 			t->quit = 1;
 		return;
 	}
-	if (t->mode != MODE_NORMAL)
+	if (t->mode == MODE_DENY || t->mode == MODE_GRANT)
 		deny_key(t, type, k);
 	else if (t->mode == MODE_STOP)
 		stop_key(t, type, k);

@@ -675,6 +675,38 @@ stop_daemon TERM
 SERVE_OPTS=
 start_daemon || bail "warrant serve starts again with the default bounds"
 
+section "a full state directory"
+# The daemon's state on a tmpfs of 4 MiB: a request is stored, the disk
+# is filled, and the next request is told that the reviewer's state
+# directory is full (state_full), never a bare internal failure.
+FULLD=$SR_DIR/full
+install -d -m 0700 -o "$REV" -g "$(id -g "$REV")" "$FULLD"
+if mount -t tmpfs -o size=4m,mode=0700,uid="$(id -u "$REV")",gid="$(id -g "$REV")" tmpfs "$FULLD"; then
+	at_exit "umount '$FULLD' 2>/dev/null"
+	stop_daemon TERM
+	SR_EXTRA_ENV="WARRANT_HOME=$FULLD/state" start_daemon || bail "warrant serve starts with its state on the tmpfs"
+	mkreq fullone "stored before the disk fills" f '["/usr/bin/true"]'
+	req "$A" "$SR_DIR/fullone.json"
+	is "a request to the daemon whose state is on the small tmpfs is stored" "$RC" 0
+	dd if=/dev/zero of="$FULLD/fill" bs=4096 >/dev/null 2>&1
+	mkreq fulltwo "sent when the disk is full" f '["/usr/bin/false"]'
+	req "$A" "$SR_DIR/fulltwo.json"
+	is "with the daemon's state directory full, a request exits 1" "$RC" 1
+	check "... saying the reviewer's state directory is full" \
+	    grep -q "the reviewer's state directory is full" "$SR_DIR/fulltwo.json.err"
+	check "... not that the daemon failed" sh -c "! grep -q 'daemon failed' '$SR_DIR/fulltwo.json.err'"
+	check "... and the daemon's log names the store" \
+	    grep -q "store $FULLD/state/warrant.db: .*the state directory is full" "$SR_DIR/serve.log"
+	rm -f "$FULLD/fill"
+	req "$A" "$SR_DIR/fulltwo.json"
+	is "with room again, the same request is stored (exit 0)" "$RC" 0
+	stop_daemon TERM
+	umount "$FULLD"
+	start_daemon || bail "warrant serve starts again on its own state"
+else
+	skip "a full state directory under the daemon" "cannot mount a tmpfs here"
+fi
+
 section "stop"
 stop_daemon TERM
 is "SIGTERM stops the daemon cleanly (exit 0)" "$DRC" 0
