@@ -797,9 +797,10 @@ ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" "$U/api/grants")
 is "the grants list without the session key: 401" "$ST:$(errcode)" 401:no_session
 is "after the refusals the gate is pending, nothing attempted" "$(state_of "$GK"):$(attempts_of "$GK")" pending:0
 is "... and no grant exists" "$(rev grants -j | jscan 'len(j)')" 0
+# pair_link: a fresh pairing link, for a browser profile of its own
+pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
 if [ -n "$CHROMIUM" ] && command -v node >/dev/null 2>&1; then
-	rev pair --no-qr >"$T.kpair"
-	KURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.kpair")
+	KURL=$(pair_link)
 	K="article[data-gate=\\\"$GK\\\"]"
 	cat >"$SR_DIR/steps5.json" <<EOF
 [{"open": "$KURL"},
@@ -835,10 +836,8 @@ EOF
 	jcheck "an identical request runs with no review" 'j["state"] == "approved"' "$T.kwait"
 	rev show -j "$GK2" >"$T.kshow"
 	jcheck "... its ledger names the grant" "j['ledger']['entries'][0]['granted_by'] == '$GID'" "$T.kshow"
-	rev pair --no-qr >"$T.kpair"
-	KURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.kpair")
 	cat >"$SR_DIR/steps6.json" <<EOF
-[{"open": "$KURL"},
+[{"open": "$(pair_link)"},
  {"wait": "document.querySelector('#grants article.grant[data-grant=\"$GID\"] button.revoke')"},
  {"click": "#grants article.grant[data-grant=\"$GID\"] button.revoke"},
  {"wait": "!document.querySelector('#grants article.grant') && document.getElementById('grants-title').hidden"}]
