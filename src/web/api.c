@@ -3,7 +3,9 @@
  * The gate routes of the web page's JSON API (docs/protocol.md, "The web
  * page and its API"): list and show (every agent-supplied string
  * neutralised as on the terminal), deny with feedback, approve YOU-only
- * selections bound to (id, manifest_sha256, ids), and the event stream.
+ * selections bound to (id, manifest_sha256, ids), optionally granting
+ * them (answer --grant), the standing grants (list, revoke), and the
+ * event stream.
  * An approval is a `warrant answer ID --run --you-only --expect HASH -c ...`
  * child in a session of its own, without a terminal: it refuses anything
  * that would need sudo, and so does this file before starting it.
