@@ -277,10 +277,13 @@ async function approve(g, card) {
 	busy.add(g.request_id);
 	card.querySelectorAll("button").forEach(b => b.disabled = true);
 	showResult(card, g.request_id, "Running " + plural(ids.length, "command", "commands") + "…", false);
-	const r = await api("POST", "/api/gates/" + encodeURIComponent(g.request_id) + "/approve",
-		{ manifest_sha256: g.manifest_sha256, commands: ids });
+	const body = { manifest_sha256: g.manifest_sha256, commands: ids };
+	const grant = grantChosen(card);
+	if (grant) body.grant = grant;
+	const r = await api("POST", "/api/gates/" + encodeURIComponent(g.request_id) + "/approve", body);
 	busy.delete(g.request_id);
-	if (r.status === 200) showResult(card, g.request_id, "Ran: " + r.body.outcome + ".", false);
+	if (r.status === 200) showResult(card, g.request_id, "Ran: " + r.body.outcome + "." +
+		grantsMade(r.body.grants), false);
 	else if (r.status === 202) showResult(card, g.request_id, "Running; the result will show below.", false);
 	else showResult(card, g.request_id, "Not approved: " + errText(r), true);
 	load();
@@ -315,6 +318,59 @@ async function stop(g, card) {
 	if (r.status === 200) showResult(card, g.request_id, "Stopping: its command is being killed.", false);
 	else showResult(card, g.request_id, "Not stopped: " + errText(r), true);
 	load();
+}
+
+// "Allow again for…" (docs/grants.md): offered when every ticked command
+// may be granted; the daemon approves with `answer --grant` and judges
+// them again.
+const GRANT_CHOICES = [["", "none"], ["10m", "10 min"], ["1h", "1 h"], ["8h", "8 h"], ["24h", "24 h"]];
+function grantChoice(g, card) {
+	if (!(g.commands || []).some(c => c.approvable && c.grantable)) return null;
+	const sel = el("select", { class: "grant", "aria-label": "allow again for" },
+		...GRANT_CHOICES.map(([v, t]) => el("option", { value: v, text: t })));
+	const box = el("label", { class: "grant" }, "Allow the same commands again, without review, for ", sel);
+	const sync = () => {
+		const ticked = [...card.querySelectorAll("input[type=checkbox][data-id]")].filter(b => b.checked)
+			.map(b => (g.commands || []).find(c => c.id === b.getAttribute("data-id")));
+		box.hidden = ticked.length === 0 || !ticked.every(c => c && c.grantable);
+	};
+	card.querySelectorAll("input[type=checkbox][data-id]").forEach(b => b.addEventListener("change", sync));
+	sync();
+	return box;
+}
+
+function grantChosen(card) {
+	const box = card.querySelector("label.grant");
+	return box && !box.hidden ? box.querySelector("select").value : "";
+}
+
+function grantsMade(grants) {
+	if (Array.isArray(grants) && grants.length > 0)
+		return " Allowed again until " + absoluteTime(grants[0].expires_at) + " (" +
+			grants.map(x => x.id).join(", ") + ").";
+	return grants && grants.message ? " No grant made: " + grants.message : "";
+}
+
+// The live grants, each with Revoke.
+async function loadGrants() {
+	const r = await api("GET", "/api/grants");
+	const box = document.getElementById("grants");
+	if (r.status !== 200) return;
+	box.replaceChildren(...r.body.grants.map(x => {
+		const b = el("button", { type: "button", class: "revoke", text: "Revoke" });
+		b.addEventListener("click", async () => {
+			b.disabled = true;
+			const v = await api("POST", "/api/grants/" + encodeURIComponent(x.id) + "/revoke", {});
+			if (v.status !== 200) notice("Not revoked: " + errText(v));
+			loadGrants();
+		});
+		return el("article", { class: "grant", "data-grant": x.id },
+			el("div", {}, el("code", { text: x.id }), " ", el("span", { class: "muted",
+				text: "uid " + x.requester_uid + (x.agent ? " (" + x.agent + ")" : "") +
+				", in " + x.cwd + ", until " + absoluteTime(x.expires_at) })),
+			argvView(x.argv), b);
+	}));
+	document.getElementById("grants-title").hidden = r.body.grants.length === 0;
 }
 
 function gateCard(g) {
@@ -363,6 +419,8 @@ function gateCard(g) {
 		if (g.approvable) {
 			acts.append(el("button", { type: "button", class: "approve", text: "Run the ticked commands as you",
 				on: { click: () => approve(g, card) } }));
+			const grant = grantChoice(g, card);
+			if (grant) acts.append(grant);
 		}
 		const fb = el("textarea", { placeholder: "Feedback for the agent (optional)", maxlength: "4096",
 			"aria-label": "feedback" });
@@ -434,6 +492,7 @@ async function listen() {
 	if (t.status !== 200) { setTimeout(listen, 3000); return; }
 	events = new EventSource("/api/events?ticket=" + encodeURIComponent(t.body.ticket));
 	events.addEventListener("gates", () => load());
+	events.addEventListener("gates", () => loadGrants());
 	events.addEventListener("open", () => { document.getElementById("conn").textContent = "live"; });
 	events.addEventListener("error", () => {
 		document.getElementById("conn").textContent = "reconnecting…";
@@ -457,6 +516,7 @@ async function start() {
 	if (s.status !== 200) return unpaired();
 	document.getElementById("conn").textContent = "device " + s.body.device;
 	await load();
+	loadGrants();
 	listen();
 }
 

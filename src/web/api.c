@@ -3,7 +3,9 @@
  * The gate routes of the web page's JSON API (docs/protocol.md, "The web
  * page and its API"): list and show (every agent-supplied string
  * neutralised as on the terminal), deny with feedback, approve YOU-only
- * selections bound to (id, manifest_sha256, ids), and the event stream.
+ * selections bound to (id, manifest_sha256, ids), optionally granting
+ * them (answer --grant), the standing grants (list, revoke), and the
+ * event stream.
  * An approval is a `warrant answer ID --run --you-only --expect HASH -c ...`
  * child in a session of its own, without a terminal: it refuses anything
  * that would need sudo, and so does this file before starting it.
@@ -176,6 +178,23 @@ file_not_shown(const json_t *g, const json_t *cmd)
 	return NULL;
 }
 
+/*
+ * Which commands the page may offer to allow again (docs/grants.md):
+ * "grantable" on each command of v, judged on the sealed commands of g
+ * as `answer --grant` judges them. The approval judges them again.
+ */
+static void
+mark_grantable(const json_t *g, json_t *v)
+{
+	struct refusal r;
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(g, "commands"), i, c)
+		json_object_set_new(json_array_get(json_object_get(v, "commands"), i),
+		    "grantable", json_boolean(grant_judge(c, i, &r) == 0));
+}
+
 /* A gate as the page shows it (w->lock held): neutralised, with what
  * the page may offer. */
 static json_t *
@@ -208,6 +227,8 @@ gate_view(struct web *w, const char *id)
 	    (ledger = gate_ledger(&w->st, id)) != NULL)
 		json_object_set_new(g, "ledger", ledger);
 	v = neutral(g, SHOWN_TEXT);
+	if (pending && !root)
+		mark_grantable(g, v);
 	json_decref(g);
 	/* the files' text (neutralised line by line); the page offers a
 	 * command only when it shows all of it */
@@ -511,10 +532,11 @@ approve_check(struct web *w, struct MHD_Connection *c, const char *id, const cha
 	return rc;
 }
 
-/* Start `warrant answer ... --you-only` for the selection, its result
- * JSON on *out; its pid, or -1. */
+/* Start `warrant answer ... --you-only [--grant DURATION]` for the
+ * selection, its result JSON on *out; its pid, or -1. */
 static pid_t
-approve_start(struct web *w, const char *id, const char *sha, json_t *ids, int *out)
+approve_start(struct web *w, const char *id, const char *sha, json_t *ids, const char *grant,
+    int *out)
 {
 	size_t n = json_array_size(ids), i, k = 0, e = 0;
 	char **argv = xcalloc(12 + 2 * n, sizeof *argv), **envp, home[PATH_MAX + 16];
@@ -542,6 +564,10 @@ approve_start(struct web *w, const char *id, const char *sha, json_t *ids, int *
 	json_array_foreach(ids, i, v) {
 		argv[k++] = "-c";
 		argv[k++] = (char *)json_string_value(v);
+	}
+	if (grant != NULL) {
+		argv[k++] = "--grant";
+		argv[k++] = (char *)grant;
 	}
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		free(argv);
@@ -600,11 +626,64 @@ read_result(struct web *w, int fd, int64_t deadline, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * The approval's "grant" member: absent or null for none, else a duration
+ * as `answer --grant` takes it (10m, 1h, at most 24h), copied to grant
+ * ("" for none). 0, or -1 after a refusal was queued (*ret): the codes of
+ * answer --grant.
+ */
+static int
+grant_arg(struct MHD_Connection *c, const json_t *v, char grant[16], enum MHD_Result *ret)
+{
+	long long seconds;
+
+	*grant = '\0';
+	if (v == NULL || json_is_null(v))
+		return 0;
+	seconds = json_is_string(v) && json_string_length(v) < 16 ?
+	    grant_duration_parse(json_string_value(v)) : 0;
+	if (seconds == 0)
+		*ret = web_error(c, MHD_HTTP_BAD_REQUEST, "grant_duration", "grant is a duration "
+		    "such as 10m or 1h; nothing ran");
+	else if (seconds < 0)
+		*ret = web_error(c, MHD_HTTP_BAD_REQUEST, "grant_too_long", "a grant lasts at "
+		    "most 24h; nothing ran");
+	else
+		snprintf(grant, 16, "%s", json_string_value(v));
+	return seconds > 0 ? 0 : -1;
+}
+
+/*
+ * A grant is never of a gate with a ROOT command or of an enrolled
+ * machine's (w->lock held): each ROOT run authenticates with sudo by
+ * design (docs/grants.md). 0, or -1 after a refusal was queued (*ret).
+ */
+static int
+grant_root_check(struct web *w, struct MHD_Connection *c, const char *id, enum MHD_Result *ret)
+{
+	json_t *g = store_gate(&w->st, id, 0);
+	int root;
+
+	if (g == NULL) {
+		*ret = web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "the daemon cannot read the gate");
+		return -1;
+	}
+	root = json_integer_value(json_object_get(g, "root_count")) > 0 ||
+	    *json_str(g, "machine") != '\0';
+	json_decref(g);
+	if (root)
+		*ret = web_error(c, MHD_HTTP_FORBIDDEN, "grant_root", "%s runs commands as root "
+		    "or on a machine: each such run authenticates with sudo, so nothing of it "
+		    "is allowed again; nothing ran", id);
+	return root ? -1 : 0;
+}
+
 static enum MHD_Result
 approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *arg)
 {
-	static const char *const allowed[] = { "manifest_sha256", "commands", NULL };
-	char id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], *out;
+	static const char *const allowed[] = { "manifest_sha256", "commands", "grant", NULL };
+	char id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], grant[16], *out;
 	enum MHD_Result ret;
 	json_t *b, *ids, *v, *result;
 	int fd = -1, status = 0, eof;
@@ -627,15 +706,20 @@ approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 			return web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "commands are "
 			    "command ids");
 		}
+	if (grant_arg(c, json_object_get(b, "grant"), grant, &ret) != 0) {
+		json_decref(b);
+		return ret;
+	}
 	snprintf(sha, sizeof sha, "%s", json_string_value(json_object_get(b, "manifest_sha256")));
 	pthread_mutex_lock(&w->lock);
 	(void)refresh_store(&w->st);
-	if (resolve(w, c, arg, id, &ret) != 0 || approve_check(w, c, id, sha, ids, &ret) != 0) {
+	if (resolve(w, c, arg, id, &ret) != 0 || (*grant != '\0' && grant_root_check(w, c, id,
+	    &ret) != 0) || approve_check(w, c, id, sha, ids, &ret) != 0) {
 		pthread_mutex_unlock(&w->lock);
 		json_decref(b);
 		return ret;
 	}
-	pid = approve_start(w, id, sha, ids, &fd);
+	pid = approve_start(w, id, sha, ids, *grant != '\0' ? grant : NULL, &fd);
 	pthread_mutex_unlock(&w->lock);
 	json_decref(b);
 	if (pid < 0)
@@ -667,6 +751,69 @@ approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 	    json_str(result, "outcome") : "not_approved", "message", json_str(result, "message"));
 	json_decref(result);
 	return web_json(c, MHD_HTTP_CONFLICT, v);
+}
+
+/* The live grants, newest first, every string neutralised. */
+static enum MHD_Result
+grants_list_route(struct web *w, struct MHD_Connection *c)
+{
+	json_t *l;
+
+	pthread_mutex_lock(&w->lock);
+	(void)refresh_store(&w->st);
+	l = grants_live(&w->st);
+	pthread_mutex_unlock(&w->lock);
+	if (l == NULL)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "the daemon cannot read its grants");
+	return web_json(c, MHD_HTTP_OK, json_pack("{s:o}", "grants", neutral(l, SHOWN_TEXT)));
+}
+
+/* Revoke one live grant, as `warrant grants --revoke ID` does. */
+static enum MHD_Result
+grant_revoke_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *id)
+{
+	static const char *const allowed[] = { NULL };
+	enum MHD_Result ret;
+	json_t *b;
+	long n = 0;
+
+	if ((b = body_object(c, r, allowed, &ret)) == NULL)
+		return ret;
+	json_decref(b);
+	if (grant_id_valid(id)) {
+		pthread_mutex_lock(&w->lock);
+		(void)refresh_store(&w->st);
+		n = grants_revoke(&w->st, id);
+		pthread_mutex_unlock(&w->lock);
+	}
+	if (n < 0)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "the daemon cannot revoke the grant");
+	if (n == 0)
+		return web_error(c, MHD_HTTP_NOT_FOUND, "no_such_grant", "no live grant has this "
+		    "id (revoked, expired, or never made)");
+	warnx("web: grant %s revoked by device %s", id, r->device);
+	return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:I}", "grant", id, "revoked", (json_int_t)n));
+}
+
+/* GET /api/grants, POST /api/grants/ID/revoke. */
+static enum MHD_Result
+grants_route(struct web *w, struct MHD_Connection *c, struct web_req *r, int get,
+    const char *url)
+{
+	char id[GRANT_ID_LEN + 1];
+	const char *rest = url + 11, *slash;
+
+	if (get && *rest == '\0')
+		return grants_list_route(w, c);
+	if (!get && *rest++ == '/' && (slash = strchr(rest, '/')) != NULL &&
+	    strcmp(slash, "/revoke") == 0 && (size_t)(slash - rest) < sizeof id) {
+		memcpy(id, rest, (size_t)(slash - rest));
+		id[slash - rest] = '\0';
+		return grant_revoke_route(w, c, r, id);
+	}
+	return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 }
 
 /*
@@ -774,6 +921,8 @@ api_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char
 		all = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "all");
 		return list_route(w, c, all != NULL && strcmp(all, "1") == 0);
 	}
+	if (strncmp(url, "/api/grants", 11) == 0)
+		return grants_route(w, c, r, get, url);
 	if (strncmp(url, "/api/gates/", 11) != 0)
 		return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 	rest = url + 11;

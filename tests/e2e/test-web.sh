@@ -754,6 +754,113 @@ EOF
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp4" "$T.cdp4.err" | tail -c 3000)"; fi
 fi
 
+# ------------------------------------------------------------ grants on the page
+section "grants: allow again for, the list, Revoke (issue 28)"
+# the grant is of an exact argv: a word of this run's, so no grant of an
+# earlier run can match it
+GWORD=grant-web-$PORT
+printf '{"reason":"allow me again","commands":[{"id":"e","why":"w","as":"user","argv":["/bin/echo","%s"]}]}\n' "$GWORD" >"$SR_DIR/k1.json"
+cp "$SR_DIR/k1.json" "$SR_DIR/k2.json"
+cp "$SR_DIR/k1.json" "$SR_DIR/k3.json"
+gate "$SR_DIR/k1.json"
+GK=$G HK=$H
+api GET "/api/gates/$GK"
+jcheck "a YOU command that may be granted is marked grantable" 'j["commands"][0]["grantable"] is True' "$T"
+printf '{"reason":"a shell","commands":[{"id":"s","why":"w","as":"user","argv":["/bin/sh","-c","touch %s/grant-shell-mark"]}]}\n' "$SR_DIR" >"$SR_DIR/k4.json"
+gate "$SR_DIR/k4.json"
+GKS=$G HKS=$H
+api GET "/api/gates/$GKS"
+jcheck "a shell is not" 'j["commands"][0]["grantable"] is False' "$T"
+api POST "/api/gates/$GKS/approve" "{\"manifest_sha256\":\"$HKS\",\"commands\":[\"s\"],\"grant\":\"1h\"}"
+is "approving it with a grant is refused with answer --grant's code" "$ST:$(errcode)" 409:grant_shell
+check "... and nothing ran" [ ! -e "$SR_DIR/grant-shell-mark" ]
+is "... the gate stays pending" "$(state_of "$GKS")" pending
+printf '{"reason":"root and you","commands":[{"id":"r","why":"w","argv":["/usr/bin/touch","%s-grant"]},{"id":"y","why":"w","as":"user","argv":["/bin/echo","%s"]}]}\n' "$RMARK" "$GWORD" >"$SR_DIR/k5.json"
+gate "$SR_DIR/k5.json"
+GKR=$G HKR=$H
+api GET "/api/gates/$GKR"
+jcheck "a ROOT gate offers no grant: no command of it is marked" \
+    'all("grantable" not in c for c in j["commands"])' "$T"
+api POST "/api/gates/$GKR/approve" "{\"manifest_sha256\":\"$HKR\",\"commands\":[\"y\"],\"grant\":\"1h\"}"
+is "a grant on a ROOT gate is refused (grant_root), even for its YOU command" "$ST:$(errcode)" 403:grant_root
+is "... no approval was attempted" "$(attempts_of "$GKR")" 0
+api POST "/api/gates/$GK/approve" "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":\"2d\"}"
+is "a grant that is no duration is refused" "$ST:$(errcode)" 400:grant_duration
+api POST "/api/gates/$GK/approve" "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":\"25h\"}"
+is "a grant over 24h is refused" "$ST:$(errcode)" 400:grant_too_long
+api POST "/api/gates/$GK/approve" "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":3600}"
+is "a grant that is not a string is refused" "$ST:$(errcode)" 400:grant_duration
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
+    -d "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":\"1h\"}" "$U/api/gates/$GK/approve")
+is "an approval with a grant without the session key: 401" "$ST:$(errcode)" 401:no_session
+ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" "$U/api/grants")
+is "the grants list without the session key: 401" "$ST:$(errcode)" 401:no_session
+is "after the refusals the gate is pending, nothing attempted" "$(state_of "$GK"):$(attempts_of "$GK")" pending:0
+is "... and no grant exists" "$(rev grants -j | jscan 'len(j)')" 0
+# pair_link: a fresh pairing link, for a browser profile of its own
+pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
+if [ -n "$CHROMIUM" ] && command -v node >/dev/null 2>&1; then
+	KURL=$(pair_link)
+	K="article[data-gate=\\\"$GK\\\"]"
+	cat >"$SR_DIR/steps5.json" <<EOF
+[{"open": "$KURL"},
+ {"wait": "document.querySelector('$K label.grant') && !document.querySelector('$K label.grant').hidden"},
+ {"eval": "document.querySelectorAll('article[data-gate=\"$GKR\"] label.grant, article[data-gate=\"$GKS\"] label.grant').length"},
+ {"eval": "[...document.querySelectorAll('$K select.grant option')].map(o => o.textContent)"},
+ {"eval": "(s => (s.value = '1h', s.value))(document.querySelector('$K select.grant'))"},
+ {"click": "$K button.approve"},
+ {"wait": "(document.querySelector('$K') || {textContent: ''}).textContent.includes('Allowed again until')", "ms": 20000},
+ {"wait": "document.querySelectorAll('#grants article.grant').length === 1"},
+ {"eval": "document.querySelector('#grants article.grant').getAttribute('data-grant') + ' ' + document.querySelector('#grants article.grant .argv').textContent"},
+ {"eval": "document.getElementById('grants-title').scrollIntoView(), 1"},
+ {"shot": "$SHOTS/grants-390x844.png"}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome5" "$SR_DIR/steps5.json" \
+	    >"$T.cdp5" 2>"$T.cdp5.err"
+	step5() { sed -n "${1}p" "$T.cdp5" | jscan "$2" >/dev/null 2>&1; }
+	check "the page offers 'allow again for' on a YOU gate that may be granted" step5 2 "j['ok']"
+	check "... not on a ROOT gate nor on a shell's" step5 3 "j['value'] == 0"
+	check "... none, 10 min, 1 h, 8 h or 24 h" step5 4 "j['value'] == ['none', '10 min', '1 h', '8 h', '24 h']"
+	check "approve with allow again for 1 h from the page: it says so" step5 7 "j['ok']"
+	rev grants -j >"$T.grants"
+	jcheck "warrant grants -j as the reviewer shows the grant: the gate's command, for 1 h" \
+	    "len(j) == 1 and j[0]['gate_id'] == '$GK' and j[0]['command_id'] == 'e' and j[0]['argv'] == ['/bin/echo', '$GWORD'] and 3500 <= j[0]['expires_at'] - j[0]['created_at'] <= 3600" "$T.grants"
+	GID=$(jval "$T.grants" 'j[0]["id"]')
+	check "the page lists it" step5 9 "j['value'].startswith('$GID ') and '$GWORD' in j['value']"
+	check "a screenshot of the grants list" [ -s "$SHOTS/grants-390x844.png" ]
+	api GET /api/grants
+	jcheck "GET /api/grants lists it" "[g['id'] for g in j['grants']] == ['$GID']" "$T"
+	gate "$SR_DIR/k2.json"
+	GK2=$G
+	rev wait -j -t 60 "$GK2" >"$T.kwait" 2>&1
+	jcheck "an identical request runs with no review" 'j["state"] == "approved"' "$T.kwait"
+	rev show -j "$GK2" >"$T.kshow"
+	jcheck "... its ledger names the grant" "j['ledger']['entries'][0]['granted_by'] == '$GID'" "$T.kshow"
+	cat >"$SR_DIR/steps6.json" <<EOF
+[{"open": "$(pair_link)"},
+ {"wait": "document.querySelector('#grants article.grant[data-grant=\"$GID\"] button.revoke')"},
+ {"click": "#grants article.grant[data-grant=\"$GID\"] button.revoke"},
+ {"wait": "!document.querySelector('#grants article.grant') && document.getElementById('grants-title').hidden"}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome6" "$SR_DIR/steps6.json" \
+	    >"$T.cdp6" 2>"$T.cdp6.err"
+	check "Revoke on the page removes it from the list" sh -c "sed -n 4p '$T.cdp6' | grep -q '\"ok\":true'"
+	is "... and from warrant grants" "$(rev grants -j | jscan 'len(j)')" 0
+	gate "$SR_DIR/k3.json"
+	is "an identical request after the revocation waits for review" "$(state_of "$G")" pending
+	api POST "/api/grants/$GID/revoke" '{}'
+	is "revoking it again: 404 no_such_grant" "$ST:$(errcode)" 404:no_such_grant
+	api POST "/api/grants/g-bad/revoke" '{}'
+	is "a malformed grant id: 404 no_such_grant" "$ST:$(errcode)" 404:no_such_grant
+	ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
+	    -d '{}' "$U/api/grants/$GID/revoke")
+	is "Revoke without the session key: 401" "$ST:$(errcode)" 401:no_session
+	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp5" "$T.cdp5.err" "$T.cdp6" "$T.cdp6.err" | tail -c 3000)"; fi
+else
+	skip "allow again for 1 h from the page, the identical request, the list and Revoke" \
+	    "chromium or node is missing (scripts/deps.sh)"
+fi
+
 # ------------------------------------------------------------ many connections
 section "connections"
 "$PY" - "$PORT" >"$T.conn" <<'EOF'
