@@ -212,13 +212,14 @@ child_end(struct daemon *d, struct conn *c, int ok)
 	c->child_len = 0;
 }
 
-/* How many workers (conn_fork) run now for uid. */
+/* How many workers (conn_fork) run now for uid: none before the loop
+ * (serve_loop) has its connections, as when ops are driven directly. */
 size_t
 conn_workers(uid_t uid)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < *all_n; i++)
+	for (i = 0; all_n != NULL && i < *all_n; i++)
 		n += all_conns[i]->child > 0 && all_conns[i]->peer.uid == uid;
 	return n;
 }
@@ -238,6 +239,10 @@ conn_fork(struct conn *c, json_t *msg, int in, int *fd)
 	int p[2];
 	pid_t pid;
 
+	if (all_n == NULL) {	/* no loop to hear it end (ops driven directly) */
+		conn_error(c, "internal", NULL, "no daemon loop runs here to start a worker");
+		return -1;
+	}
 	for (i = 0; i < *all_n; i++)
 		total += all_conns[i]->child > 0;
 	if (total >= SERVE_CHILDREN_MAX || mine >= SERVE_CHILDREN_PER_UID) {
