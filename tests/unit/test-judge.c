@@ -60,28 +60,29 @@ ln(const char *target, const char *rel)
 	assert_int_equal(symlink(target, p), 0);
 }
 
-/* an access ACL giving user REQ rwx (the layout of posix_acl_xattr.h) */
+/* an access ACL (the layout of posix_acl_xattr.h): user REQ rwx, group
+ * REQGRP grp, masked by mask */
 static void
-acl_for_req(const char *rel)
+acl_masked(const char *rel, unsigned grp, unsigned mask)
 {
-	unsigned char b[4 + 5 * 8];
-	static const unsigned short tags[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
-	static const unsigned short perms[5] = { 7, 7, 5, 7, 5 };
+	const unsigned short tags[6] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20 };
+	const unsigned ids[6] = { ~0u, REQ, ~0u, REQGRP, ~0u, ~0u };
+	const unsigned perms[6] = { 7, 7, 5, grp, mask, 5 };
+	unsigned char b[4 + 6 * 8];
 	char p[256];
 	size_t i;
 
 	memset(b, 0, sizeof b);
 	b[0] = 2;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		unsigned char *e = b + 4 + 8 * i;
-		unsigned id = tags[i] == 0x02 ? REQ : 0xffffffffu;
 
 		e[0] = (unsigned char)tags[i];
 		e[2] = (unsigned char)perms[i];
-		e[4] = (unsigned char)id;
-		e[5] = (unsigned char)(id >> 8);
-		e[6] = (unsigned char)(id >> 16);
-		e[7] = (unsigned char)(id >> 24);
+		e[4] = (unsigned char)ids[i];
+		e[5] = (unsigned char)(ids[i] >> 8);
+		e[6] = (unsigned char)(ids[i] >> 16);
+		e[7] = (unsigned char)(ids[i] >> 24);
 	}
 	snprintf(p, sizeof p, "%s/%s", top, rel);
 	assert_int_equal(setxattr(p, "system.posix_acl_access", b, sizeof b, 0), 0);
@@ -117,7 +118,7 @@ setup(void **state)
 	mk("sticky/reqfile", 0644, REQ, REQ, 0);
 	mk("acl", 0755, 0, 0, 1);
 	mk("acl/file", 0644, 0, 0, 0);
-	acl_for_req("acl");
+	acl_masked("acl", 5, 7);
 	ln("file", "root/link-ok");
 	ln("../req/file", "root/link-rel");
 	ln("/tmp/wt-judge-nowhere/x", "root/link-tmp");
@@ -278,33 +279,6 @@ kernel_lets_req_write(const char *rel)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) < 2);
 	return WEXITSTATUS(status);
-}
-
-/* an access ACL of user REQ rwx and group REQGRP perm, masked by mask */
-static void
-acl_masked(const char *rel, unsigned grp, unsigned mask)
-{
-	const unsigned short tags[6] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20 };
-	const unsigned ids[6] = { ~0u, REQ, ~0u, REQGRP, ~0u, ~0u };
-	const unsigned perms[6] = { 7, 7, 5, grp, mask, 5 };
-	unsigned char b[4 + 6 * 8];
-	char p[256];
-	size_t i;
-
-	memset(b, 0, sizeof b);
-	b[0] = 2;
-	for (i = 0; i < 6; i++) {
-		unsigned char *e = b + 4 + 8 * i;
-
-		e[0] = (unsigned char)tags[i];
-		e[2] = (unsigned char)perms[i];
-		e[4] = (unsigned char)ids[i];
-		e[5] = (unsigned char)(ids[i] >> 8);
-		e[6] = (unsigned char)(ids[i] >> 16);
-		e[7] = (unsigned char)(ids[i] >> 24);
-	}
-	snprintf(p, sizeof p, "%s/%s", top, rel);
-	assert_int_equal(setxattr(p, "system.posix_acl_access", b, sizeof b, 0), 0);
 }
 
 /*
