@@ -108,8 +108,6 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 
 	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE))
 		return 0;
-	if (on_procfs(fd, st))
-		return 0;
 	/* a device is everyone's to write (/dev/null); a file with no name
 	 * (memfd, unlinked) is reachable only through its holder */
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ||
@@ -117,7 +115,9 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 		changeable = inode_owned(w, st);
 	else
 		changeable = inode_writable(w, fd, st);
-	if (!changeable)
+	/* procfs asked last, as in judge_path: each inode on an anonymous
+	 * device (tmpfs, btrfs, overlayfs) costs an fstatfs to tell */
+	if (!changeable || on_procfs(fd, st))
 		return 0;
 	reason_set(why, size, w, shown, "it may write it", "");
 	return 1;
@@ -250,7 +250,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			if (errno != ENOENT || !(flags & JUDGE_MISSING))
 				goto fail;
-			if (!on_procfs(cur, &dst) && inode_writable(c->w, cur, &dst)) {
+			if (inode_writable(c->w, cur, &dst) && !on_procfs(cur, &dst)) {
 				shown_push(j->shown, sizeof j->shown, comp);
 				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 				shown_pop(ptxt);
@@ -272,7 +272,10 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			goto fail;
 		}
 		shown_push(j->shown, sizeof j->shown, comp);
-		if (!on_procfs(cur, &dst) && entry_changeable(c->w, cur, &dst, &st) &&
+		/* procfs (whose entries nobody replaces) asked only of an entry
+		 * that would be refused: it costs an fstatfs on tmpfs and the
+		 * like, and every component is asked */
+		if (entry_changeable(c->w, cur, &dst, &st) && !on_procfs(cur, &dst) &&
 		    !(last && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE) &&
 		    S_ISDIR(st.st_mode))) {
 			close(nfd);

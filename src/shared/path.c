@@ -382,8 +382,9 @@ path_changeable(const struct writer *p, const char *path, char *why, size_t size
 }
 
 /* For judgements through descriptors (judge.c): could p write (or chmod)
- * the inode open as fd, its ACL included? An ACL that cannot be read
- * counts as one that lets it. */
+ * the inode open as fd (st its fstat), its ACL included? An ACL that
+ * cannot be read counts as one that lets it when the mode's group bits
+ * allow writing (below). */
 int
 inode_writable(const struct writer *p, int fd, const struct stat *st)
 {
@@ -400,6 +401,15 @@ inode_writable(const struct writer *p, int fd, const struct stat *st)
 
 	if (writable_by(p, st))
 		return 1;
+	/* every ACL entry that could let p write (a named user or group,
+	 * the owning group) passes through the mask, and while an ACL is
+	 * set the mode's group bits are its mask (the kernel keeps them
+	 * one: posix_acl_update_mode, posix_acl_chmod): in st, read from fd
+	 * just now, no group write means no entry grants it, whatever the
+	 * ACL holds or whether it reads. Most directories are 0755: no
+	 * attribute to read, nothing to remember */
+	if (!(st->st_mode & S_IWGRP))
+		return 0;
 	if (none[h].ino == st->st_ino && none[h].dev == st->st_dev &&
 	    none[h].ctime.tv_sec == st->st_ctim.tv_sec &&
 	    none[h].ctime.tv_nsec == st->st_ctim.tv_nsec)

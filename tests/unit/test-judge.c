@@ -60,28 +60,29 @@ ln(const char *target, const char *rel)
 	assert_int_equal(symlink(target, p), 0);
 }
 
-/* an access ACL giving user REQ rwx (the layout of posix_acl_xattr.h) */
+/* an access ACL (the layout of posix_acl_xattr.h): user REQ rwx, group
+ * REQGRP grp, masked by mask */
 static void
-acl_for_req(const char *rel)
+acl_masked(const char *rel, unsigned grp, unsigned mask)
 {
-	unsigned char b[4 + 5 * 8];
-	static const unsigned short tags[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
-	static const unsigned short perms[5] = { 7, 7, 5, 7, 5 };
+	const unsigned short tags[6] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20 };
+	const unsigned ids[6] = { ~0u, REQ, ~0u, REQGRP, ~0u, ~0u };
+	const unsigned perms[6] = { 7, 7, 5, grp, mask, 5 };
+	unsigned char b[4 + 6 * 8];
 	char p[256];
 	size_t i;
 
 	memset(b, 0, sizeof b);
 	b[0] = 2;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		unsigned char *e = b + 4 + 8 * i;
-		unsigned id = tags[i] == 0x02 ? REQ : 0xffffffffu;
 
 		e[0] = (unsigned char)tags[i];
 		e[2] = (unsigned char)perms[i];
-		e[4] = (unsigned char)id;
-		e[5] = (unsigned char)(id >> 8);
-		e[6] = (unsigned char)(id >> 16);
-		e[7] = (unsigned char)(id >> 24);
+		e[4] = (unsigned char)ids[i];
+		e[5] = (unsigned char)(ids[i] >> 8);
+		e[6] = (unsigned char)(ids[i] >> 16);
+		e[7] = (unsigned char)(ids[i] >> 24);
 	}
 	snprintf(p, sizeof p, "%s/%s", top, rel);
 	assert_int_equal(setxattr(p, "system.posix_acl_access", b, sizeof b, 0), 0);
@@ -117,7 +118,7 @@ setup(void **state)
 	mk("sticky/reqfile", 0644, REQ, REQ, 0);
 	mk("acl", 0755, 0, 0, 1);
 	mk("acl/file", 0644, 0, 0, 0);
-	acl_for_req("acl");
+	acl_masked("acl", 5, 7);
 	ln("file", "root/link-ok");
 	ln("../req/file", "root/link-rel");
 	ln("/tmp/wt-judge-nowhere/x", "root/link-tmp");
@@ -258,6 +259,86 @@ test_anyone_but_root(void **state)
 	assert_int_equal(judge(&w, "other/file", JUDGE_FOLLOW, NULL, 0), 1);
 }
 
+/* Could REQ (with REQGRP) write top/rel, as the kernel answers it? */
+static int
+kernel_lets_req_write(const char *rel)
+{
+	gid_t g[] = { REQ, REQGRP };
+	char p[256];
+	int status;
+	pid_t pid;
+
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	if ((pid = fork()) == 0) {
+		if (setgroups(2, g) != 0 || setresgid(REQ, REQ, REQ) != 0 ||
+		    setresuid(REQ, REQ, REQ) != 0)
+			_exit(2);
+		_exit(access(p, W_OK) == 0 ? 1 : 0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) < 2);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * One directory judged again after each change that makes it the
+ * requester's to change (an ACL, chmod o+w, chown): nothing remembered
+ * from an earlier judgement (the no-ACL memory, the mode's group bits
+ * standing for the mask) may answer "allowed" after it. Each answer is
+ * checked against the kernel's own (access as REQ).
+ */
+static void
+test_changed_since_judged(void **state)
+{
+	static const gid_t reqgroups[] = { REQ, REQGRP };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 2 };
+	char p[256];
+	static const struct {
+		const char *what;
+		int want;
+	} steps[] = {
+		{ "root's 0755", 0 },
+		{ "an ACL for it, masked to r-x", 0 },
+		{ "an ACL for it, mask rwx", 1 },
+		{ "the ACL removed (group bits stay rwx, group root)", 0 },
+		{ "chmod o+w", 1 },
+		{ "chmod 0755 again", 0 },
+		{ "chown to it", 1 },
+		{ "chown to root again", 0 },
+		{ "an ACL for its group, mask rwx", 1 },
+		{ "chmod g-w: the mask now r-x", 0 },
+	};
+	size_t i;
+	int k;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("flip", 0755, 0, 0, 1);
+	mk("flip/file", 0644, 0, 0, 0);
+	snprintf(p, sizeof p, "%s/flip", top);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		switch (i) {
+		case 1: acl_masked("flip", 5, 5); break;
+		case 2: acl_masked("flip", 5, 7); break;
+		case 3: assert_int_equal(removexattr(p, "system.posix_acl_access"), 0); break;
+		case 4: assert_int_equal(chmod(p, 0757), 0); break;
+		case 5: assert_int_equal(chmod(p, 0755), 0); break;
+		case 6: assert_int_equal(chown(p, REQ, 0), 0); break;
+		case 7: assert_int_equal(chown(p, 0, 0), 0); break;
+		case 8: acl_masked("flip", 7, 7); break;
+		case 9: assert_int_equal(chmod(p, 0755), 0); break;
+		}
+		/* twice: the second may be answered from what the first left */
+		for (k = 0; k < 2; k++)
+			if (judge(&w, "flip/file", JUDGE_FOLLOW, NULL, 0) != steps[i].want)
+				fail_msg("after %s: judged %d, want %d", steps[i].what,
+				    !steps[i].want, steps[i].want);
+		assert_int_equal(kernel_lets_req_write("flip"), steps[i].want);
+	}
+}
+
 /* rm and chown -R act on an entry without following it: only the way to
  * their operand must be beyond the requester */
 static void
@@ -337,6 +418,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_anyone_but_root),
+		cmocka_unit_test(test_changed_since_judged),
 		cmocka_unit_test(test_entry_operands),
 		cmocka_unit_test(test_probe),
 	};
