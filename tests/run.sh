@@ -79,6 +79,8 @@ if [ -n "${build:-}" ]; then
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 	done
+	# the root binary links no libunistring, no redaction, no display code
+	run "unit/runner-links" sh "$top/tests/unit/runner-links.sh" "$build/warrant-runner"
 	for t in "$asan"/test-*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \
