@@ -21,11 +21,12 @@
 # env: WARRANT_DEB_BUILD (where the package is built, default build-deb),
 # WARRANT_DEB_SUITES (the end-to-end suites run on the installed package,
 # default: the suites whose subject depends on where and how warrant is
-# installed: the runner under /usr/libexec through sudo, the daemon and
-# its socket directory, the logs, the set-up walkthrough, the pinned path
-# of remote targets. test-validate and test-store judge requests and the
-# state file, the same code wherever it is installed, and run once in
-# make check on the private prefix; test-box, test-boxapi, test-mcp,
+# installed: the runner under /usr/libexec through sudo, the daemon's
+# socket directory under /run/warrant (test-requesters, test-setup), the
+# logs, the set-up walkthrough, the pinned path of remote targets.
+# test-validate, test-store and test-serve (the daemon's own bounds,
+# workers and blobs) are the same code wherever it is installed, and run
+# once in make check on the private prefix; test-box, test-boxapi, test-mcp,
 # test-review, test-web, test-twoperson, test-hardening and test-chaos
 # need the build directory or its test hooks).
 WARRANT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,7 +46,7 @@ LOG=/var/log/warrant.log
 IODIR=/var/log/warrant-io
 OUT=${WARRANT_DEB_BUILD:-$top/build-deb}
 case $OUT in /*) ;; *) OUT="$top/$OUT" ;; esac
-SUITES=${WARRANT_DEB_SUITES:-test-cli.sh test-answer.sh test-serve.sh \
+SUITES=${WARRANT_DEB_SUITES:-test-cli.sh test-answer.sh \
     test-files.sh test-iolog.sh test-gc.sh \
     test-requesters.sh test-remote.sh test-setup.sh}
 VERSION=$(sed -n "s/^  version : '\([^']*\)',\$/\1/p" "$top/meson.build")
