@@ -174,6 +174,17 @@ private_prefix() {
 # (tests/deb/test-deb.sh: /usr), which nothing here installs or removes.
 installed_mode() { [ -n "${WARRANT_PREFIX:-}" ]; }
 
+# iolog_dir: where the warrant under test keeps its I/O logs: the default
+# (the Debian package's) or WARRANT_IOLOG_DIR for an installed build, the
+# configured one for a build tree.
+iolog_dir() {
+	if installed_mode; then
+		echo "${WARRANT_IOLOG_DIR:-/var/log/warrant-io}"
+	else
+		sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h"
+	fi
+}
+
 # A copy of the built binaries that any user can execute, outside the
 # (possibly private) build tree; the installed warrant itself when
 # WARRANT_PREFIX is set. WT_T is a root-only scratch directory.
@@ -221,6 +232,21 @@ as_req() {
 	else
 		env WARRANT_HOME="${WARRANT_HOME_REQ:-$REQ_HOME/.wt-state}" "$@"
 	fi
+}
+
+# running_pids PATTERN: the processes whose command line matches PATTERN
+# (pgrep -f), sudo itself left out. Before a batch starts, the runner asks
+# `sudo -n -l -U USER -u TARGET -- PATH ARGS...` of every ROOT command, and
+# that question's command line holds the command's own words: a test that
+# waits for a command of the batch to run must not take the question for
+# it. (Root reads every /proc/PID/exe; a process gone meanwhile is left out.)
+running_pids() {
+	for rp_p in $(pgrep -f "$1" 2>/dev/null); do
+		case $(readlink "/proc/$rp_p/exe" 2>/dev/null) in
+		*/sudo | */sudo-rs | '') ;;
+		*) echo "$rp_p" ;;
+		esac
+	done
 }
 
 cleanup_bin() { rm -rf "$WT_DIR"; }

@@ -125,12 +125,13 @@ answer_pid() {
 # survives the fexecve): that command of the batch is running, so sudo's
 # prompt was answered and the runner passed its checks. False when none
 # did in that time. (Looking for any child of any runner is not enough:
-# the runner's own sudoers questions are children too, and with no runner
+# the runner's own sudoers questions are children too, with the command's
+# words in their argv, which running_pids leaves out; and with no runner
 # at all `pgrep -P 0` still lists pid 1 and 2.)
 batch_command_runs() {
 	bc_i=0
 	while [ "$bc_i" -lt 300 ]; do
-		for bc_p in $(pgrep -f "$1"); do
+		for bc_p in $(running_pids "$1"); do
 			bc_pp=$(ps -o ppid= -p "$bc_p" | tr -d ' ')
 			[ -n "$bc_pp" ] && [ "$(cat "/proc/$bc_pp/comm" 2>/dev/null)" = warrant-runner ] &&
 			    return 0
@@ -670,6 +671,13 @@ else
 	diag "(i) the sampler never saw warrant-runner running; memory not measured"
 fi
 after_outcome i
+# The I/O log kept the whole gigabyte of seq's digits: this suite's own
+# artifact, removed, or every run would leave one more in the host's log.
+IOS=$(jscan "entry(j, 'big').get('iolog') or ''" "$WJ" 2>/dev/null)
+case $IOS in
+??/??/??) rm -rf "${IOS:+$(iolog_dir)/$IOS}" ;;
+*) diag "(i) no I/O log session in the ledger: nothing removed" ;;
+esac
 
 # ============================================================ (j) YOU environment
 section "(j) YOU environment"

@@ -273,9 +273,11 @@ approve_bg_done() {
 	ledger_of "$1" "$2"
 }
 # batch_at LOCK: the batch's `flock LOCK /usr/bin/true` runs (a root
-# process whose argv has exactly those two words, in that order).
+# process whose argv has exactly those two words, in that order; not the
+# runner's `sudo -l` question of the same words, which comes first).
 batch_at() {
-	for ba_p in $(pgrep -u 0 -f "$1" 2>/dev/null); do
+	for ba_p in $(running_pids "$1"); do
+		[ "$(stat -c %u "/proc/$ba_p" 2>/dev/null)" = 0 ] || continue
 		tr '\0' '\n' 2>/dev/null <"/proc/$ba_p/cmdline" | grep -A1 -x -- "$1" |
 		    sed -n 2p | grep -qx /usr/bin/true && return 0
 	done

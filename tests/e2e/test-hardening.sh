@@ -198,7 +198,7 @@ EOF
 G4=$G
 ( answer right t4 "$G4" --run --no-detach -j ) &
 BG="$BG $!"
-check "[P7] (t4) the batch starts" wait_for '[ -n "$(pgrep -f "t4-slow")" ]' 60
+check "[P7] (t4) the batch starts" wait_for '[ -n "$(running_pids t4-slow)" ]' 60
 A4=$(pid_of "answer $G4")
 check "[P7] (t4) found the answering process" [ -n "$A4" ]
 kill -9 "$A4" 2>/dev/null
@@ -244,7 +244,7 @@ EOF
 G6=$G
 ( answer right t6 "$G6" --run --no-detach -j; echo "$ANS_RC" >"$SR_DIR/t6.rc" ) &
 BG="$BG $!"
-check "(t6) the batch starts" wait_for '[ -n "$(pgrep -f " t6 3")" ]' 60
+check "(t6) the batch starts" wait_for '[ -n "$(running_pids " t6 3")" ]' 60
 A6=$(pid_of "answer $G6")
 PG6=$(ps -o pgid= -p "$A6" 2>/dev/null | tr -d ' ')
 check "(t6) found the foreground process group of answer" [ -n "$PG6" ]
@@ -378,7 +378,7 @@ EOF
 	BG="$BG $!"
 	# the command itself (its interpreter runs /dev/fd/N), not the runner's
 	# `sudo -l` check of the same argv, which comes before started.json
-	if wait_for '[ -n "$(pgrep -f "/dev/fd/[0-9]* t11a 3")" ]' 60; then
+	if wait_for '[ -n "$(running_pids "/dev/fd/[0-9]* t11a 3")" ]' 60; then
 		dd if=/dev/zero of="$FULL/filler" bs=64k 2>/dev/null
 		ok "(t11) the store's file system is full while the first command runs"
 	else

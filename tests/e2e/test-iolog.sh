@@ -32,13 +32,7 @@ SR_DIR=$(mktemp -d /tmp/warrant-iolog-e2e.XXXXXX) || exit 1
 chmod 755 "$SR_DIR"
 OPT=/opt/wt-iolog
 RL=/var/log/warrant.log
-if installed_mode; then
-	# an installed build: the default directory (the Debian package's),
-	# or the one it was configured with, given here
-	IO=${WARRANT_IOLOG_DIR:-/var/log/warrant-io}
-else
-	IO=$(sed -n 's/^#define WARRANT_IOLOG_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
-fi
+IO=$(iolog_dir)
 MOVED=""
 RL_MODE=""	# the root log's mode while (f) has it append-only
 TPOL=""		# the policy file (e) writes, and the seq file it keeps

@@ -278,8 +278,8 @@ GN=$G
 ( pty_rv right nap 90 "$W" answer "$GN" --run --no-detach ) &
 NPID=$!
 i=0
-while ! pgrep -f "sleep $NAP" >/dev/null && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-check "the approved command is running" sh -c "pgrep -f 'sleep $NAP' >/dev/null"
+while [ -z "$(running_pids "sleep $NAP")" ] && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+check "the approved command is running" [ -n "$(running_pids "sleep $NAP")" ]
 r=$(as "$A" "$PY" "$SOCKPY" "$SOCK" send "{\"op\":\"withdraw\",\"id\":\"$GN\"}")
 jcheck "[P7] withdrawing a gate whose approval runs is refused (not_pending)" \
     'j["error"]["code"] == "not_pending"' - <<EOF

@@ -55,11 +55,11 @@ at_exit cleanup
 # ---------------------------------------------------------------- helpers
 absent() { [ ! -e "$1" ]; }
 
-# running N PATTERN: at least N processes match PATTERN (pgrep -f), within
-# 60 s (a condition waited for, not a time measured).
+# running N PATTERN: at least N processes match PATTERN (running_pids),
+# within 60 s (a condition waited for, not a time measured).
 running() {
 	rn_i=0
-	while [ "$(pgrep -f "$2" 2>/dev/null | wc -l)" -lt "$1" ]; do
+	while [ "$(running_pids "$2" | wc -l)" -lt "$1" ]; do
 		rn_i=$((rn_i + 1))
 		[ "$rn_i" -le 600 ] || return 1
 		sleep 0.1
@@ -77,7 +77,7 @@ gone() {
 }
 
 # still PATTERN N: N processes match PATTERN now.
-still() { [ "$(pgrep -f "$1" 2>/dev/null | wc -l)" -ge "$2" ]; }
+still() { [ "$(running_pids "$1" | wc -l)" -ge "$2" ]; }
 
 # stop_as USER NAME ID [ARGS]: warrant stop as USER; output $SR_DIR/NAME.out
 # (and .err), status STOP_RC.
