@@ -537,18 +537,22 @@ filereq bkill "$FD/kill.bin"
 # hold_blobs: the test holds the blob store's lock (until release_blobs):
 # a request with snapshots then waits for it in the daemon's worker,
 # which the test can see, kill, or keep busy, while the daemon answers
-# everyone else.
+# everyone else. The holder runs as the reviewer, so its "held" mark goes
+# in a directory of the reviewer's; a hold that never began is a failure.
+BLKD=$SR_DIR/blk
+install -d -m 0755 -o "$REV" "$BLKD"
 hold_blobs() {
-	rm -f "$SR_DIR/blk.held" "$SR_DIR/blk.release"
+	rm -f "$BLKD/held" "$BLKD/release"
 	sr_as "$REV" flock "$BLOBS" sh -c 'touch "$1"; i=0
 	    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
-	    "$SR_DIR/blk.held" "$SR_DIR/blk.release" &
+	    "$BLKD/held" "$BLKD/release" &
 	BLK=$!
 	i=0
-	while [ ! -e "$SR_DIR/blk.held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -e "$BLKD/held" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$BLKD/held" ] || not_ok "infra: the test holds the blob store's lock"
 }
 release_blobs() {
-	touch "$SR_DIR/blk.release"
+	touch "$BLKD/release"
 	wait "$BLK"
 }
 hold_blobs
