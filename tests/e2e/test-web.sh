@@ -545,8 +545,8 @@ EOF
 	# a slow-header flood from 127.0.0.1-5, as the agent user, while the
 	# paired browser loads the page and approves
 	cat >"$SR_DIR/flood.py" <<'PY'
-import socket, sys, time, select
-port, secs, out = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+import os, socket, sys, time, select
+port, secs, out, stop = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
 addrs = ["127.0.0.%d" % i for i in range(1, 6)]
 conns, made, cut = {}, 0, 0
 def connect(a):
@@ -565,7 +565,7 @@ for sl in slots:
     conns[sl] = connect(sl[0])
 end = time.time() + secs
 nxt = time.time()
-while time.time() < end:
+while time.time() < end and not os.path.exists(stop):
     live = [s for s in conns.values() if s is not None]
     r, _, _ = select.select(live, [], [], 0.05)
     for sl, s in list(conns.items()):
@@ -602,7 +602,8 @@ PY
 	rev pair --no-qr >"$T.fpair"
 	FURL=$(grep -o "$U/#token=[A-Za-z0-9_-]*" "$T.fpair")
 	LOGN=$(wc -l <"$SR_DIR/serve.log")
-	as_agent python3 "$SR_DIR/flood.py" "$PORT" 30 "$SR_DIR/agent/flood"
+	# it floods until the browser is done (the test's stop file), 60 s at most
+	as_agent python3 "$SR_DIR/flood.py" "$PORT" 60 "$SR_DIR/agent/flood" "$SR_DIR/flood.stop"
 	FPID=$!
 	at_exit "kill $FPID 2>/dev/null"
 	sleep 4
@@ -616,6 +617,7 @@ EOF
 	    >"$T.cdp3" 2>"$T.cdp3.err"
 	FLOODING=0
 	kill -0 "$FPID" 2>/dev/null && FLOODING=1
+	: >"$SR_DIR/flood.stop"
 	wait "$FPID"
 	read -r fmade fcut <"$SR_DIR/agent/flood" || fmade=0
 	check "the flood ran all along ($fmade connections opened, $fcut cut)" \
