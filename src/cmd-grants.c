@@ -6,7 +6,6 @@
  * uses and revocation stay in the audit chain (docs/grants.md).
  */
 #include <getopt.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,18 +34,14 @@ const struct cmd_entry cmd_grants_entry = {
 static void
 print_grant(const json_t *g)
 {
-	char when[32], buf[1024];
-	struct passwd pw, *p = NULL;
+	char when[32], who[320];
 	const char *agent = json_string_value(json_object_get(g, "agent"));
 	uid_t uid = (uid_t)json_integer_value(json_object_get(g, "requester_uid"));
 	json_t *a;
 	size_t i;
 
 	format_time(json_integer_value(json_object_get(g, "expires_at")), when, sizeof when);
-	if (getpwuid_r(uid, &pw, buf, sizeof buf, &p) != 0)
-		p = NULL;
-	printf("%s  until %s  %s (uid %u)", json_str(g, "id"), when,
-	    p != NULL ? p->pw_name : "?", (unsigned)uid);
+	printf("%s  until %s  %s", json_str(g, "id"), when, user_label(uid, who, sizeof who));
 	if (agent != NULL) {
 		fputs("  agent ", stdout);
 		text_print(stdout, agent);

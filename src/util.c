@@ -2,7 +2,9 @@
 /* Helpers of the CLI and its commands that the root runner does not need. */
 #include <err.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +22,20 @@ format_time(int64_t t, char *buf, size_t size)
 	if (gmtime_r(&tt, &tm) == NULL ||
 	    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(buf, size, "%lld", (long long)t);
+}
+
+/* "NAME (uid N)", or "uid N" when no account has uid. */
+const char *
+user_label(uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *p;
+	char nss[4096];
+
+	if (getpwuid_r(uid, &pw, nss, sizeof nss, &p) == 0 && p != NULL)
+		snprintf(buf, size, "%s (uid %u)", p->pw_name, (unsigned)uid);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)uid);
+	return buf;
 }
 
 /* A decimal count in [lo, hi]; 0 on success. */

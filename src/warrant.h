@@ -53,6 +53,7 @@ const char *exit_meaning(int);
 
 /* util.c: CLI helpers */
 void	 format_time(int64_t, char *, size_t);
+const char *user_label(uid_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 const char *json_str(const json_t *, const char *);
 int	 refusal_print(const char *, const struct refusal *);

@@ -366,7 +366,7 @@ async function loadGrants() {
 		});
 		return el("article", { class: "grant", "data-grant": x.id },
 			el("div", {}, el("code", { text: x.id }), " ", el("span", { class: "muted",
-				text: "uid " + x.requester_uid + (x.agent ? " (" + x.agent + ")" : "") +
+				text: x.requester + (x.agent ? ", agent " + x.agent : "") +
 				", in " + x.cwd + ", until " + absoluteTime(x.expires_at) })),
 			argvView(x.argv), b);
 	}));

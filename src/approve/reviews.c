@@ -6,7 +6,6 @@
  * will, so the reviewer learns early that they are missing. The runner
  * decides; this only tells. A denial by any member denies the gate here.
  */
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,19 +27,6 @@ batch_binding(const struct batch *b, struct tp_binding *tb)
 	    (uid_t)json_integer_value(json_object_get(rq, "uid")) : 0,
 	    .reviewer = getuid() };
 	return ids;
-}
-
-static const char *
-user_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd pw, *p;
-	char nss[4096];
-
-	if (getpwuid_r(uid, &pw, nss, sizeof nss, &p) == 0 && p != NULL)
-		snprintf(buf, size, "%s (uid %u)", p->pw_name, (unsigned)uid);
-	else
-		snprintf(buf, size, "uid %u", (unsigned)uid);
-	return buf;
 }
 
 /*
@@ -91,7 +77,7 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 	}
 	if (t.denied) {
 		snprintf(note, sizeof note, "denied by %s (two-person rule)",
-		    user_name(t.denied_by, who, sizeof who));
+		    user_label(t.denied_by, who, sizeof who));
 		if (gate_deny(b->st, b->gate_id, note) == 0) {
 			say(b, "review_denied", "%s, a member of %s, denied this request; "
 			    "it is denied, nothing ran", who, p.group);
@@ -107,7 +93,7 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 		    "`warrant answer %s --approve --to %s`%s; nothing ran, the gate stays "
 		    "pending", p.approvals, p.approvals - 1, p.group, t.approvals,
 		    t.approvals == 1 ? "is" : "are", b->gate_id,
-		    user_name(getuid(), who, sizeof who), json_array_size(b->selected) <
+		    user_label(getuid(), who, sizeof who), json_array_size(b->selected) <
 		    json_array_size(json_object_get(b->manifest, "commands")) ?
 		    " with the same -c selection" : "");
 		return -1;

@@ -753,11 +753,14 @@ approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 	return web_json(c, MHD_HTTP_CONFLICT, v);
 }
 
-/* The live grants, newest first, every string neutralised. */
+/* The live grants, newest first, each with its requester's name
+ * ("requester"), every string neutralised. */
 static enum MHD_Result
 grants_list_route(struct web *w, struct MHD_Connection *c)
 {
-	json_t *l;
+	char who[320];
+	json_t *l, *g;
+	size_t i;
 
 	pthread_mutex_lock(&w->lock);
 	(void)refresh_store(&w->st);
@@ -766,6 +769,9 @@ grants_list_route(struct web *w, struct MHD_Connection *c)
 	if (l == NULL)
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "the daemon cannot read its grants");
+	json_array_foreach(l, i, g)
+		json_object_set_new(g, "requester", json_string(user_label((uid_t)
+		    json_integer_value(json_object_get(g, "requester_uid")), who, sizeof who)));
 	return web_json(c, MHD_HTTP_OK, json_pack("{s:o}", "grants", neutral(l, SHOWN_TEXT)));
 }
 

@@ -814,6 +814,7 @@ if [ -n "$CHROMIUM" ] && command -v node >/dev/null 2>&1; then
  {"wait": "(document.querySelector('$K') || {textContent: ''}).textContent.includes('Allowed again until')", "ms": 20000},
  {"wait": "document.querySelectorAll('#grants article.grant').length === 1"},
  {"eval": "document.querySelector('#grants article.grant').getAttribute('data-grant') + ' ' + document.querySelector('#grants article.grant .argv').textContent"},
+ {"eval": "document.querySelector('#grants article.grant .muted').textContent"},
  {"eval": "document.getElementById('grants-title').scrollIntoView(), 1"},
  {"shot": "$SHOTS/grants-390x844.png"}]
 EOF
@@ -829,9 +830,11 @@ EOF
 	    "len(j) == 1 and j[0]['gate_id'] == '$GK' and j[0]['command_id'] == 'e' and j[0]['argv'] == ['/bin/echo', '$GWORD'] and 3500 <= j[0]['expires_at'] - j[0]['created_at'] <= 3600" "$T.grants"
 	GID=$(jval "$T.grants" 'j[0]["id"]')
 	check "the page lists it" step5 9 "j['value'].startswith('$GID ') and '$GWORD' in j['value']"
+	check "... naming its requester by name and uid" step5 10 "j['value'].startswith('$REV (uid $(id -u "$REV")), in ')"
 	check "a screenshot of the grants list" [ -s "$SHOTS/grants-390x844.png" ]
 	api GET /api/grants
-	jcheck "GET /api/grants lists it" "[g['id'] for g in j['grants']] == ['$GID']" "$T"
+	jcheck "GET /api/grants lists it, with its requester" \
+	    "[(g['id'], g['requester']) for g in j['grants']] == [('$GID', '$REV (uid $(id -u "$REV"))')]" "$T"
 	gate "$SR_DIR/k2.json"
 	GK2=$G
 	rev wait -j -t 60 "$GK2" >"$T.kwait" 2>&1
