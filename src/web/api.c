@@ -824,8 +824,8 @@ grants_route(struct web *w, struct MHD_Connection *c, struct web_req *r, int get
 
 /*
  * The event stream: "event: gates" with the count of pending gates
- * whenever the list changes (then the page reads /api/gates), a comment
- * line when idle. A thread per connection: the callback may wait.
+ * whenever the list of gates or of live grants changes (then the page
+ * reads /api/gates and /api/grants), a comment line when idle. A thread per connection: the callback may wait.
  */
 struct sse {
 	struct web	*w;
@@ -833,11 +833,13 @@ struct sse {
 	int64_t		 beat;
 };
 
-/* A fingerprint of every gate's id and state, and the pending count. */
+/* A fingerprint of every gate's id and state and of the live grants (one
+ * made, revoked or expired anywhere changes the page's list), and the
+ * pending count. */
 static long
 fingerprint(struct web *w, char out[SHA256_HEX_LEN + 1])
 {
-	json_t *list, *g, *key = json_array();
+	json_t *list, *grants, *g, *key = json_array();
 	long pending = 0;
 	size_t i;
 	char *s;
@@ -850,7 +852,11 @@ fingerprint(struct web *w, char out[SHA256_HEX_LEN + 1])
 		    json_str(g, "state"), busy(w, json_str(g, "request_id"))));
 		pending += strcmp(json_str(g, "state"), "pending") == 0;
 	}
+	grants = grants_live(&w->st);
+	json_array_foreach(grants, i, g)
+		json_array_append_new(key, json_pack("[s]", json_str(g, "id")));
 	pthread_mutex_unlock(&w->lock);
+	json_decref(grants);
 	json_decref(list);
 	s = json_dumps(key, JSON_COMPACT);
 	json_decref(key);

@@ -22,6 +22,17 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$*"; }
 # check DESC COMMAND...: ok when the command succeeds.
 check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# wait_for EXPR SECONDS: EXPR (eval'd here: expand any $1 before) is
+# true within SECONDS, looked at every 0.1 s (a condition waited for,
+# not a time measured). Suites that wait on a screen define their own.
+wait_for() {
+	wf_i=0
+	while ! eval "$1"; do
+		wf_i=$((wf_i + 1))
+		[ "$wf_i" -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
 # is DESC GOT WANT: ok when the two strings are equal.
 is() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi

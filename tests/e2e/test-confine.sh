@@ -201,16 +201,6 @@ approved() {
 		diag "$(tr -d '\r' <"$ANS" 2>/dev/null | grep -v '^## ptydrive' | tail -c 800 | tr '\n' ' ')"
 	fi
 }
-# wait_for EXPR SECONDS: EXPR (eval'd here: expand any $1 before) is
-# true within SECONDS.
-wait_for() {
-	wf_i=0
-	while ! eval "$1"; do
-		wf_i=$((wf_i + 1))
-		[ "$wf_i" -le $(($2 * 10)) ] || return 1
-		sleep 0.1
-	done
-}
 # names DESC ID S: the ledger names S for command ID: a refused access
 # (confinement.refused) whose path or reason has S, or the command itself
 # refused (the runner's re-judgement before it starts) with S in its reason.

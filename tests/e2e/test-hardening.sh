@@ -60,14 +60,6 @@ settled() {
 		sleep 0.2
 	done
 }
-wait_for() {
-	wf_i=0
-	while ! eval "$1"; do
-		wf_i=$((wf_i + 1))
-		[ "$wf_i" -le $(($2 * 10)) ] || return 1
-		sleep 0.1
-	done
-}
 
 # ============================================================ set-up
 if sr_need && sr_user_setup && sr_install; then ok "infra: reviewer $SR_USER, warrant installed"

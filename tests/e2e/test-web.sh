@@ -853,6 +853,21 @@ EOF
 	is "... and from warrant grants" "$(rev grants -j | jscan 'len(j)')" 0
 	gate "$SR_DIR/k3.json"
 	is "an identical request after the revocation waits for review" "$(state_of "$G")" pending
+	# a grant revoked elsewhere reaches an open page: the event stream
+	# fires when the live grants change, with no gate changing
+	api POST "/api/gates/$G/approve" "{\"manifest_sha256\":\"$H\",\"commands\":[\"e\"],\"grant\":\"1h\"}"
+	GID3=$(jval "$T" 'j["grants"][0]["id"]')
+	rev wait -t 60 "$G" >/dev/null 2>&1
+	api POST /api/events/ticket '{}'
+	TICKET=$(jval "$T" 'j["ticket"]')
+	curl -s -N -b "$JAR" --max-time 60 "$U/api/events?ticket=$TICKET" >"$T.gsse" &
+	GSSE=$!
+	check "(infra) the event stream's first event" \
+	    wait_for "grep -q '^event: gates' '$T.gsse'" 30
+	rev grants --revoke "$GID3" >/dev/null
+	check "a grant revoked with warrant grants: the open event stream tells the page" \
+	    wait_for "[ \$(grep -c '^event: gates' '$T.gsse') -ge 2 ]" 30
+	kill "$GSSE" 2>/dev/null
 	api POST "/api/grants/$GID/revoke" '{}'
 	is "revoking it again: 404 no_such_grant" "$ST:$(errcode)" 404:no_such_grant
 	api POST "/api/grants/g-bad/revoke" '{}'
