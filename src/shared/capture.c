@@ -131,12 +131,14 @@ capture_tail(struct capture *c, size_t max)
 	return safe;
 }
 
-/* The command's group, and every descendant of ours: a process that
- * made its own session or group is still one (descendants_adopt). */
+/* The command's group, and its whole tree among our descendants: a
+ * process that made its own session or group is still one
+ * (descendants_adopt). Once the command is reaped its number may be
+ * another process's: then only the tree is signalled. */
 static void
-kill_group(pid_t pid, int sig)
+kill_group(pid_t pid, int reaped, int sig)
 {
-	if (kill(-pid, sig) != 0 && errno == ESRCH)
+	if (!reaped && kill(-pid, sig) != 0 && errno == ESRCH)
 		kill(pid, sig);
 	descendants_signal(sig);
 }
@@ -236,7 +238,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		if (x->deadline_ms != 0 && now >= x->deadline_ms && !res->deadline) {
 			res->deadline = res->timed_out = 1;
 			if (!exited)
-				kill_group(pid, SIGKILL);
+				kill_group(pid, exited, SIGKILL);
 			kill_at = 0;
 		}
 		if (exited && (pfd[0].fd < 0 || now - exit_seen >= DRAIN_AFTER_EXIT_MS ||
@@ -245,16 +247,16 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		if (!exited && !res->timed_out && !res->stopped && x->tick != NULL &&
 		    x->tick(x->tick_arg, c)) {
 			res->stopped = 1;
-			kill_group(pid, SIGTERM);
+			kill_group(pid, exited, SIGTERM);
 			kill_at = now + KILL_GRACE_MS;
 		}
 		if (!exited && !res->timed_out && !res->stopped && now >= deadline) {
 			res->timed_out = 1;
-			kill_group(pid, SIGTERM);
+			kill_group(pid, exited, SIGTERM);
 			kill_at = now + KILL_GRACE_MS;
 		}
 		if (!exited && kill_at != 0 && now >= kill_at) {
-			kill_group(pid, SIGKILL);
+			kill_group(pid, exited, SIGKILL);
 			kill_at = 0;
 		}
 		if (!exited && !res->timed_out && !res->stopped)
@@ -280,7 +282,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 	if (pidfd >= 0)
 		close(pidfd);
 	if (res->timed_out || res->stopped)
-		kill_group(pid, SIGKILL);	/* stragglers of the tree, if any */
+		kill_group(pid, exited, SIGKILL);	/* stragglers of the tree, if any */
 	if (!exited)
 		waitpid(pid, &status, 0);
 	if (res->timed_out || res->stopped)

@@ -13,7 +13,9 @@
  * A stopped command's whole tree goes: the executor is its children's
  * subreaper (a command that double-forks into a new session still has
  * the executor as an ancestor), so every descendant of the executor is
- * signalled, SIGTERM first, SIGKILL after the grace (capture.c).
+ * signalled, SIGTERM first, SIGKILL after the grace (capture.c), except
+ * what descends from a child the executor had before the command started
+ * (the console's finalizer of an earlier detached approval is one).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +32,7 @@
 
 #define LIVE_EVERY_MS	250
 #define REAP_WAIT_MS	2000	/* for killed processes to end */
+#define EARLIER_MAX	64	/* children from before a command, told apart */
 
 /* Has the reviewer asked this run to stop? Owner is the reviewer's uid. */
 int
@@ -125,18 +129,15 @@ run_watch_tick(void *arg, struct capture *c)
 	return run_watch_halted(w);
 }
 
-/* Orphans of a command come to this process, not to init: they stay in
- * the tree a stop (or a timeout) kills. */
-void
-descendants_adopt(void)
-{
-	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
-}
-
 struct proc_row {
 	pid_t	 pid, ppid;
+	long long start;	/* clock ticks after boot, as /proc says */
 	char	 state;
 };
+
+/* this process's children when the command started: not the command's */
+static struct proc_row earlier[EARLIER_MAX];
+static size_t nearlier;
 
 /* Every process on the host with its parent and state; NULL when /proc
  * cannot be read. */
@@ -148,6 +149,7 @@ proc_table(size_t *n)
 	struct dirent *d;
 	char buf[1024], *end;
 	const char *f;
+	long long start;
 	long pid;
 	int ppid;
 	char state;
@@ -159,7 +161,8 @@ proc_table(size_t *n)
 	while ((d = readdir(dir)) != NULL) {
 		pid = strtol(d->d_name, &end, 10);
 		if (*end != '\0' || pid <= 0 || (f = proc_stat_fields((pid_t)pid, buf,
-		    sizeof buf)) == NULL || sscanf(f, "%c %d", &state, &ppid) != 2)
+		    sizeof buf)) == NULL || sscanf(f, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u"
+		    " %*u %*u %*u %*d %*d %*d %*d %*d %*d %lld", &state, &ppid, &start) != 3)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -169,13 +172,54 @@ proc_table(size_t *n)
 		}
 		rows[*n].pid = (pid_t)pid;
 		rows[*n].ppid = (pid_t)ppid;
+		rows[*n].start = start;
 		rows[(*n)++].state = state;
 	}
 	closedir(dir);
 	return rows;
 }
 
-/* Is pid a descendant of this process, by the table? */
+/*
+ * Orphans of a command come to this process, not to init: they stay in
+ * the tree a stop (or a timeout) kills. Called as a command starts: the
+ * children this process has then (the same pid and start time) and
+ * theirs are left alone. Past EARLIER_MAX of them, the rest count as the
+ * command's. With no child at all (the runner's case) /proc is not read.
+ */
+void
+descendants_adopt(void)
+{
+	struct proc_row *rows;
+	siginfo_t si;
+	pid_t self = getpid();
+	size_t n, i;
+
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	nearlier = 0;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+	    (rows = proc_table(&n)) == NULL)
+		return;		/* ECHILD: no child */
+	for (i = 0; i < n && nearlier < EARLIER_MAX; i++)
+		if (rows[i].ppid == self && rows[i].state != 'Z')
+			earlier[nearlier++] = rows[i];
+	free(rows);
+}
+
+/* Was this child of ours there before the command started? */
+static int
+is_earlier(const struct proc_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < nearlier; i++)
+		if (earlier[i].pid == r->pid && earlier[i].start == r->start)
+			return 1;
+	return 0;
+}
+
+/* Is pid of the command's tree: a descendant of this process, not by way
+ * of an earlier child? By the table. */
 static int
 ours(const struct proc_row *rows, size_t n, pid_t pid)
 {
@@ -188,16 +232,16 @@ ours(const struct proc_row *rows, size_t n, pid_t pid)
 		if (i == n)
 			return 0;
 		if (rows[i].ppid == self)
-			return 1;
+			return !is_earlier(&rows[i]);
 		pid = rows[i].ppid;
 	}
 	return 0;
 }
 
 /*
- * Send sig to every live descendant of this process, looking again while
- * new ones appear (a command forking as it is signalled), a bounded
- * number of times. Returns how many were signalled in the last look.
+ * Send sig to every live process of the command's tree (ours), looking
+ * again while new ones appear (a command forking as it is signalled), a
+ * bounded number of times. Returns how many were signalled in the last look.
  */
 size_t
 descendants_signal(int sig)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* Stopping a running command (src/shared/stop.c, through exec_capture's
  * tick): the stop file is heard without being followed, the whole tree
- * goes (a daemon-like orphan in a session of its own too), the live
- * record holds the latest output, bounded. */
+ * goes (a daemon-like orphan in a session of its own too) and nothing
+ * else (a child the executor had before, as the console has its earlier
+ * approval's finalizer), the live record holds the latest output,
+ * bounded. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "warrant.h"
@@ -137,10 +140,18 @@ test_stop_kills_the_tree(void **state)
 	struct exec_result res;
 	struct exec_spec x;
 	size_t len;
-	pid_t orphan;
-	int fd;
+	pid_t orphan, before;
+	int fd, status;
 
 	(void)state;
+	/* a child of ours from before the command, in a session of its own
+	 * like the console's finalizer: the stop is not for it */
+	if ((before = fork()) == 0) {
+		setsid();
+		execl("/bin/sleep", "sleep", "1000", (char *)NULL);
+		_exit(127);
+	}
+	assert_true(before > 0);
 	snprintf(pidfile, sizeof pidfile, "%s/orphan", dir);
 	/* the orphan's parent (the subshell) is gone before the stop, and
 	 * the orphan has a session of its own: only the subreaper keeps it
@@ -173,6 +184,11 @@ test_stop_kills_the_tree(void **state)
 	/* killed, and reaped: no such process any more */
 	assert_int_equal(kill(orphan, 0), -1);
 	assert_int_equal(errno, ESRCH);
+	/* the earlier child lives on */
+	assert_int_equal(waitpid(before, &status, WNOHANG), 0);
+	assert_int_equal(kill(before, SIGKILL), 0);
+	assert_int_equal(waitpid(before, &status, 0), before);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 int
