@@ -131,9 +131,10 @@ capture_tail(struct capture *c, size_t max)
 	return safe;
 }
 
-/* The command's group, and its whole tree among our descendants: a
+/* The command's group, and the batch's tree among our descendants: a
  * process that made its own session or group is still one
- * (descendants_adopt). Once the command is reaped its number may be
+ * (descendants_adopt), what was ours before the batch is not
+ * (descendants_note). Once the command is reaped its number may be
  * another process's: then only the tree is signalled. */
 static void
 kill_group(pid_t pid, int reaped, int sig)

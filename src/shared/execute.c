@@ -34,6 +34,7 @@ batch_execute(const struct batch_exec *x, int *broken, int *stopped)
 	size_t i;
 
 	*broken = *stopped = 0;
+	descendants_note();	/* what this process had before is not the batch's */
 	snprintf(told, sizeof told, "not run: %s was told to stop", x->who);
 	snprintf(started, sizeof started, "started; %s stopped before it finished", x->who);
 	json_array_foreach(x->cmds, i, c) {

@@ -377,6 +377,7 @@ json_t	*run_watch_record(const struct run_watch *);
 void	 run_watch_command(struct run_watch *, const char *);
 int	 run_watch_tick(void *, struct capture *);
 void	 descendants_adopt(void);
+void	 descendants_note(void);
 size_t	 descendants_signal(int);
 void	 descendants_reap(void);
 

@@ -14,7 +14,7 @@
  * subreaper (a command that double-forks into a new session still has
  * the executor as an ancestor), so every descendant of the executor is
  * signalled, SIGTERM first, SIGKILL after the grace (capture.c), except
- * what descends from a child the executor had before the command started
+ * what descends from a child the executor had before the batch started
  * (the console's finalizer of an earlier detached approval is one).
  */
 #include <dirent.h>
@@ -135,7 +135,7 @@ struct proc_row {
 	char	 state;
 };
 
-/* this process's children when the command started: not the command's */
+/* this process's children when the batch started: not the batch's */
 static struct proc_row earlier[EARLIER_MAX];
 static size_t nearlier;
 
@@ -179,22 +179,29 @@ proc_table(size_t *n)
 	return rows;
 }
 
-/*
- * Orphans of a command come to this process, not to init: they stay in
- * the tree a stop (or a timeout) kills. Called as a command starts: the
- * children this process has then (the same pid and start time) and
- * theirs are left alone. Past EARLIER_MAX of them, the rest count as the
- * command's. With no child at all (the runner's case) /proc is not read.
- */
+/* Orphans of a command come to this process, not to init: they stay in
+ * the tree a stop (or a timeout) kills. */
 void
 descendants_adopt(void)
+{
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/*
+ * As a batch starts: the children this process has now (the same pid and
+ * start time) and theirs are not the batch's, and a stop or a timeout
+ * leaves them alone; whatever a command of the batch leaves behind is
+ * the batch's. Past EARLIER_MAX of them, the rest count as the batch's.
+ * With no child at all (the runner's case) /proc is not read.
+ */
+void
+descendants_note(void)
 {
 	struct proc_row *rows;
 	siginfo_t si;
 	pid_t self = getpid();
 	size_t n, i;
 
-	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	nearlier = 0;
 	memset(&si, 0, sizeof si);
 	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
@@ -206,7 +213,7 @@ descendants_adopt(void)
 	free(rows);
 }
 
-/* Was this child of ours there before the command started? */
+/* Was this child of ours there before the batch started? */
 static int
 is_earlier(const struct proc_row *r)
 {
@@ -218,7 +225,7 @@ is_earlier(const struct proc_row *r)
 	return 0;
 }
 
-/* Is pid of the command's tree: a descendant of this process, not by way
+/* Is pid of the batch's tree: a descendant of this process, not by way
  * of an earlier child? By the table. */
 static int
 ours(const struct proc_row *rows, size_t n, pid_t pid)
@@ -239,7 +246,7 @@ ours(const struct proc_row *rows, size_t n, pid_t pid)
 }
 
 /*
- * Send sig to every live process of the command's tree (ours), looking
+ * Send sig to every live process of the batch's tree (ours), looking
  * again while new ones appear (a command forking as it is signalled), a
  * bounded number of times. Returns how many were signalled in the last look.
  */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* Stopping a running command (src/shared/stop.c, through exec_capture's
  * tick): the stop file is heard without being followed, the whole tree
- * goes (a daemon-like orphan in a session of its own too) and nothing
- * else (a child the executor had before, as the console has its earlier
+ * goes (a daemon-like orphan in a session of its own too, and what an
+ * earlier command of the batch left) and nothing else (a child the
+ * executor had before the batch, as the console has its earlier
  * approval's finalizer), the live record holds the latest output,
  * bounded. */
 #include <stdarg.h>
@@ -140,11 +141,11 @@ test_stop_kills_the_tree(void **state)
 	struct exec_result res;
 	struct exec_spec x;
 	size_t len;
-	pid_t orphan, before;
+	pid_t orphan, before, left;
 	int fd, status;
 
 	(void)state;
-	/* a child of ours from before the command, in a session of its own
+	/* a child of ours from before the batch, in a session of its own
 	 * like the console's finalizer: the stop is not for it */
 	if ((before = fork()) == 0) {
 		setsid();
@@ -152,6 +153,14 @@ test_stop_kills_the_tree(void **state)
 		_exit(127);
 	}
 	assert_true(before > 0);
+	descendants_note();	/* the batch starts (batch_execute) */
+	/* what an earlier command of the batch left running: the stop is */
+	if ((left = fork()) == 0) {
+		setsid();
+		execl("/bin/sleep", "sleep", "1000", (char *)NULL);
+		_exit(127);
+	}
+	assert_true(left > 0);
 	snprintf(pidfile, sizeof pidfile, "%s/orphan", dir);
 	/* the orphan's parent (the subshell) is gone before the stop, and
 	 * the orphan has a session of its own: only the subreaper keeps it
@@ -184,7 +193,10 @@ test_stop_kills_the_tree(void **state)
 	/* killed, and reaped: no such process any more */
 	assert_int_equal(kill(orphan, 0), -1);
 	assert_int_equal(errno, ESRCH);
-	/* the earlier child lives on */
+	/* what the batch left is gone too (killed and reaped); the earlier
+	 * child lives on */
+	assert_int_equal(kill(left, 0), -1);
+	assert_int_equal(errno, ESRCH);
 	assert_int_equal(waitpid(before, &status, WNOHANG), 0);
 	assert_int_equal(kill(before, SIGKILL), 0);
 	assert_int_equal(waitpid(before, &status, 0), before);
