@@ -189,14 +189,10 @@ conn_open(int fd, struct peer *p)
 }
 
 /* The child of c is done (or given up: out NULL): reap it, and hand its
- * result to ops.c unless c is going away. c is free for another worker
- * by then (a machine's answer goes on to one that copies snapshots). */
+ * result to ops.c unless c is going away. */
 static void
 child_end(struct daemon *d, struct conn *c, int ok)
 {
-	json_t *msg = c->child_msg;
-	char *out = c->child_out;
-	size_t len = c->child_len;
 	int status;
 
 	if (!ok)
@@ -206,14 +202,14 @@ child_end(struct daemon *d, struct conn *c, int ok)
 	close(c->child_fd);
 	c->child = 0;
 	c->child_fd = -1;
+	if (d != NULL)
+		ops_child_done(d, c, c->child_msg, ok && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0 ? c->child_out : NULL, c->child_len);
+	json_decref(c->child_msg);
 	c->child_msg = NULL;
+	free(c->child_out);
 	c->child_out = NULL;
 	c->child_len = 0;
-	if (d != NULL)
-		ops_child_done(d, c, msg, ok && WIFEXITED(status) &&
-		    WEXITSTATUS(status) == 0 ? out : NULL, len);
-	json_decref(msg);
-	free(out);
 }
 
 /* How many workers (conn_fork) run now for uid: none before the loop

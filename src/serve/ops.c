@@ -266,13 +266,8 @@ ops_child_done(struct daemon *d, struct conn *c, json_t *msg, const char *out, s
 
 	/* the key is looked at again: a retry may have been stored meanwhile */
 	if (json_is_object(json_object_get(j, "answer"))) {
-		if (request_repeat(d, c, msg) == 0) {
-			/* its snapshots are copied by an intake worker, never here */
-			if (has_snapshot(msg))
-				worker_start(d, c, msg, json_object_get(j, "answer"));
-			else
-				request_store(d, c, msg, json_object_get(j, "answer"));
-		}
+		if (request_repeat(d, c, msg) == 0)
+			request_store(d, c, msg, json_object_get(j, "answer"));
 	} else if (json_is_object(json_object_get(j, "stored")))
 		request_reply(c, msg, EXIT_OK, json_object_get(j, "stored"), NULL, 0);
 	else if (json_object_get(j, "refusal") != NULL &&
@@ -362,7 +357,7 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	}
 	/* snapshots are read, hashed and copied by a worker, never here */
 	if (has_snapshot(msg)) {
-		worker_start(d, c, msg, NULL);
+		worker_start(d, c, msg);
 		return;
 	}
 	request_store(d, c, msg, NULL);

@@ -98,7 +98,7 @@ int	 request_submit(struct store *, const struct peer *, const char *, json_t *,
 	    const json_t *, json_t **, struct refusal *);
 
 /* worker.c: requests with snapshots, stored by a fresh warrant process */
-void	 worker_start(struct daemon *, struct conn *, json_t *, const json_t *);
+void	 worker_start(struct daemon *, struct conn *, json_t *);
 int	 worker_main(void);
 
 /* push.c: the hint-only push of serve --notify-url. */

@@ -12,8 +12,7 @@
  * standard input: the message as the requester sent it, the peer as the
  * kernel told the daemon (SO_PEERCRED, SO_PEERGROUPS: never anything the
  * requester said about itself), the reviewer's home and the store with
- * its blob bounds, and for a machine's request the answer the machine
- * gave over ssh (request_ask, in the daemon's own worker). The worker answers one line on descriptor 3, the pipe
+ * its blob bounds. The worker answers one line on descriptor 3, the pipe
  * conn_fork made: {"stored": DESCRIPTOR}, {"refusal": …} or
  * {"failed": true}; ops_child_done replies to the requester. A worker
  * that dies or overstays SERVE_CHILD_MS leaves the requester an
@@ -37,10 +36,9 @@
 #define WORKER_OUT_FD	3
 #define WORKER_NICE	10	/* below the daemon's loop, which stays responsive */
 
-/* The job for msg's request from c's peer (with its machine's answer, or
- * NULL), as one line of JSON; NULL after saying why. */
+/* The job for msg's request from c's peer, as one line of JSON; NULL after saying why. */
 static char *
-job_encode(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
+job_encode(struct daemon *d, struct conn *c, json_t *msg)
 {
 	const struct peer *p = conn_peer(c);
 	json_t *groups = json_array(), *job;
@@ -49,11 +47,11 @@ job_encode(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
 
 	for (i = 0; i < p->ngroups; i++)
 		json_array_append_new(groups, json_integer(p->groups[i]));
-	job = json_pack("{s:O,s:I,s:I,s:o,s:I,s:I,s:s?,s:s,s:I,s:I,s:O?}", "msg", msg,
+	job = json_pack("{s:O,s:I,s:I,s:o,s:I,s:I,s:s?,s:s,s:I,s:I}", "msg", msg,
 	    "uid", (json_int_t)p->uid, "gid", (json_int_t)p->gid, "groups", groups,
 	    "pid", (json_int_t)p->pid, "start", (json_int_t)p->start, "home", d->home,
 	    "dir", d->st.dir, "blob_quota", (json_int_t)d->st.blob_quota,
-	    "blob_cap", (json_int_t)d->st.blob_cap, "answer", (json_t *)answer);
+	    "blob_cap", (json_int_t)d->st.blob_cap);
 	line = job != NULL ? json_dumps(job, JSON_COMPACT) : NULL;
 	json_decref(job);
 	if (line == NULL)
@@ -64,14 +62,13 @@ job_encode(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
 /*
  * In the daemon: hand msg's request (it has snapshots) for c's peer to a
  * worker, which stores it while the loop goes on; ops_child_done replies
- * when it ends. answer: the machine's, for a request to one, else NULL.
- * Refused `busy` when too many workers run (conn_fork).
+ * when it ends. Refused `busy` when too many workers run (conn_fork).
  */
 void
-worker_start(struct daemon *d, struct conn *c, json_t *msg, const json_t *answer)
+worker_start(struct daemon *d, struct conn *c, json_t *msg)
 {
 	static char *const argv[] = { "warrant", "serve-intake", NULL };
-	char *line = job_encode(d, c, msg, answer);
+	char *line = job_encode(d, c, msg);
 	int in = -1, fd;
 
 	if (line == NULL || (in = memfd_create("warrant-job", MFD_CLOEXEC)) < 0 ||
@@ -130,8 +127,7 @@ static char *
 job_run(json_t *job)
 {
 	const char *dir = json_string_value(json_object_get(job, "dir"));
-	json_t *msg = json_object_get(job, "msg"), *answer = json_object_get(job, "answer");
-	json_t *desc = NULL, *out;
+	json_t *msg = json_object_get(job, "msg"), *desc = NULL, *out;
 	char db[PATH_MAX + 16], *line;
 	struct store st;
 	struct refusal r;
@@ -139,8 +135,7 @@ job_run(json_t *job)
 	struct peer p;
 	int rc = EXIT_INTERNAL, full = 0;
 
-	if (dir == NULL || !json_is_object(msg) || (answer != NULL && !json_is_object(answer)) ||
-	    job_peer(job, &p) != 0) {
+	if (dir == NULL || !json_is_object(msg) || job_peer(job, &p) != 0) {
 		warnx("serve-intake: the job is not one the daemon writes");
 		return NULL;
 	}
@@ -152,7 +147,7 @@ job_run(json_t *job)
 		st.blob_quota = json_integer_value(json_object_get(job, "blob_quota"));
 		st.blob_cap = json_integer_value(json_object_get(job, "blob_cap"));
 		rc = request_submit(&st, &p, json_string_value(json_object_get(job, "home")),
-		    msg, answer, &desc, &r);
+		    msg, NULL, &desc, &r);
 		full = st.full;
 		store_close(&st);
 	}

@@ -12,8 +12,7 @@
 # which comes back redacted; login files that must not run; a split
 # enrollment (--root-via); a hostile target (a fake `warrant exec` whose
 # staging directory and ledger lie, a 1 GiB answer); a request for the
-# machine through the reviewer's daemon whose snapshot is copied by an
-# intake worker once the machine has answered.
+# machine with a snapshot, through the reviewer's daemon: refused.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-remote.sh
 #
@@ -269,10 +268,9 @@ check "[P2] the target user has no sudo ticket afterwards" \
     sh -c "! setpriv --reuid=$TGT --regid=$TGT --init-groups /usr/bin/sudo -n true 2>/dev/null </dev/null"
 
 section "through the daemon: a request for tgt with a snapshot"
-# The daemon asks tgt over ssh in a worker of its own; once tgt has
-# answered, the snapshot is read, hashed and copied by an intake worker
-# (warrant serve-intake), not in the daemon's loop, which meanwhile
-# answers everyone else. The test holds the blob store's lock to see it.
+# Reviewed files never go to another machine: through the reviewer's
+# daemon too, a request for tgt with a snapshot is refused before
+# anything is read or stored.
 id "$DREQ" >/dev/null 2>&1 || useradd -m -s /bin/sh "$DREQ" || bail "cannot create $DREQ"
 "$SR_WARRANT" requesters add --reviewer "$SR_USER" "$DREQ" >"$SR_DIR/dreq.add" 2>&1 ||
     bail "warrant requesters add --reviewer $SR_USER $DREQ: $(cat "$SR_DIR/dreq.add")"
@@ -294,38 +292,19 @@ DPID=$!
 check "infra: the reviewer's daemon answers on $RSOCK" wait_for '[ -S "$RSOCK" ]' 30
 SNAP=$SR_DIR/dsnap
 install -d -m 0755 -o "$DREQ" "$SNAP"
-as_dreq sh -c "head -c 1048576 /dev/urandom >'$SNAP/payload.bin'"
+as_dreq sh -c "head -c 65536 /dev/urandom >'$SNAP/payload.bin'"
 chmod 0644 "$SNAP/payload.bin"
 SNAPSHA=$(sha256sum <"$SNAP/payload.bin" | cut -d' ' -f1)
 printf '{"reason":"daemon %s","machine":"tgt","files":{"p":{"snapshot":"%s","mode":"0644"}},"commands":[{"id":"c","argv":["/usr/bin/true",{"file":"p"}],"why":"a file for tgt"}]}\n' \
     "$TAG" "$SNAP/payload.bin" >"$SR_DIR/d1.json"
 chmod 0644 "$SR_DIR/d1.json"
-# the blob store's lock, held as the reviewer until the test lets go
-BLKD=$SR_DIR/dblk
-install -d -m 0755 -o "$SR_USER" "$BLKD"
-sr_as "$SR_USER" mkdir -p "$SR_STATE/blobs/sha256"
-sr_as "$SR_USER" flock "$SR_STATE/blobs/sha256" sh -c 'touch "$1"; i=0
-    while [ ! -e "$2" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done' sh \
-    "$BLKD/held" "$BLKD/release" &
-BLK=$!
-check "infra: the test holds the blob store's lock" wait_for '[ -e "$BLKD/held" ]' 30
-( as_dreq "$SR_WARRANT" request -j --to "$SR_USER" <"$SR_DIR/d1.json" >"$SR_DIR/d1.out" \
-    2>"$SR_DIR/d1.err"; echo $? >"$SR_DIR/d1.rc" ) &
-D1=$!
-intake_worker() { ps -o args= --ppid "$DPID" 2>/dev/null | grep -qx 'warrant serve-intake'; }
-check "once tgt answered, the snapshot waits in an intake worker (warrant serve-intake)" \
-    wait_for intake_worker 60
-as_dreq "$SR_WARRANT" list -j --to "$SR_USER" >"$SR_DIR/d1.list" 2>&1
-is "... while the daemon's loop answers the requester at once" "$?" 0
-touch "$BLKD/release"
-wait "$BLK" "$D1"
-is "the request for tgt with a snapshot is stored (exit 0)" "$(cat "$SR_DIR/d1.rc")" 0
-GD=$(jscan 'j["request_id"]' "$SR_DIR/d1.out" 2>/dev/null)
-W show -j "$GD" >"$SR_DIR/d1.show" 2>&1
-jcheck "... its gate is for tgt, the file its snapshot's bytes" \
-    "j['machine'] == 'tgt' and j['files']['p']['sha256'] == '$SNAPSHA'" "$SR_DIR/d1.show"
-check "... and the blob is in the reviewer's store" [ -f "$SR_STATE/blobs/sha256/$SNAPSHA" ]
-W answer "$GD" --deny >/dev/null 2>&1
+NG=$(W list -a -j -l 1000000 | jscan 'len(j)')
+as_dreq "$SR_WARRANT" request -j --to "$SR_USER" <"$SR_DIR/d1.json" >"$SR_DIR/d1.out" 2>"$SR_DIR/d1.err"
+is "a request for tgt with a snapshot, through the daemon: refused (exit 2)" "$?" 2
+jcheck "... remote_files at \$.files" \
+    "j['error']['code'] == 'remote_files' and j['error']['path'] == '\$.files'" "$SR_DIR/d1.out"
+is "... no gate was stored" "$(W list -a -j -l 1000000 | jscan 'len(j)')" "$NG"
+check "... and no blob of the snapshot" [ ! -e "$SR_STATE/blobs/sha256/$SNAPSHA" ]
 kill "$DPID" 2>/dev/null
 wait "$DPID" 2>/dev/null
 DPID=""
