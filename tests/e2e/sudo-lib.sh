@@ -198,6 +198,21 @@ sr_as_words() {
 SR_NL='
 '
 
+# sr_serve USER: start `warrant serve` as USER in the background, its
+# standard error appended to $SR_DIR/serve.log; DPID is the daemon's pid
+# (the subshell execs it).
+sr_serve() {
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- $(sr_as_words "$1") "$SR_WARRANT" serve
+		unset IFS
+		exec "$@"
+	) 2>>"$SR_DIR/serve.log" &
+	DPID=$!
+}
+
 # sr_as USER CMD...: run CMD as USER (see sr_as_words), same terminal.
 sr_as() {
 	sa_u=$1

@@ -320,15 +320,7 @@ at_exit cleanup_base
 W=$SR_WARRANT
 "$W" requesters add --reviewer "$REV" "$REQ" >"$SR_DIR/req-add" 2>&1 ||
     bail "warrant requesters add --reviewer $REV $REQ"
-(
-	set -f
-	IFS=$SR_NL
-	# shellcheck disable=SC2046
-	set -- $(sr_as_words "$REV") "$W" serve
-	unset IFS
-	exec "$@"
-) 2>>"$SR_DIR/serve.log" &
-DPID=$!
+sr_serve "$REV"
 check "infra: the reviewer's daemon answers on $SOCK" wait_for '[ -S "$SOCK" ]' 30
 rm -rf "$OPT" "$SRV" "$SRVG"
 install -d -m 0755 -o root -g root "$OPT" "$OPT/x" "$SRV" "$SRV/a"

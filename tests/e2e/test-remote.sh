@@ -280,15 +280,7 @@ as_dreq() {
 	    env -i HOME="$(getent passwd "$DREQ" | cut -d: -f6)" USER="$DREQ" \
 	    PATH=/usr/bin:/bin LANG=C "$@"
 }
-(
-	set -f
-	IFS=$SR_NL
-	# shellcheck disable=SC2046
-	set -- $(sr_as_words "$SR_USER") "$SR_WARRANT" serve
-	unset IFS
-	exec "$@"
-) 2>>"$SR_DIR/serve.log" &
-DPID=$!
+sr_serve "$SR_USER"
 check "infra: the reviewer's daemon answers on $RSOCK" wait_for '[ -S "$RSOCK" ]' 30
 SNAP=$SR_DIR/dsnap
 install -d -m 0755 -o "$DREQ" "$SNAP"

@@ -131,14 +131,7 @@ gate() {
 }
 ran() { [ -e "$MARK.$1-a" ] || [ -e "$MARK.$1-b" ]; }
 
-(
-	set -f
-	IFS=$SR_NL
-	set -- $(sr_as_words "$REV") "$W" serve
-	unset IFS
-	exec "$@"
-) 2>>"$SR_DIR/serve.log" &
-DPID=$!
+sr_serve "$REV"
 i=0
 while [ ! -S "$SOCK" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -S "$SOCK" ] || bail "warrant serve listens on $SOCK"
