@@ -36,6 +36,7 @@ int	 write_all(int, const void *, size_t);
 int	 write_sink(void *, const void *, size_t);
 const char *base_name(const char *);
 const char *proc_stat_fields(pid_t, char *, size_t);
+int	 proc_stat(pid_t, char *, pid_t *, long long *);
 long long proc_start_time(pid_t);
 int	 proc_alive(pid_t, long long);
 /* util.c: ASCII-only case folding and classes, never the locale's */

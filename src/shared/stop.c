@@ -20,11 +20,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,7 +32,7 @@
 
 #define LIVE_EVERY_MS	250
 #define REAP_WAIT_MS	2000	/* for killed processes to end */
-#define EARLIER_MAX	64	/* children from before a command, told apart */
+#define EARLIER_MAX	64	/* children from before a batch, told apart */
 
 /* Has the reviewer asked this run to stop? Owner is the reviewer's uid. */
 int
@@ -147,11 +147,10 @@ proc_table(size_t *n)
 	struct proc_row *rows = NULL, *grown;
 	size_t cap = 0;
 	struct dirent *d;
-	char buf[1024], *end;
-	const char *f;
+	char *end;
 	long long start;
 	long pid;
-	int ppid;
+	pid_t ppid;
 	char state;
 	DIR *dir;
 
@@ -160,9 +159,8 @@ proc_table(size_t *n)
 		return NULL;
 	while ((d = readdir(dir)) != NULL) {
 		pid = strtol(d->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0 || (f = proc_stat_fields((pid_t)pid, buf,
-		    sizeof buf)) == NULL || sscanf(f, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u"
-		    " %*u %*u %*u %*d %*d %*d %*d %*d %*d %lld", &state, &ppid, &start) != 3)
+		if (*end != '\0' || pid <= 0 ||
+		    proc_stat((pid_t)pid, &state, &ppid, &start) != 0)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -171,7 +169,7 @@ proc_table(size_t *n)
 			rows = grown;
 		}
 		rows[*n].pid = (pid_t)pid;
-		rows[*n].ppid = (pid_t)ppid;
+		rows[*n].ppid = ppid;
 		rows[*n].start = start;
 		rows[(*n)++].state = state;
 	}

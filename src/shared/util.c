@@ -166,18 +166,32 @@ proc_stat_fields(pid_t pid, char *buf, size_t size)
 	return p + 2;
 }
 
-/* The start time of pid in clock ticks since boot (procfs field 22), or
- * -1: with the pid it identifies a process even after pid reuse. */
-long long
-proc_start_time(pid_t pid)
+/* The state, parent and start time in clock ticks since boot (procfs
+ * fields 3, 4 and 22) of pid: 0, or -1 when there is no such process. */
+int
+proc_stat(pid_t pid, char *state, pid_t *ppid, long long *start)
 {
 	char buf[1024];
 	const char *f = proc_stat_fields(pid, buf, sizeof buf);
-	long long start = -1;
-	char state = 'Z';
+	int parent;
 
-	if (f == NULL || sscanf(f, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-	    " %*d %*d %*d %*d %*d %*d %lld", &state, &start) != 2)
+	if (f == NULL || sscanf(f, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+	    " %*d %*d %*d %*d %*d %*d %lld", state, &parent, start) != 3)
+		return -1;
+	*ppid = (pid_t)parent;
+	return 0;
+}
+
+/* The start time of pid, or -1: with the pid it identifies a process
+ * even after pid reuse. */
+long long
+proc_start_time(pid_t pid)
+{
+	long long start;
+	pid_t ppid;
+	char state;
+
+	if (proc_stat(pid, &state, &ppid, &start) != 0)
 		return -1;
 	/* a zombie has finished: it executes nothing any more */
 	return state == 'Z' || state == 'X' ? -1 : start;

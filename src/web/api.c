@@ -825,7 +825,8 @@ grants_route(struct web *w, struct MHD_Connection *c, struct web_req *r, int get
 /*
  * The event stream: "event: gates" with the count of pending gates
  * whenever the list of gates or of live grants changes (then the page
- * reads /api/gates and /api/grants), a comment line when idle. A thread per connection: the callback may wait.
+ * reads /api/gates and /api/grants), a comment line when idle. A thread
+ * per connection: the callback may wait.
  */
 struct sse {
 	struct web	*w;
