@@ -180,8 +180,10 @@ is "Sec-Fetch-Site: same-site is refused" "$ST" 403
 ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
     -d '{}' "$U/api/gates/$G0/deny")
 is "a POST without the key is refused" "$ST:$(errcode)" 401:no_session
+# the first character changed (a key that starts with A would make "A..." right)
+if [ "$(printf %s "$KEY" | cut -c1)" = A ]; then c=B; else c=A; fi
 ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
-    -H "X-Warrant-Key: A$(printf %s "$KEY" | cut -c2-)" -d '{}' "$U/api/gates/$G0/deny")
+    -H "X-Warrant-Key: $c$(printf %s "$KEY" | cut -c2-)" -d '{}' "$U/api/gates/$G0/deny")
 is "a POST with a wrong key is refused" "$ST:$(errcode)" 401:no_session
 ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: $KEY" \
     -H 'Content-Type: text/plain' -d '{}' "$U/api/gates/$G0/deny")
