@@ -68,6 +68,12 @@ PY=python3
 # entry(j, id), strings(j), has_text(j, s). str results print raw, others
 # as compact JSON.
 # shellcheck disable=SC2016
+# free_port: a TCP port of 127.0.0.1 that nothing listens on now (the
+# kernel's pick: a random one could be in use, even by an outgoing
+# connection).
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 _JSON_PY='
 import json, sys
 mode, expr, path = sys.argv[1:4]

@@ -20,7 +20,7 @@ for t in curl python3 setpriv visudo sudo; do
 done
 
 USERS="wtbapi1 wtbapi2"
-PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
+PORT=$(free_port)
 U=http://127.0.0.1:$PORT
 CANARY="wt-boxapi-canary-$(od -An -N6 -tx1 /dev/urandom | tr -d ' ')"
 CANARY2="$CANARY-two"

@@ -54,9 +54,6 @@ cleanup() {
 }
 at_exit cleanup
 
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 # listening PORT: something accepts connections on 127.0.0.1:PORT.
 listening() {
 	"$PY" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \

@@ -73,9 +73,6 @@ mkgate() { sr_gate "$@"; }
 answer() { sr_answer "$@"; }
 # refused_with CODE FILE: FILE (stderr of a refused command) names CODE.
 refused_with() { grep -q "($1)" "$2" || { diag "$(head -c 600 "$2")"; return 1; }; }
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 start_sshd() {
 	/usr/sbin/sshd -f "$SR_DIR/sshd_config" -E "$SR_DIR/sshd.log" || return 1
 	i=0

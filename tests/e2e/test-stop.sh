@@ -399,7 +399,7 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
 	skip "(p) the page" "chromium, node or curl is missing (scripts/deps.sh)"
 else
-	PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
+	PORT=$(free_port)
 	U=http://127.0.0.1:$PORT
 	(
 		set -f

@@ -23,7 +23,7 @@ umask 022
 SR_DIR=$(mktemp -d /tmp/warrant-web-e2e.XXXXXX) || exit 1
 chmod 755 "$SR_DIR"
 REV=$SR_USER
-PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 20000))
+PORT=$(free_port)
 U=http://127.0.0.1:$PORT
 JAR=$SR_DIR/jar
 T=$SR_DIR/t
@@ -423,8 +423,7 @@ EOF
 	NARGV=$(rev show -j "$GL" | jscan 'len(j["commands"][0]["argv"])')
 	# the agent's own web server on another port of 127.0.0.1: it logs the
 	# Cookie header of each request it gets
-	APORT=$((PORT + 2))
-	[ "$APORT" -gt 65535 ] && APORT=$((PORT - 2))
+	APORT=$(free_port)
 	cat >"$SR_DIR/agent.py" <<'PY'
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -970,8 +969,7 @@ check "--notify-url refuses another scheme" grep -q 'not an http:// or https:// 
 rev serve --notify-url "$(printf 'http://127.0.0.1/a\033b')" >/dev/null 2>"$T.err"
 check "--notify-url refuses a control character" grep -q 'control character' "$T.err"
 # a receiver on a port of this run: each POST as a JSON line
-PPORT=$((PORT + 1))
-[ "$PPORT" -gt 65535 ] && PPORT=$((PORT - 1))
+PPORT=$(free_port)
 cat >"$SR_DIR/recv.py" <<'PY'
 import http.server, json, sys
 class H(http.server.BaseHTTPRequestHandler):
