@@ -266,6 +266,18 @@ running_pids() {
 	done
 }
 
+# /run/warrant is shared by the suites: one removes it only when it was
+# not there before the suite began (and only once it is empty again).
+WT_RUNDIR_WAS=$([ -e /run/warrant ] && echo 1)
+# requesters_teardown REVIEWER: what `warrant requesters add` made for
+# REVIEWER goes: the group warrant-REVIEWER, its socket directory and its
+# tmpfiles.d entry (and the temporary copy a killed write leaves).
+requesters_teardown() {
+	groupdel "warrant-$1" >/dev/null 2>&1
+	rm -rf "/run/warrant/$1" "/etc/tmpfiles.d/warrant-$1.conf" /etc/tmpfiles.d/.warrant-"$1".conf.*
+	[ -n "$WT_RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+}
+
 cleanup_bin() { rm -rf "$WT_DIR"; }
 
 # setup_base: WT_RB, a private directory owned by the requester inside its

@@ -95,6 +95,23 @@ sr_user_teardown() {
 	sr_forget_tickets
 	return 0
 }
+# sr_dir_done: the suite's directory SR_DIR goes when every check passed
+# and WT_KEEP is not set; otherwise it stays for its transcripts.
+sr_dir_done() {
+	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
+		rm -rf "$SR_DIR"
+	else
+		echo "# transcripts kept in $SR_DIR"
+	fi
+}
+# sr_kill_bg: the suite's background runs (the subshells in BG) and what
+# each of them started.
+sr_kill_bg() {
+	for p in $BG; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+}
 
 # sr_install: find the CLI and the runner installed from the build into
 # its private prefix (tests/run.sh installs them through setup.sh; a suite

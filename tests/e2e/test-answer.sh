@@ -53,19 +53,12 @@ cleanup() {
 	restore_perms
 	# The background pty runs: the subshell and the expect under it (a
 	# held run outlives the case by up to its time limit otherwise).
-	for p in $BG; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-	done
+	sr_kill_bg
 	for p in $(pgrep -f "sleep $SLEEPER" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$OPT"
 	rm -f "$RM"-*
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 

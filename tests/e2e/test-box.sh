@@ -28,7 +28,6 @@ REV=wtboxrev
 unset SUDO_USER
 # /run/warrant is shared with other suites: removed only when this one
 # made it and it is empty again.
-RUNDIR_WAS=$( [ -e /run/warrant ] && echo 1)
 CHPASSWD=/usr/sbin/chpasswd
 CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
 # An interrupted run may have left it at 0 (see "live apply fails").
@@ -47,10 +46,8 @@ cleanup() {
 	done
 	userdel "$REV" >/dev/null 2>&1
 	groupdel "$REV" >/dev/null 2>&1
-	groupdel "warrant-$REV" >/dev/null 2>&1
-	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/warrant-$REV.conf" \
-	    /etc/tmpfiles.d/.warrant-"$REV".conf.* /etc/sudoers.d/wtbox-e2e-extra
-	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
+	rm -f /etc/sudoers.d/wtbox-e2e-extra
 	rm -rf /home/wtbox-e2e-* /tmp/wtbox-e2e-x
 	[ -n "${T:-}" ] && [ -z "${WT_KEEP:-}" ] && rm -rf "$T"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"

@@ -51,8 +51,7 @@ cleanup() {
 	for p in $(stamp_pids); do kill -KILL "$p" 2>/dev/null; done
 	rm -rf "$OPT"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

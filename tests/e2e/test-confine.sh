@@ -63,7 +63,6 @@ TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
 SR_DIR=$(mktemp -d /tmp/warrant-confine-e2e.XXXXXX) || exit 1
 chmod 755 "$SR_DIR"
 REV=$SR_USER
-RGRP=warrant-$REV
 SOCK=/run/warrant/$REV/req.sock
 OPT=/opt/wt-confine
 SRV=/srv/wt-confine
@@ -73,7 +72,6 @@ NEWUSER=wt-confine-u
 DEB=wt-confine-deb
 NGROUPS=300
 GPICK=290
-RUNDIR_WAS=$([ -e /run/warrant ] && echo 1)
 DPID=
 BG=""
 POLICY=
@@ -94,10 +92,7 @@ stop_daemon() {
 	DPID=
 }
 cleanup() {
-	for p in $BG; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
+	sr_kill_bg
 	stop_daemon
 	# the requester's processes (its sleep of case 1) are this suite's
 	[ -n "${REQ:-}" ] && for p in $(pgrep -u "$REQ" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
@@ -105,9 +100,7 @@ cleanup() {
 	id "$NEWUSER" >/dev/null 2>&1 && userdel -r "$NEWUSER" >/dev/null 2>&1
 	drop_groups
 	[ -n "${REQ:-}" ] && "$SR_WARRANT" requesters remove --reviewer "$REV" "$REQ" >/dev/null 2>&1
-	groupdel "$RGRP" >/dev/null 2>&1
-	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$RGRP.conf"
-	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	if [ -n "$POLICY" ]; then
 		if [ -n "$POLICY_SAVED" ]; then mv -f "$POLICY_SAVED" "$POLICY"; else rm -f "$POLICY"; fi
 	fi
@@ -116,8 +109,7 @@ cleanup() {
 	    /tmp/wt-helper.sh /tmp/wt-helper2.sh /root/wt-confine-canary-*
 	[ -n "${REQ_HOME:-}" ] && rm -rf "$REQ_HOME"/wt-confine-* "$REQ_HOME/helper.sh"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -34,15 +34,11 @@ BG=""
 SRC=""
 
 cleanup() {
-	for p in $BG; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-	done
+	sr_kill_bg
 	rm -rf "$OPT"
 	[ -n "$SRC" ] && rm -rf "$SRC"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -17,20 +17,15 @@ need_root "warrant grants tests need root"
 command -v setpriv >/dev/null 2>&1 || bail "setpriv is installed (scripts/deps.sh)"
 
 REV=wtgrrev
-GRP=warrant-$REV
 DIR=/run/warrant/$REV
-TMPF=/etc/tmpfiles.d/warrant-$REV.conf
 USERS="wtgrrev wtgr1 wtgr2"
-RUNDIR_WAS=$( [ -e /run/warrant ] && echo 1)
 
 cleanup() {
 	for u in $USERS; do
 		userdel "$u" >/dev/null 2>&1
 		groupdel "$u" >/dev/null 2>&1
 	done
-	groupdel "$GRP" >/dev/null 2>&1
-	rm -rf "$DIR" "$TMPF" /etc/tmpfiles.d/."$GRP".conf.*
-	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
 cleanup

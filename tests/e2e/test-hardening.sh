@@ -27,16 +27,12 @@ RL=/var/log/warrant.log
 BG=""
 
 cleanup() {
-	for p in $BG; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-	done
+	sr_kill_bg
 	rm -f "$DROPIN"
 	umount "$OPT/full" 2>/dev/null
 	rm -rf "$OPT"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -56,8 +56,7 @@ cleanup() {
 	[ -n "$SEQ_SAVED" ] && printf '%s\n' "$SEQ_SAVED" >"$IO/seq"
 	rm -rf "$OPT"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

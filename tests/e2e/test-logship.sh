@@ -49,8 +49,7 @@ cleanup() {
 	[ -n "$POLICY_SAVED" ] && mv "$POLICY_SAVED" "$POLICY"
 	rm -rf "$OPT" "$SPOOL"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -38,7 +38,6 @@ RUNNER_BAK=""
 TGT_HOME=""
 DREQ=wt-remote-req	# a requester of the reviewer's daemon
 DPID=""
-RUNDIR_WAS=$([ -e /run/warrant ] && echo 1)
 
 cleanup() {
 	[ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
@@ -47,9 +46,7 @@ cleanup() {
 		"$SR_WARRANT" requesters remove --reviewer "$SR_USER" "$DREQ" >/dev/null 2>&1
 		userdel -r "$DREQ" >/dev/null 2>&1
 	fi
-	groupdel "warrant-$SR_USER" >/dev/null 2>&1
-	rm -rf "/run/warrant/$SR_USER" "/etc/tmpfiles.d/warrant-$SR_USER.conf"
-	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$SR_USER"
 	if [ -n "$RUNNER_BAK" ] && [ -f "$RUNNER_BAK" ]; then
 		cat "$RUNNER_BAK" >"$SR_RUNNER" && rm -f "$RUNNER_BAK"
 	fi
@@ -63,8 +60,7 @@ cleanup() {
 	    "$TGT_HOME/victim"
 	userdel -r "$R2" >/dev/null 2>&1
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

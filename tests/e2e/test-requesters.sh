@@ -16,19 +16,14 @@ GRP=warrant-$REV
 DIR=/run/warrant/$REV
 TMPF=/etc/tmpfiles.d/warrant-$REV.conf
 USERS="wtreqrev wtreq1 wtreq2"
-# /run/warrant is shared with other suites: removed only when this one
-# made it and it is empty again.
-RUNDIR_WAS=$( [ -e /run/warrant ] && echo 1)
 
 cleanup() {
 	for u in $USERS; do
 		userdel "$u" >/dev/null 2>&1
 		groupdel "$u" >/dev/null 2>&1
 	done
-	groupdel "$GRP" >/dev/null 2>&1
 	groupdel warrant-wtreq2 >/dev/null 2>&1
-	rm -rf "$DIR" "$TMPF" /etc/tmpfiles.d/."$GRP".conf.*
-	[ -n "$RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
 cleanup

@@ -45,16 +45,10 @@ cleanup() {
 		userdel -r "$u" >/dev/null 2>&1
 		rm -f "/etc/sudoers.d/warrant-box-$u"
 	done
-	groupdel "$GRP" >/dev/null 2>&1
-	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
-	rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	rm -f "$MARK"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -59,8 +59,7 @@ command -v tmux >/dev/null 2>&1 || bail "tmux is installed (scripts/deps.sh)"
 for p in $(pgrep -u "$AG" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 userdel -r "$AG" >/dev/null 2>&1
 rm -f "/var/lib/warrant/box/$AG.user" "/var/lib/warrant/box/$GRP.group"
-groupdel "$GRP" >/dev/null 2>&1
-rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
+requesters_teardown "$REV"
 
 umask 022
 TAG=$(sr_random 8 | tr 'A-Z' 'a-z')
@@ -109,20 +108,14 @@ cleanup() {
 	userdel -r "$AG" >/dev/null 2>&1
 	rm -f "/var/lib/warrant/box/$AG.user" "/etc/sudoers.d/warrant-box-$AG" \
 	    "/var/lib/warrant/box/$GRP.group" "/var/lib/warrant/box/api/$AG.key"
-	groupdel "$GRP" >/dev/null 2>&1
-	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$GRP.conf"
-	rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	rm -f "$DROPIN"
 	sr_user_teardown
 	for u in "$REV" "$SR_USER2"; do
 		userdel -r "$u" >/dev/null 2>&1
 		rm -f "/var/lib/sudo/lectured/$u"
 	done
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 

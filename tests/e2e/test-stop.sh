@@ -33,10 +33,7 @@ S_A="601.$(rnd)" S_B="602.$(rnd)" S_C="603.$(rnd)" S_D="604.$(rnd)" S_L="605.$(r
 BG=""
 
 cleanup() {
-	for p in $BG; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-	done
+	sr_kill_bg
 	for s in "$S_A" "$S_B" "$S_C" "$S_D" "$S_L" "$S_P"; do
 		for p in $(pgrep -f "sleep $s" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	done
@@ -44,11 +41,7 @@ cleanup() {
 	rm -rf "$OPT"
 	rm -f "$RM"-*
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -39,8 +39,7 @@ cleanup() {
 	rm -f "$DROPIN"
 	rm -rf "$OPT"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then rm -rf "$SR_DIR"
-	else echo "# transcripts kept in $SR_DIR"; fi
+	sr_dir_done
 }
 at_exit cleanup
 

@@ -25,7 +25,6 @@ B=$SR_USER2
 C=wt-tprev3
 REQ=wt-tpreq
 G=wt-tpreviewers
-RGRP=warrant-$REV
 SOCK=/run/warrant/$REV/req.sock
 MARK=/root/wt-tp-$TAG
 YES="$WARRANT_TOP/tests/e2e/pty-yes.exp"
@@ -46,18 +45,12 @@ cleanup() {
 	gpasswd -d "$REV" "$G" >/dev/null 2>&1
 	gpasswd -d "$B" "$G" >/dev/null 2>&1
 	groupdel "$G" >/dev/null 2>&1
-	groupdel "$RGRP" >/dev/null 2>&1
-	rm -rf "/run/warrant/$REV" "/etc/tmpfiles.d/$RGRP.conf"
-	rmdir /run/warrant 2>/dev/null
+	requesters_teardown "$REV"
 	[ -n "${POLICY:-}" ] && rm -f "$POLICY"
 	[ -n "${SPOOL:-}" ] && rm -rf "$SPOOL"
 	rm -f "$MARK".*
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 

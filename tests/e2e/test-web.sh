@@ -41,11 +41,7 @@ cleanup() {
 	stop_daemon KILL
 	rm -f "$RMARK"
 	sr_user_teardown
-	if [ "$fails" -eq 0 ] && [ -z "${WT_KEEP:-}" ]; then
-		rm -rf "$SR_DIR"
-	else
-		echo "# transcripts kept in $SR_DIR"
-	fi
+	sr_dir_done
 }
 at_exit cleanup
 
