@@ -7,6 +7,8 @@
 # twice, once per sudo (make check-trixie; make check runs a subset).
 #
 # usage: scripts/trixie.sh [SUITE...]     (as root; names like "answer")
+#        scripts/trixie.sh --root-only   the root and its packages, no more
+#                                        (tests/run.sh makes it early)
 #
 #   TRIXIE_DIR     where the root is kept (default build-trixie/): made
 #                  once and reused, packages added when the list grows
@@ -33,6 +35,11 @@ dir=${TRIXIE_DIR:-$top/build-trixie}
 mirror=${TRIXIE_MIRROR:-http://deb.debian.org/debian}
 sudos=${TRIXIE_SUDOS:-sudo sudo-rs}
 root=$dir/root
+root_only=
+if [ "${1:-}" = --root-only ]; then
+	root_only=1
+	shift
+fi
 suites=${*:-answer hardening serve files iolog remote twoperson logship sudors}
 # What the root needs: warrant's build, the suites' tools, both sudos.
 packages="build-essential meson ninja-build pkg-config libjansson-dev libssl-dev
@@ -137,6 +144,11 @@ if [ "$(cat "$root/var/lib/warrant-trixie.packages" 2>/dev/null)" != "$(echo $pa
 fi
 in_root update-ca-certificates >/dev/null 2>&1
 tap ok "sudo $(in_root dpkg-query -W -f '${Version}' sudo), sudo-rs $(in_root dpkg-query -W -f '${Version}' sudo-rs) in the root ($(($(date +%s) - t0)) s)"
+if [ -n "$root_only" ]; then
+	echo "1..$n"
+	echo "$passed passed, $failed failed"
+	exit 0
+fi
 
 # ------------------------------------------------------------ the build
 t0=$(date +%s)
