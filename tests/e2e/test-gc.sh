@@ -55,7 +55,8 @@ sql "INSERT INTO attempts (gate_id, state, pid, pid_start, started_at, updated_a
 as_req sh -c "touch '$(rundir "$A2")/runner.lock'"
 as_req flock "$(rundir "$A2")/runner.lock" sleep 300 &
 SLEEPERS="$SLEEPERS $!"
-sleep 0.3
+# held: a second lock cannot be had
+wait_for '! flock -n "$(rundir "$A2")/runner.lock" true' 30
 
 diag "dry run: says what would go, changes nothing"
 before_ls=$(ls -R "$S/runs" | sha256sum)
@@ -89,7 +90,8 @@ diag "once the attempt settles and the runner lets go, they may go too"
 for p in $SLEEPERS; do kill "$p" 2>/dev/null; done
 pkill -u "$REQ" -x sleep 2>/dev/null
 SLEEPERS=
-sleep 0.3
+# let go: the lock can be had again
+wait_for 'flock -n "$(rundir "$A2")/runner.lock" true' 30
 # (the hand-made attempt has no selection for recovery to settle it from)
 sql "UPDATE attempts SET state = 'settled', outcome = 'interrupted' WHERE gate_id = '$A1' AND state <> 'settled'"
 wr gc -j --max-age 0 --max-size 0

@@ -155,13 +155,25 @@ shot() {
 shows() {
 	if wait_for "$2" "${3:-50}"; then ok "$1"; else not_ok "$1"; diag "want '$2'"; shot; fi
 }
-# lacks DESC TEXT: ok when the screen (which must show something) lacks TEXT.
+# lacks DESC TEXT: ok when the screen (which must show something) lacks
+# TEXT, within 5 s (a key's redraw may still be on its way).
 lacks() {
 	if [ -z "$(screen | tr -d ' \n')" ]; then not_ok "$1"; diag "the screen is empty"
-	elif screen | grep -qF -- "$2"; then not_ok "$1"; diag "unwanted '$2'"; shot; else ok "$1"; fi
+	elif ! wait_gone "$2"; then not_ok "$1"; diag "unwanted '$2'"; shot; else ok "$1"; fi
 }
-# yes DESC COMMAND...: ok when COMMAND succeeds; the screen on failure.
-yes_() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
+# settle COMMAND...: COMMAND succeeds within 5 s, asked again every 0.1 s
+# (the console redraws after a key or a resize in its own time; a
+# condition waited for, not a time measured).
+settle() {
+	st=0
+	until "$@"; do
+		st=$((st + 1))
+		[ "$st" -le 50 ] || return 1
+		sleep 0.1
+	done
+}
+# yes DESC COMMAND...: ok when COMMAND succeeds (settle); the screen on failure.
+yes_() { d=$1; shift; if settle "$@"; then ok "$d"; else not_ok "$d"; shot; fi; }
 
 # has TEXT: the screen shows TEXT now; line_has N TEXT: line N does.
 has() { screen | grep -qF -- "$1"; }
@@ -185,6 +197,13 @@ scroll_top() {
 }
 # The line number (1-based) of the first line holding TEXT.
 line_of() { screen | grep -nF -- "$1" | head -1 | cut -d: -f1; }
+# above TEXT1 TEXT2: TEXT1 is on a line above TEXT2's.
+above() { [ "$(line_of "$1")" -lt "$(line_of "$2")" ] 2>/dev/null; }
+# narrow: nothing is drawn past column 80.
+narrow() { [ "$(widest)" -le 80 ]; }
+# card_width: the width of the first card's top border.
+card_width() { screen | grep '┌' | head -1 | "$PY" -c 'import sys; print(len(sys.stdin.read().rstrip("\n")))'; }
+card_width_is() { [ "$(card_width)" = "$1" ]; }
 # Widest line of the screen, in characters.
 widest() {
 	screen | "$PY" -c 'import sys; print(max([len(l.rstrip("\n")) for l in sys.stdin] + [0]))'
@@ -259,13 +278,13 @@ LIVE=$G
 shows "a new request appears within a second, without a restart" "$LIVE" 12
 is "a new pending gate rings the bell" "$(bell)" 1
 yes_ "the gate that expires first is listed first (the new one: a shorter window)" \
-    [ "$(line_of "$LIVE")" -lt "$(line_of "$MIXED")" ]
+    above "$LIVE" "$MIXED"
 rv "$WBIN" answer "$LIVE" --deny -f "not this one" >/dev/null 2>&1
 wait_gone "$LIVE" 15
 lacks "a settled gate leaves the pending list" "$LIVE"
 keys a
 shows "a shows settled gates too" "$LIVE"
-yes_ "settled gates come after the pending ones" [ "$(line_of "$MIXED")" -lt "$(line_of "$LIVE")" ]
+yes_ "settled gates come after the pending ones" above "$MIXED" "$LIVE"
 if screen | grep -F "$LIVE" | grep -q denied; then ok "the settled row says denied"; else
 	not_ok "the settled row says denied"; shot; fi
 keys a
@@ -349,29 +368,26 @@ else
 	diag "ROOT line: $(echo "$re" | cat -v)"
 	diag "YOU line: $(echo "$ye" | cat -v)"
 fi
-yes_ "80x24: nothing is drawn past column 80" [ "$(widest)" -le 80 ]
+yes_ "80x24: nothing is drawn past column 80" narrow
 # Space unticks the focused (ROOT) card: the counts and the pill follow
 keys Space
-if line 1 | grep -qF "0 commands as root and 2 as you" && ! line 1 | grep -q "Root access" &&
-    screen | grep -qF "[ ]  ROOT 1  mark"; then
-	ok "Space unticks: 0 commands as root and 2 as you, and no Root access pill"
-else
-	not_ok "Space unticks: 0 commands as root and 2 as you, and no Root access pill"
-	shot
-fi
+unticked() {
+	line 1 | grep -qF "0 commands as root and 2 as you" && ! line 1 | grep -q "Root access" &&
+	    screen | grep -qF "[ ]  ROOT 1  mark"
+}
+yes_ "Space unticks: 0 commands as root and 2 as you, and no Root access pill" unticked
 keys Space
 yes_ "Space ticks it again, and the pill is back" line_has 1 "Root access"
 # j/k and the arrows move the focus from card to card
 focus() { screen | grep '^>' | grep -Eo '(ROOT 1|YOU)  [a-z]+' | head -1; }
+focus_is() { [ "$(focus)" = "$1" ]; }
+# move KEY WANT: the focus after KEY, once it is WANT (or after 5 s)
+move() { keys "$1"; settle focus_is "$2"; focus; }
 f0=$(focus)
-keys j
-f1=$(focus)
-keys k
-f2=$(focus)
-keys Down
-f3=$(focus)
-keys Up
-f4=$(focus)
+f1=$(move j "YOU  check")
+f2=$(move k "ROOT 1  mark")
+f3=$(move Down "YOU  check")
+f4=$(move Up "ROOT 1  mark")
 if [ "$f0" = "ROOT 1  mark" ] && [ "$f1" = "YOU  check" ] && [ "$f2" = "$f0" ] &&
     [ "$f3" = "$f1" ] && [ "$f4" = "$f0" ]; then
 	ok "j/k and the arrows move the focus between cards"
@@ -382,19 +398,24 @@ fi
 # v: details
 keys v
 exe_sha=$(sha256sum /usr/bin/touch | cut -d' ' -f1)
-det_ok=1
-for f in "argv[0]  /usr/bin/touch" "argv[1]  $ROOT_MARK" "path     /usr/bin/touch" \
-    "sha256   $exe_sha" "timeout  300 s" "env      clean"; do
-	screen | grep -qF -- "$f" || { det_ok=0; diag "details lack '$f'"; }
-done
-if [ "$det_ok" -eq 1 ]; then ok "v shows details: argv one per line, path, executable SHA-256, timeout, env"; else
-	not_ok "v shows details: argv one per line, path, executable SHA-256, timeout, env"; shot; fi
+details_shown() {
+	for f in "argv[0]  /usr/bin/touch" "argv[1]  $ROOT_MARK" "path     /usr/bin/touch" \
+	    "sha256   $exe_sha" "timeout  300 s" "env      clean"; do
+		screen | grep -qF -- "$f" || return 1
+	done
+}
+yes_ "v shows details: argv one per line, path, executable SHA-256, timeout, env" details_shown
 # Ctrl+D / Ctrl+U / G / g
+scrolled() { [ "$(scroll_top)" -gt 5 ]; }
+at_top() { [ "$(scroll_top)" = 1 ]; }
 keys g
+settle at_top
 t0=$(scroll_top)
 keys C-d
+settle scrolled
 t1=$(scroll_top)
 keys C-u
+settle at_top
 t2=$(scroll_top)
 if [ "$t0" = 1 ] && [ "$t1" -gt 5 ] && [ "$t2" = 1 ]; then
 	ok "Ctrl+D scrolls half a page down, Ctrl+U back up"
@@ -404,32 +425,27 @@ else
 fi
 keys G
 msha=$(rv "$WBIN" show "$MIXED" -j | jscan 'j["manifest_sha256"]')
-if [ -n "$msha" ] && screen | grep -qF "Manifest    $msha" && screen | grep -q "Stop        on the first failure" &&
-    screen | grep -q "Output      tail" && screen | grep -q "WT_MODE=demo"; then
-	ok "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment"
-else
-	not_ok "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment"
-	shot
-fi
-yes_ "G focuses the last card" [ "$(focus)" = "YOU  size" ]
+at_bottom() {
+	[ -n "$msha" ] && screen | grep -qF "Manifest    $msha" && screen | grep -q "Stop        on the first failure" &&
+	    screen | grep -q "Output      tail" && screen | grep -q "WT_MODE=demo"
+}
+yes_ "G goes to the bottom: the manifest SHA-256, stop and output policies, the environment" at_bottom
+yes_ "G focuses the last card" focus_is "YOU  size"
 keys g
 yes_ "g goes back to the top" has "Reason      Install"
 keys v
 lacks "v again hides the details" "argv[0]"
 # resize: the layout follows the window
 tm resize-window -t "$CS" -x 100 -y 30
-sleep 0.5
-bw=$(screen | grep '┌' | head -1 | "$PY" -c 'import sys; print(len(sys.stdin.read().rstrip("\n")))')
-is "after a resize to 100x30 the cards span the new width" "$bw" 98
+settle card_width_is 98
+is "after a resize to 100x30 the cards span the new width" "$(card_width)" 98
 yes_ "and the top bar still counts" line_has 1 "1 command as root and 2 as you"
 tm resize-window -t "$CS" -x 30 -y 8
-sleep 0.5
 shows "a terminal too small says so" "too small"
 tm resize-window -t "$CS" -x 80 -y 24
-sleep 0.5
-bw=$(screen | grep '┌' | head -1 | "$PY" -c 'import sys; print(len(sys.stdin.read().rstrip("\n")))')
-is "back at 80x24 the cards fit again" "$bw" 78
-yes_ "80x24 after resizes: nothing past column 80" [ "$(widest)" -le 80 ]
+settle card_width_is 78
+is "back at 80x24 the cards fit again" "$(card_width)" 78
+yes_ "80x24 after resizes: nothing past column 80" narrow
 # q and Esc close without answering
 keys q
 shows "q closes the review, back to the list" "Enter review"
@@ -540,7 +556,7 @@ else
 	diag "$b"
 	shot
 fi
-yes_ "80x24 with wrapped text: nothing past column 80" [ "$(widest)" -le 80 ]
+yes_ "80x24 with wrapped text: nothing past column 80" narrow
 tm kill-session -t "$CS"
 console wrapc LANG=C -- "$WRAP"
 wait_for "Root access"

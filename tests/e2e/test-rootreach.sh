@@ -77,7 +77,7 @@ accepted "ln (hard) ../../tmp/helper.sh: judged from the cwd" \
 
 diag "requester_process: root enters or attaches to no process the requester controls"
 as_req sleep 300 &
-sleep 0.5
+wait_for '[ -n "$(pgrep -u "$REQ" -n -x sleep)" ]' 30
 RPID=$(pgrep -u "$REQ" -n -x sleep)
 sleep 300 &
 SPID=$!

@@ -909,8 +909,8 @@ for s in socks:
 EOF
 read -r opened alive <"$T.conn"
 check "1000 connections: the daemon keeps at most 32 without a session (kept $alive)" [ "${alive:-99}" -le 32 ]
-sleep 0.5
-api GET /api/gates
+# the daemon may not have seen every close yet
+wait_for 'api GET /api/gates; [ "$ST" = 200 ]' 10
 is "and answers again once they are gone" "$ST" 200
 check "the daemon lived through it" kill -0 "$DPID"
 
