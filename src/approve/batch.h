@@ -99,7 +99,7 @@ void	 userenv_free(char **);
 /* lease.c */
 #define LEASE_HELD	(-1)	/* lease_take: another approval holds it */
 #define LEASE_FAILED	(-2)	/* lease_take: the lease file cannot be used */
-int	 lease_take(const char *, const char *, char *, size_t, char [PATH_MAX]);
+int	 lease_take(const char *, const char *, time_t, char *, size_t, char [PATH_MAX]);
 void	 lease_release(int);
 
 #endif

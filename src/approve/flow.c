@@ -274,7 +274,12 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	run = *json_str(b.gate, "machine") != '\0' ? exec_remote :
 	    root && !o.via_sudo ? exec_runner : exec_local;
 	o.detach = run == exec_runner && o.detach != 0;
-	if ((lease = lease_take(st->dir, gate_id, holder, sizeof holder, path)) < 0) {
+	/* a person is told at once that another approval holds the lease; a
+	 * run by grants has nobody to tell and waits for it, while the gate
+	 * can still be approved, then looks its grants up again: one may have
+	 * been revoked meanwhile */
+	if ((lease = lease_take(st->dir, gate_id, o.granted ? (time_t)json_integer_value(
+	    json_object_get(b.gate, "expires_at")) : 0, holder, sizeof holder, path)) < 0) {
 		if (lease == LEASE_HELD) {
 			say(&b, "lock_contention", "another approval holds the lease: %s", holder);
 			*code = EXIT_REFUSED;
@@ -282,6 +287,10 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 			say_unwritable(&b, path, errno);
 			*code = EXIT_INTERNAL;
 		}
+		result = failure(&b);
+		goto out;
+	}
+	if (o.granted && grants_find(&b, b.selected) != 0) {
 		result = failure(&b);
 		goto out;
 	}

@@ -160,6 +160,7 @@ grants_find(struct batch *b, const json_t *sel)
 	size_t i;
 	int rc;
 
+	json_decref(b->granted);
 	b->granted = json_object();
 	json_array_foreach(sel, i, c) {
 		grant_identity(b->gate, c, &g);

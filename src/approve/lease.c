@@ -2,7 +2,8 @@
 /*
  * The authentication lease: one sudo handoff at a time per user. A flock
  * on auth.lease in the state directory; the holder writes who it is, so a
- * second attempt can fail at once and name the request, user and pid.
+ * second attempt can fail at once and name the request, user and pid. A
+ * run by grants has nobody to tell: it waits for the lease instead.
  */
 #include <err.h>
 #include <errno.h>
@@ -10,19 +11,22 @@
 #include <pwd.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
 
 /*
  * Returns the lease descriptor; LEASE_HELD with the holder described in
- * holder; LEASE_FAILED with errno when the lease file itself cannot be
- * used (a full disk, say: nobody holds it), its path in path.
+ * holder (while it is held past wait_until: 0 fails at once); LEASE_FAILED
+ * with errno when the lease file itself cannot be used (a full disk, say:
+ * nobody holds it), its path in path.
  */
 int
-lease_take(const char *dir, const char *request_id, char *holder, size_t size,
-    char path[PATH_MAX])
+lease_take(const char *dir, const char *request_id, time_t wait_until, char *holder,
+    size_t size, char path[PATH_MAX])
 {
+	static const struct timespec poll = { 0, 200 * 1000 * 1000 };
 	struct passwd *pw = getpwuid(getuid());
 	char who[256];
 	ssize_t n;
@@ -35,7 +39,11 @@ lease_take(const char *dir, const char *request_id, char *holder, size_t size,
 	}
 	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return LEASE_FAILED;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK && time(NULL) < wait_until) {
+			nanosleep(&poll, NULL);
+			continue;
+		}
 		n = pread(fd, who, sizeof who - 1, 0);
 		who[n > 0 ? n : 0] = '\0';
 		who[strcspn(who, "\n")] = '\0';

@@ -199,6 +199,46 @@ expect_rc "a grant of 24h is accepted" 0
 BARRIER_GRANT=$(jval "$OUT" 'j["grants"][0]["id"]')
 barrier && ok "a request of the barrier command runs by its grant" || { not_ok "the barrier runs"; show; }
 
+# --- the lease of another approval ----------------------------------------------
+section "a granted run waits for another approval's lease"
+# A real approval holds the reviewer's lease: a YOU command that waits on
+# a lock this test holds, approved with --no-detach. A request the grant
+# covers comes meanwhile: its run must wait for the lease (it holds the
+# lease file open) and run once the lease is free, not give up.
+HOLD=$WT_DIR/hold
+: >"$HOLD" && chmod 644 "$HOLD"
+flock "$HOLD" sleep 600 &
+HOLDER=$!
+at_exit "kill $HOLDER 2>/dev/null"
+raw "$WT_DIR/h.json" "{\"reason\":\"holds the lease\",\"commands\":[{\"id\":\"h\",\"as\":\"user\",\"argv\":[\"/usr/bin/flock\",\"$HOLD\",\"/usr/bin/true\"],\"cwd\":\"/\",\"why\":\"w\"}]}"
+submit wtgr1 "$WT_DIR/h.json"
+GH=$G
+(
+	OUT=$WT_T/hold.out ERR=$WT_T/hold.err
+	rev answer "$GH" --run --no-detach -j
+	echo "$RC" >"$WT_T/hold.rc"
+) &
+HANSWER=$!
+check "the holding approval's command runs" \
+    wait_for '[ -n "$(running_pids "flock $HOLD /usr/bin/true")" ]' 60
+# lease_waiter GATE: the granted run of GATE is alive with the lease file open
+lease_waiter() {
+	for _p in $(running_pids "answer $1 --run --you-only --granted"); do
+		ls -l "/proc/$_p/fd" 2>/dev/null | grep -q '/auth\.lease$' && return 0
+	done
+	return 1
+}
+AGENT_IN=$WT_DIR/r1.json agent wtgr1 request -j -o claude
+GW=$(gate_of)
+check "a granted request meanwhile: its run waits, the lease file open" wait_for 'lease_waiter "$GW"' 60
+is "... and the gate is pending while it waits" "$(state_of "$GW")" pending
+kill "$HOLDER"
+wait "$HANSWER"
+is "the holding approval completes once its command may go on" "$(cat "$WT_T/hold.rc" 2>/dev/null)" 0
+agent wtgr1 wait "$GW" -t 60 -j
+expect_rc "then the granted request runs (its wait exits 0)" 0
+jcheck "... by its grant" "entry(j, 'a')['granted_by'] == '$GR1' and entry(j, 'a')['status'] == 'ran'" "$OUT"
+
 # --- every difference waits for review --------------------------------------
 section "requests that differ wait for review"
 req "$WT_DIR/v.json" / tail hello again
