@@ -209,7 +209,9 @@ HOLD=$WT_DIR/hold
 : >"$HOLD" && chmod 644 "$HOLD"
 flock "$HOLD" sleep 600 &
 HOLDER=$!
-at_exit "kill $HOLDER 2>/dev/null"
+# the lock goes with its sleep (which holds it too) and flock itself
+release_hold() { pkill -P "$HOLDER" 2>/dev/null; kill "$HOLDER" 2>/dev/null; }
+at_exit release_hold
 raw "$WT_DIR/h.json" "{\"reason\":\"holds the lease\",\"commands\":[{\"id\":\"h\",\"as\":\"user\",\"argv\":[\"/usr/bin/flock\",\"$HOLD\",\"/usr/bin/true\"],\"cwd\":\"/\",\"why\":\"w\"}]}"
 submit wtgr1 "$WT_DIR/h.json"
 GH=$G
@@ -232,7 +234,7 @@ AGENT_IN=$WT_DIR/r1.json agent wtgr1 request -j -o claude
 GW=$(gate_of)
 check "a granted request meanwhile: its run waits, the lease file open" wait_for 'lease_waiter "$GW"' 60
 is "... and the gate is pending while it waits" "$(state_of "$GW")" pending
-kill "$HOLDER"
+release_hold
 wait "$HANSWER"
 is "the holding approval completes once its command may go on" "$(cat "$WT_T/hold.rc" 2>/dev/null)" 0
 agent wtgr1 wait "$GW" -t 60 -j
