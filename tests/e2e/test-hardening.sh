@@ -70,6 +70,12 @@ cat >"$BIN/trysudo" <<'EOF'
 /usr/bin/sudo -n true </dev/null >/dev/null 2>&1
 echo "sudo-n=$?"
 EOF
+cat >"$BIN/waitgo" <<'EOF'
+#!/bin/sh
+# waitgo PATH: wait until PATH exists (60 s at most).
+i=0
+while [ ! -e "$1" ] && [ "$i" -lt 600 ]; do i=$((i + 1)); /usr/bin/sleep 0.1; done
+EOF
 cat >"$BIN/ttyw" <<'EOF'
 #!/bin/sh
 # Try to reach the reviewer's terminal with raw escapes.
@@ -102,9 +108,10 @@ hits() { wc -l <"$CTL.hits" 2>/dev/null || echo 0; }
 poll_reset() { rm -f "$CTL.stop" "$CTL.polls" "$CTL.hits"; }
 
 # Positive control: the poller sees a ticket that `sudo -v` leaves in its
-# terminal session (so its silence below means something).
+# terminal session (so its silence below means something). It polls until
+# it has seen one, 30 s at most, however slowly it gets to.
 poll_reset
-pty_rv right ctl 60 /bin/sh -c "/usr/bin/sudo -k; /usr/bin/sudo -v; $SR_DIR/poller & /usr/bin/sleep 1; touch $CTL.stop; wait"
+pty_rv right ctl 60 /bin/sh -c "/usr/bin/sudo -k; /usr/bin/sudo -v; $SR_DIR/poller & i=0; until [ -s $CTL.hits ] || [ \$i -ge 300 ]; do i=\$((i + 1)); /usr/bin/sleep 0.1; done; touch $CTL.stop; wait"
 check "[P2] control: the same-session poller sees a ticket sudo -v left" [ "$(hits)" -gt 0 ]
 sr_forget_tickets
 
@@ -117,13 +124,20 @@ for mode in use_pty '!use_pty'; do
 	mkgate "t1$tag" <<EOF
 {"reason":"hardening t1: no ticket during the batch","run_as":"$SR_USER","commands":[
   {"id":"asrv","argv":["$BIN/trysudo"],"why":"a ROOT command running as the reviewer tries sudo -n"},
-  {"id":"slow","argv":["/usr/bin/sleep","2"],"why":"time for the poller"},
+  {"id":"slow","argv":["$BIN/waitgo","$OPT/go-t1$tag"],"why":"time for the pollers"},
   {"id":"you","as":"user","argv":["$BIN/trysudo"],"why":"a YOU command tries sudo -n"}]}
 EOF
 	poll_reset
 	# the poller runs in the very terminal session of warrant answer, and
 	# a second one with no terminal at all
 	sr_as "$SR_USER" setsid "$SR_DIR/poller" </dev/null >/dev/null 2>&1 &
+	BG="$BG $!"
+	# the batch goes on once the pollers have polled 10 times between them
+	(
+		i=0
+		until [ "$(polls)" -ge 10 ] || [ "$i" -ge 600 ]; do i=$((i + 1)); sleep 0.1; done
+		touch "$OPT/go-t1$tag"
+	) &
 	BG="$BG $!"
 	pty_rv right "t1$tag" 120 /bin/sh -c "$SR_DIR/poller & $SR_WARRANT answer $G --run --no-detach -j; rc=\$?; touch $CTL.stop; wait; exit \$rc"
 	ANS_RC=$PTY_RC ANS=$PTY_LOG
