@@ -32,6 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# a mirror that fails a download now and then: each is tried again
+apt-get -o Acquire::Retries=3 update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $need
+apt-get -o Acquire::Retries=3 install -y -qq --no-install-recommends $need

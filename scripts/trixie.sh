@@ -117,7 +117,11 @@ fi
 if [ ! -x "$root/usr/bin/apt-get" ]; then
 	remove_root "$root.new" || die "a half-made root is removed"
 	say "debootstrap --variant=minbase trixie from $mirror"
+	# a mirror that fails a download now and then gets a second try
 	debootstrap --variant=minbase trixie "$root.new" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
+	    { say "debootstrap failed; once more (the first try's log: $dir/debootstrap.log.1)" &&
+	      mv "$dir/debootstrap.log" "$dir/debootstrap.log.1" && remove_root "$root.new" &&
+	      debootstrap --variant=minbase trixie "$root.new" "$mirror" >"$dir/debootstrap.log" 2>&1; } ||
 	    die "debootstrap trixie (see $dir/debootstrap.log)"
 	mv "$root.new" "$root" || die "the new root is put in place"
 fi
@@ -136,7 +140,8 @@ bind || die "/proc, /dev and /dev/pts are bound into the root"
 if [ "$(cat "$root/var/lib/warrant-trixie.packages" 2>/dev/null)" != "$(echo $packages)" ]; then
 	say "apt-get install in the root"
 	# shellcheck disable=SC2086
-	in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@"' \
+	in_root sh -c 'apt-get -o Acquire::Retries=3 update -qq &&
+	    apt-get -o Acquire::Retries=3 install -y -qq --no-install-recommends "$@"' \
 	    sh $packages >"$dir/apt.log" 2>&1 || die "the packages install in the root (see $dir/apt.log)"
 	in_root apt-get clean
 	# shellcheck disable=SC2086
