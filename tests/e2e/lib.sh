@@ -278,6 +278,18 @@ requesters_teardown() {
 	[ -n "$WT_RUNDIR_WAS" ] || rmdir /run/warrant 2>/dev/null
 }
 
+# stop_daemon [SIGNAL]: the suite's daemon (DPID) gets SIGNAL (TERM: it
+# stops cleanly and removes its socket) and is waited for; its exit
+# status in DRC. Nothing when none runs.
+DPID=
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -"${1:-TERM}" "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DRC=$?
+	DPID=
+}
+
 cleanup_bin() { rm -rf "$WT_DIR"; }
 
 # setup_base: WT_RB, a private directory owned by the requester inside its

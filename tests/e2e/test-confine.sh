@@ -72,7 +72,6 @@ NEWUSER=wt-confine-u
 DEB=wt-confine-deb
 NGROUPS=300
 GPICK=290
-DPID=
 BG=""
 POLICY=
 POLICY_SAVED=
@@ -84,12 +83,6 @@ drop_groups() {
 		groupdel "$(gname "$i")" >/dev/null 2>&1
 		i=$((i + 1))
 	done
-}
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DPID=
 }
 cleanup() {
 	sr_kill_bg

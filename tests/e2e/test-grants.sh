@@ -46,7 +46,6 @@ OUT=$WT_T/out ERR=$WT_T/err
 SOCK=$DIR/req.sock
 DLOG=$WT_T/serve.log
 : >"$DLOG"
-DPID=
 for u in $USERS; do
 	install -d -m 0700 -o "$u" -g "$(id -g "$u")" "$WT_DIR/home-$u"
 done
@@ -59,12 +58,6 @@ expect_rc() {
 		not_ok "$1"
 		show
 	fi
-}
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DPID=
 }
 at_exit stop_daemon
 start_daemon() {

@@ -221,20 +221,11 @@ section "the agent's own queue through the daemon"
 SOCK=$DIR/req.sock
 DLOG=$WT_T/serve.log
 : >"$DLOG"
-DPID=
 for u in $REV wtreq1 wtreq2; do
 	install -d -m 0700 -o "$u" -g "$(id -g "$u")" "$WT_DIR/home-$u"
 done
 RSTATE=$WT_DIR/home-$REV/state
-# stop_daemon [SIG]: SIGKILL (the campaign's), or SIG; TERM stops it
-# cleanly and removes its socket.
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -"${1:-KILL}" "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DPID=
-}
-at_exit stop_daemon
+at_exit "stop_daemon KILL"
 # start_daemon: warrant serve as the reviewer; ready once its log says it
 # answers on the socket (one more time than before).
 start_daemon() {
@@ -447,7 +438,7 @@ RV=$!
 restarts=0
 while kill -0 "$A1" 2>/dev/null || kill -0 "$A2" 2>/dev/null; do
 	msleep $(($(rnd_ms 1500) + 200))
-	stop_daemon
+	stop_daemon KILL
 	msleep "$(rnd_ms 600)"
 	start_daemon || { not_ok "the daemon starts again"; break; }
 	restarts=$((restarts + 1))

@@ -26,15 +26,7 @@ GRP=warrant-$REV
 SOCK=/run/warrant/$REV/req.sock
 MARK=/root/wt-serve-$TAG
 SOCKPY="$SR_DIR/sock.py"
-DPID=
 
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -"${1:-TERM}" "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DRC=$?
-	DPID=
-}
 cleanup() {
 	stop_daemon KILL
 	rm -rf "/tmp/wt-blob-$TAG"

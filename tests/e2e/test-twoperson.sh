@@ -28,14 +28,7 @@ G=wt-tpreviewers
 SOCK=/run/warrant/$REV/req.sock
 MARK=/root/wt-tp-$TAG
 YES="$WARRANT_TOP/tests/e2e/pty-yes.exp"
-DPID=
 
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DPID=
-}
 cleanup() {
 	stop_daemon
 	for u in "$C" "$REQ"; do

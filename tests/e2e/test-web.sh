@@ -28,15 +28,7 @@ U=http://127.0.0.1:$PORT
 JAR=$SR_DIR/jar
 T=$SR_DIR/t
 RMARK=/root/wt-web-mark-$PORT
-DPID=
 
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -"${1:-TERM}" "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DRC=$?
-	DPID=
-}
 cleanup() {
 	stop_daemon KILL
 	rm -f "$RMARK"
