@@ -23,7 +23,7 @@ N ?= 100
 # (make check-trixie runs them all: scripts/trixie.sh).
 TRIXIE_CHECK_SUITES ?= iolog logship sudors
 
-.PHONY: all deps deps-deb install uninstall deb check check-deb check-trixie chaos demo bench fuzz clean
+.PHONY: all deps deps-deb install uninstall deb check check-deb check-trixie trixie-root-start chaos demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -61,7 +61,9 @@ uninstall:
 	sh scripts/uninstall.sh $(BUILD) "$(DESTDIR)" $(PREFIX)
 
 # The last test builds, installs and purges the Debian package (check-deb).
-check: all deps-deb $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
+# The Debian 13 root is made in the background from the start (mostly
+# waiting on the mirror); tests/run.sh waits for it.
+check: deps-deb trixie-root-start all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
@@ -78,6 +80,9 @@ deb: deps-deb
 # build, lintian, apt-get install, end-to-end suites on /usr, purge.
 check-deb: deps-deb
 	WARRANT_DEB_BUILD=$(DEB_BUILD) sh tests/run.sh --deb
+
+trixie-root-start: deps
+	@[ -z "$(TRIXIE_CHECK_SUITES)" ] || sh scripts/trixie.sh --root-start
 
 # Debian 13 (needs root): a debootstrap root cached in build-trixie/
 # (TRIXIE_FRESH=1 makes it again), warrant built inside, the end-to-end

@@ -8,7 +8,10 @@
 #
 # usage: scripts/trixie.sh [SUITE...]     (as root; names like "answer")
 #        scripts/trixie.sh --root-only   the root and its packages, no more
-#                                        (tests/run.sh makes it early)
+#        scripts/trixie.sh --root-start  --root-only in the background;
+#                                        returns at once (make check)
+#        scripts/trixie.sh --root-wait   its outcome once it is done (or
+#                                        --root-only here, none started)
 #
 #   TRIXIE_DIR     where the root is kept (default build-trixie/): made
 #                  once and reused, packages added when the list grows
@@ -35,6 +38,39 @@ dir=${TRIXIE_DIR:-$top/build-trixie}
 mirror=${TRIXIE_MIRROR:-http://deb.debian.org/debian}
 sudos=${TRIXIE_SUDOS:-sudo sudo-rs}
 root=$dir/root
+# Making the root is mostly waiting on the mirror: make check starts it
+# before its builds and tests/run.sh waits for it before the end-to-end
+# suites, whose view of processes the root's must not share.
+case ${1:-} in
+--root-start)
+	rm -f "$dir/root-only.pid" "$dir/root-only.rc"
+	[ "$(id -u)" -eq 0 ] || exit 0
+	mkdir -p "$dir"
+	(
+		sh "$top/scripts/trixie.sh" --root-only >"$dir/root-only.tap" 2>&1
+		echo $? >"$dir/root-only.rc"
+	) </dev/null >/dev/null 2>&1 &
+	echo $! >"$dir/root-only.pid"
+	exit 0
+	;;
+--root-wait)
+	# the outcome file comes last; 30 minutes at most (a pid reused)
+	i=0
+	while [ ! -s "$dir/root-only.rc" ] && [ -s "$dir/root-only.pid" ] &&
+	    kill -0 "$(cat "$dir/root-only.pid")" 2>/dev/null && [ "$i" -lt 1800 ]; do
+		i=$((i + 1))
+		sleep 1
+	done
+	rm -f "$dir/root-only.pid"
+	if [ -s "$dir/root-only.rc" ]; then
+		cat "$dir/root-only.tap"
+		rc=$(cat "$dir/root-only.rc")
+		rm -f "$dir/root-only.rc"
+		exit "$rc"
+	fi
+	set -- --root-only
+	;;
+esac
 root_only=
 if [ "${1:-}" = --root-only ]; then
 	root_only=1

@@ -74,29 +74,6 @@ run() {
 	fi
 }
 
-# The Debian 13 root (debootstrap and apt-get: mostly the network) is
-# made in the background while the unit tests and the fuzzers run, and
-# is done before the end-to-end suites start: the root's processes are
-# visible to them. Its suites run after the host's (below).
-trixie_root_pid=
-if [ -n "${build:-}" ] && [ -n "${WARRANT_TRIXIE_SUITES:-}" ] && [ "$(id -u)" -eq 0 ]; then
-	began=$(date +%s)
-	(
-		sh "$top/scripts/trixie.sh" --root-only >"$log/trixie-root.out" 2>&1
-		echo $? >"$log/trixie-root.rc"
-		echo $(($(date +%s) - began)) >"$log/trixie-root.took"
-	) &
-	trixie_root_pid=$!
-fi
-# trixie_root_done: wait for the root, and report how it was made.
-trixie_root_done() {
-	[ -n "$trixie_root_pid" ] || return 0
-	wait "$trixie_root_pid"
-	trixie_root_pid=
-	run "trixie/root (made beside the unit tests in $(cat "$log/trixie-root.took" 2>/dev/null) s)" \
-	    sh -c 'cat "$1"; exit "$(cat "$2" 2>/dev/null || echo 1)"' sh "$log/trixie-root.out" "$log/trixie-root.rc"
-}
-
 if [ -n "${build:-}" ]; then
 	for t in "$build"/test-*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
@@ -120,7 +97,13 @@ fi
 e2e_env() { env WARRANT_BUILD="$e2e" WARRANT_PREFIX="$prefix" WARRANT_TOP="$top" "$@"; }
 setup() { e2e_env sh "$top/tests/e2e/setup.sh" "$1"; }
 trap 'exit 130' INT TERM HUP
-trixie_root_done
+# The Debian 13 root, which make check started making before its builds
+# (scripts/trixie.sh --root-start), is done before the end-to-end suites
+# start: the root's processes are visible to them. Its suites run after
+# the host's (below).
+if [ -n "$build" ] && [ -n "${WARRANT_TRIXIE_SUITES:-}" ] && [ "$(id -u)" -eq 0 ]; then
+	run "trixie/root" sh "$top/scripts/trixie.sh" --root-wait
+fi
 if [ -n "$suites" ]; then
 	trap 'setup teardown >/dev/null 2>&1' EXIT
 	run "e2e/setup install" setup install
