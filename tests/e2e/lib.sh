@@ -61,6 +61,13 @@ trap 'exit 130' INT TERM HUP
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 
+# free_port: a TCP port of 127.0.0.1 that nothing listens on now (the
+# kernel's pick: a random one could be in use, even by an outgoing
+# connection).
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # The one JSON reader behind jval and jscan. argv: MODE (strict: the file
 # is one JSON document; scan: every JSON object or array in the text, as
 # in a pty transcript), EXPR, PATH ("-": stdin). In scan mode `j` is the
@@ -68,12 +75,6 @@ PY=python3
 # entry(j, id), strings(j), has_text(j, s). str results print raw, others
 # as compact JSON.
 # shellcheck disable=SC2016
-# free_port: a TCP port of 127.0.0.1 that nothing listens on now (the
-# kernel's pick: a random one could be in use, even by an outgoing
-# connection).
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 _JSON_PY='
 import json, sys
 mode, expr, path = sys.argv[1:4]
