@@ -117,7 +117,8 @@ sr_forget_tickets
 
 # ============================================================ (t1) no ticket, ever
 for mode in use_pty '!use_pty'; do
-	tag=$(echo "$mode" | tr -d '!_')
+	# usepty, nousepty: each pass has its own gate, go-file and transcript
+	tag=$(echo "$mode" | sed 's/^!/no/' | tr -d _)
 	printf 'Defaults:%s %s\n' "$SR_USER" "$mode" >"$DROPIN"
 	chmod 0440 "$DROPIN"
 	check "(t1 $mode) the sudoers drop-in is valid" visudo -cf "$DROPIN"
