@@ -21,6 +21,16 @@
  *      command could rewrite the path's memory in between, but every
  *      program in the tree is one this supervisor let run, so that is
  *      root code racing itself, not the requester.
+ *  chown, chmod   the way judged; the entry may be the requester's to
+ *      replace (chown -R of its tree) only when its object is the
+ *      requester's to change already; the runner changes the inode it
+ *      opened itself (O_PATH), never a name again.
+ *  unlink, rmdir, mkdir, mknod   the way judged; done HERE in the
+ *      directory judged.
+ *  setxattr, removexattr   on an entry the requester cannot replace;
+ *      then the call continues (as exec).
+ *  connect   to a named Unix socket: the way judged, a socket the
+ *      requester owns (serves) refused; then it continues.
  *  mount   the source of a bind or move and a device path, and the
  *      target, judged; then it continues (the same argument).
  *  setns, pidfd_open, pidfd_getfd, ptrace attach, process_vm_*   the
@@ -34,9 +44,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
 #include <linux/seccomp.h>
@@ -126,6 +138,16 @@ answered(const struct call *k, const char *callname, int rc, const struct judged
 	else if (rc < 0)
 		sv_respond(k, rc, 0, 0);
 	return rc != 0;
+}
+
+/* The runner made the call itself: its result for the caller, and what
+ * it wrote (NULL: nothing) for the record. */
+static void
+done(const struct call *k, int rc, int e, const char *written)
+{
+	if (rc == 0 && written != NULL)
+		sv_note(k->sv, REC_WRITTEN, sv_record_string(written, CONFINE_PATH_MAX));
+	sv_respond(k, rc == 0 ? 0 : -e, 0, 0);
 }
 
 /* Resolve and judge one path argument of the call. */
@@ -372,9 +394,7 @@ on_symlink(struct call *k, uint64_t taddr, int dirfd, uint64_t laddr)
 	rc = symlinkat(target, j.dirfd, j.name);
 	e = errno;
 	sv_as_self(k, 1);
-	if (rc == 0)
-		sv_note(k->sv, REC_WRITTEN, sv_record_string(j.shown, CONFINE_PATH_MAX));
-	sv_respond(k, rc == 0 ? 0 : -e, 0, 0);
+	done(k, rc, e, j.shown);
 	judged_close(&j);
 }
 
@@ -411,9 +431,7 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 	    (int)syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags);
 	e = errno;
 	sv_as_self(k, 0);
-	if (rc == 0)
-		sv_note(k->sv, REC_WRITTEN, sv_record_string(n.shown, CONFINE_PATH_MAX));
-	sv_respond(k, rc == 0 ? 0 : -e, 0, 0);
+	done(k, rc, e, n.shown);
 	judged_close(&o);
 	judged_close(&n);
 }
@@ -439,10 +457,172 @@ on_truncate(struct call *k, uint64_t addr, off_t length)
 	sv_as_self(k, 0);
 	if (fd >= 0)
 		close(fd);
-	if (rc == 0)
-		sv_note(k->sv, REC_WRITTEN, sv_record_string(j.shown, CONFINE_PATH_MAX));
-	sv_respond(k, rc == 0 ? 0 : -e, 0, 0);
+	done(k, rc, e, j.shown);
 	judged_close(&j);
+}
+
+/* The object of chown or chmod, reached through an entry the requester
+ * can replace (chown -R of its tree: the entries of its directories):
+ * is it the requester's to change already? A directory or symlink is
+ * (moved in, or made, from where the requester writes); a file with no
+ * other name, or its own, is; a file with another name may be a hard
+ * link to one of root's, made where the kernel lets anyone link. */
+static int
+entry_own(const struct writer *w, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) || S_ISLNK(st->st_mode) || st->st_uid == w->uid ||
+	    st->st_nlink == 1;
+}
+
+/*
+ * chown, chmod: the path judged as an entry (followed where the call
+ * follows it); the runner opens the object itself (O_PATH, not following)
+ * and changes THAT inode, so an entry swapped after the check changes
+ * nothing else. A descriptor (AT_EMPTY_PATH) is the caller's, judged
+ * when it was opened.
+ */
+static void
+on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned atflags,
+    uint64_t x, uint64_t y)
+{
+	const char *callname = is_chmod ? "chmod" : "chown";
+	char path[PATH_MAX], what[32];
+	struct judged j;
+	struct stat st;
+	int rc, fd, e;
+
+	memset(&j, 0, sizeof j);
+	j.dirfd = -1;
+	if ((rc = read_string(k, addr, path, sizeof path)) != 0 && !(atflags & AT_EMPTY_PATH)) {
+		sv_respond(k, rc, 0, 0);
+		return;
+	}
+	if ((rc != 0 || *path == '\0') && (atflags & AT_EMPTY_PATH)) {
+		if (dirfd == AT_FDCWD)
+			snprintf(what, sizeof what, "cwd");
+		else
+			snprintf(what, sizeof what, "fd/%d", dirfd);
+		sv_proc_readlink(k->tid, what, j.shown, sizeof j.shown);
+		fd = sv_proc_open(k->tid, what, O_PATH);
+	} else {
+		if (answered(k, callname, judge_arg(k, dirfd, addr, JUDGE_ENTRY |
+		    ((atflags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW), path, &j), &j))
+			return;
+		fd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+	}
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		sv_respond(k, -errno, 0, 0);
+	} else if (j.replaceable && !entry_own(k->jc.w, &st)) {
+		sv_refuse(k, callname, j.shown, "the requester may have linked it there: it "
+		    "has another name, and the requester may replace entries of its directory");
+	} else if (sv_still_valid(k)) {
+		sv_as_caller(k, 0);
+		if (!is_chmod) {
+			rc = fchownat(fd, "", (uid_t)(uint32_t)x, (gid_t)(uint32_t)y, AT_EMPTY_PATH);
+		} else if (S_ISLNK(st.st_mode)) {
+			rc = -1;
+			errno = EOPNOTSUPP;	/* Linux has no mode for a symlink */
+		} else {
+			snprintf(what, sizeof what, "/proc/self/fd/%d", fd);
+			rc = chmod(what, (mode_t)x);
+		}
+		e = errno;
+		sv_as_self(k, 0);
+		done(k, rc, e, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	judged_close(&j);
+}
+
+/* unlink, rmdir: the way to the entry judged (the entry itself may be
+ * the requester's); the runner removes that name from the directory it
+ * judged, whatever the name holds by then. */
+static void
+on_unlink(struct call *k, int dirfd, uint64_t addr, unsigned atflags)
+{
+	char path[PATH_MAX];
+	struct judged j;
+	int rc, e;
+
+	if (answered(k, "unlink", judge_arg(k, dirfd, addr, JUDGE_ENTRY, path, &j), &j))
+		return;
+	if (sv_still_valid(k)) {
+		sv_as_caller(k, 0);
+		rc = unlinkat(j.dirfd, j.name, (int)(atflags & AT_REMOVEDIR));
+		e = errno;
+		sv_as_self(k, 0);
+		done(k, rc, e, NULL);
+	}
+	judged_close(&j);
+}
+
+/* mkdir, mknod: the way to the new name judged; the runner makes it in
+ * the directory it judged, with the caller's identity and umask. */
+static void
+on_make(struct call *k, int is_dir, int dirfd, uint64_t addr, mode_t mode, dev_t dev)
+{
+	const char *callname = is_dir ? "mkdir" : "mknod";
+	char path[PATH_MAX];
+	struct judged j;
+	int rc, e;
+
+	if (answered(k, callname, judge_arg(k, dirfd, addr, JUDGE_ENTRY | JUDGE_MISSING,
+	    path, &j), &j))
+		return;
+	if (j.exists) {
+		sv_respond(k, -EEXIST, 0, 0);
+	} else if (sv_still_valid(k)) {
+		sv_as_caller(k, 1);
+		rc = is_dir ? mkdirat(j.dirfd, j.name, mode) : mknodat(j.dirfd, j.name, mode, dev);
+		e = errno;
+		sv_as_self(k, 1);
+		done(k, rc, e, j.shown);
+	}
+	judged_close(&j);
+}
+
+/* setxattr, removexattr (ACLs, file capabilities): only on an entry the
+ * requester cannot replace, and then the call continues (as exec). */
+static void
+on_xattr(struct call *k, int follow)
+{
+	char path[PATH_MAX];
+	struct judged j;
+
+	if (answered(k, "xattr", judge_arg(k, AT_FDCWD, k->req->data.args[0],
+	    JUDGE_ENTRY | (follow ? JUDGE_FOLLOW : 0), path, &j), &j))
+		return;
+	if (j.replaceable)
+		sv_refuse(k, "xattr", j.shown, "the requester may replace it: it is an entry "
+		    "of a directory the requester may write");
+	else if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	judged_close(&j);
+}
+
+/* connect to a named Unix socket: the way judged, and a socket the
+ * requester made (it serves it: root would read its answers) refused;
+ * then the call continues (as exec). Other addresses are not paths. */
+static void
+on_connect(struct call *k, uint64_t addr, uint64_t len)
+{
+	const size_t at = offsetof(struct sockaddr_un, sun_path);
+	char head[offsetof(struct sockaddr_un, sun_path) + 1], path[PATH_MAX];
+	sa_family_t family;
+	struct judged j;
+
+	if (len > at && read_mem(k, addr, head, sizeof head) == (ssize_t)sizeof head) {
+		memcpy(&family, head, sizeof family);
+		if (family == AF_UNIX && head[at] != '\0') {
+			if (answered(k, "connect", judge_arg(k, AT_FDCWD, addr + at, JUDGE_FOLLOW,
+			    path, &j), &j))
+				return;
+			judged_close(&j);
+		}
+	}
+	if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
 static void
@@ -607,6 +787,20 @@ intercept(struct call *k)
 		on_move(k, 1, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
 	else if (nr == __NR_rename)
 		on_move(k, 0, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+	else if (nr == __NR_chown)
+		on_owner_mode(k, 0, AT_FDCWD, a[0], 0, a[1], a[2]);
+	else if (nr == __NR_lchown)
+		on_owner_mode(k, 0, AT_FDCWD, a[0], AT_SYMLINK_NOFOLLOW, a[1], a[2]);
+	else if (nr == __NR_chmod)
+		on_owner_mode(k, 1, AT_FDCWD, a[0], 0, a[1], 0);
+	else if (nr == __NR_unlink)
+		on_unlink(k, AT_FDCWD, a[0], 0);
+	else if (nr == __NR_rmdir)
+		on_unlink(k, AT_FDCWD, a[0], AT_REMOVEDIR);
+	else if (nr == __NR_mkdir)
+		on_make(k, 1, AT_FDCWD, a[0], (mode_t)a[1], 0);
+	else if (nr == __NR_mknod)
+		on_make(k, 0, AT_FDCWD, a[0], (mode_t)a[1], (dev_t)a[2]);
 #endif
 #ifdef __NR_renameat
 	else if (nr == __NR_renameat)
@@ -634,6 +828,24 @@ intercept(struct call *k)
 		on_move(k, 0, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
 	else if (nr == __NR_truncate)
 		on_truncate(k, a[0], (off_t)a[1]);
+	else if (nr == __NR_fchownat)
+		on_owner_mode(k, 0, (int)a[0], a[1], (unsigned)a[4], a[2], a[3]);
+	else if (nr == __NR_fchmodat)
+		on_owner_mode(k, 1, (int)a[0], a[1], 0, a[2], 0);
+	else if (nr == SUPERVISE_NR_FCHMODAT2)
+		on_owner_mode(k, 1, (int)a[0], a[1], (unsigned)a[3], a[2], 0);
+	else if (nr == __NR_unlinkat)
+		on_unlink(k, (int)a[0], a[1], (unsigned)a[2]);
+	else if (nr == __NR_mkdirat)
+		on_make(k, 1, (int)a[0], a[1], (mode_t)a[2], 0);
+	else if (nr == __NR_mknodat)
+		on_make(k, 0, (int)a[0], a[1], (mode_t)a[2], (dev_t)a[3]);
+	else if (nr == __NR_connect)
+		on_connect(k, a[1], a[2]);
+	else if (nr == __NR_setxattr || nr == __NR_removexattr)
+		on_xattr(k, 1);
+	else if (nr == __NR_lsetxattr || nr == __NR_lremovexattr)
+		on_xattr(k, 0);
 	else if (nr == __NR_mount)
 		on_mount(k);
 	else if (nr == __NR_setns)

@@ -9,6 +9,15 @@
 
 #include "supervise.h"
 
+/* calls newer than the C library's headers: the same number on every
+ * architecture (the kernel's common table, from 424 on) */
+#define SUPERVISE_NR_FCHMODAT2		452
+#define SUPERVISE_NR_SETXATTRAT		463
+#define SUPERVISE_NR_REMOVEXATTRAT	466
+#define SUPERVISE_NR_OPEN_TREE_ATTR	467
+#define SUPERVISE_NR_FILE_SETATTR	469
+#define SUPERVISE_NR_KNOWN_LAST		469	/* calls above it fail with ENOSYS */
+
 struct seccomp_notif;
 enum { REC_EXECUTED, REC_WRITTEN, REC_REFUSED };
 struct call {

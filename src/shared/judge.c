@@ -14,6 +14,11 @@
  *    device only when it owns it: /dev/null is everyone's to write and
  *    changes nothing); a final directory only read (listed, removed,
  *    chowned) may be the requester's when the caller says so;
+ *  - a call that acts on the final entry itself (JUDGE_ENTRY: chown,
+ *    chmod, unlink, mkdir) may name an entry the requester can replace
+ *    or create, unless it follows it as a symlink; the caller is told
+ *    (judged.replaceable) and decides, and the object is not judged;
+ *  - a trailing slash follows a final symlink, as in the kernel;
  *  - in procfs nobody replaces entries and the files are data about
  *    processes (ps reads them); a link there to a process's file (cwd,
  *    root, exe, fd/N, ns/...) is followed only into a process the
@@ -108,9 +113,10 @@ judge_object(const struct writer *w, int fd, const struct stat *st, int flags,
 
 	if (S_ISDIR(st->st_mode) && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE))
 		return 0;
-	/* a device is everyone's to write (/dev/null); a file with no name
+	/* a device is everyone's to write (/dev/null), as is a daemon's
+	 * socket (D-Bus); its owner is who serves it; a file with no name
 	 * (memfd, unlinked) is reachable only through its holder */
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ||
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) || S_ISSOCK(st->st_mode) ||
 	    (S_ISREG(st->st_mode) && st->st_nlink == 0))
 		changeable = inode_owned(w, st);
 	else
@@ -175,7 +181,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 	    ptxt[PATH_MAX + 64];
 	const char *s, *after, *e;
 	struct stat dst, st, rootst;
-	int cur, nfd, links = 0, last, at_proc_root;
+	int cur, nfd, links = 0, last, follow, at_proc_root;
 	pid_t procpid = 0;
 	ssize_t ll;
 	size_t n;
@@ -221,8 +227,8 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				j->exists = 1;
 				j->st = dst;
 				j->dirfd = cur;
-				if (judge_object(c->w, cur, &dst, flags, j->shown, j->why,
-				    sizeof j->why)) {
+				if (!(flags & JUDGE_ENTRY) && judge_object(c->w, cur, &dst, flags,
+				    j->shown, j->why, sizeof j->why)) {
 					judged_close(j);
 					return 1;
 				}
@@ -247,10 +253,13 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			strcpy(rest, tmp);
 			continue;
 		}
+		/* a trailing slash makes the kernel follow a final symlink */
+		follow = !last || (flags & JUDGE_FOLLOW) || *after == '/';
 		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			if (errno != ENOENT || !(flags & JUDGE_MISSING))
 				goto fail;
-			if (inode_writable(c->w, cur, &dst) && !on_procfs(cur, &dst)) {
+			if (inode_writable(c->w, cur, &dst) && !on_procfs(cur, &dst) &&
+			    !(last && (flags & JUDGE_ENTRY))) {
 				shown_push(j->shown, sizeof j->shown, comp);
 				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 				shown_pop(ptxt);
@@ -278,14 +287,18 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if (entry_changeable(c->w, cur, &dst, &st) && !on_procfs(cur, &dst) &&
 		    !(last && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE) &&
 		    S_ISDIR(st.st_mode))) {
-			close(nfd);
-			snprintf(ptxt, sizeof ptxt, "%s", j->shown);
-			shown_pop(ptxt);
-			reason_set(j->why, sizeof j->why, c->w, j->shown,
-			    "it may replace entries of ", ptxt);
-			return refused(cur);
+			if (last && (flags & JUDGE_ENTRY) && !(S_ISLNK(st.st_mode) && follow)) {
+				j->replaceable = 1;
+			} else {
+				close(nfd);
+				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
+				shown_pop(ptxt);
+				reason_set(j->why, sizeof j->why, c->w, j->shown,
+				    "it may replace entries of ", ptxt);
+				return refused(cur);
+			}
 		}
-		if (S_ISLNK(st.st_mode) && (!last || (flags & JUDGE_FOLLOW))) {
+		if (S_ISLNK(st.st_mode) && follow) {
 			if (on_procfs(cur, &dst) && !at_proc_root) {
 				/* a process's own file: only of a process it cannot touch */
 				/* the caller's own (/proc/self) is not another process */
@@ -364,8 +377,8 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		j->exists = 1;
 		j->st = st;
 		j->dirfd = cur;
-		if (!S_ISLNK(st.st_mode) && judge_object(c->w, nfd, &st, flags, j->shown,
-		    j->why, sizeof j->why)) {
+		if (!S_ISLNK(st.st_mode) && !(flags & JUDGE_ENTRY) && judge_object(c->w, nfd,
+		    &st, flags, j->shown, j->why, sizeof j->why)) {
 			close(nfd);
 			judged_close(j);
 			return 1;

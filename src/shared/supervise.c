@@ -10,7 +10,8 @@
  *
  * The new mount API, io_uring and open_by_handle_at, which reach files
  * past the supervised calls, fail with ENOSYS (callers fall back to the
- * calls that are supervised). Another ABI (i386, x32) kills the process:
+ * calls that are supervised), as does every call newer than those this
+ * code has judged (a new kernel's new way to a file). Another ABI (i386, x32) kills the process:
  * its calls have other numbers. Refusals are EACCES, each recorded with
  * the path and the reason; with what it executed (path, SHA-256) and
  * wrote, bounded, they become the command's "confinement" ledger record
@@ -48,7 +49,8 @@
 
 static const int notified[] = {
 #ifdef __NR_open
-	__NR_open, __NR_creat, __NR_symlink, __NR_link, __NR_rename,
+	__NR_open, __NR_creat, __NR_symlink, __NR_link, __NR_rename, __NR_chown,
+	__NR_lchown, __NR_chmod, __NR_unlink, __NR_rmdir, __NR_mkdir, __NR_mknod,
 #endif
 #ifdef __NR_renameat
 	__NR_renameat,
@@ -56,7 +58,9 @@ static const int notified[] = {
 	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_symlinkat,
 	__NR_linkat, __NR_renameat2, __NR_truncate, __NR_mount, __NR_setns,
 	__NR_pidfd_open, __NR_pidfd_getfd, __NR_ptrace, __NR_process_vm_readv,
-	__NR_process_vm_writev,
+	__NR_process_vm_writev, __NR_fchownat, __NR_fchmodat, SUPERVISE_NR_FCHMODAT2,
+	__NR_unlinkat, __NR_mkdirat, __NR_mknodat, __NR_setxattr, __NR_lsetxattr,
+	__NR_removexattr, __NR_lremovexattr, __NR_connect,
 };
 
 static const int unsupported[] = {
@@ -65,6 +69,8 @@ static const int unsupported[] = {
 #endif
 	__NR_io_uring_setup, __NR_open_by_handle_at, __NR_open_tree, __NR_move_mount,
 	__NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick, __NR_mount_setattr,
+	SUPERVISE_NR_SETXATTRAT, SUPERVISE_NR_REMOVEXATTRAT, SUPERVISE_NR_OPEN_TREE_ATTR,
+	SUPERVISE_NR_FILE_SETATTR,
 };
 
 /* the groups, umask and fs identity of the runner, restored after each
@@ -85,7 +91,7 @@ supervise_child(int sock)
 {
 #ifdef SUPERVISE_ARCH
 	struct sock_filter f[4 + 2 + 2 * (sizeof notified / sizeof notified[0] +
-	    sizeof unsupported / sizeof unsupported[0]) + 1];
+	    sizeof unsupported / sizeof unsupported[0]) + 2 + 1];
 	struct sock_fprog prog;
 	char byte = 'l', cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &byte, 1 };
@@ -104,6 +110,11 @@ supervise_child(int sock)
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
+	/* a call newer than this code has judged (a new way to a file) */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
+	    SUPERVISE_NR_KNOWN_LAST, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
 	for (i = 0; i < sizeof notified / sizeof notified[0]; i++) {
 		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		    (unsigned)notified[i], 0, 1);

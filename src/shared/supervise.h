@@ -15,12 +15,16 @@
 #define JUDGE_WRITE	0x02	/* the call creates, writes or moves the final entry */
 #define JUDGE_DIR_OK	0x04	/* a final directory may be the requester's (listing, rm -r) */
 #define JUDGE_MISSING	0x08	/* a missing final entry (or one below it) is an answer */
+#define JUDGE_ENTRY	0x10	/* the call acts on the final entry itself (chown, unlink,
+				 * mkdir): it may be one the requester can replace (then
+				 * judged.replaceable) or create; its object is not judged */
 
 struct judged {
 	int		 dirfd;		/* O_PATH: the directory that holds the final entry */
 	char		 name[NAME_MAX + 1];	/* the final entry in it ("." for a directory) */
 	int		 exists;
 	int		 magic;		/* a procfs link to a process's file: open it to follow */
+	int		 replaceable;	/* JUDGE_ENTRY: the requester can replace the final entry */
 	struct stat	 st;		/* of the final entry, when it exists and is not magic */
 	char		 shown[PATH_MAX];	/* the path as resolved, for the ledger */
 	char		 why[PATH_MAX + 256];	/* why it was refused */

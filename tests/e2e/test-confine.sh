@@ -28,7 +28,10 @@
 # chown -R and rm -rf of the requester's tree, useradd/userdel, systemctl
 # daemon-reload, dpkg -i of a staged .deb, tar -xzf of a staged archive,
 # install of a staged file); (9) fail-closed: no supervisor, nothing runs
-# (unless the policy says "unconfined": "allow").
+# (unless the policy says "unconfined": "allow"); (10) chown, chmod, rm,
+# mkdir and setfacl of entries in a directory an earlier command made
+# world-writable, where the agent put symlinks to root's file and
+# directory while the batch waits.
 #
 # argv[0] cannot be a reviewed file (intake: "a file cannot be argv[0]"),
 # so a reviewed script runs as `/usr/bin/env {"file": "NAME"}` (env
@@ -847,6 +850,63 @@ EOF
 else
 	skip "[P8] (9) fail-closed without a supervisor" "cannot build the seccomp blocker here ($(uname -m))"
 fi
+
+# ============================================================ (10) chown, chmod, rm, mkdir, setfacl
+section "(10) chown, chmod, rm, mkdir and setfacl through entries the agent put in their way"
+# An earlier command makes a shared directory; while the batch waits the
+# agent puts symlinks there to a root-only file and a root directory.
+# Nothing later may change those through the agent's entries; the
+# agent's own file in it is still root's to hand over.
+VICTIM=/etc/wt-confine-victim
+printf 'root-only-%s\n' "$TAG" >"$VICTIM"
+chmod 0600 "$VICTIM"
+install -d -m 0755 "$OPT/vdir"
+printf 'keep-%s\n' "$TAG" >"$OPT/vdir/file"
+: >"$OPT/lock10-$TAG"
+chmod 0644 "$OPT/lock10-$TAG"
+gate n10 <<EOF
+{"reason":"confine (10)","stop_on_failure":false,"commands":[
+  $(cmd mkw "a shared drop directory" /usr/bin/install -d -m 0777 "$OPT/w"),
+  $(cmd hold "waits (the agent acts now)" /usr/bin/flock "$OPT/lock10-$TAG" /usr/bin/true),
+  $(cmd chown "hand over the output" /usr/bin/chown "$REQ" "$OPT/w/own"),
+  $(cmd chmod "let everyone read it" /usr/bin/chmod 0666 "$OPT/w/mode"),
+  $(cmd rm "clean up" /usr/bin/rm -f "$OPT/w/sub/file"),
+  $(cmd mkdir "a cache directory" /usr/bin/mkdir "$OPT/w/sub/new"),
+  $(cmd acl "let the agent read the log" /usr/bin/setfacl -m "u:$REQ:rw" "$OPT/w/log"),
+  $(cmd mine "take the agent's upload" /usr/bin/chown root: "$OPT/w/mine")]}
+EOF
+G10=$G
+if hold_start n10 "$OPT/lock10-$TAG"; then ok "(10) the test holds its lock"; else not_ok "(10) the test holds its lock"; fi
+approve_bg n10 "$G10"
+if wait_for 'batch_at "$OPT/lock10-$TAG"' 300; then
+	ok "(10) the batch waits on the lock (its second command started)"
+	as_r sh -c 'ln -s "$1" "$2/own" && ln -s "$1" "$2/mode" && ln -s "$1" "$2/log" &&
+	    ln -s "$3" "$2/sub" && echo mine >"$2/mine"' sh "$VICTIM" "$OPT/w" "$OPT/vdir"
+	check "(10) the agent put its symlinks and its own file in the shared directory" \
+	    sh -c '[ -L "$1/own" ] && [ -L "$1/mode" ] && [ -L "$1/log" ] && [ -L "$1/sub" ] &&
+	    [ "$(stat -c %U "$1/mine")" = "$2" ]' sh "$OPT/w" "$REQ"
+else
+	not_ok "(10) the batch waits on the lock (its second command started)"
+fi
+hold_release n10
+approve_bg_done n10 "$G10"
+approved n10
+is "[P8] (10) the root-only file is still root's, mode 0600" \
+    "$(stat -c '%U %a' "$VICTIM" 2>&1)" "root 600"
+check "[P8] (10) ... with no ACL entry for the agent" \
+    sh -c '! getfacl -p "$1" 2>/dev/null | grep -q "^user:$2:"' sh "$VICTIM" "$REQ"
+check "[P8] (10) the root directory's file was not removed" grep -q "keep-$TAG" "$OPT/vdir/file"
+absent "[P8] (10) ... and nothing was made in that directory" "$OPT/vdir/new"
+for c in chown chmod rm mkdir acl; do
+	jcheck "[P8] (10) $c did not succeed" "entry(j, '$c')['status'] != 'ran' or entry(j, '$c')['exit_code'] != 0" "$L"
+done
+refused_call "[P8] (10) the ledger: chown refused at run time, naming the agent's link" chown chown "$OPT/w/own"
+refused_call "[P8] (10) ... chmod" chmod chmod "$OPT/w/mode"
+refused_call "[P8] (10) ... rm (an unlink through $OPT/w/sub)" rm unlink "$OPT/w/sub"
+refused_call "[P8] (10) ... mkdir" mkdir mkdir "$OPT/w/sub"
+refused_call "[P8] (10) ... setfacl (an extended attribute)" acl xattr "$OPT/w/log"
+ran_ok "(10) root took the agent's own upload (its entry, its file)" mine
+is "(10) ... now root's" "$(stat -c %U "$OPT/w/mine" 2>&1)" root
 
 section "the end"
 for c in 1a 1b 1c 3 4 6 7 9; do

@@ -3,8 +3,9 @@
  * The run-time supervisor's path judgement (src/shared/judge.c) on a
  * table of paths and owners: a tree made under /tmp with entries of a
  * requester uid, of a group of its, world-writable, sticky, with an ACL,
- * symlinks relative and absolute, procfs and devices. Needs root (to
- * give files to another uid); skipped otherwise.
+ * symlinks relative and absolute, procfs and devices; and a supervised
+ * shell's chown, chmod, rm, mkdir and connect in such a tree. Needs root
+ * (to give files to another uid); skipped otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/filter.h>
@@ -123,6 +126,7 @@ setup(void **state)
 	ln("../req/file", "root/link-rel");
 	ln("/tmp/wt-judge-nowhere/x", "root/link-tmp");
 	ln("loop", "root/loop");
+	ln("../root", "world/link");
 	for (i = 0; i < 300; i++)
 		groups300[i] = (gid_t)(20000 + i);
 	mk("g290", 0775, 0, 20290, 1);
@@ -211,6 +215,22 @@ test_table(void **state)
 		{ "/dev/null", JUDGE_FOLLOW | JUDGE_WRITE, 0 },	/* everyone's, changes nothing */
 		{ "/proc/self/status", JUDGE_FOLLOW, 0 },
 		{ "/proc/self/cwd/", JUDGE_FOLLOW | JUDGE_DIR_OK, 0 },	/* root's own process */
+		/* chown, chmod, unlink, mkdir act on the entry: it may be replaceable */
+		{ "req/file", JUDGE_ENTRY, 0 },
+		{ "req/file", JUDGE_ENTRY | JUDGE_FOLLOW, 0 },
+		{ "req/new", JUDGE_ENTRY | JUDGE_MISSING, 0 },	/* mkdir in its directory */
+		{ "req/sub/file", JUDGE_ENTRY, 1 },		/* the way is the requester's */
+		{ "world/file", JUDGE_ENTRY, 0 },
+		{ "root/reqfile", JUDGE_ENTRY, 0 },		/* its object is not judged */
+		{ "root/link-rel", JUDGE_ENTRY, 0 },		/* the link itself */
+		{ "root/link-rel", JUDGE_ENTRY | JUDGE_FOLLOW, 0 },	/* to req/file */
+		{ "req/sub", JUDGE_ENTRY, 0 },
+		{ "req/sub/", JUDGE_ENTRY, 0 },
+		{ "root/link-tmp", JUDGE_ENTRY, 0 },
+		{ "root/link-tmp/", JUDGE_ENTRY, -ENOENT },	/* a slash follows it */
+		{ "world/link", JUDGE_ENTRY, 0 },		/* a link it may have put there */
+		{ "world/link", JUDGE_ENTRY | JUDGE_FOLLOW, 1 },
+		{ "world/link/", JUDGE_ENTRY, 1 },		/* a slash follows it too */
 	};
 	char why[PATH_MAX + 256];
 	size_t i;
@@ -381,6 +401,150 @@ test_entry_operands(void **state)
 	assert_int_equal(entry_way_changeable(&w, p, why, sizeof why), 1);
 }
 
+/* A Unix socket listening at dir/name, mode 0666, its file owned by uid. */
+static int
+listening(const char *dir, const char *name, uid_t uid)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s/%s", dir, name);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof sun), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(chmod(sun.sun_path, 0666), 0);
+	assert_int_equal(chown(sun.sun_path, uid, uid), 0);
+	return fd;
+}
+
+/*
+ * A supervised shell (the runner's executor, exec_capture with a
+ * supervisor for REQ) in a tree where an earlier command left a
+ * world-writable directory w: what the requester put there (symlinks to
+ * root's file and directory, a hard link to root's file, made here by
+ * root, as a requester could where fs.protected_hardlinks is 0) is never
+ * what chown, chmod, unlink or mkdir change; its own entries are.
+ */
+static void
+test_supervised_entries(void **state)
+{
+	static const gid_t reqgroups[] = { REQ, REQGRP };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 2 };
+	static char script[] =
+	    "chown 4242 w/own; echo chown-own=$?\n"
+	    "chmod 0666 w/own; echo chmod-own=$?\n"
+	    "chown -h 4242 w/own; echo lchown-own=$?\n"
+	    "rm -f w/sub/file; echo rm-sub=$?\n"
+	    "mkdir w/sub/new; echo mkdir-sub=$?\n"
+	    "chown 4242 w/hl; echo chown-hl=$?\n"
+	    "chmod 0644 w/hl; echo chmod-hl=$?\n"
+	    "chown 4242 w/plain && chmod 0600 w/plain; echo plain=$?\n"
+	    "chown -R 4242 w/old && rm -rf w/old; echo old=$?\n"
+	    "mkdir w/newdir; echo newdir=$?\n"
+	    "chmod 0640 victim; echo victim=$?\n"
+	    "perl -e 'my $p = \"victim\"; syscall(463, -100, $p, 0, 0, 0, 0); print \"setxattrat=\", $!+0, \"\\n\"'\n"
+	    "perl -e 'syscall(500); print \"nr500=\", $!+0, \"\\n\"'\n"
+	    "for s in root.sock req.sock; do perl -MIO::Socket::UNIX -e "
+	    "'print \"$ARGV[0]=\", (IO::Socket::UNIX->new(Peer => $ARGV[0]) ? 0 : $!+0), \"\\n\"' $s; done\n";
+	char *argv[] = { "sh", "-c", script, NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	char dir[256], p[512], hl[512], *tail;
+	struct supervisor sv;
+	struct exec_result res;
+	struct exec_spec x;
+	struct capture cap;
+	struct stat st;
+	json_t *rec;
+	char *text;
+	int rootsock, reqsock;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 0, 1);
+	mk("sv/victim", 0600, 0, 0, 0);
+	mk("sv/vdir", 0755, 0, 0, 1);
+	mk("sv/vdir/file", 0644, 0, 0, 0);
+	mk("sv/w", 0777, 0, 0, 1);
+	mk("sv/w/plain", 0644, 0, 0, 0);
+	mk("sv/w/old", 0755, REQ, REQ, 1);
+	mk("sv/w/old/f", 0644, 0, 0, 0);
+	ln("../victim", "sv/w/own");
+	ln("../vdir", "sv/w/sub");
+	snprintf(dir, sizeof dir, "%s/sv", top);
+	/* a daemon's socket, everyone's to connect to, and one the requester serves */
+	rootsock = listening(dir, "root.sock", 0);
+	reqsock = listening(dir, "req.sock", REQ);
+	snprintf(p, sizeof p, "%s/sv/victim", top);
+	snprintf(hl, sizeof hl, "%s/sv/w/hl", top);
+	assert_int_equal(link(p, hl), 0);
+	memset(&x, 0, sizeof x);
+	x.exefd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	assert_true(x.exefd >= 0);
+	x.argv = argv;
+	x.envp = envp;
+	x.cwd = dir;
+	x.group = EXEC_SESSION;
+	x.timeout = 60;
+	supervise_init(&sv, &w);
+	x.sv = &sv;
+	capture_init(&cap, -1, 0);
+	assert_int_equal(exec_capture(&x, &cap, &res), 0);
+	close(x.exefd);
+	tail = capture_tail(&cap, 4096);
+	rec = supervise_record(&sv);
+	text = json_dumps(rec, JSON_COMPACT);
+	print_message("%s\n%s\n", tail, text);
+	/* root's file and directory, reached through the requester's entries */
+	snprintf(p, sizeof p, "%s/sv/victim", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 07777, 0640);	/* root's own chmod went through */
+	assert_non_null(strstr(tail, "chown-own=1"));
+	assert_non_null(strstr(tail, "chmod-own=1"));
+	assert_non_null(strstr(tail, "lchown-own=0"));	/* the link itself */
+	assert_non_null(strstr(tail, "rm-sub=1"));
+	assert_non_null(strstr(tail, "mkdir-sub=1"));
+	assert_non_null(strstr(tail, "chown-hl=1"));
+	assert_non_null(strstr(tail, "chmod-hl=1"));
+	snprintf(p, sizeof p, "%s/sv/vdir/file", top);
+	assert_int_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/sv/vdir/new", top);
+	assert_int_equal(access(p, F_OK), -1);
+	/* what is the requester's to change already */
+	assert_non_null(strstr(tail, "plain=0"));
+	snprintf(p, sizeof p, "%s/sv/w/plain", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, REQ);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_non_null(strstr(tail, "old=0"));
+	snprintf(p, sizeof p, "%s/sv/w/old", top);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_non_null(strstr(tail, "newdir=0"));
+	assert_non_null(strstr(tail, "victim=0"));
+	/* calls newer than the filter knows fail as the kernel's unknown ones */
+	assert_non_null(strstr(tail, "setxattrat=38"));
+	assert_non_null(strstr(tail, "nr500=38"));
+	assert_non_null(strstr(tail, "root.sock=0"));
+	assert_non_null(strstr(tail, "req.sock=13"));	/* EACCES */
+	close(rootsock);
+	close(reqsock);
+	/* the record names each refusal and the directory made */
+	assert_non_null(strstr(text, "\"call\":\"chown\""));
+	assert_non_null(strstr(text, "\"call\":\"chmod\""));
+	assert_non_null(strstr(text, "\"call\":\"unlink\""));
+	assert_non_null(strstr(text, "\"call\":\"mkdir\""));
+	assert_non_null(strstr(text, "\"call\":\"connect\""));
+	assert_non_null(strstr(text, "sv/w/hl"));
+	assert_non_null(strstr(text, "sv/w/newdir"));
+	free(text);
+	free(tail);
+	json_decref(rec);
+	supervise_end(&sv);
+}
+
 /* The runner's probe: a full round trip here; refused for real where a
  * filter above forbids seccomp() (as a container runtime's may). */
 static void
@@ -420,6 +584,7 @@ main(void)
 		cmocka_unit_test(test_anyone_but_root),
 		cmocka_unit_test(test_changed_since_judged),
 		cmocka_unit_test(test_entry_operands),
+		cmocka_unit_test(test_supervised_entries),
 		cmocka_unit_test(test_probe),
 	};
 
