@@ -175,7 +175,8 @@ listed(const char *s, const char *const *list)
  * are bounded here and neutralised wherever they are shown.
  */
 static const char *const confine_calls[] = { "open", "exec", "symlink", "link",
-	"rename", "truncate", "mount", "setns", "pidfd", "ptrace", "process_vm", NULL };
+	"rename", "truncate", "chown", "chmod", "unlink", "mkdir", "mknod", "xattr", "connect",
+	"mount", "setns", "pidfd", "ptrace", "process_vm", NULL };
 
 /* Does object o have exactly the members keys (NULL-terminated)? */
 static int

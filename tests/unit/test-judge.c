@@ -441,6 +441,7 @@ test_supervised_entries(void **state)
 	    "chown 4242 w/hl; echo chown-hl=$?\n"
 	    "chmod 0644 w/hl; echo chmod-hl=$?\n"
 	    "chown 4242 w/plain && chmod 0600 w/plain; echo plain=$?\n"
+	    "chown root: w/mine; echo mine=$?\n"
 	    "chown -R 4242 w/old && rm -rf w/old; echo old=$?\n"
 	    "mkdir w/newdir; echo newdir=$?\n"
 	    "chmod 0640 victim; echo victim=$?\n"
@@ -450,7 +451,7 @@ test_supervised_entries(void **state)
 	    "'print \"$ARGV[0]=\", (IO::Socket::UNIX->new(Peer => $ARGV[0]) ? 0 : $!+0), \"\\n\"' $s; done\n";
 	char *argv[] = { "sh", "-c", script, NULL };
 	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-	char dir[256], p[512], hl[512], *tail;
+	char dir[256], p[512], hl[512], why[256], *tail;
 	struct supervisor sv;
 	struct exec_result res;
 	struct exec_spec x;
@@ -469,6 +470,7 @@ test_supervised_entries(void **state)
 	mk("sv/vdir/file", 0644, 0, 0, 0);
 	mk("sv/w", 0777, 0, 0, 1);
 	mk("sv/w/plain", 0644, 0, 0, 0);
+	mk("sv/w/mine", 0644, REQ, REQ, 0);
 	mk("sv/w/old", 0755, REQ, REQ, 1);
 	mk("sv/w/old/f", 0644, 0, 0, 0);
 	ln("../victim", "sv/w/own");
@@ -515,6 +517,7 @@ test_supervised_entries(void **state)
 	assert_int_equal(access(p, F_OK), -1);
 	/* what is the requester's to change already */
 	assert_non_null(strstr(tail, "plain=0"));
+	assert_non_null(strstr(tail, "mine=0"));
 	snprintf(p, sizeof p, "%s/sv/w/plain", top);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_uid, REQ);
@@ -539,6 +542,9 @@ test_supervised_entries(void **state)
 	assert_non_null(strstr(text, "\"call\":\"connect\""));
 	assert_non_null(strstr(text, "sv/w/hl"));
 	assert_non_null(strstr(text, "sv/w/newdir"));
+	/* and is one the ledger's check accepts (every call name known) */
+	if (confinement_check(rec, why, sizeof why) != 0)
+		fail_msg("the record does not check out: %s", why);
 	free(text);
 	free(tail);
 	json_decref(rec);
