@@ -30,7 +30,8 @@
  *  setxattr, removexattr   on an entry the requester cannot replace;
  *      then the call continues (as exec).
  *  connect   to a named Unix socket: the way judged, a socket the
- *      requester owns (serves) refused; then it continues.
+ *      requester owns (serves) refused; to an IP address a socket of the
+ *      requester's serves (ports.c): refused; then it continues.
  *  mount   the source of a bind or move and a device path, and the
  *      target, judged; then it continues (the same argument).
  *  setns, pidfd_open, pidfd_getfd, ptrace attach, process_vm_*   the
@@ -49,6 +50,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
 #include <linux/seccomp.h>
@@ -601,24 +603,35 @@ on_xattr(struct call *k, int follow)
 	judged_close(&j);
 }
 
-/* connect to a named Unix socket: the way judged, and a socket the
- * requester made (it serves it: root would read its answers) refused;
- * then the call continues (as exec). Other addresses are not paths. */
+/* connect: to a named Unix socket, the way judged and a socket the
+ * requester made (it serves it) refused; to an IP address, refused when
+ * a socket of the requester's serves it (ports.c): either way root would
+ * act on what the requester answers. Then the call continues (as exec). */
 static void
 on_connect(struct call *k, uint64_t addr, uint64_t len)
 {
 	const size_t at = offsetof(struct sockaddr_un, sun_path);
-	char head[offsetof(struct sockaddr_un, sun_path) + 1], path[PATH_MAX];
-	sa_family_t family;
+	char path[PATH_MAX], why[256], what[64];
+	struct sockaddr_storage ss;
 	struct judged j;
+	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
+	int rc;
 
-	if (len > at && read_mem(k, addr, head, sizeof head) == (ssize_t)sizeof head) {
-		memcpy(&family, head, sizeof family);
-		if (family == AF_UNIX && head[at] != '\0') {
+	memset(&ss, 0, sizeof ss);
+	if (n > at && read_mem(k, addr, &ss, n) == (ssize_t)n) {
+		if (ss.ss_family == AF_UNIX && ((struct sockaddr_un *)(void *)&ss)->sun_path[0]) {
 			if (answered(k, "connect", judge_arg(k, AT_FDCWD, addr + at, JUDGE_FOLLOW,
 			    path, &j), &j))
 				return;
 			judged_close(&j);
+		} else if ((ss.ss_family == AF_INET && n >= sizeof(struct sockaddr_in)) ||
+		    (ss.ss_family == AF_INET6 && n >= sizeof(struct sockaddr_in6))) {
+			if ((rc = port_served_by(k->tid, &ss, k->jc.w, why, sizeof why)) != 0) {
+				snprintf(what, sizeof what, "%s port %u", ss.ss_family == AF_INET ?
+				    "IPv4" : "IPv6", ntohs(((struct sockaddr_in *)(void *)&ss)->sin_port));
+				sv_refuse(k, "connect", what, rc > 0 ? why : "it cannot be judged");
+				return;
+			}
 		}
 	}
 	if (sv_still_valid(k))

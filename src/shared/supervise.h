@@ -43,6 +43,11 @@ void	 judged_close(struct judged *);
 int	 judge_object(const struct writer *, int, const struct stat *, int, const char *,
 	    char *, size_t);
 
+/* ports.c */
+struct sockaddr_storage;
+int	 port_served_by(pid_t, const struct sockaddr_storage *, const struct writer *, char *,
+	    size_t);
+
 /* supervise.c */
 struct supervisor {
 	const struct writer *requester;

@@ -31,7 +31,8 @@
 # (unless the policy says "unconfined": "allow"); (10) chown, chmod, rm,
 # mkdir and setfacl of entries in a directory an earlier command made
 # world-writable, where the agent put symlinks to root's file and
-# directory while the batch waits.
+# directory while the batch waits; (11) a port of 127.0.0.1 the agent
+# listens on, read by a reviewed script.
 #
 # argv[0] cannot be a reviewed file (intake: "a file cannot be argv[0]"),
 # so a reviewed script runs as `/usr/bin/env {"file": "NAME"}` (env
@@ -929,6 +930,39 @@ refused_call "[P8] (10) ... mkdir" mkdir mkdir "$OPT/w/sub"
 refused_call "[P8] (10) ... setfacl (an extended attribute)" acl xattr "$OPT/w/log"
 ran_ok "(10) root took the agent's own upload (its entry, its file)" mine
 is "(10) ... now root's" "$(stat -c %U "$OPT/w/mine" 2>&1)" root
+
+# ============================================================ (11) a port the agent serves
+section "(11) a reviewed script reads from a port of 127.0.0.1 the agent listens on"
+# The agent squats a local port (a cache, a proxy, a service that is
+# down) and answers with its own payload; root must not read it.
+PORT11=$(free_port)
+as_r "$PY" -c '
+import os, socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(1)
+end = time.time() + 300
+while time.time() < end and os.path.isdir(sys.argv[3]):
+    try:
+        c, _ = s.accept()
+    except OSError:
+        continue
+    c.sendall(("AGENT-%s-11\n" % sys.argv[2]).encode()); c.close()
+' "$PORT11" "$TAG" "$SR_DIR" </dev/null >/dev/null 2>&1 &
+BG="$BG $!"
+check "(11) the agent listens on 127.0.0.1:$PORT11" \
+    wait_for "grep -qi ':$(printf %04X "$PORT11") 00000000:0000 0A' /proc/net/tcp" 30
+gate n11 <<EOF
+{"reason":"confine (11)","stop_on_failure":false,"files":{
+ $(sfile fetch.sh "#!/bin/bash
+exec 3<>/dev/tcp/127.0.0.1/$PORT11 && cat <&3 >/etc/wt-confine-port
+")},
+ "commands":[$(scmd fetch fetch.sh "fetch the local service's config")]}
+EOF
+approve n11 "$G"
+approved n11
+no_content "[P8] (11) root did not write what the agent served into /etc" /etc/wt-confine-port "AGENT-$TAG"
+refused_call "[P8] (11) the ledger: connect refused, the agent serving 127.0.0.1 port $PORT11" \
+    fetch connect "serves 127.0.0.1 port $PORT11"
 
 section "the end"
 for c in 1a 1b 1c 3 4 6 7 9; do

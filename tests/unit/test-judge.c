@@ -19,6 +19,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/fsuid.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/filter.h>
@@ -419,6 +422,29 @@ listening(const char *dir, const char *name, uid_t uid)
 	return fd;
 }
 
+/* A TCP listener on 127.0.0.1 (its port in *port), its socket made as
+ * fs uid uid (the owner the kernel's tables show). */
+static int
+listening_tcp(uid_t uid, unsigned *port)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	int fd;
+
+	setfsuid(uid);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setfsuid(0);
+	assert_true(fd >= 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
 /*
  * A supervised shell (the runner's executor, exec_capture with a
  * supervisor for REQ) in a tree where an earlier command left a
@@ -448,10 +474,16 @@ test_supervised_entries(void **state)
 	    "perl -e 'my $p = \"victim\"; syscall(463, -100, $p, 0, 0, 0, 0); print \"setxattrat=\", $!+0, \"\\n\"'\n"
 	    "perl -e 'syscall(500); print \"nr500=\", $!+0, \"\\n\"'\n"
 	    "for s in root.sock req.sock; do perl -MIO::Socket::UNIX -e "
-	    "'print \"$ARGV[0]=\", (IO::Socket::UNIX->new(Peer => $ARGV[0]) ? 0 : $!+0), \"\\n\"' $s; done\n";
+	    "'print \"$ARGV[0]=\", (IO::Socket::UNIX->new(Peer => $ARGV[0]) ? 0 : $!+0), \"\\n\"' $s; done\n"
+	    "for p in $ROOTPORT $REQPORT; do perl -MIO::Socket::INET -e 'print \"port$ARGV[0]=\", "
+	    "(IO::Socket::INET->new(PeerAddr => \"127.0.0.1\", PeerPort => $ARGV[0]) ? 0 : $!+0), "
+	    "\"\\n\"' $p; done\n";
 	char *argv[] = { "sh", "-c", script, NULL };
-	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-	char dir[256], p[512], hl[512], why[256], *tail;
+	char rootport[32], reqport[32];
+	char *envp[] = { "PATH=/usr/bin:/bin", rootport, reqport, NULL };
+	char dir[256], p[512], hl[512], why[256], want[64], *tail;
+	int rootlis, reqlis;
+	unsigned rp, qp;
 	struct supervisor sv;
 	struct exec_result res;
 	struct exec_spec x;
@@ -479,6 +511,11 @@ test_supervised_entries(void **state)
 	/* a daemon's socket, everyone's to connect to, and one the requester serves */
 	rootsock = listening(dir, "root.sock", 0);
 	reqsock = listening(dir, "req.sock", REQ);
+	/* a daemon's TCP port on 127.0.0.1, and one the requester listens on */
+	rootlis = listening_tcp(0, &rp);
+	reqlis = listening_tcp(REQ, &qp);
+	snprintf(rootport, sizeof rootport, "ROOTPORT=%u", rp);
+	snprintf(reqport, sizeof reqport, "REQPORT=%u", qp);
 	snprintf(p, sizeof p, "%s/sv/victim", top);
 	snprintf(hl, sizeof hl, "%s/sv/w/hl", top);
 	assert_int_equal(link(p, hl), 0);
@@ -532,14 +569,21 @@ test_supervised_entries(void **state)
 	assert_non_null(strstr(tail, "nr500=38"));
 	assert_non_null(strstr(tail, "root.sock=0"));
 	assert_non_null(strstr(tail, "req.sock=13"));	/* EACCES */
+	snprintf(want, sizeof want, "port%u=0", rp);
+	assert_non_null(strstr(tail, want));
+	snprintf(want, sizeof want, "port%u=13", qp);
+	assert_non_null(strstr(tail, want));
 	close(rootsock);
 	close(reqsock);
+	close(rootlis);
+	close(reqlis);
 	/* the record names each refusal and the directory made */
 	assert_non_null(strstr(text, "\"call\":\"chown\""));
 	assert_non_null(strstr(text, "\"call\":\"chmod\""));
 	assert_non_null(strstr(text, "\"call\":\"unlink\""));
 	assert_non_null(strstr(text, "\"call\":\"mkdir\""));
 	assert_non_null(strstr(text, "\"call\":\"connect\""));
+	assert_non_null(strstr(text, "the requester serves 127.0.0.1 port"));
 	assert_non_null(strstr(text, "sv/w/hl"));
 	assert_non_null(strstr(text, "sv/w/newdir"));
 	/* and is one the ledger's check accepts (every call name known) */
