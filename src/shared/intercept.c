@@ -813,7 +813,7 @@ intercept(struct call *k)
 	else if (nr == __NR_mkdir)
 		on_make(k, 1, AT_FDCWD, a[0], (mode_t)a[1], 0);
 	else if (nr == __NR_mknod)
-		on_make(k, 0, AT_FDCWD, a[0], (mode_t)a[1], (dev_t)a[2]);
+		on_make(k, 0, AT_FDCWD, a[0], (mode_t)a[1], (dev_t)(uint32_t)a[2]);
 #endif
 #ifdef __NR_renameat
 	else if (nr == __NR_renameat)
@@ -852,7 +852,7 @@ intercept(struct call *k)
 	else if (nr == __NR_mkdirat)
 		on_make(k, 1, (int)a[0], a[1], (mode_t)a[2], 0);
 	else if (nr == __NR_mknodat)
-		on_make(k, 0, (int)a[0], a[1], (mode_t)a[2], (dev_t)a[3]);
+		on_make(k, 0, (int)a[0], a[1], (mode_t)a[2], (dev_t)(uint32_t)a[3]);
 	else if (nr == __NR_connect)
 		on_connect(k, a[1], a[2]);
 	else if (nr == __NR_setxattr || nr == __NR_removexattr)

@@ -479,6 +479,8 @@ test_supervised_entries(void **state)
 	    "chown root: w/mine; echo mine=$?\n"
 	    "chown -R 4242 w/old && rm -rf w/old; echo old=$?\n"
 	    "mkdir w/newdir; echo newdir=$?\n"
+	    "mkfifo w/fifo; echo fifo=$?\n"
+	    "mkfifo w/sub/fifo; echo fifo-sub=$?\n"
 	    "chmod 0640 victim; echo victim=$?\n"
 	    "perl -e 'my $p = \"victim\"; syscall(463, -100, $p, 0, 0, 0, 0); print \"setxattrat=\", $!+0, \"\\n\"'\n"
 	    "perl -e 'syscall(500); print \"nr500=\", $!+0, \"\\n\"'\n"
@@ -571,6 +573,10 @@ test_supervised_entries(void **state)
 	snprintf(p, sizeof p, "%s/sv/w/old", top);
 	assert_int_equal(access(p, F_OK), -1);
 	has(tail, "newdir=0");
+	has(tail, "fifo=0");		/* mknod */
+	has(tail, "fifo-sub=1");
+	snprintf(p, sizeof p, "%s/sv/vdir/fifo", top);
+	assert_int_equal(access(p, F_OK), -1);
 	has(tail, "victim=0");
 	/* calls newer than the filter knows fail as the kernel's unknown ones */
 	has(tail, "setxattrat=38");
