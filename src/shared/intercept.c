@@ -130,6 +130,22 @@ start_dir(struct call *k, int dirfd, const char *path, int *startfd)
 	return 0;
 }
 
+/* The file of the caller's descriptor dirfd (AT_FDCWD: its cwd) for a
+ * call on the descriptor itself (AT_EMPTY_PATH), opened here through
+ * /proc with flags; its path in shown. -1 when it has none. */
+static int
+caller_fd(const struct call *k, int dirfd, int flags, char *shown, size_t size)
+{
+	char what[32];
+
+	if (dirfd == AT_FDCWD)
+		snprintf(what, sizeof what, "cwd");
+	else
+		snprintf(what, sizeof what, "fd/%d", dirfd);
+	sv_proc_readlink(k->tid, what, shown, size);
+	return sv_proc_open(k->tid, what, flags);
+}
+
 /* After judging: 0 to go on; else the call has its answer (refused, or
  * failed as the kernel would fail it). */
 static int
@@ -325,7 +341,7 @@ judge_exe(struct call *k, int fd, char *shown, size_t shown_size, char *why, siz
 static void
 on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 {
-	char path[PATH_MAX], what[32], why[PATH_MAX + 256] = "";
+	char path[PATH_MAX], why[PATH_MAX + 256] = "";
 	struct judged j;
 	int rc, fd = -1;
 
@@ -336,9 +352,7 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 		return;
 	}
 	if (*path == '\0' && (flags & AT_EMPTY_PATH)) {
-		snprintf(what, sizeof what, "fd/%d", dirfd);
-		sv_proc_readlink(k->tid, what, j.shown, sizeof j.shown);
-		fd = sv_proc_open(k->tid, what, O_RDONLY);
+		fd = caller_fd(k, dirfd, O_RDONLY, j.shown, sizeof j.shown);
 	} else {
 		if (answered(k, "exec", judge_arg(k, dirfd, addr,
 		    (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW, path, &j), &j))
@@ -500,12 +514,7 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 		return;
 	}
 	if ((rc != 0 || *path == '\0') && (atflags & AT_EMPTY_PATH)) {
-		if (dirfd == AT_FDCWD)
-			snprintf(what, sizeof what, "cwd");
-		else
-			snprintf(what, sizeof what, "fd/%d", dirfd);
-		sv_proc_readlink(k->tid, what, j.shown, sizeof j.shown);
-		fd = sv_proc_open(k->tid, what, O_PATH);
+		fd = caller_fd(k, dirfd, O_PATH, j.shown, sizeof j.shown);
 	} else {
 		if (answered(k, callname, judge_arg(k, dirfd, addr, JUDGE_ENTRY |
 		    ((atflags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW), path, &j), &j))
