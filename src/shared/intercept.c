@@ -667,7 +667,8 @@ on_mount(struct call *k)
 		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
-static int
+/* Is uid the requester's (for a root requester: anyone's but root's)? */
+int
 touches_uid(const struct writer *w, uid_t uid)
 {
 	return w->uid == 0 ? uid != 0 : uid == w->uid;

@@ -84,17 +84,18 @@ table_serves(pid_t tid, const char *table, int v6, int tcp, const struct writer 
 	while (!found && fgets(line, sizeof line, fp) != NULL) {
 		if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %u", hex, &lport,
 		    &state, &uid) != 4 || lport != port || (tcp && state != TCP_LISTEN) ||
-		    (w->uid == 0 ? uid == 0 : uid != w->uid))
+		    !touches_uid(w, uid))
 			continue;
 		/* a v4 table's address is the last word of a v4-mapped one */
 		if (v6 ? strcmp(hex, whex) == 0 : (IN6_IS_ADDR_V4MAPPED(want) &&
 		    strlen(hex) == 8 && strcmp(hex, whex + 24) == 0)) {
 			found = 1;
-		} else if (v6 ? strcmp(hex, any) == 0 : strcmp(hex, "00000000") == 0) {
+		} else if ((v6 || IN6_IS_ADDR_V4MAPPED(want)) &&
+		    strcmp(hex, v6 ? any : "00000000") == 0) {
 			/* every address: a v4 table's only v4 ones; a v6 one both */
-			if ((v6 || IN6_IS_ADDR_V4MAPPED(want)) && here < 0)
+			if (here < 0)
 				here = local_address(want);
-			found = here > 0 && (v6 || IN6_IS_ADDR_V4MAPPED(want));
+			found = here > 0;
 		}
 	}
 	fclose(fp);

@@ -43,6 +43,9 @@ void	 judged_close(struct judged *);
 int	 judge_object(const struct writer *, int, const struct stat *, int, const char *,
 	    char *, size_t);
 
+/* intercept.c */
+int	 touches_uid(const struct writer *, uid_t);
+
 /* ports.c */
 struct sockaddr_storage;
 int	 port_served_by(pid_t, const struct sockaddr_storage *, const struct writer *, char *,
