@@ -10,7 +10,10 @@
  * unique prefix), and so are the options of common tools that hand a
  * string to a shell. A runner whose program is decided at run time is
  * refused. Words a package manager reads as package names, systemctl as
- * unit names and useradd as a login shell are exempt from the word scan.
+ * unit names, account tools as account and group names and useradd as
+ * a login shell are exempt from the word scan;
+ * so are update-alternatives' names, and its links and paths are only
+ * recorded (a path still meets the rules of paths, never the denylists).
  * warrant-request(5) has the table.
  */
 #include <limits.h>
@@ -30,6 +33,7 @@ struct scan {
 	const char *const	 *argv;
 	size_t			  argc;
 	char			  exempt[MAX_ARGV];
+	char			  recorded[MAX_ARGV];	/* a path written down, never run */
 	char			  real[MAX_ARGV][NAME_MAX + 1];	/* resolved basename */
 	char			  jpath[64];	/* $.commands[N] */
 	struct refusal		 *r;
@@ -179,6 +183,12 @@ static const char *const dpkg_name_actions[] = {
 static const char *const shell_setters[] = {
 	"useradd", "usermod", "adduser", "chsh", "luseradd", "lusermod", NULL
 };
+/* Account tools: a word shaped like a name is an account or a group
+ * (sudo is a group too), never a program they run. */
+static const char *const account_tools[] = {
+	"useradd", "usermod", "userdel", "adduser", "addgroup", "deluser", "delgroup",
+	"gpasswd", "groupadd", "groupmod", "groupdel", NULL
+};
 /* Service and firewall tools: their operands name units and services
  * (ssh is one), never programs to run. */
 static const char *const unit_tools[] = {
@@ -194,6 +204,25 @@ in(const char *const *list, const char *w)
 			return 1;
 	return 0;
 }
+
+static const char *const alternatives_tools[] = {
+	"update-alternatives", NULL
+};
+/*
+ * update-alternatives' commands and how many words follow each (it
+ * matches its options exactly, no abbreviations or '='): links, names
+ * and paths that it writes into symbolic links and never runs.
+ */
+static const struct alt_command {
+	const char	*name;
+	size_t		 n;
+	const char	*words;	/* per word: 'l' a link, 'n' a name, 'p' a path, 'x' other */
+} alt_commands[] = {
+	{ "--install", 4, "lnpx" }, { "--slave", 3, "lnp" }, { "--follower", 3, "lnp" },
+	{ "--set", 2, "np" }, { "--remove", 2, "np" }, { "--remove-all", 1, "n" },
+	{ "--auto", 1, "n" }, { "--display", 1, "n" }, { "--query", 1, "n" },
+	{ "--list", 1, "n" }, { "--config", 1, "n" },
+};
 
 /* A package name as apt, dnf or pip spell one (version and
  * architecture qualifiers allowed, no path). */
@@ -278,6 +307,32 @@ runs_at(struct scan *s, size_t j)
 	return 1;
 }
 
+/* The words after update-alternatives at argv[j]: a name is no
+ * program; a link or a path is a file, judged as one (writable_argument,
+ * /proc paths), but what it names is not run here. */
+static void
+alternatives_exempt(struct scan *s, size_t j)
+{
+	const struct alt_command *a;
+	size_t i, k, n;
+
+	for (i = j + 1; i < s->argc; i++)
+		for (a = alt_commands; a < alt_commands + sizeof alt_commands /
+		    sizeof alt_commands[0]; a++) {
+			if (strcmp(s->argv[i], a->name) != 0)
+				continue;
+			for (k = 0, n = i; k < a->n && n + 1 < s->argc; k++) {
+				n++;
+				if (a->words[k] == 'n')
+					s->exempt[n] = 1;
+				else if (a->words[k] != 'x')
+					s->recorded[n] = 1;
+			}
+			i = n;
+			break;
+		}
+}
+
 static void
 find_exempt(struct scan *s)
 {
@@ -306,12 +361,18 @@ find_exempt(struct scan *s)
 				else if (a[0] != '-')
 					break;
 			}
-		} else if (word_names(s, j, shell_setters)) {
-			/* the login shell recorded, not run */
+		} else if (word_names(s, j, alternatives_tools)) {
+			alternatives_exempt(s, j);
+		} else if (word_names(s, j, shell_setters) || word_names(s, j, account_tools)) {
+			int names = word_names(s, j, account_tools);
+
+			/* the login shell recorded, not run; names */
 			for (i = j + 1; i < s->argc; i++) {
 				const char *a = s->argv[i];
 
-				if ((strcmp(a, "-s") == 0 || strcmp(a, "--shell") == 0) &&
+				if (names && pkg_shaped(a))
+					s->exempt[i] = 1;
+				else if ((strcmp(a, "-s") == 0 || strcmp(a, "--shell") == 0) &&
 				    i + 1 < s->argc)
 					s->exempt[++i] = 1;
 				else if (strncmp(a, "--shell=", 8) == 0 ||
@@ -421,6 +482,7 @@ static int check_nsenter(struct scan *, size_t);
 static int check_gdb(struct scan *, size_t);
 static int check_pid_tool(struct scan *, size_t);
 static int check_symlinker(struct scan *, size_t);
+static int check_alternatives(struct scan *, size_t);
 
 static const struct tool tools[] = {
 	{ L("python", "python[0-9]*", "pypy", "pypy[0-9]*"), T_INTERP,
@@ -487,6 +549,7 @@ static const struct tool tools[] = {
 	{ L("flock"), 0, NULL, NULL, NULL, NULL, NULL, check_flock, NULL },
 	{ L("nsenter"), 0, NULL, NULL, NULL, NULL, NULL, check_nsenter, NULL },
 	{ L("ln", "gln", "cp", "gcp"), 0, NULL, NULL, NULL, NULL, NULL, check_symlinker, NULL },
+	{ L("update-alternatives"), 0, NULL, NULL, NULL, NULL, NULL, check_alternatives, NULL },
 	{ L("strace", "ltrace", "gcore", "gdbserver", "perf", "pstack", "eu-stack",
 	  "criu", "bpftrace"), 0, NULL, NULL, NULL, NULL, NULL, check_pid_tool, NULL },
 	{ L("env"), T_LATE,
@@ -1011,6 +1074,25 @@ check_xargs(struct scan *s, size_t j)
 	if (i < s->argc && ((repl != NULL && *repl != '\0' && strstr(s->argv[i], repl)) ||
 	    strstr(s->argv[i], "{}") != NULL))
 		return runner_program(s, i, "xargs");
+	return 0;
+}
+
+/*
+ * update-alternatives --config (and --all, which asks for every group)
+ * shows a menu and reads the choice from standard input: a ROOT command's
+ * is /dev/null, so it would keep the current choice and report success.
+ */
+static int
+check_alternatives(struct scan *s, size_t j)
+{
+	size_t i;
+
+	for (i = j + 1; i < s->argc; i++)
+		if (strcmp(s->argv[i], "--config") == 0 || strcmp(s->argv[i], "--all") == 0)
+			return hit(s, "interactive_program", i, "update-alternatives %s asks "
+			    "which alternative to use and reads the answer from standard input, "
+			    "which is /dev/null for ROOT commands: it would change nothing; use "
+			    "--set NAME PATH (or --auto NAME)", s->argv[i]);
 	return 0;
 }
 
@@ -1692,14 +1774,14 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 			    "be exact argv", s.argv[j], why);
 		if (j > 0 && (rc = proc_paths(&s, j)) != 0)
 			return rc;
-		if ((rc = tool_rules(&s, j, 0)) != 0)
+		if (!s.recorded[j] && (rc = tool_rules(&s, j, 0)) != 0)
 			return rc;
 	}
 	if (deny_is_loader(d, &c->exe) && (rc = check_loader(&s)) != 0)
 		return rc;
 
 	for (j = 1; j < s.argc; j++) {
-		if (s.exempt[j])
+		if (s.exempt[j] || s.recorded[j])
 			continue;
 		interp = 0;
 		k = judge_word(&s, s.argv[j], 0, &interp);
@@ -1721,7 +1803,7 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 		    "string that will be run; ROOT commands must be exact argv", s.argv[interp_at]);
 
 	for (j = 0; j < s.argc; j++)
-		if (!s.exempt[j] && (rc = tool_rules(&s, j, T_LATE)) != 0)
+		if (!s.exempt[j] && !s.recorded[j] && (rc = tool_rules(&s, j, T_LATE)) != 0)
 			return rc;
 	return 0;
 }

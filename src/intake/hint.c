@@ -133,6 +133,12 @@ relative_path(const struct refusal *r)
 }
 
 static int
+alternatives_menu(const struct refusal *r)
+{
+	return strstr(r->message, "asks which alternative to use") != NULL;
+}
+
+static int
 reason_or_why(const struct refusal *r)
 {
 	size_t n = strlen(r->path);
@@ -150,6 +156,12 @@ const struct refusal_case refusal_cases[] = {
 	    "root runs only programs named by an absolute path or a bare name on the trusted "
 	    "PATH, never the agent's files: install the script root-owned first (an earlier "
 	    "ROOT command), or run it as a YOU command" },
+	{ "interactive_program", "update-alternatives --config or --all asks for a choice",
+	    alternatives_menu,
+	    "ROOT commands read /dev/null, so a menu keeps the current choice: name it in the "
+	    "request, [\"update-alternatives\", \"--set\", \"editor\", \"/usr/bin/vim.basic\"] "
+	    "(a YOU command running update-alternatives --list NAME shows the choices), or "
+	    "--auto NAME for the highest priority" },
 	{ "invalid_field", "\"reason\" or a \"why\" is missing or empty", reason_or_why,
 	    "say why in plain words: the reviewer reads \"reason\" and each command's \"why\" "
 	    "to decide whether to approve" },

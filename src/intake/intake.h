@@ -113,6 +113,12 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_SYSTEM_CHOWN	0x10000
 #define BADGE_LOOKALIKE		0x20000
 #define BADGE_RTL_TEXT		0x40000
+#define BADGE_FILE_CAPABILITY	0x80000
+#define BADGE_MOUNT		0x100000
+#define BADGE_SWAP		0x200000
+#define BADGE_GROUP_CHANGE	0x400000
+#define BADGE_PRIVILEGED_GROUP	0x800000
+#define BADGE_STARTS_SERVICE	0x1000000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */

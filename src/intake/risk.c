@@ -16,7 +16,8 @@ static const char *const badge_names[] = {
 	"service-restart", "lockout-prone", "indirect-exec", "remote",
 	"long-timeout", "mixed-script", "sealed-at-run", "archive-writable-dir",
 	"unconfined", "world-writable", "setuid", "recursive-home-or-root",
-	"system-chown", "lookalike", "rtl-text",
+	"system-chown", "lookalike", "rtl-text", "file-capability", "mount", "swap",
+	"group-change", "privileged-group", "starts-service",
 };
 
 static const char *const interpreters[] = {
@@ -53,6 +54,26 @@ static const char *const service_verbs[] = {
 };
 static const char *const lockout_units[] = {
 	"ssh", "sshd", "tailscaled", NULL
+};
+/* What starts a service, now or at boot: systemctl's verbs, and those
+ * of service, rc-service, invoke-rc.d and the init scripts. */
+static const char *const systemctl_starts[] = {
+	"start", "restart", "try-restart", "reload-or-restart", "try-reload-or-restart",
+	"force-reload", "condrestart", "isolate", "enable", "reenable", NULL
+};
+static const char *const init_starts[] = {
+	"start", "restart", "try-restart", "force-reload", "condrestart", NULL
+};
+static const char *const init_tools[] = {
+	"service", "rc-service", "invoke-rc.d", NULL
+};
+/* Groups whose members are root in all but name, or read or change what
+ * root guards: disks, logs, password hashes, containers and VMs run by
+ * root, /usr/local (staff), every keystroke (input). */
+static const char *const privileged_groups[] = {
+	"root", "sudo", "wheel", "admin", "adm", "disk", "shadow", "docker", "lxd",
+	"incus-admin", "libvirt", "kvm", "systemd-journal", "staff", "src", "input",
+	NULL
 };
 
 static int
@@ -254,6 +275,303 @@ operand_badges(const struct wcommand *c)
 	return b;
 }
 
+/* Is the command prog (its resolved or given basename)? */
+static int
+is_prog(const struct wcommand *c, const char *name)
+{
+	return strcmp(base_name(c->exe.path), name) == 0 ||
+	    strcmp(base_name(c->argv[0]), name) == 0;
+}
+
+/* Does a name one of the long options names, by prefix? */
+static int
+abbrev_listed(const char *a, const char *const *names)
+{
+	for (; *names != NULL; names++)
+		if (opt_abbrev(a, *names))
+			return 1;
+	return 0;
+}
+
+/*
+ * A membership change naming groups (a "sudo,docker" list, or one): a
+ * privileged group among them, or one given by number (which the reviewer
+ * cannot read as a name), makes it privileged-group too.
+ */
+static unsigned
+groups_badges(const char *list)
+{
+	char name[64];
+	size_t n;
+
+	for (; list != NULL && *list != '\0'; list += n + (list[n] != '\0')) {
+		n = strcspn(list, ",");
+		if (n == 0 || n >= sizeof name)
+			continue;
+		memcpy(name, list, n);
+		name[n] = '\0';
+		if (listed(privileged_groups, name) || strspn(name, "0123456789") == n)
+			return BADGE_GROUP_CHANGE | BADGE_PRIVILEGED_GROUP;
+	}
+	return BADGE_GROUP_CHANGE;
+}
+
+/*
+ * useradd and usermod: -G/--groups (a list) and -g/--gid (the primary
+ * group), read as getopt_long does: in a cluster (-aG), joined (-Gsudo,
+ * --groups=sudo) or as the next word, long names by prefix.
+ */
+static unsigned
+user_group_badges(const struct wcommand *c)
+{
+	static const char takes[] = "bcdefgGklpPRsuvVwWZ";
+	static const char *const long_takes[] = {
+		"add-subuids", "del-subuids", "add-subgids", "del-subgids", "base-dir",
+		"comment", "home-dir", "home", "expiredate", "inactive", "gid", "groups",
+		"key", "login", "password", "prefix", "root", "shell", "uid",
+		"selinux-user", "selinux-range", NULL
+	};
+	const char *a, *p, *eq, *v;
+	unsigned b = 0;
+	size_t i;
+
+	for (i = 1; i < c->argc; i++) {
+		a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] == '\0')
+			continue;
+		if (a[1] == '-') {
+			eq = strchr(a, '=');
+			v = eq != NULL ? eq + 1 : i + 1 < c->argc ? c->argv[i + 1] : NULL;
+			if (opt_abbrev(a, "groups") || opt_abbrev(a, "gid"))
+				b |= groups_badges(v);
+			if (eq == NULL && abbrev_listed(a, long_takes))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			if (strchr(takes, *p) == NULL)
+				continue;
+			v = p[1] != '\0' ? p + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
+			if (*p == 'G' || *p == 'g')
+				b |= groups_badges(v);
+			break;
+		}
+	}
+	return b;
+}
+
+/*
+ * Tools that add members to the group named by their last operand:
+ * gpasswd -a/-M/-A, groupmod and groupadd -U. takes: the short options
+ * with a value; adds: those that add members.
+ */
+static const struct member_tool {
+	const char		 *name;
+	const char		 *takes;
+	const char		 *adds;
+	const char *const	 *long_takes;
+	const char *const	 *long_adds;
+} member_tools[] = {
+	{ "gpasswd", "adMAQ", "aMA",
+	  (const char *const []){ "add", "delete", "members", "administrators", "root", NULL },
+	  (const char *const []){ "add", "members", "administrators", NULL } },
+	{ "groupmod", "gnpPRU", "U",
+	  (const char *const []){ "gid", "new-name", "password", "prefix", "root", "users", NULL },
+	  (const char *const []){ "users", NULL } },
+	{ "groupadd", "gKpPRU", "U",
+	  (const char *const []){ "gid", "key", "password", "prefix", "root", "users", NULL },
+	  (const char *const []){ "users", NULL } },
+};
+
+static unsigned
+member_badges(const struct wcommand *c, const struct member_tool *t)
+{
+	const char *a, *p, *group = NULL;
+	size_t i;
+	int adds = 0;
+
+	for (i = 1; i < c->argc; i++) {
+		a = c->argv[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			group = a;
+			continue;
+		}
+		if (a[1] == '-') {
+			adds |= abbrev_listed(a, t->long_adds);
+			if (strchr(a, '=') == NULL && abbrev_listed(a, t->long_takes))
+				i++;
+			continue;
+		}
+		for (p = a + 1; *p != '\0'; p++) {
+			adds |= strchr(t->adds, *p) != NULL;
+			if (strchr(t->takes, *p) != NULL) {
+				if (p[1] == '\0')
+					i++;
+				break;
+			}
+		}
+	}
+	return adds ? groups_badges(group) : 0;
+}
+
+/*
+ * adduser USER GROUP and addgroup USER GROUP add a user to a group;
+ * adduser's --ingroup and --gid give a new user its primary group, and
+ * --add-extra-groups the configured extra ones (Getopt::Long: one or two
+ * dashes, names by prefix, the value joined by '=' or next).
+ */
+static unsigned
+adduser_badges(const struct wcommand *c, int addgroup)
+{
+	static const char *const takes[] = {
+		"home", "shell", "gecos", "comment", "ingroup", "gid", "uid", "firstuid",
+		"lastuid", "firstgid", "lastgid", "conf", "key", NULL
+	};
+	const char *a, *eq, *v, *op[2] = { NULL, NULL };
+	unsigned b = 0;
+	size_t i, nop = 0;
+
+	for (i = 1; i < c->argc; i++) {
+		a = c->argv[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			if (nop < 2)
+				op[nop] = a;
+			nop++;
+			continue;
+		}
+		eq = strchr(a, '=');
+		v = eq != NULL ? eq + 1 : i + 1 < c->argc ? c->argv[i + 1] : NULL;
+		if (!addgroup && (opt_abbrev(a, "ingroup") || opt_abbrev(a, "gid")))
+			b |= groups_badges(v);
+		if (opt_abbrev(a, "add-extra-groups") || opt_abbrev(a, "add_extra_groups"))
+			b |= BADGE_GROUP_CHANGE;
+		if (eq == NULL && abbrev_listed(a, takes))
+			i++;
+	}
+	if (nop == 2)
+		b |= groups_badges(op[1]);
+	return b;
+}
+
+/* Group membership: group-change, and privileged-group for the groups
+ * that hand over root's powers. */
+static unsigned
+group_badges(const struct wcommand *c)
+{
+	size_t t;
+
+	if (is_prog(c, "usermod") || is_prog(c, "useradd"))
+		return user_group_badges(c);
+	if (strcmp(base_name(c->argv[0]), "addgroup") == 0 ||
+	    strcmp(base_name(c->exe.path), "addgroup") == 0)
+		return adduser_badges(c, 1);
+	if (is_prog(c, "adduser"))
+		return adduser_badges(c, 0);
+	for (t = 0; t < sizeof member_tools / sizeof member_tools[0]; t++)
+		if (is_prog(c, member_tools[t].name))
+			return member_badges(c, &member_tools[t]);
+	return 0;
+}
+
+/* setcap with a capability clause (cap_net_raw+ep, =ep), or an extended
+ * attribute that holds one (setfattr -n security.capability). */
+static int
+grants_capability(const struct wcommand *c)
+{
+	size_t i;
+
+	for (i = 1; i < c->argc; i++) {
+		if (is_prog(c, "setcap") && c->argv[i][0] != '-' &&
+		    strpbrk(c->argv[i], "+=") != NULL)
+			return 1;
+		if (is_prog(c, "setfattr") && strstr(c->argv[i], "security.capability") != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/* mount, umount and swapon with something to act on: an operand, or
+ * -a/--all (the fstab's entries); without one they only list. */
+static int
+acts_on_mounts(const struct wcommand *c)
+{
+	const char *a;
+	size_t i;
+
+	for (i = 1; i < c->argc; i++) {
+		a = c->argv[i];
+		if (a[0] != '-' || (a[1] == '-' ? opt_abbrev(a, "all") :
+		    memchr(a + 1, 'a', strcspn(a + 1, "otpLU")) != NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is a a cluster of short options with letter among them? */
+static int
+short_flag(const char *a, int letter)
+{
+	return a[0] == '-' && a[1] != '-' && memchr(a + 1, letter, strlen(a + 1)) != NULL;
+}
+
+/*
+ * A service or a daemon started, now or at boot: systemctl's start verbs
+ * (PID 1 starts the unit, outside the run-time supervisor), and what
+ * starts one from the command itself, which keeps the supervisor's filter
+ * after the batch: service, rc-service, invoke-rc.d or an init script
+ * with a start verb, start-stop-daemon --start, setsid --fork.
+ */
+static int
+starts_service(const struct wcommand *c)
+{
+	const char *const *verbs = NULL;
+	const char *a;
+	size_t i;
+
+	if (is_prog(c, "systemctl"))
+		verbs = systemctl_starts;
+	else if (listed(init_tools, base_name(c->exe.path)) ||
+	    listed(init_tools, base_name(c->argv[0])) ||
+	    strncmp(c->exe.path, "/etc/init.d/", 12) == 0 ||
+	    strncmp(c->argv[0], "/etc/init.d/", 12) == 0)
+		verbs = init_starts;
+	for (i = 1; i < c->argc; i++) {
+		a = c->argv[i];
+		if (verbs != NULL && listed(verbs, a))
+			return 1;
+		if (is_prog(c, "start-stop-daemon") &&
+		    (strcmp(a, "--start") == 0 || short_flag(a, 'S')))
+			return 1;
+		if (is_prog(c, "setsid")) {
+			if ((a[1] == '-' && opt_abbrev(a, "fork")) || short_flag(a, 'f'))
+				return 1;
+			if (a[0] != '-')
+				return 0;	/* the program setsid runs, with its words */
+		}
+	}
+	return 0;
+}
+
+/* What grants privilege or outlives the batch: file capabilities,
+ * mounts, swap, group membership, services. */
+static unsigned
+privilege_badges(const struct wcommand *c)
+{
+	unsigned b = group_badges(c);
+
+	if (grants_capability(c))
+		b |= BADGE_FILE_CAPABILITY;
+	if ((is_prog(c, "mount") || is_prog(c, "umount")) && acts_on_mounts(c))
+		b |= BADGE_MOUNT;
+	if (is_prog(c, "swapon") && acts_on_mounts(c))
+		b |= BADGE_SWAP;
+	if (starts_service(c))
+		b |= BADGE_STARTS_SERVICE;
+	return b;
+}
+
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q)
 {
@@ -282,6 +600,7 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 			b |= BADGE_RTL_TEXT;
 	}
 	b |= operand_badges(c);
+	b |= privilege_badges(c);
 	for (i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 

@@ -62,6 +62,22 @@ const char *const tool_rules[] = {
 "A later command of the same request may then run the installed program by "
 "its absolute path (\"/usr/local/bin/tool\"): it is checked and hashed when it "
 "runs.",
+"ROOT commands run under a supervisor that refuses, as they run, anything "
+"you could change: root never reads, runs or writes through your home, your "
+"project, files you made in /tmp or a world-writable directory; never "
+"connects to a socket or port you serve; makes set-id files and device "
+"nodes only when its argv says so (chmod u+s, install -m 4755, mknod, a "
+"package manager); gives your files to another owner only by chown or "
+"chgrp in its argv, and never while you hold one open for writing. So put "
+"what root needs in \"files\" and install it (argv [\"install\", \"-o\", "
+"\"root\", \"-m\", \"0755\", {\"file\": \"tool\"}, \"/usr/local/bin/tool\"]), "
+"and extract archives you made with tar --no-same-owner: restored as yours, "
+"their files are ones root must not write through.",
+"Start services with systemctl ([\"/usr/bin/systemctl\", \"enable\", "
+"\"--now\", \"nginx\"]), never service NAME start, an init script or a "
+"program that puts itself in the background: systemd starts the service "
+"outside the supervisor, while a daemon a ROOT command starts itself stays "
+"under it and fails once the batch is over.",
 "Never put passwords, tokens or secrets in a request (nor in files); they "
 "are refused.",
 "After a denial, read the feedback and change course; do not resend the "

@@ -909,8 +909,21 @@ for b in $(tail -1 "$WT_T/table"); do
 	system-chown) in=$(req1 '["chown","www-data","/etc/nginx/nginx.conf"]') ;;
 	lookalike) in=$(req1 '["ls","/etc\u2215passwd"]') ;;
 	rtl-text) in=$(req1 '["ls","/srv/\u05e9\u05dc\u05d5\u05dd"]') ;;
+	file-capability) in=$(req1 '["setcap","cap_net_bind_service=ep","/usr/local/bin/tool"]') ;;
+	mount) in=$(req1 '["mount","-t","tmpfs","tmpfs","/mnt"]') ;;
+	swap) in=$(req1 '["swapon","/swapfile"]') ;;
+	group-change) in=$(req1 '["usermod","-aG","audio","alice"]') ;;
+	privileged-group) in=$(req1 '["adduser","alice","docker"]') ;;
+	starts-service) in=$(req1 '["systemctl","enable","--now","nginx"]') ;;
 	*) not_ok "table: $b has a request in this test"; continue ;;
 	esac
+	# the example's program, where this host has it
+	tool=$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["commands"][-1]["argv"][0])' "$in")
+	if [ "${tool#/}" = "$tool" ] && ! PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	    command -v "$tool" >/dev/null 2>&1; then
+		skip "table: $b" "$tool is not installed"
+		continue
+	fi
 	accepted "table: the example of $b" "$in"
 	as_req "$W" show -j "$GATE" >"$WT_T/show" 2>&1
 	check "table: show -j gives $b" "$PY" -c '

@@ -420,6 +420,11 @@ static const struct {
 	{ "[\"timeout\",\"9\",\"firewall-cmd\",\"--add-service=ssh\"]", "", "" },
 	{ "[\"systemctl\",\"start\",\"/bin/sh\"]", "interactive_program", "$.commands[0]" },
 	{ "[\"usermod\",\"-s\",\"/bin/bash\",\"alice\"]", "", "" },
+	/* account and group names are not programs (sudo is a group too) */
+	{ "[\"usermod\",\"-aG\",\"sudo\",\"alice\"]", "", "" },
+	{ "[\"adduser\",\"alice\",\"sudo\"]", "", "" },
+	{ "[\"gpasswd\",\"-d\",\"alice\",\"sudo\"]", "", "" },
+	{ "[\"usermod\",\"-aG\",\"sudo\",\"/usr/bin/sudo\"]", "nested_privilege_tool", "$.commands[0]" },
 	{ "[\"chmod\",\"755\",\"/bin/bash\"]", "interactive_program", "$.commands[0]" },
 	{ "[\"true\",\"/usr/bin/sudo\"]", "nested_privilege_tool", "$.commands[0]" },
 	{ "[\"find\",\"/var/log\",\"-name\",\"*.gz\",\"-delete\"]", "", "" },
@@ -463,6 +468,37 @@ static const struct {
 	{ "[\"dpkg\",\"-r\",\"jq\"]", "", "" },
 	{ "[\"apt-get\",\"install\",\"-y\",\"jq\"]", "", "" },
 	{ "[\"systemctl\",\"restart\",\"nginx\"]", "", "" },
+	/* update-alternatives: names are not programs, links and paths are
+	 * recorded (judged as paths, not run); --config and --all would read
+	 * their choice from /dev/null */
+	{ "[\"update-alternatives\",\"--set\",\"editor\",\"/usr/bin/vim.basic\"]", "", "" },
+	{ "[\"update-alternatives\",\"--set\",\"awk\",\"/usr/bin/mawk\"]", "", "" },
+	{ "[\"timeout\",\"60\",\"update-alternatives\",\"--set\",\"vi\",\"/usr/bin/vim.basic\"]",
+	  "", "" },
+	{ "[\"update-alternatives\",\"--install\",\"/usr/bin/editor\",\"editor\","
+	  "\"/usr/bin/vim.basic\",\"50\",\"--slave\",\"/usr/bin/ex\",\"ex\",\"/usr/bin/vim.basic\"]",
+	  "", "" },
+	{ "[\"update-alternatives\",\"--quiet\",\"--install\",\"/usr/bin/awk\",\"awk\","
+	  "\"/usr/bin/mawk\",\"5\",\"--follower\",\"/usr/bin/nawk\",\"nawk\",\"/usr/bin/mawk\"]",
+	  "", "" },
+	{ "[\"update-alternatives\",\"--auto\",\"editor\"]", "", "" },
+	{ "[\"update-alternatives\",\"--display\",\"vi\"]", "", "" },
+	{ "[\"update-alternatives\",\"--query\",\"awk\"]", "", "" },
+	{ "[\"update-alternatives\",\"--list\",\"editor\"]", "", "" },
+	{ "[\"update-alternatives\",\"--remove\",\"editor\",\"/usr/bin/vim.basic\"]", "", "" },
+	{ "[\"update-alternatives\",\"--remove-all\",\"vi\"]", "", "" },
+	{ "[\"update-alternatives\",\"--config\",\"editor\"]",
+	  "interactive_program", "$.commands[0].argv[1]" },
+	{ "[\"update-alternatives\",\"--skip-auto\",\"--all\"]",
+	  "interactive_program", "$.commands[0].argv[2]" },
+	{ "[\"update-alternatives\",\"--set\",\"editor\",\"/tmp/wt-alt-x\"]",
+	  "writable_argument", "$.commands[0].argv[3]" },
+	{ "[\"update-alternatives\",\"--install\",\"/tmp/wt-alt-x\",\"wt\",\"/usr/bin/true\",\"1\"]",
+	  "writable_argument", "$.commands[0].argv[2]" },
+	{ "[\"update-alternatives\",\"--set\",\"editor\",\"/usr/bin/vim.basic\",\"bash\"]",
+	  "interactive_program", "$.commands[0]" },
+	{ "[\"update-alternatives\",\"--set\",\"editor\",\"/usr/bin/vim.basic\",\"/bin/sudo\"]",
+	  "nested_privilege_tool", "$.commands[0]" },
 	/* a word that starts with a look-alike of '-' or '/' */
 	{ "[\"cp\",\"\u2010n\",\"/etc/skel/.bashrc\",\"/etc/\"]",
 	  "lookalike_word", "$.commands[0].argv[1]" },
@@ -502,6 +538,29 @@ test_argv_scan(void **state)
 			    argv_cases[i].code[0] ? argv_cases[i].code : "accepted",
 			    argv_cases[i].path);
 	}
+	requester_free(&me);
+}
+
+/* update-alternatives --config is refused with a hint that says what to
+ * ask instead. */
+static void
+test_alternatives_menu_hint(void **state)
+{
+	static const char json[] = CMD("{\"id\":\"a\",\"argv\":[\"update-alternatives\","
+	    "\"--config\",\"editor\"],\"why\":\"w\"}");
+	struct requester me;
+	struct refusal r;
+	struct wrequest q;
+	const char *hint;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	assert_int_not_equal(validate_request(&q, &me, &r), 0);
+	assert_string_equal(r.code, "interactive_program");
+	assert_non_null(hint = refusal_hint(&r));
+	assert_non_null(strstr(hint, "\"--set\""));
+	request_free(&q);
 	requester_free(&me);
 }
 
@@ -627,6 +686,66 @@ test_notice_badges(void **state)
 		{ "[\"chown\",\"rev\",\"/var/lib/wt-x\"]", BADGE_SYSTEM_CHOWN, 1 },
 		{ "[\"chown\",\"rev:rev\",\"/home/rev/x\"]", BADGE_SYSTEM_CHOWN, 0 },
 		{ "[\"chown\",\"--reference=/etc/motd\",\"/srv/../home/x\"]", BADGE_SYSTEM_CHOWN, 0 },
+		/* file capabilities */
+		{ "[\"setcap\",\"cap_setuid+ep\",\"/usr/local/bin/wt-x\"]", BADGE_FILE_CAPABILITY, 1 },
+		{ "[\"setcap\",\"cap_net_bind_service=ep\",\"/usr/local/bin/wt-x\"]",
+		  BADGE_FILE_CAPABILITY, 1 },
+		{ "[\"setcap\",\"-r\",\"/usr/local/bin/wt-x\"]", BADGE_FILE_CAPABILITY, 0 },
+		{ "[\"setcap\",\"-v\",\"-r\",\"/usr/local/bin/wt-x\"]", BADGE_FILE_CAPABILITY, 0 },
+		/* mounts and swap; alone they only list */
+		{ "[\"mount\",\"-t\",\"tmpfs\",\"tmpfs\",\"/mnt\"]", BADGE_MOUNT, 1 },
+		{ "[\"mount\",\"-a\"]", BADGE_MOUNT, 1 },
+		{ "[\"umount\",\"/mnt\"]", BADGE_MOUNT, 1 },
+		{ "[\"mount\"]", BADGE_MOUNT, 0 },
+		{ "[\"swapon\",\"/swapfile\"]", BADGE_SWAP, 1 },
+		{ "[\"swapon\",\"--all\"]", BADGE_SWAP, 1 },
+		{ "[\"swapon\",\"--show\"]", BADGE_SWAP, 0 },
+		{ "[\"swapon\",\"/swapfile\"]", BADGE_MOUNT, 0 },
+		/* group membership; privileged groups, and groups by number */
+		{ "[\"usermod\",\"-aG\",\"audio\",\"alice\"]", BADGE_GROUP_CHANGE, 1 },
+		{ "[\"usermod\",\"-aG\",\"audio\",\"alice\"]", BADGE_PRIVILEGED_GROUP, 0 },
+		{ "[\"usermod\",\"-a\",\"-G\",\"audio,docker\",\"alice\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"usermod\",\"-aGsudo\",\"alice\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"usermod\",\"--append\",\"--groups=wheel\",\"alice\"]",
+		  BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"usermod\",\"--gr\",\"27\",\"alice\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"usermod\",\"-g\",\"root\",\"alice\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"usermod\",\"--comment\",\"-G sudo\",\"alice\"]", BADGE_GROUP_CHANGE, 0 },
+		{ "[\"usermod\",\"-s\",\"/bin/bash\",\"alice\"]", BADGE_GROUP_CHANGE, 0 },
+		{ "[\"useradd\",\"-m\",\"-G\",\"adm\",\"bob\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"gpasswd\",\"-a\",\"alice\",\"audio\"]", BADGE_GROUP_CHANGE, 1 },
+		{ "[\"gpasswd\",\"-a\",\"alice\",\"audio\"]", BADGE_PRIVILEGED_GROUP, 0 },
+		{ "[\"gpasswd\",\"-M\",\"alice,bob\",\"disk\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"gpasswd\",\"--add\",\"alice\",\"lxd\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"gpasswd\",\"-d\",\"alice\",\"sudo\"]", BADGE_GROUP_CHANGE, 0 },
+		{ "[\"groupmod\",\"-a\",\"-U\",\"alice\",\"shadow\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"adduser\",\"alice\",\"sudo\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"adduser\",\"--quiet\",\"alice\",\"audio\"]", BADGE_GROUP_CHANGE, 1 },
+		{ "[\"adduser\",\"--quiet\",\"alice\",\"audio\"]", BADGE_PRIVILEGED_GROUP, 0 },
+		{ "[\"adduser\",\"--ingroup\",\"docker\",\"bob\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"adduser\",\"--home\",\"/srv/bob\",\"bob\"]", BADGE_GROUP_CHANGE, 0 },
+		{ "[\"adduser\",\"--system\",\"--group\",\"svc\"]", BADGE_GROUP_CHANGE, 0 },
+		{ "[\"addgroup\",\"alice\",\"kvm\"]", BADGE_PRIVILEGED_GROUP, 1 },
+		{ "[\"addgroup\",\"--gid\",\"0\",\"wt-x\"]", BADGE_GROUP_CHANGE, 0 },
+		/* services started, now or at boot */
+		{ "[\"systemctl\",\"enable\",\"--now\",\"nginx\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"systemctl\",\"enable\",\"--now\",\"nginx\"]", BADGE_SERVICE_RESTART, 0 },
+		{ "[\"systemctl\",\"start\",\"nginx\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"systemctl\",\"restart\",\"nginx\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"systemctl\",\"stop\",\"nginx\"]", BADGE_STARTS_SERVICE, 0 },
+		{ "[\"systemctl\",\"reload\",\"nginx\"]", BADGE_STARTS_SERVICE, 0 },
+		{ "[\"service\",\"nginx\",\"start\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"service\",\"nginx\",\"status\"]", BADGE_STARTS_SERVICE, 0 },
+		{ "[\"invoke-rc.d\",\"ssh\",\"restart\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"/etc/init.d/procps\",\"start\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"start-stop-daemon\",\"--start\",\"--background\",\"--exec\","
+		  "\"/usr/bin/sleep\",\"--\",\"60\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"start-stop-daemon\",\"-Sbx\",\"/usr/bin/sleep\",\"--\",\"60\"]",
+		  BADGE_STARTS_SERVICE, 1 },
+		{ "[\"start-stop-daemon\",\"--stop\",\"--exec\",\"/usr/bin/sleep\"]",
+		  BADGE_STARTS_SERVICE, 0 },
+		{ "[\"setsid\",\"-f\",\"/usr/bin/sleep\",\"60\"]", BADGE_STARTS_SERVICE, 1 },
+		{ "[\"setsid\",\"/usr/bin/sleep\",\"-f\"]", BADGE_STARTS_SERVICE, 0 },
 		/* look-alikes and right-to-left text, anywhere in a word */
 		{ "[\"true\",\"a\\u2010b\"]", BADGE_LOOKALIKE, 1 },
 		{ "[\"true\",\"/etc\\u2215x\"]", BADGE_LOOKALIKE, 1 },
@@ -1462,6 +1581,7 @@ main(void)
 		cmocka_unit_test(test_accepts_and_normalises),
 		cmocka_unit_test(test_credential_shapes),
 		cmocka_unit_test(test_argv_scan),
+		cmocka_unit_test(test_alternatives_menu_hint),
 		cmocka_unit_test(test_opt_abbrev_and_sed),
 		cmocka_unit_test(test_mixed_script_badge),
 		cmocka_unit_test(test_notice_badges),
