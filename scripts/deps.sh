@@ -11,12 +11,14 @@ set -eu
 # gives the policy test its tr_TR and az_AZ locales (case folding that
 # must not follow the locale); debootstrap makes the Debian 13 root of
 # make check-trixie (scripts/trixie.sh). The runner's static libcrypto
-# links zlib and zstd on Debian 13.
+# links zlib and zstd on Debian 13. libarchive reads reviewed archives;
+# the archive tests make theirs with bzip2, xz, zstd and zip.
 need=""
 extra=
 [ "${1:-}" = deb ] && extra="dpkg-dev debhelper lintian"
 for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev zlib1g-dev libzstd-dev sudo expect util-linux passwd openssl \
+         libarchive-dev bzip2 xz-utils zstd zip \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
          libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
          openssh-server openssh-client locales-all debootstrap ${extra:-}; do

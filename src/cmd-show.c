@@ -91,6 +91,9 @@ cmd_show_exec(int argc, char **argv)
 		return rc;
 	}
 	g = store_gate(&st, id, 1);
+	/* what intake read of its archives, beside their content */
+	if (g != NULL)
+		blob_archives(st.dir, json_object_get(g, "files"));
 	/* a settled approval's ledger, as it ran (not cut for the agent) */
 	if (g != NULL && strcmp(json_str(g, "state"), "approved") == 0 &&
 	    (ledger = gate_ledger(&st, id)) != NULL)

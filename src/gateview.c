@@ -93,14 +93,34 @@ sent_text(const json_t *f, const char **what)
 	return xstrdup(t);
 }
 
+/* A line of a record (a confinement record, an archive's summary) on
+ * the terminal: after an indent, made safe. */
+struct conf_print {
+	FILE		*fp;
+	const char	*indent;
+};
+
+static void
+conf_print_line(void *arg, int alert, const char *line)
+{
+	struct conf_print *p = arg;
+
+	(void)alert;
+	fputs(p->indent, p->fp);
+	text_print(p->fp, line);
+	fputc('\n', p->fp);
+}
+
 /*
  * The reviewed files: name, size, mode and SHA-256 as sealed, where the
  * content came from, and the content itself when it is text (from the
- * blob store, checked against the seal), made safe line by line.
+ * blob store, checked against the seal), made safe line by line; an
+ * archive's summary (its "archive", blob_archives) with its members.
  */
 static void
 print_files(FILE *fp, const json_t *files, const char *statedir)
 {
+	struct conf_print p = { fp, "    " };
 	const char *name, *what;
 	json_t *f;
 	char *text;
@@ -125,7 +145,9 @@ print_files(FILE *fp, const json_t *files, const char *statedir)
 		text = statedir != NULL ? blob_text(statedir, f, SHOW_CONTENT_MAX, &what) :
 		    sent_text(f, &what);
 		if (text == NULL) {
-			if (strcmp(what, "binary") == 0)
+			if (strcmp(what, "binary") == 0 && json_object_get(f, "archive") != NULL)
+				archive_lines(json_object_get(f, "archive"), 1, conf_print_line, &p);
+			else if (strcmp(what, "binary") == 0)
 				fprintf(fp, "    binary, %lld bytes\n", size);
 			else if (statedir == NULL)
 				fputs("    content not shown here: what the daemon sent is not the "
@@ -334,22 +356,6 @@ confinement_lines(const json_t *e, void (*put)(void *, int, const char *), void 
 	if (json_integer_value(json_object_get(om, "written")) > 0)
 		conf_line(put, arg, 0, "written: (and %lld more)",
 		    (long long)json_integer_value(json_object_get(om, "written")));
-}
-
-struct conf_print {
-	FILE		*fp;
-	const char	*indent;
-};
-
-static void
-conf_print_line(void *arg, int alert, const char *line)
-{
-	struct conf_print *p = arg;
-
-	(void)alert;
-	fputs(p->indent, p->fp);
-	text_print(p->fp, line);
-	fputc('\n', p->fp);
 }
 
 /* confinement_lines on fp, each line after indent, neutralised. */

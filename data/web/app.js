@@ -106,6 +106,13 @@ function fileView(g, name, f) {
 			box.append(pre);
 		}
 	} else {
+		// an archive: its summary, then its members, flagged ones first
+		if (Array.isArray(f.archive_lines)) {
+			const list = el("div", { class: "archive" });
+			for (const line of f.archive_lines)
+				list.append(el("div", { class: line.alert ? "alert" : "", text: line.text }));
+			box.append(list);
+		}
 		box.append(el("div", { class: "not-shown", text: (f.not_shown === "binary" ?
 			"binary content: " : "content not shown (" + f.not_shown + "): ") +
 			"the page cannot show it, so it approves no command that uses it. " +

@@ -6,7 +6,8 @@
  * fsynced and renamed, one copy per content. A gate's manifest names a
  * file's SHA-256 and size; whoever reads a blob checks both. What the
  * store may hold is bounded (blobs_admit) and what no gate holds any more
- * is collected (blobs_collect).
+ * is collected (blobs_collect). An archive's member summary (archive.c)
+ * is kept beside its blob as HEX.archive.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -71,21 +72,28 @@ blob_good(int dfd, const char *name, const char *sha, uint64_t size)
  * one judged; -1 with errno.
  */
 static int
-blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
+tmp_open(int dfd, char tmp[32])
 {
-	char hex[SHA256_HEX_LEN + 1];
-	uint64_t total = 0;
-	int fd, rc = -1, saved, n;
+	int fd = -1, n;
 
 	/* a name of our own: another request may store the same content */
-	fd = -1;
 	for (n = 0; n < 100 && fd < 0; n++) {
 		snprintf(tmp, 32, ".tmp-%ld-%d", (long)getpid(), n);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0)
+	return fd;
+}
+
+static int
+blob_write_tmp(int dfd, const struct wfile *f, char tmp[32])
+{
+	char hex[SHA256_HEX_LEN + 1];
+	uint64_t total = 0;
+	int fd, rc = -1, saved;
+
+	if ((fd = tmp_open(dfd, tmp)) < 0)
 		return -1;
 	if (f->snapshot == NULL) {
 		if (write_all(fd, f->data, f->size) != 0)
@@ -110,6 +118,55 @@ out:
 	}
 	if (rc != 0)
 		unlinkat(dfd, tmp, 0);
+	errno = saved;
+	return rc;
+}
+
+#define SUMMARY_SUFFIX	".archive"
+#define SUMMARY_MAX	(16 * 1024 * 1024)
+
+/*
+ * An archive's summary (archive.c) beside its blob, as HEX.archive, with
+ * the SHA-256 it was read from: derived from the sealed content, so kept
+ * out of the manifest; reused like the blob. 0, or -1 with errno.
+ */
+static int
+summary_write(int dfd, const struct wfile *f)
+{
+	char tmp[32], name[SHA256_HEX_LEN + sizeof SUMMARY_SUFFIX], *bytes;
+	json_t *j = json_deep_copy(f->archive);
+	int fd, rc = -1, saved;
+
+	snprintf(name, sizeof name, "%s" SUMMARY_SUFFIX, f->sha256);
+	if (utimensat(dfd, name, NULL, AT_SYMLINK_NOFOLLOW) == 0) {
+		json_decref(j);
+		return 0;
+	}
+	json_object_set_new(j, "sha256", json_string(f->sha256));
+	bytes = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (bytes == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if ((fd = tmp_open(dfd, tmp)) < 0) {
+		free(bytes);
+		return -1;
+	}
+	if (write_all(fd, bytes, strlen(bytes)) == 0 && fsync(fd) == 0)
+		rc = 0;
+	saved = errno;
+	if (close(fd) != 0 && rc == 0) {
+		saved = errno;
+		rc = -1;
+	}
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) != 0) {
+		saved = errno;
+		rc = -1;
+	}
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	free(bytes);
 	errno = saved;
 	return rc;
 }
@@ -164,6 +221,11 @@ blobs_store(const struct wrequest *q, const char *statedir, struct refusal *r)
 		}
 		tmp[i][0] = '\0';
 	}
+	for (i = 0; i < q->nfiles; i++)
+		if (q->files[i].archive != NULL && summary_write(dfd, &q->files[i]) != 0) {
+			warn("%s/blobs/sha256/%s" SUMMARY_SUFFIX, statedir, q->files[i].sha256);
+			goto out;
+		}
 	if (fsync(dfd) != 0) {
 		warn("%s/blobs/sha256", statedir);
 		goto out;
@@ -198,6 +260,19 @@ blob_name(const char *name)
 		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
 			return 0;
 	return i == SHA256_HEX_LEN;
+}
+
+/* Is name a blob's summary (its name, then SUMMARY_SUFFIX)? */
+static int
+summary_name(const char *name)
+{
+	char sha[SHA256_HEX_LEN + 1];
+
+	if (strlen(name) != SHA256_HEX_LEN + strlen(SUMMARY_SUFFIX) ||
+	    strcmp(name + SHA256_HEX_LEN, SUMMARY_SUFFIX) != 0)
+		return 0;
+	snprintf(sha, sizeof sha, "%s", name);
+	return blob_name(sha);
 }
 
 /* What the entries of dfd take on disk, in bytes. */
@@ -408,14 +483,17 @@ blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
 		return NULL;
 	}
 	while ((e = readdir(d)) != NULL) {
-		int blob = blob_name(e->d_name);
+		int blob = blob_name(e->d_name), summary = summary_name(e->d_name);
+		char sha[SHA256_HEX_LEN + 1];
 
-		if ((!blob && strncmp(e->d_name, ".tmp-", 5) != 0) ||
+		if ((!blob && !summary && strncmp(e->d_name, ".tmp-", 5) != 0) ||
 		    fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
 			continue;
 		count += blob;
-		if (sb.st_mtime > young || (blob && k.n > 0 &&
-		    bsearch(e->d_name, k.sha, k.n, sizeof *k.sha, by_sha) != NULL)) {
+		/* a summary goes with its blob */
+		snprintf(sha, sizeof sha, "%s", e->d_name);
+		if (sb.st_mtime > young || ((blob || summary) && k.n > 0 &&
+		    bsearch(sha, k.sha, k.n, sizeof *k.sha, by_sha) != NULL)) {
 			kept += (long long)sb.st_blocks * 512;
 			continue;
 		}
@@ -550,4 +628,49 @@ blob_text(const char *statedir, const json_t *file, size_t max, const char **wha
 	buf[len] = '\0';
 	*what = "text";
 	return buf;
+}
+
+/*
+ * The archive summary of a manifest's file (its "sha256"), as intake
+ * stored it beside the blob: NULL when there is none (not an archive, a
+ * gate older than summaries) or it is not one for that SHA-256.
+ */
+json_t *
+blob_archive(const char *statedir, const json_t *file)
+{
+	const char *sha = json_string_value(json_object_get(file, "sha256"));
+	char name[SHA256_HEX_LEN + sizeof SUMMARY_SUFFIX];
+	json_t *j = NULL;
+	struct stat st;
+	int dfd, fd;
+
+	if (sha == NULL || !blob_name(sha) || statedir == NULL ||
+	    (dfd = blob_dir(statedir, 0)) < 0)
+		return NULL;
+	snprintf(name, sizeof name, "%s" SUMMARY_SUFFIX, sha);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SUMMARY_MAX)
+		j = json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
+	close(fd);
+	if (j != NULL && (!json_is_object(j) ||
+	    !digest_equal(json_str(j, "sha256"), sha))) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* Each file of a gate's "files" with a summary gets it as "archive". */
+void
+blob_archives(const char *statedir, json_t *files)
+{
+	const char *name;
+	json_t *f, *a;
+
+	json_object_foreach(files, name, f)
+		if ((a = blob_archive(statedir, f)) != NULL)
+			json_object_set_new(f, "archive", a);
 }

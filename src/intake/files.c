@@ -3,7 +3,8 @@
  * Reviewed files (docs/design.md §3 files): parsed from the request
  * (inline content, or a snapshot of a file the requester can read),
  * judged for the requester, hashed, scanned for credential shapes when
- * they are text, and sealed in the manifest by name, SHA-256, size and
+ * they are text, read for their members when they are archives
+ * (archive.c), and sealed in the manifest by name, SHA-256, size and
  * mode. Their content goes to the blob store (blob.c), never into the
  * manifest. An argv element {"file": NAME} names one.
  */
@@ -234,6 +235,7 @@ files_free(struct wrequest *q)
 
 	for (i = 0; i < q->nfiles; i++) {
 		free(q->files[i].data);
+		json_decref(q->files[i].archive);
 		if (q->files[i].fd >= 0)
 			close(q->files[i].fd);
 	}
@@ -244,112 +246,7 @@ files_free(struct wrequest *q)
 
 /* --- Judging content: text or binary, and credential shapes in text --- */
 
-/*
- * A tar archive (ustar or GNU) among the files: root extracting it would
- * create its directories with the modes it says, so one that lets a group
- * or everyone write (mode & 022) is badged (archive-writable-dir), never
- * refused. Read as the bytes are hashed, header by header (each checked by
- * its checksum), at most TAR_HEADERS_MAX of them, never past the content.
- */
-#define TAR_BLOCK	512
-#define TAR_HEADERS_MAX	4096
-struct tarscan {
-	unsigned char	 hdr[TAR_BLOCK];
-	uint64_t	 pos;		/* bytes seen */
-	uint64_t	 next;		/* where the next header starts */
-	unsigned	 headers;
-	int		 done;		/* the end, not a tar archive, or the cap */
-	int		 writable_dir;
-};
-
-/* An octal field (NUL- or space-terminated), or base-256 with the high
- * bit (GNU, for sizes); -1 when it is neither. */
-static long long
-tar_number(const unsigned char *f, size_t n)
-{
-	long long v = 0;
-	size_t i = 0;
-
-	if (f[0] & 0x80) {
-		for (i = 1; i < n; i++) {
-			if (v > (LLONG_MAX >> 8))
-				return -1;
-			v = v << 8 | f[i];
-		}
-		return (f[0] & 0x40) ? -1 : v;
-	}
-	while (i < n && f[i] == ' ')
-		i++;
-	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
-		if (v > (LLONG_MAX >> 3))
-			return -1;
-		v = v * 8 + (f[i] - '0');
-	}
-	return i < n && f[i] != '\0' && f[i] != ' ' ? -1 : v;
-}
-
-/* One header: a directory entry's mode, and where the next one is. */
-static void
-tar_header(struct tarscan *t)
-{
-	const unsigned char *h = t->hdr;
-	long long sum = 0, want, size, mode;
-	size_t i, nlen;
-
-	for (i = 0; i < TAR_BLOCK && h[i] == 0; i++)
-		;
-	if (i == TAR_BLOCK || memcmp(h + 257, "ustar", 5) != 0) {
-		t->done = 1;	/* the end of the archive, or not one */
-		return;
-	}
-	for (i = 0; i < TAR_BLOCK; i++)
-		sum += i >= 148 && i < 156 ? ' ' : h[i];
-	want = tar_number(h + 148, 8);
-	size = tar_number(h + 124, 12);
-	mode = tar_number(h + 100, 8);
-	if (want != sum || size < 0 || mode < 0) {
-		t->done = 1;
-		return;
-	}
-	nlen = strnlen((const char *)h, 100);
-	if ((h[156] == '5' || ((h[156] == '0' || h[156] == '\0') && nlen > 0 &&
-	    h[nlen - 1] == '/')) && (mode & 022) != 0)
-		t->writable_dir = 1;
-	/* a directory's size is no content; every other entry's is */
-	if (h[156] == '5')
-		size = 0;
-	t->next += TAR_BLOCK + ((uint64_t)size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
-	if (++t->headers >= TAR_HEADERS_MAX)
-		t->done = 1;
-}
-
-static void
-tar_feed(struct tarscan *t, const unsigned char *p, size_t n)
-{
-	uint64_t off;
-	size_t k;
-
-	while (n > 0 && !t->done) {
-		if (t->pos < t->next) {	/* an entry's content */
-			k = t->next - t->pos < n ? (size_t)(t->next - t->pos) : n;
-			t->pos += k;
-			p += k;
-			n -= k;
-			continue;
-		}
-		off = t->pos - t->next;
-		k = TAR_BLOCK - off < n ? TAR_BLOCK - (size_t)off : n;
-		memcpy(t->hdr + off, p, k);
-		t->pos += k;
-		p += k;
-		n -= k;
-		if (off + k == TAR_BLOCK)
-			tar_header(t);
-	}
-}
-
 struct scan {
-	struct tarscan	 tar;
 	int		 binary;	/* not valid UTF-8, or a NUL */
 	unsigned char	 carry[4];	/* a UTF-8 sequence cut by a chunk */
 	size_t		 ncarry;
@@ -550,10 +447,7 @@ snapshot_open(const struct wfile *f, const struct requester *p, char *source,
 static int
 scan_sink(void *arg, const void *p, size_t n)
 {
-	struct scan *s = arg;
-
-	tar_feed(&s->tar, p, n);
-	scan_feed(s, p, n, 0);
+	scan_feed(arg, p, n, 0);
 	return 0;
 }
 
@@ -569,15 +463,45 @@ snapshot_read(int fd, struct wfile *f, struct scan *s)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A snapshot's content read again, whole, for archive_scan: NULL unless
+ * it is what was hashed (the requester may change the file meanwhile). */
+static unsigned char *
+snapshot_again(const struct wfile *f)
+{
+	unsigned char *buf = xmalloc(f->size + 1);
+	char hex[SHA256_HEX_LEN + 1];
+	uint64_t len = 0;
+	ssize_t n;
+
+	/* one byte more than sealed: a file that grew is seen */
+	while (len <= f->size && (n = pread(f->fd, buf + len, f->size + 1 - len,
+	    (off_t)len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (uint64_t)n;
+	}
+	if (len == f->size) {
+		sha256_bytes(buf, len, hex);
+		if (digest_equal(hex, f->sha256))
+			return buf;
+	}
+	free(buf);
+	return NULL;
+}
+
 /*
  * Every file: a snapshot opened for p (kept open: its content is copied
  * from that descriptor when the gate is stored) and at most
  * FILE_SNAPSHOT_MAX bytes; each hashed, and when it is text, refused if a
- * line has a credential shape.
+ * line has a credential shape; when it is not, read as an archive.
  */
 int
 files_judge(struct wrequest *q, const struct requester *p, struct refusal *r)
 {
+	int64_t budget = ARCHIVE_BYTES_MAX;
+	unsigned char *again;
 	long long total = 0;
 	struct stat st;
 	char sub[160];
@@ -617,11 +541,21 @@ files_judge(struct wrequest *q, const struct requester *p, struct refusal *r)
 			}
 		} else {
 			sha256_bytes(f->data, f->size, f->sha256);
-			tar_feed(&s->tar, f->data, f->size);
 			scan_feed(s, f->data, f->size, 1);
 		}
 		f->text = !s->binary;
-		f->archive_writable_dir = s->tar.writable_dir;
+		if (!f->text && f->snapshot == NULL)
+			archive_scan(f, f->data, f->size, &budget);
+		else if (!f->text) {
+			if ((again = snapshot_again(f)) == NULL) {
+				free(s);
+				return refuse(r, "invalid_field", sub, "'%s' changed while it was "
+				    "being checked; ask again once it no longer changes",
+				    f->snapshot);
+			}
+			archive_scan(f, again, f->size, &budget);
+			free(again);
+		}
 		if (f->text && s->shape != NULL) {
 			refuse(r, "credential_field_rejected", sub, "line %lu of file '%s' has a "
 			    "credential shape (%s); never pass credentials", s->shape_line,

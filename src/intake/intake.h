@@ -135,7 +135,13 @@ struct wfile {
 	int		 fd;		/* a snapshot, opened and judged; else -1 */
 	char		 sha256[SHA256_HEX_LEN + 1];
 	int		 text;		/* valid UTF-8 without NUL */
-	int		 archive_writable_dir;	/* a tar with a group/world-writable dir */
+	/* an archive (archive.c): its summary, and facts for the badges */
+	json_t		*archive;	/* or NULL: not an archive */
+	int		 archive_writable_dir;	/* a group/world-writable dir */
+	int		 archive_setid;		/* a set-id member (not a directory) */
+	int		 archive_device;	/* a device or FIFO member */
+	int		 archive_escape;	/* absolute, "..", or a link out */
+	int		 archive_unscanned;	/* not fully read: bound or damage */
 	int		 used;
 	char		 placeholder[72];	/* "{file:NAME}": argv as the rules read it */
 };
@@ -226,6 +232,16 @@ json_t	*blobs_collect(struct store *, int64_t, int64_t, int);
 int	 blob_open(const char *, const char *, uint64_t);
 int	 blob_link(const char *, const char *, uint64_t, int, char *, size_t);
 char	*blob_text(const char *, const json_t *, size_t, const char **);
+
+/* archive.c: reviewed files that are archives, read for their members. */
+#define ARCHIVE_ENTRIES_MAX	100000	/* members read */
+#define ARCHIVE_LIST_MAX	1000	/* members listed, the flagged ones first */
+#define ARCHIVE_BYTES_MAX	(256LL * 1024 * 1024)	/* decompressed, per request */
+#define ARCHIVE_STRING_MAX	1024	/* of a member's name or link target, kept */
+void	 archive_scan(struct wfile *, const void *, size_t, int64_t *);
+void	 archive_lines(const json_t *, int, void (*)(void *, int, const char *), void *);
+json_t	*blob_archive(const char *, const json_t *);
+void	 blob_archives(const char *, json_t *);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);

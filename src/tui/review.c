@@ -297,11 +297,30 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		    "(not the agent's)");
 }
 
+struct archive_put {
+	struct tdoc	*d;
+	int		 card;
+};
+
+/* A line of a file's archive summary (archive_lines) on its card;
+ * flagged members and a partial read stand out. */
+static void
+archive_line(void *arg, int alert, const char *line)
+{
+	struct archive_put *p = arg;
+
+	doc_line(p->d, p->card, LINE_MID, CARD_INDENT + 7);
+	doc_tab(p->d, CARD_INDENT + 5);
+	doc_add(p->d, alert ? ST_BAD : ST_NORMAL, line);
+}
+
 /* The reviewed files a command names: name, size, mode and SHA-256 on
- * the card; with details, where it came from and its text. */
+ * the card, and an archive's summary with its flagged members; with
+ * details, where it came from and its text or every member listed. */
 static void
 card_files(struct tui *t, struct tdoc *d, int card, const json_t *c)
 {
+	struct archive_put ap = { d, card };
 	json_t *files = json_object_get(t->gate, "files"), *a, *f, *ft;
 	const char *name, *text, *nl;
 	long long size;
@@ -325,6 +344,8 @@ card_files(struct tui *t, struct tdoc *d, int card, const json_t *c)
 		doc_add(d, ST_BOLD, name);
 		doc_addf(d, ST_NORMAL, "  %lld bytes  mode %s  sha256 ", size, json_str(f, "mode"));
 		doc_add(d, ST_NORMAL, json_str(f, "sha256"));
+		ft = json_object_get(t->file_text, name);
+		archive_lines(json_object_get(ft, "archive"), t->details, archive_line, &ap);
 		if (!t->details)
 			continue;
 		doc_line(d, card, LINE_MID, CARD_INDENT + 7);
@@ -335,8 +356,11 @@ card_files(struct tui *t, struct tdoc *d, int card, const json_t *c)
 			doc_add(d, ST_DIM, ", taken at request time");
 		} else
 			doc_add(d, ST_DIM, "inline in the request");
-		ft = json_object_get(t->file_text, name);
 		if (!json_is_string(json_object_get(ft, "text"))) {
+			/* an archive's members are its content, listed above */
+			if (strcmp(json_str(ft, "what"), "binary") == 0 &&
+			    json_object_get(ft, "archive") != NULL)
+				continue;
 			doc_line(d, card, LINE_MID, CARD_INDENT + 7);
 			doc_tab(d, CARD_INDENT + 5);
 			if (strcmp(json_str(ft, "what"), "binary") == 0)
@@ -371,11 +395,12 @@ card_files(struct tui *t, struct tdoc *d, int card, const json_t *c)
 }
 
 /* The text of every reviewed file of the gate, read once when it is
- * opened: NAME -> {"text": STR} or {"what": "binary"|"missing"|"changed"}. */
+ * opened: NAME -> {"text": STR} or {"what": "binary"|"missing"|"changed"},
+ * with "archive": an archive's summary (blob_archive). */
 static json_t *
 load_file_text(struct tui *t)
 {
-	json_t *out = json_object(), *f;
+	json_t *out = json_object(), *f, *a;
 	const char *name, *what;
 	char *text;
 
@@ -383,6 +408,8 @@ load_file_text(struct tui *t)
 		text = blob_text(t->st->dir, f, FILE_SHOW_MAX, &what);
 		json_object_set_new(out, name, text != NULL ? json_pack("{s:s}", "text", text) :
 		    json_pack("{s:s}", "what", what));
+		if ((a = blob_archive(t->st->dir, f)) != NULL)
+			json_object_set_new(json_object_get(out, name), "archive", a);
 		free(text);
 	}
 	return out;

@@ -129,20 +129,38 @@ busy(struct web *w, const char *id)
 	return b;
 }
 
+/* A line of an archive's summary (archive_lines) for the page, neutralised. */
+static void
+archive_line(void *arg, int alert, const char *line)
+{
+	char *v = text_visible(line);
+
+	json_array_append_new(arg, json_pack("{s:b,s:s}", "alert", alert, "text",
+	    v != NULL ? v : ""));
+	free(v);
+}
+
 /*
  * The reviewed files' text for the page (w->lock held): "text", each line
  * neutralised, when a file is text and whole within SHOW_CONTENT_MAX,
  * else "not_shown" says why (binary, too_long, missing, changed). The
- * page approves nothing that uses a file it could not show.
+ * page approves nothing that uses a file it could not show. An archive
+ * gets "archive_lines": its summary and members as the terminal says them.
  */
 static void
 add_file_texts(struct web *w, json_t *g)
 {
 	const char *name, *what;
-	json_t *f;
+	json_t *f, *a, *lines;
 	char *text, *v;
 
 	json_object_foreach(json_object_get(g, "files"), name, f) {
+		if ((a = blob_archive(w->st.dir, f)) != NULL) {
+			lines = json_array();
+			archive_lines(a, 1, archive_line, lines);
+			json_object_set_new(f, "archive_lines", lines);
+			json_decref(a);
+		}
 		text = blob_text(w->st.dir, f, SHOW_CONTENT_MAX, &what);
 		if (text != NULL && (json_int_t)strlen(text) <
 		    json_integer_value(json_object_get(f, "size")))
