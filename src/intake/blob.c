@@ -450,7 +450,7 @@ blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
 	int64_t young = now_seconds() - BLOB_GRACE_SECONDS;
 	struct keep k = { 0 };
 	struct dirent *e;
-	struct stat sb;
+	struct stat sb, bb;
 	int dfd, fd, failed = 0;
 	DIR *d;
 
@@ -490,8 +490,11 @@ blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
 		    fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
 			continue;
 		count += blob;
-		/* a summary goes with its blob */
+		/* a summary goes with its blob: as young as it, and kept with it */
 		snprintf(sha, sizeof sha, "%s", e->d_name);
+		if (summary && fstatat(dfd, sha, &bb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    bb.st_mtime > sb.st_mtime)
+			sb.st_mtime = bb.st_mtime;
 		if (sb.st_mtime > young || ((blob || summary) && k.n > 0 &&
 		    bsearch(sha, k.sha, k.n, sizeof *k.sha, by_sha) != NULL)) {
 			kept += (long long)sb.st_blocks * 512;

@@ -662,6 +662,30 @@ test_stored_and_said(void **state)
 	blob_archives(state_dir, files);
 	assert_null(json_object_get(json_object_get(files, "x"), "archive"));
 	json_decref(files);
+	/* gc: the summary stays while its blob does, and goes with it */
+	{
+		struct timespec old[2] = { { .tv_sec = 1000 }, { .tv_sec = 1000 } };
+		char *blob = path_of("state/blobs/sha256/%s", f->sha256);
+		char *sum = path_of("state/blobs/sha256/%s.archive", f->sha256);
+		struct store st;
+		json_t *rep;
+
+		assert_int_equal(access(sum, F_OK), 0);
+		assert_int_equal(utimensat(AT_FDCWD, sum, old, 0), 0);
+		assert_int_equal(store_open_at(&st, state_dir), 0);
+		assert_non_null(rep = blobs_collect(&st, 0, 0, 0));
+		json_decref(rep);
+		assert_int_equal(access(sum, F_OK), 0);		/* its blob is young */
+		assert_int_equal(utimensat(AT_FDCWD, blob, old, 0), 0);
+		assert_non_null(rep = blobs_collect(&st, 0, 0, 0));
+		assert_int_equal(json_integer_value(json_object_get(rep, "removed")), 1);
+		json_decref(rep);
+		assert_int_equal(access(blob, F_OK), -1);
+		assert_int_equal(access(sum, F_OK), -1);
+		store_close(&st);
+		free(blob);
+		free(sum);
+	}
 	request_free(&q);
 	free(gz);
 	free(state_dir);
