@@ -352,9 +352,12 @@ package(struct scan *s)
 	struct archive_entry *e;
 	const char *name;
 	json_t *format = NULL;
-	int r;
+	int r = ARCHIVE_OK;
 
-	while ((r = archive_read_next_header(s->outer, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+	/* each member before data.tar is read past within the budget: the
+	 * ar archive itself may be compressed */
+	while (skip_data(s, s->outer) == 0 &&
+	    ((r = archive_read_next_header(s->outer, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN)) {
 		name = archive_entry_pathname(e);
 		if (name == NULL || strncmp(name, "data.tar", 8) != 0)
 			continue;
@@ -376,6 +379,8 @@ package(struct scan *s)
 		s->inner = NULL;
 		return format;
 	}
+	if (s->note[0] != '\0')
+		return json_string("deb");	/* skip_data said why */
 	if (r != ARCHIVE_EOF)
 		incomplete(s, "unreadable: %s", archive_error_string(s->outer) ?
 		    archive_error_string(s->outer) : "read error");

@@ -498,50 +498,57 @@ tar_header(unsigned char *h, const char *name, char type, unsigned mode, unsigne
 	snprintf((char *)h + 148, 8, "%06o", sum);
 }
 
-/* 2 GiB of zeros as a tar member, gzip'd (one gzip member of 64 MiB of
- * zeros, 32 times over): read up to the bound, then cut and said so. */
+/* path: prefix then 2 GiB of zeros, gzip'd (prefix as one gzip member,
+ * then one of 64 MiB of zeros, 32 times over). */
 static void
-test_bomb(void **state)
+make_bomb(const char *path, const void *prefix, size_t len)
 {
-	unsigned char h[512];
-	char *zeros = path_of("zeros"), *zgz = path_of("zeros.gz"), *hgz = path_of("h.gz");
-	char *hdr = path_of("h"), *bomb = path_of("bomb.tar.gz"), *part;
-	struct wrequest q;
-	struct wfile *f;
-	const json_t *a;
+	char *zeros = path_of("zeros"), *zgz = path_of("zeros.gz"), *pre = path_of("pre");
+	char *pgz = path_of("pre.gz"), *part;
 	struct stat st;
 	size_t i, n;
 	int fd, out;
 
-	(void)state;
-	tar_header(h, "zeros", '0', 0644, 2048ULL * 1024 * 1024);
-	put_file(hdr, h, sizeof h, 0644);
-	RUN(dir, hgz, "gzip", "-c", hdr);
+	put_file(pre, prefix, len, 0644);
+	RUN(dir, pgz, "gzip", "-c", pre);
 	assert_true((fd = open(zeros, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
 	assert_int_equal(ftruncate(fd, 64LL * 1024 * 1024), 0);
 	close(fd);
 	RUN(dir, zgz, "gzip", "-1", "-c", zeros);
-	unlink(zeros);
-	assert_int_equal(stat(zgz, &st), 0);
-	part = xmalloc((size_t)st.st_size);
-	assert_true((fd = open(zgz, O_RDONLY)) >= 0);
-	assert_int_equal(read(fd, part, (size_t)st.st_size), st.st_size);
-	close(fd);
-	n = (size_t)st.st_size;
-	assert_true((out = open(bomb, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
-	assert_true((fd = open(hgz, O_RDONLY)) >= 0);
-	assert_int_equal(stat(hgz, &st), 0);
-	{
-		char hb[4096];
-
-		assert_int_equal(read(fd, hb, (size_t)st.st_size), st.st_size);
-		assert_int_equal(write_all(out, hb, (size_t)st.st_size), 0);
-	}
-	close(fd);
-	for (i = 0; i < 32; i++)
+	assert_true((out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
+	for (i = 0; i <= 32; i++) {
+		assert_int_equal(stat(i == 0 ? pgz : zgz, &st), 0);
+		n = (size_t)st.st_size;
+		part = xmalloc(n);
+		assert_true((fd = open(i == 0 ? pgz : zgz, O_RDONLY)) >= 0);
+		assert_int_equal(read(fd, part, n), (ssize_t)n);
+		close(fd);
 		assert_int_equal(write_all(out, part, n), 0);
+		free(part);
+	}
 	close(out);
-	free(part);
+	unlink(zeros);
+	free(zeros);
+	free(zgz);
+	free(pre);
+	free(pgz);
+}
+
+/* A decompression bomb, read up to the bound, then cut and said so: a
+ * tar member of 2 GiB of zeros, and a compressed package whose control
+ * member is as big. */
+static void
+test_bomb(void **state)
+{
+	unsigned char h[512], ar[8 + 60 + 4 + 60 + 1];	/* and snprintf's NUL */
+	char *bomb = path_of("bomb.tar.gz");
+	struct wrequest q;
+	struct wfile *f;
+	const json_t *a;
+
+	(void)state;
+	tar_header(h, "zeros", '0', 0644, 2048ULL * 1024 * 1024);
+	make_bomb(bomb, h, sizeof h);
 	f = judged(&q, bomb, 0);
 	assert_non_null(a = f->archive);
 	assert_string_equal(json_str(a, "format"), "tar.gz");
@@ -550,10 +557,22 @@ test_bomb(void **state)
 	assert_non_null(strstr(json_str(a, "note"), "MiB decompressed"));
 	assert_true(f->archive_unscanned);
 	request_free(&q);
-	free(zeros);
-	free(zgz);
-	free(hgz);
-	free(hdr);
+	free(bomb);
+	/* ar: debian-binary, then control.tar.gz of 2 GiB */
+	memcpy(ar, "!<arch>\n", 8);
+	snprintf((char *)ar + 8, 61, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "debian-binary", "0", "0",
+	    "0", "100644", "4");
+	memcpy(ar + 68, "2.0\n", 4);
+	snprintf((char *)ar + 72, 61, "%-16s%-12s%-6s%-6s%-8s%-10llu`\n", "control.tar.gz", "0",
+	    "0", "0", "100644", 2048ULL * 1024 * 1024);
+	bomb = path_of("bomb.deb.gz");
+	make_bomb(bomb, ar, sizeof ar - 1);
+	f = judged(&q, bomb, 0);
+	assert_non_null(a = f->archive);
+	assert_string_equal(json_str(a, "format"), "deb");
+	assert_false(json_is_true(json_object_get(a, "complete")));
+	assert_non_null(strstr(json_str(a, "note"), "MiB decompressed"));
+	request_free(&q);
 	free(bomb);
 }
 
