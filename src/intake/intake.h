@@ -119,6 +119,9 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_GROUP_CHANGE	0x400000
 #define BADGE_PRIVILEGED_GROUP	0x800000
 #define BADGE_STARTS_SERVICE	0x1000000
+#define BADGE_ARCHIVE_SETID	0x2000000
+#define BADGE_ARCHIVE_DEVICE	0x4000000
+#define BADGE_ARCHIVE_ESCAPE	0x8000000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */

@@ -17,7 +17,8 @@ static const char *const badge_names[] = {
 	"long-timeout", "mixed-script", "sealed-at-run", "archive-writable-dir",
 	"unconfined", "world-writable", "setuid", "recursive-home-or-root",
 	"system-chown", "lookalike", "rtl-text", "file-capability", "mount", "swap",
-	"group-change", "privileged-group", "starts-service",
+	"group-change", "privileged-group", "starts-service", "archive-setid",
+	"archive-device", "archive-escape",
 };
 
 static const char *const interpreters[] = {
@@ -628,9 +629,20 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_LONG_TIMEOUT;
 	if (c->sealed_at_run)
 		b |= BADGE_SEALED_AT_RUN;
-	for (i = 0; c->file != NULL && i < c->argc; i++)
-		if (c->file[i] != NULL && c->file[i]->archive_writable_dir)
+	for (i = 0; c->file != NULL && i < c->argc; i++) {
+		const struct wfile *f = c->file[i];
+
+		if (f == NULL)
+			continue;
+		if (f->archive_writable_dir)
 			b |= BADGE_ARCHIVE_WRITABLE_DIR;
+		if (f->archive_setid)
+			b |= BADGE_ARCHIVE_SETID;
+		if (f->archive_device)
+			b |= BADGE_ARCHIVE_DEVICE;
+		if (f->archive_escape)
+			b |= BADGE_ARCHIVE_ESCAPE;
+	}
 	/* this host's runner would run it without its supervisor */
 	if (!c->as_user && q->machine == NULL && supervise_unconfined())
 		b |= BADGE_UNCONFINED;

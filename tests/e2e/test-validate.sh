@@ -878,6 +878,24 @@ with tarfile.open(fileobj=b, mode="w", format=tarfile.USTAR_FORMAT) as t:
     i = tarfile.TarInfo("site/"); i.type = tarfile.DIRTYPE; i.mode = 0o777
     t.addfile(i)
 print(base64.b64encode(b.getvalue()).decode(), end="")')
+# the archives of archive-setid, archive-device and archive-escape: one
+# member each (a 4755 program, a character device, a ../ name)
+read -r A_SETID A_DEVICE A_ESCAPE <<EOF
+$("$PY" -c '
+import base64, io, tarfile
+def one(name, kind, mode):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        i = tarfile.TarInfo(name); i.type = kind; i.mode = mode
+        t.addfile(i)
+    return base64.b64encode(b.getvalue()).decode()
+print(one("usr/bin/tool", tarfile.REGTYPE, 0o4755), one("dev/mem", tarfile.CHRTYPE, 0o666),
+      one("../etc/cron.d/x", tarfile.REGTYPE, 0o644))')
+EOF
+# tar_req BASE64: tar -xf that archive (a reviewed file) -C /srv
+tar_req() {
+	printf '{"reason":"r","files":{"a":{"content":"%s","encoding":"base64"}},"commands":[{"id":"a","why":"w","argv":["tar","-xf",{"file":"a"},"-C","/srv"]}]}' "$1"
+}
 for b in $(tail -1 "$WT_T/table"); do
 	case $b in
 	shell) in=$(req1 '["python3","/usr/lib/x.py"]') ;;
@@ -915,6 +933,9 @@ for b in $(tail -1 "$WT_T/table"); do
 	group-change) in=$(req1 '["usermod","-aG","audio","alice"]') ;;
 	privileged-group) in=$(req1 '["adduser","alice","docker"]') ;;
 	starts-service) in=$(req1 '["systemctl","enable","--now","nginx"]') ;;
+	archive-setid) in=$(tar_req "$A_SETID") ;;
+	archive-device) in=$(tar_req "$A_DEVICE") ;;
+	archive-escape) in=$(tar_req "$A_ESCAPE") ;;
 	*) not_ok "table: $b has a request in this test"; continue ;;
 	esac
 	# the example's program, where this host has it

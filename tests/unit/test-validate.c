@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "warrant.h"
 
@@ -772,6 +773,80 @@ test_notice_badges(void **state)
 		if (!(q.cmds[0].badges & c[i].badge) != !c[i].want)
 			fail_msg("%s: badge 0x%x %s", c[i].argv, c[i].badge,
 			    c[i].want ? "missing" : "given");
+		request_free(&q);
+	}
+	requester_free(&me);
+}
+
+/* A ustar header: name, type ('0' file, '3' character device, '2'
+ * symbolic link to link), mode; no content. */
+static void
+ustar(unsigned char *h, const char *name, char type, unsigned mode, const char *link)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	memset(h, 0, 512);
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", mode);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011o", 0);
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	snprintf((char *)h + 157, 100, "%s", link);
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* The archive badges: a reviewed tar with a set-id member, a device node,
+ * a member that escapes the directory it is extracted in; and an
+ * ordinary one with none. */
+static void
+test_archive_badges(void **state)
+{
+	static const struct {
+		const char	*name;
+		char		 type;
+		unsigned	 mode;
+		const char	*link;
+		unsigned	 want;
+	} c[] = {
+		{ "usr/bin/tool", '0', 04755, "", BADGE_ARCHIVE_SETID },
+		{ "usr/bin/tool", '0', 02755, "", BADGE_ARCHIVE_SETID },
+		{ "dev/mem", '3', 0666, "", BADGE_ARCHIVE_DEVICE },
+		{ "../etc/cron.d/x", '0', 0644, "", BADGE_ARCHIVE_ESCAPE },
+		{ "/etc/cron.d/x", '0', 0644, "", BADGE_ARCHIVE_ESCAPE },
+		{ "site/etc", '2', 0777, "../../etc", BADGE_ARCHIVE_ESCAPE },
+		{ "site/index.html", '0', 0644, "", 0 },
+	};
+	const unsigned all = BADGE_ARCHIVE_SETID | BADGE_ARCHIVE_DEVICE | BADGE_ARCHIVE_ESCAPE;
+	unsigned char tar[512 * 3];
+	char b64[4 * sizeof tar / 3 + 4], json[4096];
+	struct requester me;
+	struct refusal r;
+	struct wrequest q;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		memset(tar, 0, sizeof tar);
+		ustar(tar, c[i].name, c[i].type, c[i].mode, c[i].link);
+		EVP_EncodeBlock((unsigned char *)b64, tar, (int)sizeof tar);
+		snprintf(json, sizeof json, "{\"reason\":\"r\",\"files\":{\"t\":{\"content\":"
+		    "\"%s\",\"encoding\":\"base64\"}},\"commands\":[{\"id\":\"a\",\"why\":"
+		    "\"w\",\"argv\":[\"tar\",\"-xf\",{\"file\":\"t\"},\"-C\",\"/srv\"]}]}", b64);
+		assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+		if (validate_request(&q, &me, &r) != 0)
+			fail_msg("%s: refused: %s %s %s", c[i].name, r.code, r.path, r.message);
+		if ((q.cmds[0].badges & all) != c[i].want)
+			fail_msg("%s (%c, %04o): archive badges 0x%x, want 0x%x", c[i].name,
+			    c[i].type, c[i].mode, q.cmds[0].badges & all, c[i].want);
 		request_free(&q);
 	}
 	requester_free(&me);
@@ -1585,6 +1660,7 @@ main(void)
 		cmocka_unit_test(test_opt_abbrev_and_sed),
 		cmocka_unit_test(test_mixed_script_badge),
 		cmocka_unit_test(test_notice_badges),
+		cmocka_unit_test(test_archive_badges),
 		cmocka_unit_test(test_relative_paths_and_cwd),
 		cmocka_unit_test(test_remote_badges),
 		cmocka_unit_test(test_requester_self),
