@@ -758,6 +758,8 @@ run_one(struct runner *r, const json_t *c, size_t i, struct capture *cap)
 		if ((e = open_iolog(r, c, i, &io)) != NULL)
 			return e;	/* fail closed: no record, no run */
 		supervise_init(&sv, &r->requester);
+		/* what the reviewer saw this argv do, the supervisor allows */
+		sv.acts = argv_acts(at_run(c) ? r->atrun_path[i] : str(c, "path"), r->argv[i]);
 		if (!r->unconfined)
 			x.sv = &sv;
 	} else {

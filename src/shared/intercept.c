@@ -49,8 +49,11 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <sys/un.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
 #include <linux/seccomp.h>
@@ -59,7 +62,9 @@
 
 #define PTRACE_ATTACH_REQ	16
 #define PTRACE_SEIZE_REQ	0x4206
-#define INTERP_DEPTH		4	/* the kernel's binfmt_script nesting */
+#define INTERP_DEPTH		5	/* interpreters the kernel follows (exec_binprm) */
+#define BINFMT_MAX		4	/* matching binfmt_misc handlers judged */
+#define CONNECT_WAIT_MS		2000	/* a peer on this host answers a connect */
 
 /* Read the caller's memory at addr, at most one page. */
 static ssize_t
@@ -184,21 +189,73 @@ judge_arg(struct call *k, int dirfd, uint64_t addr, int flags, char *path, struc
 	return rc;
 }
 
+/* Would mode make a set-id program (set-user-ID, or set-group-ID with
+ * group execute: without it the bit means mandatory locking)? */
+static int
+mode_is_setid(mode_t mode)
+{
+	return (mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP);
+}
+
+/* The refusal of an act only a reviewed argv may show (acts.c). */
+static const char *const act_refusal[] = {
+	[ACT_SETID] = "a set-id file or file capability is made only by a command whose "
+	    "argv shows it (chmod u+s PATH, install -m 4755, setcap): run that as a "
+	    "command of its own, or install a reviewed file",
+	[ACT_DEVICE] = "a device node is made only by a command whose argv shows it (mknod)",
+	[ACT_GIVE] = "root does not give the requester's files to another owner unless the "
+	    "argv shows it (chown, chgrp, install -o): copy reviewed content into place "
+	    "instead (install -o root -m 0755 of a reviewed file or snapshot)",
+};
+
+/*
+ * Before root opens an existing regular file: is it held open for writing,
+ * or mapped shared and writable, by a process of the requester (a
+ * descriptor kept from before a chown)? The kernel says whether anyone
+ * holds it (held.c); only then are the requester's processes searched.
+ * 1 with why, else 0.
+ */
+static int
+held_by_requester(const struct call *k, int fd, const struct stat *st, char *why,
+    size_t size)
+{
+	return S_ISREG(st->st_mode) && held_for_write(fd) != 0 &&
+	    requester_holds(k->jc.w, st, why, size);
+}
+
+/*
+ * open, openat, openat2, creat. Judged, then opened HERE as the caller
+ * and the descriptor put into the caller: act, then check what was
+ * reached. The object the judgement ended on is opened O_PATH first
+ * (never blocks) and compared with it; a FIFO or a terminal, whose open
+ * may wait for a writer or a carrier, is then left to the kernel (every
+ * entry on its way was judged beyond the requester, so the kernel's
+ * second lookup lands on the same object or one equally root's); a
+ * regular file the requester still holds for writing is refused; and the
+ * descriptor opened for the caller must be that object.
+ */
 static void
 on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[PATH_MAX + 256];
 	struct judged j;
-	struct stat st;
-	int writes, jf, rc, fd;
+	struct stat st, pst;
+	int tmpfile = (flags & O_TMPFILE) == O_TMPFILE, creates, writes, jf, rc, fd, pfd = -1;
 
-	writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
-	    (flags & O_TMPFILE) == O_TMPFILE;
-	jf = writes ? JUDGE_WRITE : JUDGE_DIR_OK;
-	if (!(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL))
-		jf |= JUDGE_FOLLOW;
-	if (flags & O_CREAT)
-		jf |= JUDGE_MISSING;
+	creates = (flags & O_CREAT) || tmpfile;
+	writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || tmpfile;
+	if (tmpfile) {
+		/* a file with no name in that directory: nobody else reaches it */
+		jf = JUDGE_FOLLOW | JUDGE_DIR_OK;
+	} else {
+		jf = writes ? JUDGE_WRITE : JUDGE_DIR_OK;
+		if (!(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL))
+			jf |= JUDGE_FOLLOW;
+		if (flags & O_CREAT)
+			jf |= JUDGE_MISSING;
+		if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+			jf |= JUDGE_EXCL;
+	}
 	/* an O_PATH descriptor cannot be handed over (the kernel's ADDFD
 	 * refuses it): the call continues, so, as for exec, every entry on
 	 * the way, the last one too, must be beyond the requester */
@@ -206,37 +263,63 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 		jf &= ~JUDGE_DIR_OK;
 	if (answered(k, "open", judge_arg(k, dirfd, addr, jf, path, &j), &j))
 		return;
-	if (flags & O_PATH) {
-		if (sv_still_valid(k))
-			sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
-		judged_close(&j);
-		return;
-	}
 	if (!sv_still_valid(k)) {	/* its /proc files were another's: do nothing */
 		judged_close(&j);
 		return;
 	}
-	/* /dev/tty means the caller's controlling terminal, not this
-	 * process's (the reviewer's, without a detach): the caller has none
-	 * (every command starts in a session of its own) unless it made one */
-	if (j.exists && S_ISCHR(j.st.st_mode) && j.st.st_rdev == makedev(5, 0)) {
-		if (caller_tty(k) == 0)
-			sv_respond(k, -ENXIO, 0, 0);
-		else
-			sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	if ((flags & O_PATH) && !tmpfile) {
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		judged_close(&j);
 		return;
 	}
-	sv_as_caller(k, (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE);
+	if ((flags & O_CREAT) && !j.exists && mode_is_setid(mode) && !(k->sv->acts & ACT_SETID)) {
+		sv_refuse(k, "open", j.shown, act_refusal[ACT_SETID]);
+		judged_close(&j);
+		return;
+	}
+	if (j.exists && !tmpfile) {
+		pfd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+		if (pfd < 0 || fstat(pfd, &pst) != 0) {
+			sv_respond(k, -errno, 0, 0);
+			goto out;
+		}
+		if (!j.magic && (pst.st_dev != j.st.st_dev || pst.st_ino != j.st.st_ino)) {
+			sv_refuse(k, "open", j.shown, "it was replaced while it was judged");
+			goto out;
+		}
+		/* a process's file (/proc/PID/fd/N): judged now it is reached */
+		if (j.magic && judge_object(k->jc.w, pfd, &pst, writes ? 0 : JUDGE_DIR_OK, j.shown,
+		    j.why, sizeof j.why)) {
+			sv_refuse(k, "open", j.shown, j.why);
+			goto out;
+		}
+		if (S_ISFIFO(pst.st_mode) || S_ISCHR(pst.st_mode)) {
+			/* /dev/tty means the caller's controlling terminal, not this
+			 * process's: the caller has none (every command starts in a
+			 * session of its own) unless it made one */
+			if (S_ISCHR(pst.st_mode) && pst.st_rdev == makedev(5, 0) && caller_tty(k) == 0)
+				sv_respond(k, -ENXIO, 0, 0);
+			else
+				sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+			goto out;
+		}
+		if (held_by_requester(k, pfd, &pst, why, sizeof why)) {
+			sv_refuse(k, "open", j.shown, why);
+			goto out;
+		}
+		if (S_ISDIR(pst.st_mode))
+			flags |= O_DIRECTORY;
+	}
+	sv_as_caller(k, creates);
 	fd = openat(j.dirfd, j.name, (int)flags | O_CLOEXEC | O_NOCTTY |
 	    (j.magic ? 0 : O_NOFOLLOW), mode);
 	rc = errno;
-	sv_as_self(k, (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE);
+	sv_as_self(k, creates);
 	if (fd < 0) {
 		sv_respond(k, -rc, 0, 0);
-	} else if (j.magic && (fstat(fd, &st) != 0 || judge_object(k->jc.w, fd, &st,
-	    writes ? 0 : JUDGE_DIR_OK, j.shown, j.why, sizeof j.why))) {
-		sv_refuse(k, "open", j.shown, *j.why ? j.why : "it cannot be judged");
+	} else if (fstat(fd, &st) != 0 || (pfd >= 0 && (st.st_dev != pst.st_dev ||
+	    st.st_ino != pst.st_ino))) {
+		sv_refuse(k, "open", j.shown, "it was replaced while it was judged");
 	} else {
 		if (writes)
 			sv_note(k->sv, REC_WRITTEN, sv_record_string(j.shown, CONFINE_PATH_MAX));
@@ -244,6 +327,9 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 	}
 	if (fd >= 0)
 		close(fd);
+out:
+	if (pfd >= 0)
+		close(pfd);
 	judged_close(&j);
 }
 
@@ -284,50 +370,105 @@ exe_hash(int fd, const struct stat *st, char hex[SHA256_HEX_LEN + 1])
 	memcpy(cache[i].hex, hex, sizeof cache[i].hex);
 }
 
+static int judge_exe(struct call *, int, const char *, char *, size_t, char *, size_t, int,
+    int);
+
 /*
- * An executable, open as fd: judged, its script interpreter (#!) too,
- * and noted with its hash. 0, or 1 with shown/why naming the refusal.
+ * A program the kernel runs on its own for an executed file (a #!
+ * interpreter, a binfmt_misc handler, an ELF interpreter), looked up as
+ * the kernel does: absolute, or from the caller's cwd. Judged, opened and
+ * compared with what was judged, then judged as an executable itself
+ * (interps: may it name interpreters of its own). 0, or 1 with
+ * shown/why; one that cannot be judged is refused.
  */
 static int
-judge_exe(struct call *k, int fd, char *shown, size_t shown_size, char *why, size_t size,
-    int depth)
+judge_interp(struct call *k, const char *interp, int depth, int interps, char *shown,
+    size_t shown_size, char *why, size_t size)
+{
+	struct judged j;
+	struct stat st;
+	int rc, startfd, fd;
+
+	if ((rc = start_dir(k, AT_FDCWD, interp, &startfd)) == 0)
+		rc = judge_path(&k->jc, startfd, k->base, interp, JUDGE_FOLLOW, &j);
+	if (rc != 0) {
+		snprintf(shown, shown_size, "%s", rc > 0 ? j.shown : interp);
+		if (rc > 0)
+			snprintf(why, size, "%s", j.why);
+		else
+			snprintf(why, size, "its interpreter %s cannot be judged (%s)", interp,
+			    strerror(-rc));
+		return 1;
+	}
+	fd = openat(j.dirfd, j.name, O_RDONLY | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+	if (fd < 0 || fstat(fd, &st) != 0 || (!j.magic && (st.st_dev != j.st.st_dev ||
+	    st.st_ino != j.st.st_ino))) {
+		snprintf(shown, shown_size, "%s", j.shown);
+		snprintf(why, size, "its interpreter %s cannot be judged (%s)", interp,
+		    fd < 0 ? strerror(errno) : "replaced while it was judged");
+		rc = 1;
+	} else if ((rc = judge_exe(k, fd, interp, j.shown, sizeof j.shown, j.why, sizeof j.why,
+	    depth, interps)) != 0) {
+		snprintf(shown, shown_size, "%s", j.shown);
+		snprintf(why, size, "%s", j.why);
+	}
+	if (fd >= 0)
+		close(fd);
+	judged_close(&j);
+	return rc;
+}
+
+/*
+ * An executable, open as fd and executed by the name name: judged, and
+ * every program the kernel runs for it (interps): a matching binfmt_misc
+ * handler (asked first, as the kernel does), the #! interpreter (nested
+ * as deep as the kernel follows, INTERP_DEPTH), the ELF interpreter; each
+ * noted with its hash. 0, or 1 with shown/why naming the refusal.
+ */
+static int
+judge_exe(struct call *k, int fd, const char *name, char *shown, size_t shown_size, char *why,
+    size_t size, int depth, int interps)
 {
 	char head[256], interp[PATH_MAX], hex[SHA256_HEX_LEN + 1];
-	struct judged j;
+	char handlers[BINFMT_MAX][PATH_MAX];
 	struct stat st;
 	ssize_t n;
 	size_t len;
-	int ifd, rc;
+	int i, nh;
 
 	if (fstat(fd, &st) != 0 || judge_object(k->jc.w, fd, &st, 0, shown, why, size))
 		return 1;
-	n = pread(fd, head, sizeof head - 1, 0);
-	if (n > 2 && head[0] == '#' && head[1] == '!' && depth < INTERP_DEPTH) {
+	if (interps && (n = pread(fd, head, sizeof head - 1, 0)) > 0) {
 		head[n] = '\0';
-		len = strspn(head + 2, " \t");
-		snprintf(interp, sizeof interp, "%.*s", (int)strcspn(head + 2 + len, " \t\n"),
-		    head + 2 + len);
-		if (interp[0] == '/') {
-			rc = judge_path(&k->jc, -1, "", interp, JUDGE_FOLLOW, &j);
-			if (rc > 0) {
-				snprintf(shown, shown_size, "%s", j.shown);
-				snprintf(why, size, "%s", j.why);
+		nh = binfmt_handlers((const unsigned char *)head, (size_t)n, name, handlers,
+		    BINFMT_MAX);
+		*interp = '\0';
+		if (n > 2 && head[0] == '#' && head[1] == '!') {
+			len = strspn(head + 2, " \t");
+			snprintf(interp, sizeof interp, "%.*s",
+			    (int)strcspn(head + 2 + len, " \t\n"), head + 2 + len);
+		}
+		if ((nh > 0 || *interp != '\0') && depth >= INTERP_DEPTH) {
+			snprintf(why, size, "it names interpreters deeper than the kernel follows (%d)",
+			    INTERP_DEPTH);
+			return 1;
+		}
+		for (i = 0; i < nh; i++)
+			if (judge_interp(k, handlers[i], depth + 1, 1, shown, shown_size, why, size))
 				return 1;
-			}
-			if (rc == 0) {
-				ifd = openat(j.dirfd, j.name, O_RDONLY | O_CLOEXEC |
-				    (j.magic ? 0 : O_NOFOLLOW));
-				rc = ifd < 0 ? 0 : judge_exe(k, ifd, j.shown, sizeof j.shown, j.why,
-				    sizeof j.why, depth + 1);
-				if (rc) {
-					snprintf(shown, shown_size, "%s", j.shown);
-					snprintf(why, size, "%s", j.why);
-				}
-				if (ifd >= 0)
-					close(ifd);
-				judged_close(&j);
-				if (rc)
+		if (*interp != '\0' && judge_interp(k, interp, depth + 1, 1, shown, shown_size,
+		    why, size))
+			return 1;
+		if (*interp == '\0') {
+			switch (elf_interp(fd, interp, sizeof interp)) {
+			case 1:	/* loaded as it is: its own PT_INTERP means nothing */
+				if (judge_interp(k, interp, depth, 0, shown, shown_size, why, size))
 					return 1;
+				break;
+			case -1:
+				snprintf(why, size, "its ELF headers cannot be read as the kernel reads "
+				    "them");
+				return 1;
 			}
 		}
 	}
@@ -343,6 +484,7 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 {
 	char path[PATH_MAX], why[PATH_MAX + 256] = "";
 	struct judged j;
+	struct stat st;
 	int rc, fd = -1;
 
 	memset(&j, 0, sizeof j);
@@ -358,10 +500,17 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 		    (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW, path, &j), &j))
 			return;
 		fd = openat(j.dirfd, j.name, O_RDONLY | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+		if (fd >= 0 && !j.magic && (fstat(fd, &st) != 0 || st.st_dev != j.st.st_dev ||
+		    st.st_ino != j.st.st_ino)) {
+			sv_refuse(k, "exec", j.shown, "it was replaced while it was judged");
+			close(fd);
+			judged_close(&j);
+			return;
+		}
 	}
 	if (fd < 0)
 		sv_respond(k, -errno, 0, 0);
-	else if (judge_exe(k, fd, j.shown, sizeof j.shown, why, sizeof why, 0))
+	else if (judge_exe(k, fd, path, j.shown, sizeof j.shown, why, sizeof why, 0, 1))
 		sv_refuse(k, "exec", j.shown, *why ? why : "it cannot be judged");
 	else if (sv_still_valid(k))
 		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
@@ -490,22 +639,60 @@ entry_own(const struct writer *w, const struct stat *st)
 	    st->st_nlink == 1;
 }
 
+/* May the requester write st (its owner, or through its mode or ACL)? */
+static int
+requester_may_write(const struct writer *w, int fd, const struct stat *st)
+{
+	return !S_ISLNK(st->st_mode) && (inode_owned(w, st) || inode_writable(w, fd, st));
+}
+
+/* After root took the requester's write access away from the file fd:
+ * does anyone still hold it open for writing? Where the kernel cannot
+ * say (no leases there), the requester's processes are searched. */
+static int
+taken_while_held(const struct call *k, int fd, const struct stat *st)
+{
+	char why[256];
+	int held = held_for_write(fd);
+
+	return held > 0 || (held < 0 && requester_holds(k->jc.w, st, why, sizeof why));
+}
+
+/* Is this chown or chmod one root may make (acts.c)? The act refused, or
+ * NULL. */
+static const char *
+owner_mode_act(const struct call *k, int is_chmod, const struct stat *st, uint64_t x)
+{
+	uid_t uid = (uid_t)(uint32_t)x;
+
+	if (is_chmod && S_ISREG(st->st_mode) && mode_is_setid((mode_t)x) &&
+	    !mode_is_setid(st->st_mode) && !(k->sv->acts & ACT_SETID))
+		return act_refusal[ACT_SETID];
+	if (!is_chmod && uid != (uid_t)-1 && touches_uid(k->jc.w, st->st_uid) &&
+	    !touches_uid(k->jc.w, uid) && !(k->sv->acts & ACT_GIVE))
+		return act_refusal[ACT_GIVE];
+	return NULL;
+}
+
 /*
  * chown, chmod: the path judged as an entry (followed where the call
  * follows it); the runner opens the object itself (O_PATH, not following)
  * and changes THAT inode, so an entry swapped after the check changes
  * nothing else. A descriptor (AT_EMPTY_PATH) is the caller's, judged
- * when it was opened.
+ * when it was opened. When the change takes the requester's write access
+ * away from a file that someone still holds open for writing (it may be
+ * a descriptor the requester kept), it is undone and refused: act, then
+ * check, since the requester cannot open it for writing after the act.
  */
 static void
 on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned atflags,
     uint64_t x, uint64_t y)
 {
-	const char *callname = is_chmod ? "chmod" : "chown";
+	const char *callname = is_chmod ? "chmod" : "chown", *refusal;
 	char path[PATH_MAX], what[32];
 	struct judged j;
-	struct stat st;
-	int rc, fd, e;
+	struct stat st, now;
+	int rc, fd, e, before, undone;
 
 	memset(&j, 0, sizeof j);
 	j.dirfd = -1;
@@ -521,12 +708,18 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 			return;
 		fd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
 	}
+	snprintf(what, sizeof what, "/proc/self/fd/%d", fd);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		sv_respond(k, -errno, 0, 0);
+	} else if (j.exists && !j.magic && (st.st_dev != j.st.st_dev || st.st_ino != j.st.st_ino)) {
+		sv_refuse(k, callname, j.shown, "it was replaced while it was judged");
 	} else if (j.replaceable && !entry_own(k->jc.w, &st)) {
 		sv_refuse(k, callname, j.shown, "the requester may have linked it there: it "
 		    "has another name, and the requester may replace entries of its directory");
+	} else if ((refusal = owner_mode_act(k, is_chmod, &st, x)) != NULL) {
+		sv_refuse(k, callname, j.shown, refusal);
 	} else if (sv_still_valid(k)) {
+		before = S_ISREG(st.st_mode) && requester_may_write(k->jc.w, fd, &st);
 		sv_as_caller(k, 0);
 		if (!is_chmod) {
 			rc = fchownat(fd, "", (uid_t)(uint32_t)x, (gid_t)(uint32_t)y, AT_EMPTY_PATH);
@@ -534,12 +727,20 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 			rc = -1;
 			errno = EOPNOTSUPP;	/* Linux has no mode for a symlink */
 		} else {
-			snprintf(what, sizeof what, "/proc/self/fd/%d", fd);
 			rc = chmod(what, (mode_t)x);
 		}
 		e = errno;
 		sv_as_self(k, 0);
-		done(k, rc, e, NULL);
+		if (rc == 0 && before && fstat(fd, &now) == 0 &&
+		    !requester_may_write(k->jc.w, fd, &now) && taken_while_held(k, fd, &now)) {
+			undone = fchownat(fd, "", st.st_uid, st.st_gid, AT_EMPTY_PATH) == 0 &&
+			    chmod(what, st.st_mode & 07777) == 0;
+			sv_refuse(k, callname, j.shown, undone ? "it is held open for writing (the "
+			    "requester may keep a descriptor or a shared mapping of it): root does "
+			    "not take it over; copy reviewed content into place instead" :
+			    "it is held open for writing, and the change could not be undone");
+		} else
+			done(k, rc, e, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -583,6 +784,11 @@ on_make(struct call *k, int is_dir, int dirfd, uint64_t addr, mode_t mode, dev_t
 		return;
 	if (j.exists) {
 		sv_respond(k, -EEXIST, 0, 0);
+	} else if (!is_dir && (S_ISCHR(mode) || S_ISBLK(mode)) && !(k->sv->acts & ACT_DEVICE)) {
+		sv_refuse(k, callname, j.shown, act_refusal[ACT_DEVICE]);
+	} else if (!is_dir && (S_ISREG(mode) || (mode & S_IFMT) == 0) && mode_is_setid(mode) &&
+	    !(k->sv->acts & ACT_SETID)) {
+		sv_refuse(k, callname, j.shown, act_refusal[ACT_SETID]);
 	} else if (sv_still_valid(k)) {
 		sv_as_caller(k, 1);
 		rc = is_dir ? mkdirat(j.dirfd, j.name, mode) : mknodat(j.dirfd, j.name, mode, dev);
@@ -593,10 +799,36 @@ on_make(struct call *k, int is_dir, int dirfd, uint64_t addr, mode_t mode, dev_t
 	judged_close(&j);
 }
 
+/* Does the xattr call set a file capability (security.capability), a
+ * set-id program by another name, where the argv does not show it? */
+static int
+sets_capability(const struct call *k, int sets, uint64_t nameaddr)
+{
+	char name[XATTR_NAME_MAX + 1];
+
+	return sets && !(k->sv->acts & ACT_SETID) &&
+	    (read_string(k, nameaddr, name, sizeof name) != 0 ||
+	    strcmp(name, "security.capability") == 0);
+}
+
+/* fsetxattr: the descriptor was judged when it was opened; a file
+ * capability is the one thing judged here. */
+static void
+on_fxattr(struct call *k)
+{
+	char shown[PATH_MAX];
+
+	if (sets_capability(k, 1, k->req->data.args[1])) {
+		snprintf(shown, sizeof shown, "descriptor %d", (int)k->req->data.args[0]);
+		sv_refuse(k, "xattr", shown, act_refusal[ACT_SETID]);
+	} else if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
 /* setxattr, removexattr (ACLs, file capabilities): only on an entry the
  * requester cannot replace, and then the call continues (as exec). */
 static void
-on_xattr(struct call *k, int follow)
+on_xattr(struct call *k, int follow, int sets)
 {
 	char path[PATH_MAX];
 	struct judged j;
@@ -604,7 +836,9 @@ on_xattr(struct call *k, int follow)
 	if (answered(k, "xattr", judge_arg(k, AT_FDCWD, k->req->data.args[0],
 	    JUDGE_ENTRY | (follow ? JUDGE_FOLLOW : 0), path, &j), &j))
 		return;
-	if (j.replaceable)
+	if (sets_capability(k, sets, k->req->data.args[1]))
+		sv_refuse(k, "xattr", j.shown, act_refusal[ACT_SETID]);
+	else if (j.replaceable)
 		sv_refuse(k, "xattr", j.shown, "the requester may replace it: it is an entry "
 		    "of a directory the requester may write");
 	else if (sv_still_valid(k))
@@ -612,38 +846,361 @@ on_xattr(struct call *k, int follow)
 	judged_close(&j);
 }
 
-/* connect: to a named Unix socket, the way judged and a socket the
- * requester made (it serves it) refused; to an IP address, refused when
- * a socket of the requester's serves it (ports.c): either way root would
- * act on what the requester answers. Then the call continues (as exec). */
-static void
-on_connect(struct call *k, uint64_t addr, uint64_t len)
+/* The caller's descriptor fd, duplicated here (the same open file
+ * description: what is done on it is done on the caller's); -1. */
+static int
+caller_dup(const struct call *k, int fd)
 {
-	const size_t at = offsetof(struct sockaddr_un, sun_path);
-	char path[PATH_MAX], why[256], what[64];
-	struct sockaddr_storage ss;
-	struct judged j;
-	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
+	int pidfd, dup;
+
+	if ((pidfd = (int)syscall(SYS_pidfd_open, k->jc.tgid, 0)) < 0)
+		return -1;
+	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return dup;
+}
+
+/* "ADDR port P" of an IP socket address, for the ledger */
+static void
+ip_shown(const struct sockaddr_storage *ss, char *out, size_t size)
+{
+	char text[INET6_ADDRSTRLEN] = "?";
+	unsigned port;
+
+	if (ss->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)ss)->sin_addr, text,
+		    sizeof text);
+		port = ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
+	} else {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr,
+		    text, sizeof text);
+		port = ntohs(((const struct sockaddr_in6 *)(const void *)ss)->sin6_port);
+	}
+	snprintf(out, size, "%s port %u", text, port);
+}
+
+static const char *
+requester_word(const struct writer *w)
+{
+	return w->uid == 0 ? "a non-root user" : "the requester";
+}
+
+/*
+ * A datagram to ss on this host: who is bound to that port now is who
+ * gets it, and any process may bind a port from ip_unprivileged_port_start
+ * on. Allowed below it (only root binds there) and where a socket not the
+ * requester's holds the port (while it does, nobody else can bind it);
+ * else a refusal into why.
+ */
+static int
+datagram_refused(const struct call *k, const struct sockaddr_storage *ss, char *why,
+    size_t size)
+{
+	char shown[INET6_ADDRSTRLEN + 16];
+	unsigned port = ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
+	uid_t uid;
 	int rc;
 
+	if (!address_local(ss) || port < unprivileged_port_start())
+		return 0;
+	ip_shown(ss, shown, sizeof shown);
+	if ((rc = port_holder(k->tid, ss, 0, &uid)) < 0)
+		snprintf(why, size, "who is bound to %s (UDP) cannot be told", shown);
+	else if (rc == 0)
+		snprintf(why, size, "nobody is bound to %s (UDP): %s could bind it after the "
+		    "check", shown, requester_word(k->jc.w));
+	else if (touches_uid(k->jc.w, uid))
+		snprintf(why, size, "%s serves %s (UDP)", requester_word(k->jc.w), shown);
+	else
+		return 0;
+	return 1;
+}
+
+/* Connect sock (the caller's, duplicated) to sa, waiting at most
+ * CONNECT_WAIT_MS for a peer on this host to answer, the caller's own
+ * timeout kept. 0 (connected), or an errno. */
+static int
+connect_for(int sock, const struct sockaddr *sa, socklen_t len)
+{
+	struct timeval old, wait = { CONNECT_WAIT_MS / 1000, 0 };
+	socklen_t olen = sizeof old;
+	struct pollfd pfd = { sock, POLLOUT, 0 };
+	int rc, e, err = 0;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, &olen) != 0)
+		return errno;
+	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+	rc = connect(sock, sa, len);
+	e = rc == 0 ? 0 : errno;
+	(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof old);
+	if (e != EINPROGRESS)
+		return e;
+	/* the caller's socket does not block: the answer is waited for here */
+	if (poll(&pfd, 1, CONNECT_WAIT_MS) != 1)
+		return ETIMEDOUT;
+	olen = sizeof err;
+	if (getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &olen) != 0)
+		return errno;
+	return err;
+}
+
+/*
+ * connect: act, then judge the peer that answered. The runner connects
+ * the caller's own socket (a pidfd_getfd duplicate) and asks who is at
+ * the other end: for a Unix stream, the credentials of whoever listens
+ * (SO_PEERCRED: the process that serves it, whoever owns the file); for
+ * TCP on this host, the owner of the far end (an accepted socket is its
+ * listener's; 0.0.0.0 and :: reach the loopback). A peer of the
+ * requester's: the connection is shut down and the call fails EACCES. A
+ * named socket is reached through its judged path, by descriptor. A
+ * datagram socket only sets its default peer: judged as a datagram sent
+ * there (datagram_refused), then the call continues.
+ */
+static void
+on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
+{
+	const size_t at = offsetof(struct sockaddr_un, sun_path);
+	char path[PATH_MAX], why[PATH_MAX + 256], shown[PATH_MAX];
+	struct sockaddr_storage ss, peer, self;
+	struct sockaddr_un via;
+	struct sockaddr *to = (struct sockaddr *)&ss;
+	struct ucred cred;
+	struct judged j;
+	struct stat st;
+	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
+	socklen_t tolen = (socklen_t)n, plen = sizeof peer, slen = sizeof self, clen = sizeof cred;
+	int sock = -1, pfd = -1, type = 0, e, rc;
+	uid_t uid;
+
 	memset(&ss, 0, sizeof ss);
-	if (n > at && read_mem(k, addr, &ss, n) == (ssize_t)n) {
-		if (ss.ss_family == AF_UNIX && ((struct sockaddr_un *)(void *)&ss)->sun_path[0]) {
+	memset(&j, 0, sizeof j);
+	j.dirfd = -1;
+	if (n <= at || read_mem(k, addr, &ss, n) != (ssize_t)n ||
+	    (ss.ss_family != AF_UNIX && ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
+	    (ss.ss_family == AF_INET && n < sizeof(struct sockaddr_in)) ||
+	    (ss.ss_family == AF_INET6 && n < sizeof(struct sockaddr_in6)) ||
+	    (ss.ss_family != AF_UNIX && !address_local(&ss))) {
+		/* not a peer this host serves (or the kernel's own error) */
+		if (sv_still_valid(k))
+			sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
+	if ((sock = caller_dup(k, fd)) < 0 ||
+	    getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &clen) != 0) {
+		sv_respond(k, -EBADF, 0, 0);
+		goto out;
+	}
+	if (ss.ss_family == AF_UNIX) {
+		if (((struct sockaddr_un *)(void *)&ss)->sun_path[0] != '\0') {
 			if (answered(k, "connect", judge_arg(k, AT_FDCWD, addr + at, JUDGE_FOLLOW,
 			    path, &j), &j))
-				return;
-			judged_close(&j);
-		} else if ((ss.ss_family == AF_INET && n >= sizeof(struct sockaddr_in)) ||
-		    (ss.ss_family == AF_INET6 && n >= sizeof(struct sockaddr_in6))) {
-			if ((rc = port_served_by(k->tid, &ss, k->jc.w, why, sizeof why)) != 0) {
-				snprintf(what, sizeof what, "%s port %u", ss.ss_family == AF_INET ?
-				    "IPv4" : "IPv6", ntohs(((struct sockaddr_in *)(void *)&ss)->sin_port));
-				sv_refuse(k, "connect", what, rc > 0 ? why : "it cannot be judged");
-				return;
+				goto out;
+			pfd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+			if (pfd < 0 || fstat(pfd, &st) != 0 || (!j.magic &&
+			    (st.st_dev != j.st.st_dev || st.st_ino != j.st.st_ino))) {
+				sv_refuse(k, "connect", j.shown, "it was replaced while it was judged");
+				goto out;
 			}
+			memset(&via, 0, sizeof via);
+			via.sun_family = AF_UNIX;
+			snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d", pfd);
+			to = (struct sockaddr *)&via;
+			tolen = sizeof via;
+			snprintf(shown, sizeof shown, "%s", j.shown);
+		} else
+			snprintf(shown, sizeof shown, "@%.*s", (int)(n - at - 1),
+			    ((struct sockaddr_un *)(void *)&ss)->sun_path + 1);
+		if (type != SOCK_STREAM && type != SOCK_SEQPACKET) {
+			/* a datagram socket's peer: the file was judged (a socket
+			 * the requester owns is refused), the name reached by
+			 * descriptor */
+			rc = connect(sock, to, tolen);
+			sv_respond(k, rc == 0 ? 0 : -errno, 0, 0);
+			goto out;
+		}
+	} else {
+		ip_shown(&ss, shown, sizeof shown);
+		if (type == SOCK_DGRAM) {
+			if (datagram_refused(k, &ss, why, sizeof why))
+				sv_refuse(k, "connect", shown, why);
+			else if (sv_still_valid(k))
+				sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+			goto out;
+		}
+		if (type != SOCK_STREAM) {
+			if (sv_still_valid(k))
+				sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+			goto out;
+		}
+	}
+	if (!sv_still_valid(k))
+		goto out;
+	if ((e = connect_for(sock, to, tolen)) != 0) {
+		if (e == ETIMEDOUT || e == EINPROGRESS) {
+			(void)shutdown(sock, SHUT_RDWR);
+			sv_refuse(k, "connect", shown, "its peer did not answer in time to be judged");
+		} else
+			sv_respond(k, -e, 0, 0);
+		goto out;
+	}
+	clen = sizeof cred;
+	if (ss.ss_family == AF_UNIX)
+		rc = getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? 1 : -1,
+		    uid = cred.uid;
+	else if (getpeername(sock, (struct sockaddr *)&peer, &plen) != 0 ||
+	    getsockname(sock, (struct sockaddr *)&self, &slen) != 0)
+		rc = -1;
+	else
+		rc = tcp_peer_owner(k->tid, &peer, &self, &uid);
+	if (rc < 0 || (rc > 0 && touches_uid(k->jc.w, uid))) {
+		(void)shutdown(sock, SHUT_RDWR);
+		if (rc < 0)
+			snprintf(why, sizeof why, "its peer cannot be judged");
+		else
+			snprintf(why, sizeof why, "%s serves %s (%s, uid %u)", requester_word(k->jc.w),
+			    shown, ss.ss_family == AF_UNIX ? "Unix socket" : "TCP", (unsigned)uid);
+		sv_refuse(k, "connect", shown, why);
+	} else
+		sv_respond(k, 0, 0, 0);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	if (sock >= 0)
+		close(sock);
+	judged_close(&j);
+}
+
+/*
+ * A message sent to an address (sendto, sendmsg, sendmmsg; the filter
+ * lets sendto without one through): a datagram to a port of this host as
+ * datagram_refused judges it; TCP Fast Open (a connection made by the
+ * send, with no connect to judge) to this host refused; a named Unix
+ * socket's path judged as connect's. Then the call continues.
+ */
+static int
+dest_refused(struct call *k, int fd, uint64_t addr, uint64_t len, int flags, char *shown,
+    size_t shown_size, char *why, size_t size)
+{
+	const size_t at = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_storage ss;
+	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
+	char path[PATH_MAX];
+	struct judged j;
+	socklen_t tlen = sizeof(int);
+	int sock, type = 0, rc;
+
+	memset(&ss, 0, sizeof ss);
+	if (addr == 0 || n <= at || read_mem(k, addr, &ss, n) != (ssize_t)n)
+		return 0;
+	if (ss.ss_family == AF_UNIX && ((struct sockaddr_un *)(void *)&ss)->sun_path[0]) {
+		if ((rc = judge_arg(k, AT_FDCWD, addr + at, JUDGE_FOLLOW, path, &j)) > 0) {
+			snprintf(shown, shown_size, "%s", j.shown);
+			snprintf(why, size, "%s", j.why);
+			return 1;
+		}
+		if (rc == 0)
+			judged_close(&j);
+		return 0;
+	}
+	if ((ss.ss_family != AF_INET || n < sizeof(struct sockaddr_in)) &&
+	    (ss.ss_family != AF_INET6 || n < sizeof(struct sockaddr_in6)))
+		return 0;
+	if (!address_local(&ss))
+		return 0;
+	ip_shown(&ss, shown, shown_size);
+	if ((sock = caller_dup(k, fd)) < 0)
+		return 0;	/* the kernel fails it (EBADF) */
+	rc = getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tlen);
+	close(sock);
+	if (rc != 0)
+		return 0;
+	if (type == SOCK_STREAM && (flags & MSG_FASTOPEN)) {
+		snprintf(why, size, "TCP Fast Open to this host makes a connection no connect "
+		    "judged: connect first");
+		return 1;
+	}
+	return type == SOCK_DGRAM && datagram_refused(k, &ss, why, size);
+}
+
+static void
+on_send(struct call *k, int fd, uint64_t addr, uint64_t len, int flags)
+{
+	char shown[PATH_MAX], why[PATH_MAX + 256];
+
+	if (dest_refused(k, fd, addr, len, flags, shown, sizeof shown, why, sizeof why))
+		sv_refuse(k, "send", shown, why);
+	else if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+/* sendmsg (count 0) and sendmmsg (count messages): each one's address */
+static void
+on_sendmsg(struct call *k, int fd, uint64_t msgs, unsigned count, int flags)
+{
+	char shown[PATH_MAX], why[PATH_MAX + 256];
+	struct mmsghdr m;
+	unsigned i;
+
+	if (count > UIO_MAXIOV)
+		count = UIO_MAXIOV;
+	for (i = 0; i < (count == 0 ? 1 : count); i++) {
+		memset(&m, 0, sizeof m);
+		if (read_mem(k, msgs + (uint64_t)i * (count == 0 ? sizeof m.msg_hdr : sizeof m),
+		    &m.msg_hdr, sizeof m.msg_hdr) != (ssize_t)sizeof m.msg_hdr)
+			break;	/* the kernel fails it (EFAULT) */
+		if (dest_refused(k, fd, (uint64_t)(uintptr_t)m.msg_hdr.msg_name,
+		    m.msg_hdr.msg_namelen, flags, shown, sizeof shown, why, sizeof why)) {
+			sv_refuse(k, "send", shown, why);
+			return;
 		}
 	}
 	if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+/*
+ * Calls that name a path the kernel then uses as it is: chroot (the new
+ * root: every later path of the caller starts there), swapon and acct
+ * (root writes to the file), umount2 (what is unmounted), utimensat (the
+ * times of an entry), bind of a Unix socket (the kernel makes the new
+ * name; the way to it judged as mknod's). Judged with flags, then the
+ * call continues: every entry on the way was judged beyond the
+ * requester, so the kernel's lookup lands on the same object or one
+ * equally root's.
+ */
+static void
+on_path_call(struct call *k, const char *callname, int dirfd, uint64_t addr, int flags)
+{
+	char path[PATH_MAX];
+	struct judged j;
+
+	if (addr == 0) {	/* acct(NULL): accounting off; futimens */
+		if (sv_still_valid(k))
+			sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
+	if (answered(k, callname, judge_arg(k, dirfd, addr, flags, path, &j), &j))
+		return;
+	if (j.replaceable && !(flags & JUDGE_MISSING))
+		sv_refuse(k, callname, j.shown, "the requester may replace it: it is an entry "
+		    "of a directory the requester may write");
+	else if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	judged_close(&j);
+}
+
+static void
+on_bind(struct call *k, uint64_t addr, uint64_t len)
+{
+	const size_t at = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un sun;
+	size_t n = len < sizeof sun ? (size_t)len : sizeof sun;
+
+	memset(&sun, 0, sizeof sun);
+	if (n > at && read_mem(k, addr, &sun, n) == (ssize_t)n && sun.sun_family == AF_UNIX &&
+	    sun.sun_path[0] != '\0')
+		on_path_call(k, "bind", AT_FDCWD, addr + at, JUDGE_ENTRY | JUDGE_MISSING);
+	else if (sv_still_valid(k))
 		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
@@ -765,7 +1322,8 @@ on_setns(struct call *k, int fd)
 	pid_t pid;
 
 	snprintf(what, sizeof what, "descriptor %d", fd);
-	if ((pidfd = (int)syscall(SYS_pidfd_open, k->tid, 0)) < 0 ||
+	/* the thread group: pidfd_open refuses a thread that leads none */
+	if ((pidfd = (int)syscall(SYS_pidfd_open, k->jc.tgid, 0)) < 0 ||
 	    (ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0)) < 0) {
 		if (pidfd >= 0)
 			close(pidfd);
@@ -864,13 +1422,37 @@ intercept(struct call *k)
 	else if (nr == __NR_mknodat)
 		on_make(k, 0, (int)a[0], a[1], (mode_t)a[2], (dev_t)(uint32_t)a[3]);
 	else if (nr == __NR_connect)
-		on_connect(k, a[1], a[2]);
+		on_connect(k, (int)a[0], a[1], a[2]);
+	else if (nr == __NR_sendto)
+		on_send(k, (int)a[0], a[4], a[5], (int)a[3]);
+	else if (nr == __NR_sendmsg)
+		on_sendmsg(k, (int)a[0], a[1], 0, (int)a[2]);
+	else if (nr == __NR_sendmmsg)
+		on_sendmsg(k, (int)a[0], a[1], (unsigned)a[2], (int)a[3]);
 	else if (nr == __NR_setxattr || nr == __NR_removexattr)
-		on_xattr(k, 1);
+		on_xattr(k, 1, nr == __NR_setxattr);
 	else if (nr == __NR_lsetxattr || nr == __NR_lremovexattr)
-		on_xattr(k, 0);
+		on_xattr(k, 0, nr == __NR_lsetxattr);
+	else if (nr == __NR_fsetxattr)
+		on_fxattr(k);
 	else if (nr == __NR_mount)
 		on_mount(k);
+	else if (nr == __NR_fchmod)
+		on_owner_mode(k, 1, (int)a[0], 0, AT_EMPTY_PATH, a[1], 0);
+	else if (nr == __NR_chroot)
+		on_path_call(k, "chroot", AT_FDCWD, a[0], JUDGE_FOLLOW);
+	else if (nr == __NR_swapon)
+		on_path_call(k, "swapon", AT_FDCWD, a[0], JUDGE_FOLLOW | JUDGE_WRITE);
+	else if (nr == __NR_acct)
+		on_path_call(k, "acct", AT_FDCWD, a[0], JUDGE_FOLLOW | JUDGE_WRITE);
+	else if (nr == __NR_umount2)
+		on_path_call(k, "umount", AT_FDCWD, a[0],
+		    (a[1] & UMOUNT_NOFOLLOW) ? JUDGE_ENTRY : JUDGE_FOLLOW | JUDGE_ENTRY);
+	else if (nr == __NR_utimensat)
+		on_path_call(k, "utimensat", (int)a[0], a[1], JUDGE_ENTRY |
+		    ((a[3] & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW));
+	else if (nr == __NR_bind)
+		on_bind(k, a[1], a[2]);
 	else if (nr == __NR_setns)
 		on_setns(k, (int)a[0]);
 	else if (nr == __NR_pidfd_open)

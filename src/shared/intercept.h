@@ -18,6 +18,10 @@
 #define SUPERVISE_NR_FILE_SETATTR	469
 #define SUPERVISE_NR_KNOWN_LAST		469	/* calls above it fail with ENOSYS */
 
+/* newer than Debian 12's headers (linux/seccomp.h, Linux 6.6) */
+#define SUPERVISE_NOTIF_SET_FLAGS	_IOW('!', 4, __u64)	/* SECCOMP_IOCTL_ */
+#define SUPERVISE_FD_SYNC_WAKE_UP	(1UL << 0)	/* SECCOMP_USER_NOTIF_ */
+
 struct seccomp_notif;
 enum { REC_EXECUTED, REC_WRITTEN, REC_REFUSED };
 struct call {

@@ -19,6 +19,11 @@
  *    or create, unless it follows it as a symlink; the caller is told
  *    (judged.replaceable) and decides, and the object is not judged;
  *  - a trailing slash follows a final symlink, as in the kernel;
+ *  - a call that creates its final entry exclusively (JUDGE_EXCL: O_EXCL)
+ *    fails EEXIST on any existing name, as the kernel's, and may make a
+ *    new name in a sticky directory that is not the requester's: under
+ *    the sticky rule the requester cannot remove, rename or replace
+ *    root's entry there (mkstemp in /tmp);
  *  - in procfs nobody replaces entries and the files are data about
  *    processes (ps reads them); a link there to a process's file (cwd,
  *    root, exe, fd/N, ns/...) is followed only into a process the
@@ -258,8 +263,13 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			if (errno != ENOENT || !(flags & JUDGE_MISSING))
 				goto fail;
+			/* a new name root makes exclusively in a sticky directory
+			 * not the requester's is root's: the requester cannot
+			 * remove, rename or replace it (mkstemp in /tmp) */
 			if (inode_writable(c->w, cur, &dst) && !on_procfs(cur, &dst) &&
-			    !(last && (flags & JUDGE_ENTRY))) {
+			    !(last && (flags & JUDGE_ENTRY)) &&
+			    !(last && (flags & JUDGE_EXCL) && (dst.st_mode & S_ISVTX) &&
+			    !inode_owned(c->w, &dst))) {
 				shown_push(j->shown, sizeof j->shown, comp);
 				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
 				shown_pop(ptxt);
@@ -279,6 +289,11 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if (fstat(nfd, &st) != 0) {
 			close(nfd);
 			goto fail;
+		}
+		if (last && (flags & JUDGE_EXCL)) {	/* O_EXCL: any name, a symlink too */
+			close(nfd);
+			close(cur);
+			return -EEXIST;
 		}
 		shown_push(j->shown, sizeof j->shown, comp);
 		/* procfs (whose entries nobody replaces) asked only of an entry

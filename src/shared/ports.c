@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Who serves the address a supervised command connects to (promise 8:
- * what the requester serves on a port, root would read and act on). The
- * kernel's socket tables of the caller's network namespace
- * (/proc/TID/net/tcp, tcp6, udp, udp6) give each bound socket's local
- * address, port, state and owner. The address is served by the requester
- * when a socket of its (a TCP listener, or any UDP socket) is bound to
- * that port and to that address, or to every address while the address
- * is one of this host's (loopback, or an interface's).
+ * Who is at the other end of a supervised command's connection on this
+ * host (promise 8: what the requester serves, root would read and act
+ * on). The kernel's socket tables of the caller's network namespace
+ * (/proc/TID/net/tcp, tcp6, udp, udp6) give each socket's local and
+ * remote address, port, state and owner: the far end of a connection the
+ * runner has made (tcp_peer_owner: an accepted socket carries its
+ * listener's owner), or who is bound to a port now (port_holder: a
+ * socket bound to that address, or to every address while the address
+ * is one of this host's).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,19 +24,6 @@
 #include "supervise.h"
 
 #define TCP_LISTEN	0x0a
-
-/* An address as the kernel prints it in those tables: the 32-bit words
- * of the address as they lie in memory, each %08X. */
-static void
-table_hex(const struct in6_addr *a6, char hex[33])
-{
-	uint32_t w[4];
-	size_t i;
-
-	memcpy(w, a6, sizeof w);
-	for (i = 0; i < 4; i++)
-		snprintf(hex + 8 * i, 9, "%08X", (unsigned)w[i]);
-}
 
 /* Is a (v4-mapped when IPv4) an address of this host? */
 static int
@@ -61,90 +50,152 @@ local_address(const struct in6_addr *a)
 	return found;
 }
 
-/*
- * One table (v6: its addresses have 32 hex digits, else 8): 1 when a
- * socket of w's there serves want:port, 0 when none, -1 unreadable.
- */
+/* "ADDR:PORT" of a table line's field into a v6 address (v4 mapped) */
 static int
-table_serves(pid_t tid, const char *table, int v6, int tcp, const struct writer *w,
-    const struct in6_addr *want, unsigned port)
+table_addr(const char *hex, int v6, struct in6_addr *a)
 {
-	char path[64], line[512], hex[40], whex[33], any[33];
-	struct in6_addr zero;
-	unsigned lport, state, uid;
-	int found = 0, here = -1;
-	FILE *fp;
+	uint32_t w[4] = { 0, 0, 0, 0 };
+	unsigned v;
+	size_t i;
 
-	snprintf(path, sizeof path, "/proc/%d/net/%s", (int)tid, table);
-	if ((fp = fopen(path, "re")) == NULL)
-		return errno == ENOENT ? 0 : -1;	/* no IPv6 in that namespace */
-	memset(&zero, 0, sizeof zero);
-	table_hex(want, whex);
-	table_hex(&zero, any);
-	while (!found && fgets(line, sizeof line, fp) != NULL) {
-		if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %u", hex, &lport,
-		    &state, &uid) != 4 || lport != port || (tcp && state != TCP_LISTEN) ||
-		    !touches_uid(w, uid))
-			continue;
-		/* a v4 table's address is the last word of a v4-mapped one */
-		if (v6 ? strcmp(hex, whex) == 0 : (IN6_IS_ADDR_V4MAPPED(want) &&
-		    strlen(hex) == 8 && strcmp(hex, whex + 24) == 0)) {
-			found = 1;
-		} else if ((v6 || IN6_IS_ADDR_V4MAPPED(want)) &&
-		    strcmp(hex, v6 ? any : "00000000") == 0) {
-			/* every address: a v4 table's only v4 ones; a v6 one both */
-			if (here < 0)
-				here = local_address(want);
-			found = here > 0;
-		}
+	if (strlen(hex) != (v6 ? 32u : 8u))
+		return -1;
+	for (i = 0; i < (v6 ? 4u : 1u); i++) {
+		if (sscanf(hex + 8 * i, "%8x", &v) != 1)
+			return -1;
+		w[v6 ? i : 3] = v;
 	}
-	fclose(fp);
-	return found;
+	if (!v6)
+		w[2] = htonl(0xffff);
+	memcpy(a, w, sizeof w);
+	return 0;
 }
 
-/*
- * Does the requester serve the address sa (AF_INET or AF_INET6) in the
- * network namespace of the caller tid? 1 (with why), 0, or -1 when it
- * cannot be told.
- */
-int
-port_served_by(pid_t tid, const struct sockaddr_storage *sa, const struct writer *w,
-    char *why, size_t size)
+static void
+to_v6(const struct sockaddr_storage *sa, struct in6_addr *a, unsigned *port)
 {
-	static const struct {
-		const char *name;
-		int v6, tcp;
-	} tables[] = { { "tcp", 0, 1 }, { "tcp6", 1, 1 }, { "udp", 0, 0 }, { "udp6", 1, 0 } };
-	struct in6_addr want;
-	char text[INET6_ADDRSTRLEN];
-	unsigned port;
-	size_t i;
-	int rc;
-
-	memset(&want, 0, sizeof want);
+	memset(a, 0, sizeof *a);
 	if (sa->ss_family == AF_INET) {
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(const void *)sa;
 
-		want.s6_addr[10] = want.s6_addr[11] = 0xff;
-		memcpy(want.s6_addr + 12, &s4->sin_addr, 4);
-		port = ntohs(s4->sin_port);
-		inet_ntop(AF_INET, &s4->sin_addr, text, sizeof text);
+		a->s6_addr[10] = a->s6_addr[11] = 0xff;
+		memcpy(a->s6_addr + 12, &s4->sin_addr, 4);
+		*port = ntohs(s4->sin_port);
 	} else {
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)sa;
 
-		want = s6->sin6_addr;
-		port = ntohs(s6->sin6_port);
-		inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof text);
+		*a = s6->sin6_addr;
+		*port = ntohs(s6->sin6_port);
 	}
-	for (i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		if ((rc = table_serves(tid, tables[i].name, tables[i].v6, tables[i].tcp, w, &want,
-		    port)) != 0) {
-			if (rc > 0)
-				snprintf(why, size, "%s serves %s port %u (%s)", w->uid == 0 ?
-				    "a non-root user" : "the requester", text, port,
-				    tables[i].tcp ? "TCP" : "UDP");
-			return rc;
+}
+
+static int
+unspecified(const struct in6_addr *a)
+{
+	static const unsigned char v4any[16] = { [10] = 0xff, [11] = 0xff };
+
+	return IN6_IS_ADDR_UNSPECIFIED(a) || memcmp(a, v4any, sizeof v4any) == 0;
+}
+
+/* Could a socket of this host answer sa (loopback, 0.0.0.0 and ::, which
+ * Linux connects to the loopback, or an interface's address)? */
+int
+address_local(const struct sockaddr_storage *sa)
+{
+	struct in6_addr a;
+	unsigned port;
+
+	to_v6(sa, &a, &port);
+	return unspecified(&a) || local_address(&a);
+}
+
+/* The first port anyone may bind (this namespace's sysctl; 1024). */
+unsigned
+unprivileged_port_start(void)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start",
+	    O_RDONLY | O_CLOEXEC)) < 0)
+		return 1024;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? (unsigned)strtoul(buf, NULL, 10) : 1024;
+}
+
+/*
+ * The tables of tid's network namespace: the owner of the socket that
+ * matches. Mode LISTENER: a TCP listener or a bound UDP socket on want's
+ * port, at want's address or at every address (want being local). Mode
+ * PEER: the TCP socket whose local end is want and remote end is other
+ * (the far end of a connection this host made). 1 with *uid, 0, -1.
+ */
+enum { LISTENER, PEER };
+static int
+table_owner(pid_t tid, int tcp, int mode, const struct sockaddr_storage *want_sa,
+    const struct sockaddr_storage *other_sa, uid_t *uid)
+{
+	static const char *const names[2][2] = { { "udp", "udp6" }, { "tcp", "tcp6" } };
+	char path[64], line[512], lhex[40], rhex[40];
+	struct in6_addr want, other, la, ra;
+	unsigned wport, oport = 0, lport, rport, state, u;
+	int v6, here = -1, found = 0;
+	FILE *fp;
+
+	to_v6(want_sa, &want, &wport);
+	if (other_sa != NULL)
+		to_v6(other_sa, &other, &oport);
+	for (v6 = 0; v6 < 2 && !found; v6++) {
+		snprintf(path, sizeof path, "/proc/%d/net/%s", (int)tid, names[tcp][v6]);
+		if ((fp = fopen(path, "re")) == NULL) {
+			if (errno == ENOENT)
+				continue;	/* no IPv6 in that namespace */
+			return -1;
 		}
+		while (!found && fgets(line, sizeof line, fp) != NULL) {
+			if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %u",
+			    lhex, &lport, rhex, &rport, &state, &u) != 6 || lport != wport ||
+			    table_addr(lhex, v6, &la) != 0 || table_addr(rhex, v6, &ra) != 0)
+				continue;
+			if (mode == PEER) {
+				found = state != TCP_LISTEN && rport == oport &&
+				    memcmp(&la, &want, sizeof la) == 0 &&
+				    memcmp(&ra, &other, sizeof ra) == 0;
+			} else if (!tcp || state == TCP_LISTEN) {
+				if (memcmp(&la, &want, sizeof la) == 0)
+					found = 1;
+				else if (unspecified(&la) && (v6 || IN6_IS_ADDR_V4MAPPED(&want))) {
+					/* every address: a v4 table's only v4 ones */
+					if (here < 0)
+						here = unspecified(&want) || local_address(&want);
+					found = here > 0;
+				}
+			}
+			if (found)
+				*uid = (uid_t)u;
+		}
+		fclose(fp);
 	}
-	return 0;
+	return found;
+}
+
+/* Who listens for sa (TCP) or is bound to it (UDP), in tid's network
+ * namespace: 1 with *uid, 0 for nobody, -1 when it cannot be told. */
+int
+port_holder(pid_t tid, const struct sockaddr_storage *sa, int tcp, uid_t *uid)
+{
+	return table_owner(tid, tcp, LISTENER, sa, NULL, uid);
+}
+
+/* Who owns the far end of the TCP connection from self to peer, both on
+ * this host (an accepted socket is its listener's owner's): 1 with
+ * *uid, 0, -1. */
+int
+tcp_peer_owner(pid_t tid, const struct sockaddr_storage *peer,
+    const struct sockaddr_storage *self, uid_t *uid)
+{
+	return table_owner(tid, 1, PEER, peer, self, uid);
 }

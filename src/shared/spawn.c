@@ -239,7 +239,7 @@ spawn(const struct spawn *s)
 	}
 	/* supervised: the child's exec is itself a call to answer */
 	if (sp[0] >= 0) {
-		(void)supervise_receive(s->sv, sp[0]);
+		(void)supervise_receive(s->sv, sp[0], pid);
 		close(sp[0]);
 		await_exec(s->sv, p[0]);
 	}

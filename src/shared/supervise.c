@@ -60,7 +60,21 @@ static const int notified[] = {
 	__NR_pidfd_open, __NR_pidfd_getfd, __NR_ptrace, __NR_process_vm_readv,
 	__NR_process_vm_writev, __NR_fchownat, __NR_fchmodat, SUPERVISE_NR_FCHMODAT2,
 	__NR_unlinkat, __NR_mkdirat, __NR_mknodat, __NR_setxattr, __NR_lsetxattr,
-	__NR_removexattr, __NR_lremovexattr, __NR_connect,
+	__NR_removexattr, __NR_lremovexattr, __NR_fsetxattr, __NR_connect, __NR_sendmsg,
+	__NR_sendmmsg, __NR_bind, __NR_chroot, __NR_swapon, __NR_acct, __NR_umount2,
+};
+
+/* notified only when an argument (low word; a pointer's high word too)
+ * says so: fchmod setting a set-id bit, sendto with an address,
+ * utimensat with a path */
+static const struct {
+	int		 nr;
+	unsigned	 arg;
+	uint32_t	 bits;		/* notified when arg & bits; 0: when arg != 0 */
+} notified_when[] = {
+	{ __NR_fchmod, 1, 06000 },
+	{ __NR_sendto, 4, 0 },
+	{ __NR_utimensat, 1, 0 },
 };
 
 static const int unsupported[] = {
@@ -70,7 +84,7 @@ static const int unsupported[] = {
 	__NR_io_uring_setup, __NR_open_by_handle_at, __NR_open_tree, __NR_move_mount,
 	__NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick, __NR_mount_setattr,
 	SUPERVISE_NR_SETXATTRAT, SUPERVISE_NR_REMOVEXATTRAT, SUPERVISE_NR_OPEN_TREE_ATTR,
-	SUPERVISE_NR_FILE_SETATTR,
+	SUPERVISE_NR_FILE_SETATTR, __NR_fanotify_init,
 };
 
 /* the groups, umask and fs identity of the runner, restored after each
@@ -84,21 +98,38 @@ static struct seccomp_notif_sizes sizes;
 static struct seccomp_notif *req;
 static struct seccomp_notif_resp *resp;
 
+/*
+ * The filter with a listener; once the runner has received a call, only
+ * a fatal signal interrupts it (WAIT_KILLABLE_RECV, Linux 5.19): another
+ * signal would make the kernel drop the call and the caller make it again,
+ * and what the runner did for it (a mkdir, an O_EXCL create) would then
+ * fail as done already. Older kernels (EINVAL) get the filter without.
+ */
+static int
+install_filter(const struct sock_fprog *prog)
+{
+	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, prog);
+
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	return fd;
+}
+
 /* In the child, after fork (no allocation): the filter, then the
  * listener to the runner over sock. 0, or -1 with errno. */
 int
 supervise_child(int sock)
 {
 #ifdef SUPERVISE_ARCH
-	struct sock_filter f[4 + 2 + 2 * (sizeof notified / sizeof notified[0] +
-	    sizeof unsupported / sizeof unsupported[0]) + 2 + 1];
+	struct sock_filter f[4 + 2 + 2 + 7 * (sizeof notified_when / sizeof notified_when[0]) +
+	    2 * (sizeof notified / sizeof notified[0] +
+	    sizeof unsupported / sizeof unsupported[0]) + 1];
 	struct sock_fprog prog;
-	char byte = 'l', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh;
-	struct cmsghdr *cm;
 	size_t k = 0, i;
 	int listener, e;
+	char ack;
 
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	    offsetof(struct seccomp_data, arch));
@@ -115,6 +146,28 @@ supervise_child(int sock)
 	    SUPERVISE_NR_KNOWN_LAST, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+	/* nr in A; each block ends by answering, or falls through with nr */
+	for (i = 0; i < sizeof notified_when / sizeof notified_when[0]; i++) {
+		uint32_t lo = (uint32_t)offsetof(struct seccomp_data, args) +
+		    8 * notified_when[i].arg;
+
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    (unsigned)notified_when[i].nr, 0, 6);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo);
+		if (notified_when[i].bits != 0) {
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+			    notified_when[i].bits, 3, 2);
+			/* two no-ops keep every block 7 long */
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
+		} else {
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo + 4);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+		}
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	}
 	for (i = 0; i < sizeof notified / sizeof notified[0]; i++) {
 		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		    (unsigned)notified[i], 0, 1);
@@ -131,29 +184,20 @@ supervise_child(int sock)
 	prog.filter = f;
 	/* root with CAP_SYS_ADMIN needs no no_new_privs; without it (or not
 	 * root) the kernel asks for it */
-	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	listener = install_filter(&prog);
 	if (listener < 0 && errno == EACCES) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 			return -1;
-		listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		listener = install_filter(&prog);
 	}
 	if (listener < 0)
 		return -1;
-	memset(&mh, 0, sizeof mh);
-	memset(cbuf, 0, sizeof cbuf);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof cbuf;
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
-	e = sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : errno;
-	close(listener);	/* the command must never hold its own listener */
+	/* the number of the listener, which the runner takes with
+	 * pidfd_getfd (sendmsg would be a call the filter sends it now);
+	 * then the command lets go of it: it must never hold its own */
+	e = write(sock, &listener, sizeof listener) == (ssize_t)sizeof listener &&
+	    read(sock, &ack, 1) == 1 ? 0 : EPROTO;
+	close(listener);
 	errno = e;
 	return e == 0 ? 0 : -1;
 #else
@@ -163,29 +207,30 @@ supervise_child(int sock)
 #endif
 }
 
-/* The listener the child sent over sock; -1 when it sent none. */
+/* The listener of the child pid, whose number it wrote to sock; -1 when
+ * it wrote none. */
 int
-supervise_receive(struct supervisor *sv, int sock)
+supervise_receive(struct supervisor *sv, int sock, pid_t pid)
 {
-	char byte, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh;
-	struct cmsghdr *cm;
+	char ack = 'l';
 	ssize_t n;
-	int fd = -1;
+	int num, pidfd, fd;
 
-	memset(&mh, 0, sizeof mh);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof cbuf;
-	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+	while ((n = read(sock, &num, sizeof num)) < 0 && errno == EINTR)
 		;
-	if (n != 1 || (cm = CMSG_FIRSTHDR(&mh)) == NULL || cm->cmsg_level != SOL_SOCKET ||
-	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+	if (n != (ssize_t)sizeof num || (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
 		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0);
+	close(pidfd);
+	if (fd < 0 || write(sock, &ack, 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	sv->listener = fd;
+	/* the caller and the runner hand the CPU to each other directly
+	 * (Linux 6.6); without it, the scheduler's way */
+	(void)ioctl(fd, SUPERVISE_NOTIF_SET_FLAGS, SUPERVISE_FD_SYNC_WAKE_UP);
 	return fd;
 }
 
@@ -495,7 +540,7 @@ supervise_probe(char *why, size_t size)
 	}
 	close(sp[1]);
 	supervise_init(&sv, &nobody);
-	if (supervise_receive(&sv, sp[0]) >= 0) {
+	if (supervise_receive(&sv, sp[0], pid) >= 0) {
 		pfd.fd = sv.listener;
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 10000) == 1)

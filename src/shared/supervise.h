@@ -15,6 +15,9 @@
 #define JUDGE_WRITE	0x02	/* the call creates, writes or moves the final entry */
 #define JUDGE_DIR_OK	0x04	/* a final directory may be the requester's (listing, rm -r) */
 #define JUDGE_MISSING	0x08	/* a missing final entry (or one below it) is an answer */
+#define JUDGE_EXCL	0x20	/* the call creates the final entry exclusively (O_EXCL):
+				 * a new name in a sticky directory stays root's, and
+				 * an existing one fails EEXIST before any judgement */
 #define JUDGE_ENTRY	0x10	/* the call acts on the final entry itself (chown, unlink,
 				 * mkdir): it may be one the requester can replace (then
 				 * judged.replaceable) or create; its object is not judged */
@@ -48,12 +51,31 @@ int	 touches_uid(const struct writer *, uid_t);
 
 /* ports.c */
 struct sockaddr_storage;
-int	 port_served_by(pid_t, const struct sockaddr_storage *, const struct writer *, char *,
-	    size_t);
+int	 address_local(const struct sockaddr_storage *);
+unsigned unprivileged_port_start(void);
+int	 port_holder(pid_t, const struct sockaddr_storage *, int, uid_t *);
+int	 tcp_peer_owner(pid_t, const struct sockaddr_storage *, const struct sockaddr_storage *,
+	    uid_t *);
+
+/* held.c */
+int	 held_for_write(int);
+int	 requester_holds(const struct writer *, const struct stat *, char *, size_t);
+
+/* interp.c */
+int	 elf_interp(int, char *, size_t);
+int	 binfmt_handlers(const unsigned char *, size_t, const char *, char (*)[PATH_MAX], int);
+
+/* acts.c: what a command's argv shows it does (the supervisor allows it) */
+#define ACT_SETID	0x01	/* set-id bits, file capabilities */
+#define ACT_DEVICE	0x02	/* device nodes */
+#define ACT_GIVE	0x04	/* the requester's files to another owner */
+int	 mode_sets_id(const char *);
+unsigned argv_acts(const char *, char *const []);
 
 /* supervise.c */
 struct supervisor {
 	const struct writer *requester;
+	unsigned	 acts;		/* ACT_*: what the command's argv shows */
 	int		 listener;	/* -1: none */
 	json_t		*executed, *written, *refused;
 	size_t		 omitted[3];
@@ -64,7 +86,7 @@ int	 supervise_probe(char *, size_t);
 int	 supervise_unconfined(void);
 void	 supervise_init(struct supervisor *, const struct writer *);
 int	 supervise_child(int);
-int	 supervise_receive(struct supervisor *, int);
+int	 supervise_receive(struct supervisor *, int, pid_t);
 void	 supervise_handle(struct supervisor *);
 json_t	*supervise_record(struct supervisor *);
 void	 supervise_end(struct supervisor *);

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The run-time supervisor judges what a ROOT command reaches, not names
+ * (promise 8): a supervised shell (the runner's executor, exec_capture,
+ * with a supervisor for the requester uid REQ) meets what a requester
+ * holds or made — a write descriptor or shared mapping kept across a
+ * chown, a Unix socket it serves whose file root owns, a TCP listener on
+ * every address, a relative #! interpreter, an ELF interpreter of its,
+ * a set-id bit or device node no argv showed — and the ordinary work
+ * that must keep going: mkstemp and O_TMPFILE in a sticky directory, a
+ * FIFO hand-off between two root processes. The requester's processes
+ * are real (forked here, setuid REQ). Needs root; skipped otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "shared/supervise.h"
+
+#define REQ	4242
+
+static char top[64], lddir[64];
+static pid_t holders[16];
+static size_t nholders;
+
+/* top/rel, or rel when it is absolute */
+static void
+path_of(char *p, size_t size, const char *rel)
+{
+	if (rel[0] == '/')
+		snprintf(p, size, "%s", rel);
+	else
+		snprintf(p, size, "%s/%s", top, rel);
+}
+
+static void
+mk(const char *rel, mode_t mode, uid_t uid, int dir)
+{
+	char p[256];
+	int fd;
+
+	path_of(p, sizeof p, rel);
+	if (dir)
+		assert_int_equal(mkdir(p, mode), 0);
+	else {
+		assert_true((fd = open(p, O_WRONLY | O_CREAT | O_EXCL, mode)) >= 0);
+		assert_int_equal(write(fd, "data\n", 5), 5);
+		close(fd);
+	}
+	assert_int_equal(chown(p, uid, uid), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+/* A copy of src at rel, mode 0755, owned by uid. */
+static void
+copy(const char *src, const char *rel, uid_t uid)
+{
+	char p[256], buf[65536];
+	ssize_t n;
+	int in, out;
+
+	path_of(p, sizeof p, rel);
+	assert_true((in = open(src, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_true((out = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755)) >= 0);
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	assert_int_equal(chown(p, uid, uid), 0);
+	assert_int_equal(chmod(p, 0755), 0);
+}
+
+/* What a requester's process does before it waits to be killed. */
+enum hold { HOLD_WRITE, HOLD_MAP, HOLD_UNIX, HOLD_TCP_ANY };
+
+/* A process of REQ's that holds rel (HOLD_WRITE, HOLD_MAP: opened for
+ * writing, or mapped shared and writable and the descriptor closed) or
+ * serves it (HOLD_UNIX: listens there; HOLD_TCP_ANY: on 0.0.0.0, its
+ * port written to *port). Returns once it does. */
+static void
+holder(enum hold how, const char *rel, unsigned *port)
+{
+	struct sockaddr_un sun;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	char p[256];
+	int ready[2], fd;
+	unsigned got = 0;
+	void *m;
+	pid_t pid;
+
+	path_of(p, sizeof p, rel);
+	assert_int_equal(pipe(ready), 0);
+	if ((pid = fork()) == 0) {
+		close(ready[0]);
+		if (setgroups(0, NULL) != 0 || setresgid(REQ, REQ, REQ) != 0 ||
+		    setresuid(REQ, REQ, REQ) != 0)
+			_exit(2);
+		switch (how) {
+		case HOLD_WRITE:
+			if (open(p, O_WRONLY) < 0)
+				_exit(3);
+			break;
+		case HOLD_MAP:
+			if ((fd = open(p, O_RDWR)) < 0 || (m = mmap(NULL, 4096, PROT_READ |
+			    PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+				_exit(3);
+			close(fd);
+			break;
+		case HOLD_UNIX:
+			memset(&sun, 0, sizeof sun);
+			sun.sun_family = AF_UNIX;
+			if (strlen(p) >= sizeof sun.sun_path)
+				_exit(3);
+			memcpy(sun.sun_path, p, strlen(p) + 1);
+			if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+			    bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(fd, 8) != 0)
+				_exit(3);
+			break;
+		case HOLD_TCP_ANY:
+			memset(&sin, 0, sizeof sin);
+			sin.sin_family = AF_INET;
+			if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+			    bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 8) != 0 ||
+			    getsockname(fd, (struct sockaddr *)&sin, &len) != 0)
+				_exit(3);
+			got = ntohs(sin.sin_port);
+			break;
+		}
+		if (write(ready[1], &got, sizeof got) != (ssize_t)sizeof got)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	close(ready[1]);
+	if (read(ready[0], &got, sizeof got) != (ssize_t)sizeof got) {
+		int status;
+
+		waitpid(pid, &status, 0);
+		fail_msg("the requester's process for %s failed (status %d)", p, status);
+	}
+	close(ready[0]);
+	if (port != NULL)
+		*port = got;
+	assert_true(nholders < sizeof holders / sizeof holders[0]);
+	holders[nholders++] = pid;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		return 0;
+	snprintf(top, sizeof top, "/tmp/wt-reach.XXXXXX");
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0755), 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char *const argv[] = { "rm", "-rf", top, lddir[0] ? lddir : top, NULL };
+	struct spawn s = { .path = "/bin/rm", .argv = argv, .fd = { -1, -1, -1 },
+	    .group = EXEC_FOREGROUND };
+	int status;
+	pid_t pid;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < nholders; i++) {
+		kill(holders[i], SIGKILL);
+		waitpid(holders[i], &status, 0);
+	}
+	if (*top == '\0')
+		return 0;
+	if ((pid = spawn(&s)) > 0)
+		waitpid(pid, &status, 0);
+	return 0;
+}
+
+/* hay has needle; else the test fails showing hay */
+static void
+has(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle) == NULL) {
+		if (getenv("WT_DEBUG") != NULL)
+			fprintf(stderr, "%s\n", hay);
+		fail_msg("\"%s\" is not in:\n%s", needle, hay);
+	}
+}
+
+static void
+lacks(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle) != NULL)
+		fail_msg("\"%s\" is in:\n%s", needle, hay);
+}
+
+/*
+ * script run by a supervised sh in top/sv for REQ, the command's argv
+ * showing acts; its output tail and record (JSON) into *tail, *text.
+ */
+static void
+supervised(const char *script, unsigned acts, char **envx, char **tail, char **text)
+{
+	static const gid_t reqgroups[] = { REQ };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 1 };
+	char *argv[] = { "sh", "-c", (char *)script, NULL };
+	char *envp[8] = { "PATH=/usr/bin:/bin", NULL };
+	char dir[256], why[256];
+	struct supervisor sv;
+	struct exec_result res;
+	struct exec_spec x;
+	struct capture cap;
+	json_t *rec;
+	size_t i;
+
+	for (i = 0; envx != NULL && envx[i] != NULL && i + 2 < sizeof envp / sizeof envp[0]; i++)
+		envp[i + 1] = envx[i];
+	path_of(dir, sizeof dir, "sv");
+	memset(&x, 0, sizeof x);
+	x.exefd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	assert_true(x.exefd >= 0);
+	x.argv = argv;
+	x.envp = envp;
+	x.cwd = dir;
+	x.group = EXEC_SESSION;
+	x.timeout = 60;
+	supervise_init(&sv, &w);
+	sv.acts = acts;
+	x.sv = &sv;
+	capture_init(&cap, -1, 0);
+	assert_int_equal(exec_capture(&x, &cap, &res), 0);
+	close(x.exefd);
+	*tail = capture_tail(&cap, 16384);
+	rec = supervise_record(&sv);
+	*text = json_dumps(rec, JSON_COMPACT);
+	if (confinement_check(rec, why, sizeof why) != 0)
+		fail_msg("the record does not check out: %s", why);
+	json_decref(rec);
+	supervise_end(&sv);
+}
+
+/* What the requester holds: a write descriptor or a shared writable
+ * mapping of a file root now owns, a Unix socket it serves whose file
+ * is root's, a TCP listener on 0.0.0.0. */
+static void
+test_held(void **state)
+{
+	static const char script[] =
+	    "cat held; echo cat-held=$?\n"
+	    "cat mapped; echo cat-mapped=$?\n"
+	    "cat free; echo cat-free=$?\n"
+	    "chown 0:0 w/mine-held; echo chown-held=$?\n"
+	    "chown 0:0 w/mine-free; echo chown-free=$?\n"
+	    "perl -MIO::Socket::UNIX -e 'print \"sock=\", (IO::Socket::UNIX->new(Peer => "
+	    "\"req.sock\") ? 0 : $!+0), \"\\n\"'\n"
+	    "perl -MIO::Socket::INET -e 'print \"any=\", (IO::Socket::INET->new(PeerAddr => "
+	    "\"0.0.0.0\", PeerPort => $ENV{ANYPORT}) ? 0 : $!+0), \"\\n\"'\n"
+	    "perl -MIO::Socket::INET -e 'print \"lo=\", (IO::Socket::INET->new(PeerAddr => "
+	    "\"127.0.0.1\", PeerPort => $ENV{ANYPORT}) ? 0 : $!+0), \"\\n\"'\n";
+	char p[256], q[256], anyport[32], *envx[] = { anyport, NULL }, *tail, *text;
+	struct stat st;
+	unsigned port;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/w", 0755, REQ, 1);
+	/* the requester's files, opened or mapped by it, then taken over by
+	 * root (a chown -R root: of its tree, done here outside the test) */
+	mk("sv/held", 0644, REQ, 0);
+	mk("sv/mapped", 0644, REQ, 0);
+	mk("sv/free", 0644, REQ, 0);
+	mk("sv/w/mine-held", 0644, REQ, 0);
+	mk("sv/w/mine-free", 0644, REQ, 0);
+	holder(HOLD_WRITE, "sv/held", NULL);
+	holder(HOLD_MAP, "sv/mapped", NULL);
+	holder(HOLD_WRITE, "sv/w/mine-held", NULL);
+	holder(HOLD_UNIX, "sv/w/req.sock", NULL);
+	holder(HOLD_TCP_ANY, "-", &port);
+	snprintf(anyport, sizeof anyport, "ANYPORT=%u", port);
+	path_of(p, sizeof p, "sv/held");
+	assert_int_equal(chown(p, 0, 0), 0);
+	path_of(p, sizeof p, "sv/mapped");
+	assert_int_equal(chown(p, 0, 0), 0);
+	path_of(p, sizeof p, "sv/free");
+	assert_int_equal(chown(p, 0, 0), 0);
+	/* its socket moved by root into root's directory, and made root's */
+	path_of(p, sizeof p, "sv/w/req.sock");
+	path_of(q, sizeof q, "sv/req.sock");
+	assert_int_equal(rename(p, q), 0);
+	assert_int_equal(chown(q, 0, 0), 0);
+	/* the chown is in the argv (ACT_GIVE): only the holding refuses it */
+	supervised(script, ACT_GIVE, envx, &tail, &text);
+	has(tail, "cat-held=1");
+	has(tail, "cat-mapped=1");
+	has(tail, "cat-free=0");
+	has(tail, "chown-held=1");
+	has(tail, "chown-free=0");
+	has(tail, "sock=13");
+	has(tail, "any=13");
+	has(tail, "lo=13");
+	has(text, "holds it open for writing (process");
+	has(text, "held open for writing");
+	has(text, "the requester serves");
+	path_of(p, sizeof p, "sv/w/mine-held");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, REQ);	/* undone */
+	path_of(p, sizeof p, "sv/w/mine-free");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	free(tail);
+	free(text);
+}
+
+/*
+ * What root would adopt: a set-id bit, a file capability, a device node,
+ * the requester's file given to root, none of them in the argv; each
+ * allowed where the argv shows it.
+ */
+static void
+test_adopt(void **state)
+{
+	static const char script[] =
+	    "cp /bin/true r/t1 && chmod 4755 r/t1; echo chmod-suid=$?\n"
+	    "cp /bin/true r/t2 && chmod g+s r/t2; echo chmod-sgid=$?\n"
+	    "mknod r/null c 1 3; echo mknod-dev=$?\n"
+	    "mkfifo r/fifo; echo mkfifo=$?\n"
+	    "chown 0 r/reqs; echo chown-req=$?\n"
+	    "chmod 0700 r/rootfile; echo chmod-plain=$?\n"
+	    "perl -e 'open(my $f, \">\", \"r/t3\") or die; chmod(04755, $f) or print "
+	    "\"fchmod=\", $!+0, \"\\n\"'\n";
+	char p[256], *tail, *text;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/r", 0755, 0, 1);
+	mk("sv/r/reqs", 0644, REQ, 0);
+	mk("sv/r/rootfile", 0644, 0, 0);
+	supervised(script, 0, NULL, &tail, &text);
+	has(tail, "chmod-suid=1");
+	has(tail, "chmod-sgid=1");
+	has(tail, "mknod-dev=1");
+	has(tail, "mkfifo=0");
+	has(tail, "chown-req=1");
+	has(tail, "chmod-plain=0");
+	has(tail, "fchmod=13");
+	has(text, "set-id file");
+	has(text, "device node");
+	has(text, "another owner");
+	path_of(p, sizeof p, "sv/r/t1");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07000, 0);
+	path_of(p, sizeof p, "sv/r/reqs");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, REQ);
+	free(tail);
+	free(text);
+	/* the same acts, shown by the argv */
+	supervised("chmod 4755 r/t1; echo chmod-suid=$?\n"
+	    "chown 0 r/reqs; echo chown-req=$?\n"
+	    "mknod r/null c 1 3; echo mknod-dev=$?\n", ACT_SETID | ACT_GIVE | ACT_DEVICE, NULL,
+	    &tail, &text);
+	has(tail, "chmod-suid=0");
+	has(tail, "chown-req=0");
+	has(tail, "mknod-dev=0");
+	path_of(p, sizeof p, "sv/r/t1");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 04755);
+	free(tail);
+	free(text);
+}
+
+/* Replace /bin/true's ELF interpreter path in a copy with interp (no
+ * longer than the original), NUL-padded. */
+static void
+patch_interp(const char *rel, const char *interp)
+{
+	static const char want[] = "/lib64/ld-linux-x86-64.so.2";
+	char p[256], *buf, *at;
+	struct stat st;
+	int fd;
+
+	path_of(p, sizeof p, rel);
+	assert_true((fd = open(p, O_RDWR | O_CLOEXEC)) >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size);
+	assert_non_null(buf);
+	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
+	at = memmem(buf, (size_t)st.st_size, want, sizeof want);
+	if (at == NULL) {
+		free(buf);
+		close(fd);
+		skip();	/* another architecture's loader */
+	}
+	assert_true(strlen(interp) < sizeof want);
+	memset(at, 0, sizeof want);
+	memcpy(at, interp, strlen(interp));
+	assert_int_equal(pwrite(fd, buf, (size_t)st.st_size, 0), st.st_size);
+	free(buf);
+	close(fd);
+}
+
+/* What the kernel runs on its own: a relative #! interpreter (from the
+ * caller's cwd), a nested one, an ELF interpreter, each the
+ * requester's; the same programs of root's run. */
+static void
+test_interpreters(void **state)
+{
+	static const char script[] =
+	    "./rel.sh; echo rel=$?\n"
+	    "./nested.sh; echo nested=$?\n"
+	    "./abs.sh; echo abs=$?\n"
+	    "./elf; echo elf=$?\n"
+	    "./elf-root; echo elf-root=$?\n"
+	    "./missing.sh; echo missing=$?\n";
+	char p[256], ld[128], *tail, *text;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/bin", 0755, REQ, 1);
+	copy("/bin/sh", "sv/bin/interp", REQ);
+	copy("/bin/sh", "sv/rootsh", 0);
+	/* root's scripts: one whose interpreter is relative (found in the
+	 * requester's bin/ from the cwd), one through a root script whose
+	 * own interpreter is that one, one absolute */
+	path_of(p, sizeof p, "sv/rel.sh");
+	assert_non_null(f = fopen(p, "w"));
+	fputs("#!bin/interp\necho ran\n", f);
+	fclose(f);
+	assert_int_equal(chmod(p, 0755), 0);
+	path_of(p, sizeof p, "sv/nested.sh");
+	assert_non_null(f = fopen(p, "w"));
+	fprintf(f, "#!%s/sv/rel.sh\necho ran\n", top);
+	fclose(f);
+	assert_int_equal(chmod(p, 0755), 0);
+	path_of(p, sizeof p, "sv/abs.sh");
+	assert_non_null(f = fopen(p, "w"));
+	fprintf(f, "#!%s/sv/rootsh\necho abs-ran\n", top);
+	fclose(f);
+	assert_int_equal(chmod(p, 0755), 0);
+	path_of(p, sizeof p, "sv/missing.sh");
+	assert_non_null(f = fopen(p, "w"));
+	fputs("#!bin/none\necho ran\n", f);
+	fclose(f);
+	assert_int_equal(chmod(p, 0755), 0);
+	/* root's ELF file whose interpreter is the requester's loader (in a
+	 * directory of its with a name short enough to patch in) */
+	snprintf(lddir, sizeof lddir, "/tmp/wtl.XXXXXX");
+	assert_non_null(mkdtemp(lddir));
+	assert_int_equal(chown(lddir, REQ, REQ), 0);
+	snprintf(ld, sizeof ld, "%s/ld", lddir);
+	copy("/lib64/ld-linux-x86-64.so.2", ld, REQ);
+	copy("/bin/true", "sv/elf", 0);
+	patch_interp("sv/elf", ld);
+	copy("/bin/true", "sv/elf-root", 0);
+	supervised(script, 0, NULL, &tail, &text);
+	has(tail, "rel=126");
+	has(tail, "nested=126");
+	has(tail, "abs-ran");
+	has(tail, "abs=0");
+	has(tail, "elf=126");
+	has(tail, "elf-root=0");
+	lacks(tail, "missing=0");
+	has(text, "sv/bin/interp");
+	has(text, lddir);
+	has(text, "cannot be judged");
+	/* the interpreter that ran is named with its hash */
+	has(text, "sv/rootsh\",\"sha256\"");
+	free(tail);
+	free(text);
+}
+
+/* Root's own new files in a sticky directory (mkstemp, O_TMPFILE), a
+ * name the requester planted there (O_EXCL fails, as the kernel's), a
+ * non-sticky world-writable directory (refused), the requester's entry
+ * in the sticky one (it stays the requester's), a FIFO hand-off between
+ * two root processes (the open waits in the caller, not the runner). */
+static void
+test_ordinary(void **state)
+{
+	static const char script[] =
+	    "t=$(mktemp st/x.XXXXXX) && echo new > \"$t\" && cat \"$t\"; echo mktemp=$?\n"
+	    "d=$(mktemp -d st/d.XXXXXX) && touch \"$d/f\"; echo mktemp-d=$?\n"
+	    "perl -MFcntl -e 'sysopen(my $f, \"st\", 020200000 | O_WRONLY) or die $!; "
+	    "print \"tmpfile=0\\n\"' || echo tmpfile=1\n"
+	    "(set -C; echo x > st/planted); echo planted=$?\n"
+	    "mktemp ww/x.XXXXXX; echo world=$?\n"
+	    "cat st/reqs; echo reqs=$?\n"
+	    "mkfifo r/pipe && (echo handed > r/pipe &) && read v < r/pipe && echo fifo=$v\n";
+	char p[256], *tail, *text;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/st", 01777, 0, 1);
+	mk("sv/ww", 0777, 0, 1);
+	mk("sv/r", 0700, 0, 1);
+	mk("sv/st/reqs", 0644, REQ, 0);
+	path_of(p, sizeof p, "sv/st/planted");
+	assert_int_equal(symlink("/etc/passwd-wt-reach", p), 0);
+	assert_int_equal(lchown(p, REQ, REQ), 0);
+	supervised(script, 0, NULL, &tail, &text);
+	has(tail, "new");
+	has(tail, "mktemp=0");
+	has(tail, "mktemp-d=0");
+	has(tail, "tmpfile=0");
+	lacks(tail, "planted=0");
+	has(tail, "world=1");
+	has(tail, "reqs=1");
+	has(tail, "fifo=handed");
+	assert_int_equal(lstat("/etc/passwd-wt-reach", &st), -1);
+	free(tail);
+	free(text);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_held),
+		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interpreters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ordinary, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
