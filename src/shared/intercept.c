@@ -1189,6 +1189,21 @@ on_path_call(struct call *k, const char *callname, int dirfd, uint64_t addr, int
 	judged_close(&j);
 }
 
+/* pivot_root: the new root and where the old one goes, both judged as
+ * chroot's (a root the requester could change is its) */
+static void
+on_pivot_root(struct call *k)
+{
+	char path[PATH_MAX];
+	struct judged j;
+
+	if (answered(k, "chroot", judge_arg(k, AT_FDCWD, k->req->data.args[0], JUDGE_FOLLOW,
+	    path, &j), &j))
+		return;
+	judged_close(&j);
+	on_path_call(k, "chroot", AT_FDCWD, k->req->data.args[1], JUDGE_FOLLOW);
+}
+
 static void
 on_bind(struct call *k, uint64_t addr, uint64_t len)
 {
@@ -1413,7 +1428,7 @@ intercept(struct call *k)
 		on_owner_mode(k, 0, (int)a[0], a[1], (unsigned)a[4], a[2], a[3]);
 	else if (nr == __NR_fchmodat)
 		on_owner_mode(k, 1, (int)a[0], a[1], 0, a[2], 0);
-	else if (nr == SUPERVISE_NR_FCHMODAT2)
+	else if (nr == SC_NR_FCHMODAT2)
 		on_owner_mode(k, 1, (int)a[0], a[1], (unsigned)a[3], a[2], 0);
 	else if (nr == __NR_unlinkat)
 		on_unlink(k, (int)a[0], a[1], (unsigned)a[2]);
@@ -1453,6 +1468,18 @@ intercept(struct call *k)
 		    ((a[3] & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW));
 	else if (nr == __NR_bind)
 		on_bind(k, a[1], a[2]);
+	else if (nr == __NR_pivot_root)
+		on_pivot_root(k);
+	else if (nr == __NR_swapoff)
+		on_path_call(k, "swapoff", AT_FDCWD, a[0], JUDGE_FOLLOW);
+	else if (nr == __NR_quotactl)
+		on_path_call(k, "quotactl", AT_FDCWD, a[1], JUDGE_FOLLOW);
+#ifdef __NR_utime
+	else if (nr == __NR_utime || nr == __NR_utimes)
+		on_path_call(k, "utimensat", AT_FDCWD, a[0], JUDGE_ENTRY | JUDGE_FOLLOW);
+	else if (nr == __NR_futimesat)
+		on_path_call(k, "utimensat", (int)a[0], a[1], JUDGE_ENTRY | JUDGE_FOLLOW);
+#endif
 	else if (nr == __NR_setns)
 		on_setns(k, (int)a[0]);
 	else if (nr == __NR_pidfd_open)
@@ -1463,6 +1490,8 @@ intercept(struct call *k)
 		on_process(k, "ptrace", (pid_t)a[1]);
 	else if (nr == __NR_process_vm_readv || nr == __NR_process_vm_writev)
 		on_process(k, "process_vm", (pid_t)a[0]);
+	else if (nr == __NR_ptrace)
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);	/* not an attach */
 	else
-		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		sv_respond(k, -ENOSYS, 0, 0);	/* notified, and no rule here: never unjudged */
 }

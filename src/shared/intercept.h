@@ -11,12 +11,26 @@
 
 /* calls newer than the C library's headers: the same number on every
  * architecture (the kernel's common table, from 424 on) */
-#define SUPERVISE_NR_FCHMODAT2		452
-#define SUPERVISE_NR_SETXATTRAT		463
-#define SUPERVISE_NR_REMOVEXATTRAT	466
-#define SUPERVISE_NR_OPEN_TREE_ATTR	467
-#define SUPERVISE_NR_FILE_SETATTR	469
-#define SUPERVISE_NR_KNOWN_LAST		469	/* calls above it fail with ENOSYS */
+#define SC_NR_CACHESTAT		451
+#define SC_NR_FCHMODAT2		452
+#define SC_NR_MAP_SHADOW_STACK	453
+#define SC_NR_FUTEX_WAKE	454
+#define SC_NR_FUTEX_WAIT	455
+#define SC_NR_FUTEX_REQUEUE	456
+#define SC_NR_STATMOUNT		457
+#define SC_NR_LISTMOUNT		458
+#define SC_NR_LSM_GET_SELF_ATTR	459
+#define SC_NR_LSM_SET_SELF_ATTR	460
+#define SC_NR_LSM_LIST_MODULES	461
+#define SC_NR_MSEAL		462
+#define SC_NR_SETXATTRAT	463
+#define SC_NR_GETXATTRAT	464
+#define SC_NR_LISTXATTRAT	465
+#define SC_NR_REMOVEXATTRAT	466
+#define SC_NR_OPEN_TREE_ATTR	467
+#define SC_NR_FILE_GETATTR	468
+#define SC_NR_FILE_SETATTR	469
+#define SC_NR_KNOWN_LAST	469	/* calls above it fail with ENOSYS */
 
 /* newer than Debian 12's headers (linux/seccomp.h, Linux 6.6) */
 #define SUPERVISE_NOTIF_SET_FLAGS	_IOW('!', 4, __u64)	/* SECCOMP_IOCTL_ */

@@ -8,11 +8,11 @@
  * (supervise_handle), learns who made it (its thread group, fs identity,
  * groups, umask) and hands it to intercept.c, which judges and answers.
  *
- * The new mount API, io_uring and open_by_handle_at, which reach files
- * past the supervised calls, fail with ENOSYS (callers fall back to the
- * calls that are supervised), as does every call newer than those this
- * code has judged (a new kernel's new way to a file). Another ABI (i386, x32) kills the process:
- * its calls have other numbers. Refusals are EACCES, each recorded with
+ * Which calls are notified, which fail with ENOSYS and which pass is
+ * syscalls.c's table, with the reason for each; every call newer than
+ * those it names fails with ENOSYS (a new kernel's new way to a file).
+ * Another ABI (i386, x32) kills the process: its calls have other
+ * numbers. Refusals are EACCES, each recorded with
  * the path and the reason; with what it executed (path, SHA-256) and
  * wrote, bounded, they become the command's "confinement" ledger record
  * (supervise_record).
@@ -47,45 +47,7 @@
 #define STATUS_MAX		(1024 * 1024)	/* /proc/PID/status with 65536 groups */
 
 
-static const int notified[] = {
-#ifdef __NR_open
-	__NR_open, __NR_creat, __NR_symlink, __NR_link, __NR_rename, __NR_chown,
-	__NR_lchown, __NR_chmod, __NR_unlink, __NR_rmdir, __NR_mkdir, __NR_mknod,
-#endif
-#ifdef __NR_renameat
-	__NR_renameat,
-#endif
-	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_symlinkat,
-	__NR_linkat, __NR_renameat2, __NR_truncate, __NR_mount, __NR_setns,
-	__NR_pidfd_open, __NR_pidfd_getfd, __NR_ptrace, __NR_process_vm_readv,
-	__NR_process_vm_writev, __NR_fchownat, __NR_fchmodat, SUPERVISE_NR_FCHMODAT2,
-	__NR_unlinkat, __NR_mkdirat, __NR_mknodat, __NR_setxattr, __NR_lsetxattr,
-	__NR_removexattr, __NR_lremovexattr, __NR_fsetxattr, __NR_connect, __NR_sendmsg,
-	__NR_sendmmsg, __NR_bind, __NR_chroot, __NR_swapon, __NR_acct, __NR_umount2,
-};
-
-/* notified only when an argument (low word; a pointer's high word too)
- * says so: fchmod setting a set-id bit, sendto with an address,
- * utimensat with a path */
-static const struct {
-	int		 nr;
-	unsigned	 arg;
-	uint32_t	 bits;		/* notified when arg & bits; 0: when arg != 0 */
-} notified_when[] = {
-	{ __NR_fchmod, 1, 06000 },
-	{ __NR_sendto, 4, 0 },
-	{ __NR_utimensat, 1, 0 },
-};
-
-static const int unsupported[] = {
-#ifdef __NR_uselib
-	__NR_uselib,
-#endif
-	__NR_io_uring_setup, __NR_open_by_handle_at, __NR_open_tree, __NR_move_mount,
-	__NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick, __NR_mount_setattr,
-	SUPERVISE_NR_SETXATTRAT, SUPERVISE_NR_REMOVEXATTRAT, SUPERVISE_NR_OPEN_TREE_ATTR,
-	SUPERVISE_NR_FILE_SETATTR, __NR_fanotify_init,
-};
+#define FILTER_MAX	1024	/* instructions: every rule of syscalls.c, and a head */
 
 /* the groups, umask and fs identity of the runner, restored after each
  * call made as a caller */
@@ -123,9 +85,8 @@ int
 supervise_child(int sock)
 {
 #ifdef SUPERVISE_ARCH
-	struct sock_filter f[4 + 2 + 2 + 7 * (sizeof notified_when / sizeof notified_when[0]) +
-	    2 * (sizeof notified / sizeof notified[0] +
-	    sizeof unsupported / sizeof unsupported[0]) + 1];
+	static struct sock_filter f[FILTER_MAX];
+	const struct syscall_rule *r;
 	struct sock_fprog prog;
 	size_t k = 0, i;
 	int listener, e;
@@ -142,21 +103,35 @@ supervise_child(int sock)
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
 	/* a call newer than this code has judged (a new way to a file) */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
-	    SUPERVISE_NR_KNOWN_LAST, 0, 1);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SC_NR_KNOWN_LAST, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
-	/* nr in A; each block ends by answering, or falls through with nr */
-	for (i = 0; i < sizeof notified_when / sizeof notified_when[0]; i++) {
-		uint32_t lo = (uint32_t)offsetof(struct seccomp_data, args) +
-		    8 * notified_when[i].arg;
+	/* nr in A; each rule's block answers, or falls through with nr */
+	for (i = 0; i < syscall_nrules; i++) {
+		uint32_t lo;
 
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    (unsigned)notified_when[i].nr, 0, 6);
+		r = &syscall_rules[i];
+		if (r->kind == SC_ALLOWED)
+			continue;
+		if (k + 8 >= FILTER_MAX) {
+			errno = E2BIG;
+			return -1;
+		}
+		if (r->kind != SC_WHEN) {
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			    (unsigned)r->nr, 0, 1);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, r->kind == SC_ENOSYS ?
+			    SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA) : SECCOMP_RET_USER_NOTIF);
+			continue;
+		}
+		/* notified when (args[when_arg] & when_bits) != 0, or, bits 0,
+		 * when the argument (both words of a pointer) is not 0 */
+		lo = (uint32_t)offsetof(struct seccomp_data, args) + 8 * r->when_arg;
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)r->nr, 0, 6);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo);
-		if (notified_when[i].bits != 0) {
-			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-			    notified_when[i].bits, 3, 2);
+		if (r->when_bits != 0) {
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r->when_bits,
+			    3, 2);
 			/* two no-ops keep every block 7 long */
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
@@ -167,17 +142,6 @@ supervise_child(int sock)
 		}
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	}
-	for (i = 0; i < sizeof notified / sizeof notified[0]; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    (unsigned)notified[i], 0, 1);
-		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	}
-	for (i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    (unsigned)unsupported[i], 0, 1);
-		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-		    SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
 	}
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	prog.len = (unsigned short)k;

@@ -72,6 +72,19 @@ int	 binfmt_handlers(const unsigned char *, size_t, const char *, char (*)[PATH_
 int	 mode_sets_id(const char *);
 unsigned argv_acts(const char *, char *const []);
 
+/* syscalls.c: every system call, and what the supervisor does with it */
+enum syscall_kind { SC_ALLOWED, SC_DONE, SC_CONTINUED, SC_WHEN, SC_ENOSYS };
+struct syscall_rule {
+	int		 nr;
+	const char	*name;
+	enum syscall_kind kind;
+	const char	*why;		/* NULL: SC_ALLOWED, reaching nothing by name */
+	unsigned	 when_arg;	/* SC_WHEN: notified when args[when_arg] ... */
+	uint32_t	 when_bits;	/* ... & when_bits, or != 0 when this is 0 */
+};
+extern const struct syscall_rule syscall_rules[];
+extern const size_t syscall_nrules;
+
 /* supervise.c */
 struct supervisor {
 	const struct writer *requester;
