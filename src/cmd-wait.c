@@ -47,9 +47,9 @@ print_human(const json_t *o)
 	printf("%s: %s\n", json_string_value(json_object_get(o, "request_id")),
 	    json_string_value(json_object_get(o, "state")));
 	json_array_foreach(json_object_get(l, "entries"), i, e) {
-		printf("== %s (%s) %s", json_string_value(json_object_get(e, "id")),
-		    json_string_value(json_object_get(e, "as")),
-		    json_string_value(json_object_get(e, "status")));
+		printf("== %s (%s) ", json_string_value(json_object_get(e, "id")),
+		    json_string_value(json_object_get(e, "as")));
+		entry_status_print(stdout, e);
 		if (json_is_integer(json_object_get(e, "exit_code")))
 			printf(", exit %lld", (long long)json_integer_value(json_object_get(e, "exit_code")));
 		/* run with no review, by the reviewer's standing grant */

@@ -358,6 +358,28 @@ confinement_lines(const json_t *e, void (*put)(void *, int, const char *), void 
 		    (long long)json_integer_value(json_object_get(om, "written")));
 }
 
+/* An entry's status for people: a command that ran but had accesses
+ * refused at run time is not shown as a plain "ran" (it may have done
+ * less than asked). */
+static json_int_t
+confinement_refusals(const json_t *e)
+{
+	const json_t *c = json_object_get(e, "confinement");
+
+	return json_is_object(c) ? conf_count(c, "refused") : 0;
+}
+
+void
+entry_status_print(FILE *fp, const json_t *e)
+{
+	json_int_t n = confinement_refusals(e);
+
+	fputs(json_str(e, "status"), fp);
+	if (n > 0)
+		fprintf(fp, " with %lld access%s refused at run time", (long long)n,
+		    n == 1 ? "" : "es");
+}
+
 /* confinement_lines on fp, each line after indent, neutralised. */
 void
 confinement_print(FILE *fp, const json_t *e, const char *indent)
@@ -399,6 +421,8 @@ ledger_print(FILE *fp, const json_t *l)
 			fputs("  granted by ", fp);
 			text_print(fp, json_str(e, "granted_by"));
 		}
+		if (confinement_refusals(e) > 0)
+			fprintf(fp, "  (%lld refused at run time)", (long long)confinement_refusals(e));
 		fputc('\n', fp);
 		confinement_print(fp, e, "         ");
 	}

@@ -68,6 +68,7 @@ void	 gate_print_line(FILE *, const json_t *);
 void	 gate_print_full(FILE *, const json_t *, const char *);
 void	 confinement_lines(const json_t *, void (*)(void *, int, const char *), void *);
 void	 confinement_print(FILE *, const json_t *, const char *);
+void	 entry_status_print(FILE *, const json_t *);
 void	 ledger_print(FILE *, const json_t *);
 #define SHOW_CONTENT_MAX	(64 * 1024)	/* of a reviewed file's text, shown */
 

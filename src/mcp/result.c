@@ -67,8 +67,8 @@ put_entry(FILE *fp, const json_t *e, const char *policy)
 
 	fputs("== ", fp);
 	text_print(fp, json_str(e, "id"));
-	fprintf(fp, " (%s): %s", strcmp(json_str(e, "as"), "user") == 0 ? "you" : "root",
-	    json_str(e, "status"));
+	fprintf(fp, " (%s): ", strcmp(json_str(e, "as"), "user") == 0 ? "you" : "root");
+	entry_status_print(fp, e);
 	if (json_is_integer(code))
 		fprintf(fp, ", exit %lld", (long long)json_integer_value(code));
 	if (json_is_integer(sig))

@@ -140,7 +140,8 @@ test_ledger_print(void **state)
 	ledger_print(fp, l);
 	assert_int_equal(fclose(fp), 0);
 	assert_neutral(text);
-	assert_non_null(strstr(text, "  root failed   a  exit 2\n"
+	/* a command with refused accesses says so on its own line too */
+	assert_non_null(strstr(text, "  root failed   a  exit 2  (8 refused at run time)\n"
 	    "         run-time supervisor: "));
 	assert_non_null(strstr(text, "\n         refused at run time: open /home/a/proj/Makefile"
 	    "\\x1b[2J<U+202E>.txt"));
