@@ -350,6 +350,11 @@ confinement_lines(const json_t *e, void (*put)(void *, int, const char *), void 
 	if (json_integer_value(json_object_get(om, "executed")) > 0)
 		conf_line(put, arg, 0, "executed: (and %lld more)",
 		    (long long)json_integer_value(json_object_get(om, "executed")));
+	json_array_foreach(json_object_get(c, "left_running"), i, v)
+		conf_line(put, arg, 1, "left running under the supervisor: %s (pid %lld) "
+		    "\xe2\x80\x94 its file, program and process calls fail from now on (ENOSYS); "
+		    "start services with systemctl", json_str(v, "command"),
+		    (long long)json_integer_value(json_object_get(v, "pid")));
 	json_array_foreach(json_object_get(c, "written"), i, v)
 		conf_line(put, arg, 0, "written: %s", json_string_value(v) != NULL ?
 		    json_string_value(v) : "");

@@ -491,7 +491,7 @@ blobs_collect(struct store *st, int64_t ran_since, int64_t unrun_since, int dry)
 			continue;
 		count += blob;
 		/* a summary goes with its blob: as young as it, and kept with it */
-		snprintf(sha, sizeof sha, "%s", e->d_name);
+		snprintf(sha, sizeof sha, "%.*s", SHA256_HEX_LEN, e->d_name);
 		if (summary && fstatat(dfd, sha, &bb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    bb.st_mtime > sb.st_mtime)
 			sb.st_mtime = bb.st_mtime;

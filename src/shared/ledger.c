@@ -208,12 +208,29 @@ confinement_check(const json_t *c, char *why, size_t size)
 	const json_t *v, *om = json_object_get(c, "omitted");
 	size_t i, k;
 
-	if (!exact_members(c, (const char *const[]){ "executed", "written", "refused",
-	    "omitted", "unconfined", NULL })) {
+	/* left_running: a record made by an older runner has none */
+	v = json_object_get(c, "left_running");
+	if (!exact_members(c, v != NULL ? (const char *const[]){ "executed", "written",
+	    "refused", "omitted", "unconfined", "left_running", NULL } :
+	    (const char *const[]){ "executed", "written", "refused", "omitted", "unconfined",
+	    NULL })) {
 		snprintf(why, size, "it is not an object of exactly executed, written, "
-		    "refused, omitted and unconfined");
+		    "refused, omitted, unconfined and (optional) left_running");
 		return -1;
 	}
+	if (v != NULL && (!json_is_array(v) || json_array_size(v) > CONFINE_LIST_MAX)) {
+		snprintf(why, size, "left_running is not a list of at most %d items",
+		    CONFINE_LIST_MAX);
+		return -1;
+	}
+	json_array_foreach(json_object_get(c, "left_running"), i, v)
+		if (!exact_members(v, (const char *const[]){ "pid", "command", NULL }) ||
+		    !json_is_integer(json_object_get(v, "pid")) ||
+		    json_integer_value(json_object_get(v, "pid")) <= 0 ||
+		    !bounded_string(json_object_get(v, "command"), 64)) {
+			snprintf(why, size, "left_running[%zu] is not {pid, command}", i);
+			return -1;
+		}
 	if (!exact_members(om, lists)) {
 		snprintf(why, size, "omitted is not an object of exactly executed, written "
 		    "and refused");

@@ -380,6 +380,7 @@ int	 run_watch_tick(void *, struct capture *);
 void	 descendants_adopt(void);
 void	 descendants_note(void);
 size_t	 descendants_signal(int);
+size_t	 descendants_alive(pid_t *, size_t);
 void	 descendants_reap(void);
 
 /* path.c: does the file's POSIX access ACL (read through getxattr, which

@@ -271,6 +271,23 @@ descendants_signal(int sig)
 	return hit;
 }
 
+/* The live processes of the batch's tree (ours), at most max, into
+ * pids; how many. */
+size_t
+descendants_alive(pid_t *pids, size_t max)
+{
+	struct proc_row *rows;
+	size_t n, i, k = 0;
+
+	if ((rows = proc_table(&n)) == NULL)
+		return 0;
+	for (i = 0; i < n && k < max; i++)
+		if (rows[i].state != 'Z' && rows[i].state != 'X' && ours(rows, n, rows[i].pid))
+			pids[k++] = rows[i].pid;
+	free(rows);
+	return k;
+}
+
 /* After the last SIGKILL: reap the children of this process (adopted
  * orphans of the command among them) as they end, waiting at most
  * REAP_WAIT_MS for the last; they would be left as zombies. */

@@ -257,15 +257,62 @@ sv_note(struct supervisor *sv, int kind, json_t *item)
 	}
 }
 
+/* Is pid under a seccomp filter (status "Seccomp: 2")? */
+static int
+filtered(pid_t pid)
+{
+	char buf[4096], *at;
+	ssize_t n;
+	int fd;
+
+	if ((fd = sv_proc_open(pid, "status", O_RDONLY)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return (at = strstr(buf, "\nSeccomp:")) != NULL && strtol(at + 9, NULL, 10) == 2;
+}
+
+/*
+ * The command's processes still running under the filter once it has
+ * ended (a daemon it started without systemd): from now on nobody answers
+ * their supervised calls, which fail with ENOSYS. Named for the ledger.
+ */
+static json_t *
+left_running(void)
+{
+	pid_t pids[CONFINE_LIST_MAX];
+	char comm[64];
+	json_t *list = json_array();
+	size_t n = descendants_alive(pids, CONFINE_LIST_MAX), i, len;
+	ssize_t got;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!filtered(pids[i]) || (fd = sv_proc_open(pids[i], "comm", O_RDONLY)) < 0)
+			continue;
+		got = read(fd, comm, sizeof comm - 1);
+		close(fd);
+		len = got > 0 ? (size_t)got : 0;
+		if (len > 0 && comm[len - 1] == '\n')
+			len--;
+		comm[len] = '\0';
+		json_array_append_new(list, json_pack("{s:I,s:o}", "pid", (json_int_t)pids[i],
+		    "command", sv_record_string(comm, sizeof comm)));
+	}
+	return list;
+}
+
 /* The command's record for its ledger entry; the lists start again. */
 json_t *
 supervise_record(struct supervisor *sv)
 {
-	json_t *r = json_pack("{s:o,s:o,s:o,s:{s:I,s:I,s:I},s:b}",
+	json_t *r = json_pack("{s:o,s:o,s:o,s:{s:I,s:I,s:I},s:b,s:o}",
 	    "executed", sv->executed, "written", sv->written, "refused", sv->refused,
 	    "omitted", "executed", (json_int_t)sv->omitted[REC_EXECUTED],
 	    "written", (json_int_t)sv->omitted[REC_WRITTEN],
-	    "refused", (json_int_t)sv->omitted[REC_REFUSED], "unconfined", 0);
+	    "refused", (json_int_t)sv->omitted[REC_REFUSED], "unconfined", 0,
+	    "left_running", sv->listener >= 0 ? left_running() : json_array());
 
 	sv->executed = json_array();
 	sv->written = json_array();

@@ -545,6 +545,38 @@ test_ordinary(void **state)
 	free(text);
 }
 
+/* A daemon a command leaves behind (started with &, not systemctl) is
+ * named in the record: once the command ends nobody answers its calls. */
+static void
+test_left_running(void **state)
+{
+	char *tail, *text, *at;
+	long pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	/* the script ends once its daemon runs (its exec answered) */
+	supervised("sleep 300 </dev/null >/dev/null 2>&1 &\n"
+	    "while [ \"$(cat /proc/$!/comm)\" != sleep ]; do :; done; echo started\n", 0, NULL,
+	    &tail, &text);
+	has(tail, "started");
+	has(text, "\"left_running\":[{\"pid\":");
+	has(text, "\"command\":\"sleep\"");
+	at = strstr(text, "\"left_running\":[{\"pid\":");
+	pid = strtol(at + strlen("\"left_running\":[{\"pid\":"), NULL, 10);
+	assert_true(pid > 1);
+	assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
+	free(tail);
+	free(text);
+	/* a command that leaves nothing behind: none named */
+	supervised("echo alone\n", 0, NULL, &tail, &text);
+	has(text, "\"left_running\":[]");
+	free(tail);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -553,6 +585,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interpreters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ordinary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
