@@ -343,6 +343,13 @@ confinement_lines(const json_t *e, void (*put)(void *, int, const char *), void 
 	if (json_integer_value(json_object_get(om, "refused")) > 0)
 		conf_line(put, arg, 1, "refused at run time: (and %lld more)",
 		    (long long)json_integer_value(json_object_get(om, "refused")));
+	if (conf_count(c, "refused") > 0)
+		put(arg, 0, "what to do instead: root only reads, runs and writes what the "
+		    "requester cannot change. Pass content root needs as a reviewed file (the "
+		    "request's files: inline, or a snapshot) and put it in place with install -o "
+		    "root; extract archives with --no-same-owner; make set-id files, device nodes "
+		    "and chowns of the requester's files in a command's own argv; start services "
+		    "with systemctl");
 	json_array_foreach(json_object_get(c, "executed"), i, v) {
 		sha = json_str(v, "sha256");
 		conf_line(put, arg, 0, "executed: %s (sha256 %.12s)", json_str(v, "path"), sha);

@@ -77,8 +77,11 @@ test_print(void **state)
 	/* a line break in a path stays inside its line */
 	assert_non_null(strstr(text, "   written: /etc/x.conf\\n/etc/shadow\n"));
 	assert_null(strstr(text, "written: (and"));
-	/* refused accesses come before everything else the supervisor saw */
+	/* refused accesses come before everything else the supervisor saw,
+	 * then what to do instead */
 	assert_true(strstr(text, "refused at run time") < strstr(text, "executed: "));
+	assert_non_null(strstr(text, "   what to do instead: root only reads, runs and writes"));
+	assert_true(strstr(text, "(and 7 more)") < strstr(text, "what to do instead"));
 	free(text);
 	json_decref(e);
 
@@ -86,6 +89,7 @@ test_print(void **state)
 	text = printed(e);
 	assert_non_null(strstr(text, "   unconfined: ran without the run-time supervisor"));
 	assert_null(strstr(text, "refused at run time"));
+	assert_null(strstr(text, "what to do instead"));
 	free(text);
 	/* a YOU entry, or a ROOT entry that never started: nothing */
 	json_object_del(e, "confinement");
