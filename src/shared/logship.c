@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "shared.h"
+#include "supervise.h"
 
 #define SENDLOG_PATH	"/usr/sbin/sudo_sendlog"
 #define OPENSSL_PATH	"/usr/bin/openssl"	/* checks the server first (TLS) */
@@ -493,6 +494,45 @@ server_verified(const struct log_server *ls, char *why, size_t size)
 	return -1;
 }
 
+/*
+ * Plain TCP (loopback only, a tunnel's end): is the listener on that
+ * port root's? Anyone may bind a port while the tunnel or the server is
+ * down, and would then get every ROOT session's output. While root's
+ * socket holds the port nobody else can bind it. 0, or -1 with why (the
+ * session stays in the spool).
+ */
+static int
+listener_root(const struct log_server *ls, char *why, size_t size)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)(void *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)(void *)&ss;
+	unsigned port = (unsigned)strtoul(ls->port, NULL, 10);
+	uid_t uid;
+	int rc;
+
+	memset(&ss, 0, sizeof ss);
+	if (inet_pton(AF_INET, ls->host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+	} else if (inet_pton(AF_INET6, ls->host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+	} else {
+		snprintf(why, size, "log_server_unverified: %.64s is not an address", ls->host);
+		return -1;
+	}
+	if ((rc = port_holder(getpid(), &ss, 1, &uid)) == 1 && uid == 0)
+		return 0;
+	if (rc == 1)
+		snprintf(why, size, "log_server_unverified: the listener on %.64s port %u is "
+		    "uid %u's, not root's: nothing sent", ls->host, port, (unsigned)uid);
+	else
+		snprintf(why, size, "log_server_unverified: nothing listens on %.64s port %u",
+		    ls->host, port);
+	return -1;
+}
+
 /* Send one session; 0, or -1 with why. */
 static int
 send_one(const struct log_server *ls, const char *name, char *why, size_t size)
@@ -504,7 +544,8 @@ send_one(const struct log_server *ls, const char *name, char *why, size_t size)
 
 	session_id(name, id);
 	snprintf(path, sizeof path, "%s/%s", WARRANT_IOLOG_DIR, id);
-	if (ls->ca[0] != '\0' && server_verified(ls, why, size) != 0)
+	if (ls->ca[0] != '\0' ? server_verified(ls, why, size) != 0 :
+	    listener_root(ls, why, size) != 0)
 		return -1;
 	argv[k++] = "sudo_sendlog";
 	argv[k++] = "-h";

@@ -249,6 +249,46 @@ jcheck "(b) warrant gc as root, the server still down: nothing shipped, the sess
 check "(b) ... and says why" grep -q "not shipped to 127.0.0.1:$PORT (kept" "$SR_DIR/b.gc.err"
 check "(b) ... the session still waits" waiting "$IB"
 
+# ============================================================ (b2) a squatted port
+section "(b2) the server is down and another user listens on its port: nothing is sent"
+# Anyone may bind a port while the tunnel or the server is down: what
+# listens there now is not root's, and it must get no ROOT session.
+mkdir -p "$SR_DIR/squat" && chown "$SR_USER2" "$SR_DIR/squat"
+SQUAT=$SR_DIR/squat/got
+sr_as "$SR_USER2" "$PY" -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+open(sys.argv[2] + ".ready", "w").close()
+out = open(sys.argv[2], "ab")
+while True:
+    c, _ = s.accept()
+    c.settimeout(10)
+    try:
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            out.write(d)
+            out.flush()
+    except OSError:
+        pass
+    c.close()' "$PORT" "$SQUAT" >/dev/null 2>&1 &
+SQUAT_PID=$!
+wait_for "[ -e '$SQUAT.ready' ]" 60
+check "(b2) the other user listens on 127.0.0.1:$PORT" listening "$PORT"
+gc_root >"$SR_DIR/b2.gc" 2>"$SR_DIR/b2.gc.err"
+jcheck "(b2) warrant gc as root: nothing shipped to a listener that is not root's" \
+    "j['log_server']['shipped'] == 0 and j['log_server']['waiting'] >= 1" "$SR_DIR/b2.gc"
+check "(b2) ... and says whose it is" grep -q "is uid $(id -u "$SR_USER2")'s, not root's" \
+    "$SR_DIR/b2.gc.err"
+check "(b2) the squatter received nothing" sh -c '[ ! -s "$1" ]' sh "$SQUAT"
+check "(b2) the session still waits" waiting "$IB"
+kill "$SQUAT_PID" 2>/dev/null
+pkill -u "$SR_USER2" -f "$SQUAT" 2>/dev/null
+wait_for "! listening $PORT" 30
+
 # ============================================================ (c) next run ships it
 section "(c) the server is back: the next run ships what waited"
 check "(c) sudo_logsrvd starts again" start_server
