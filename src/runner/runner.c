@@ -790,7 +790,6 @@ run_one(struct runner *r, const json_t *c, size_t i, struct capture *cap)
 	}
 	if (is_root(c)) {
 		iolog_close(&io);
-		logship_session(&r->tp.log_server, io.id, &res);	/* to the fleet's log server */
 		json_object_set_new(e, "iolog", json_string(io.id));
 		json_object_set_new(e, "confinement", supervise_record(&sv));
 		if (r->unconfined)
@@ -798,6 +797,8 @@ run_one(struct runner *r, const json_t *c, size_t i, struct capture *cap)
 			    json_true());
 		supervise_end(&sv);
 		root_log(r, c, i, e, io.error);
+		/* noted for the fleet's log server, sent once the batch is over */
+		logship_session(&r->tp.log_server, io.id, &res);
 	}
 	return e;
 }
@@ -897,6 +898,8 @@ run_all(struct runner *r)
 	}
 	rc = record_entries(r, RUN_LEDGER, entries, 1);
 	json_decref(entries);
+	/* what waits for the log server: never between two commands */
+	logship_flush_quietly(&r->tp.log_server);
 	return rc;
 }
 

@@ -34,12 +34,15 @@
 #include <string.h>
 #include <sys/file.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shared.h"
 #include "supervise.h"
 
 #define SENDLOG_PATH	"/usr/sbin/sudo_sendlog"
+#define SPOOL_LOCK	".lock"		/* in the spool; not a session's name */
+#define SPOOL_LOCK_WAIT_MS	5000
 #define OPENSSL_PATH	"/usr/bin/openssl"	/* checks the server first (TLS) */
 #define SEND_TIMEOUT	20	/* seconds one session may take */
 #define SESSION_NAME	6	/* "000001": the id without its slashes */
@@ -358,6 +361,40 @@ spool_open(int create, char *why, size_t size)
 	return fd;
 }
 
+/*
+ * The spool's lock: a root-only file in it (0600: nobody else can open
+ * it, so nobody else can hold the lock and stall a root process behind
+ * it; the directory itself anyone may open and flock), taken within
+ * SPOOL_LOCK_WAIT_MS or not at all. Its descriptor, or -1 with why.
+ */
+static int
+spool_lock(int dfd, char *why, size_t size)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	int64_t until = monotonic_ms() + SPOOL_LOCK_WAIT_MS;
+	struct stat st;
+	int fd;
+
+	if ((fd = openat(dfd, SPOOL_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 077) != 0) {
+		snprintf(why, size, "the spool's lock %s/%s must be root's, 0600%s%s",
+		    WARRANT_LOGSHIP_SPOOL, SPOOL_LOCK, fd < 0 ? ": " : "", fd < 0 ? strerror(errno) : "");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK || monotonic_ms() >= until) {
+			snprintf(why, size, "the spool %s is busy (another root process ships): "
+			    "left for the next run", WARRANT_LOGSHIP_SPOOL);
+			close(fd);
+			return -1;
+		}
+		(void)nanosleep(&pause, NULL);
+	}
+	return fd;
+}
+
 /* A note's name: six base-36 digits, as sudo's seq writes them. */
 static int
 session_name_ok(const char *s)
@@ -583,7 +620,7 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
 {
 	char (*names)[SESSION_NAME + 1], id[SESSION_NAME + 3], reason[1024];
 	size_t n = 0, i, gone = 0;
-	int dfd, rc = 0;
+	int dfd, lock, rc = 0;
 
 	*sent = *waiting = 0;
 	if (ls->host[0] == '\0')
@@ -592,8 +629,7 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
 		return 0;
 	if (dfd < 0)
 		return -1;
-	if (flock(dfd, LOCK_EX) != 0) {
-		snprintf(why, size, "cannot lock %s: %s", WARRANT_LOGSHIP_SPOOL, strerror(errno));
+	if ((lock = spool_lock(dfd, why, size)) < 0) {
 		close(dfd);
 		return -1;
 	}
@@ -624,7 +660,8 @@ logship_flush(const struct log_server *ls, size_t *sent, size_t *waiting, char *
 	}
 	*waiting = n - *sent - gone;
 	free(names);
-	close(dfd);	/* and the lock */
+	close(lock);
+	close(dfd);
 	return rc;
 }
 
@@ -680,17 +717,28 @@ out:
 	return rc;
 }
 
+/* After a batch: what waits sent; a failure is logged (logship_flush). */
+void
+logship_flush_quietly(const struct log_server *ls)
+{
+	char why[2048];
+	size_t sent, waiting;
+
+	(void)logship_flush(ls, &sent, &waiting, why, sizeof why);
+}
+
 /*
  * The runner's hook, once a ROOT command's session is complete (res: how
- * the command ended): the end recorded in the session, the session noted
- * in the spool, then what waits sent. Whatever fails is logged; the local
- * session stays, whatever happens here.
+ * the command ended) and its root-log line written: the end recorded in
+ * the session and the session noted in the spool; the runner sends what
+ * waits once the batch is over (logship_flush_quietly), never between
+ * two commands. Whatever fails is logged; the local session stays,
+ * whatever happens here.
  */
 void
 logship_session(const struct log_server *ls, const char *id, const struct exec_result *res)
 {
 	char name[SESSION_NAME + 1], why[2048];
-	size_t sent, waiting;
 	int dfd, fd;
 
 	if (ls->host[0] == '\0')
@@ -715,7 +763,6 @@ logship_session(const struct log_server *ls, const char *id, const struct exec_r
 		syslog(LOG_ERR, "I/O log session %s cannot be noted in %s: %s", id,
 		    WARRANT_LOGSHIP_SPOOL, strerror(errno));
 	close(dfd);
-	(void)logship_flush(ls, &sent, &waiting, why, sizeof why);
 }
 
 /* The sessions waiting to be shipped, oldest first ("00/00/01"), as

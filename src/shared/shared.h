@@ -111,6 +111,7 @@ int	 logship_config(const json_t *, struct log_server *, char *, size_t);
 int	 logship_ready(const struct log_server *, char *, size_t);
 void	 logship_session(const struct log_server *, const char *, const struct exec_result *);
 int	 logship_flush(const struct log_server *, size_t *, size_t *, char *, size_t);
+void	 logship_flush_quietly(const struct log_server *);
 int	 logship_unsent(const char *);
 json_t	*logship_waiting(void);
 

@@ -215,7 +215,10 @@ jcheck "(a) the server's log.json names the reviewer, root and the command's end
     "$SRV/$SA/log.json"
 check "[P4] (a) nothing of the local log is lost: the local session replays too" \
     replays_exactly a "$IO" "$IA"
-check "(a) nothing waits in the spool" sh -c '[ -z "$(ls -A "$1")" ]' sh "$SPOOL"
+# (the spool's root-only .lock is not a session)
+check "(a) nothing waits in the spool" sh -c '[ -z "$(ls "$1")" ]' sh "$SPOOL"
+is "(a) the spool's lock is root's alone (nobody else can hold it)" \
+    "$(stat -c '%U %a' "$SPOOL/.lock")" "root 600"
 is "(a) the spool is root's, 0755" "$(stat -c '%U %a' "$SPOOL")" "root 755"
 unshipped_as "$SR_USER" >"$SR_DIR/a.unshipped" 2>&1
 jcheck "(a) warrant log --unshipped: nothing" "j == []" "$SR_DIR/a.unshipped"
@@ -290,14 +293,21 @@ pkill -u "$SR_USER2" -f "$SQUAT" 2>/dev/null
 wait_for "! listening $PORT" 30
 
 # ============================================================ (c) next run ships it
-section "(c) the server is back: the next run ships what waited"
+section "(c) the server is back: the next run ships what waited, whatever another user locks"
 check "(c) sudo_logsrvd starts again" start_server
+# another user holds every lock it can take on the spool for the whole run
+sr_as "$SR_USER2" flock -s "$SPOOL" sh -c 'touch "$1"; sleep 600' sh "$SR_DIR/squat/locked" \
+    >/dev/null 2>&1 &
+LOCKER=$!
+wait_for "[ -e '$SR_DIR/squat/locked' ]" 60
 emit_gate c
 GC=$G
 sr_answer right c "$GC" --run --no-detach -j
 is "(c) answer exits 0" "$ANS_RC" 0
 IC=$(iolog_of c)
-check "(c) nothing waits any more" sh -c '[ -z "$(ls -A "$1")" ]' sh "$SPOOL"
+check "(c) nothing waits any more" sh -c '[ -z "$(ls "$1")" ]' sh "$SPOOL"
+kill "$LOCKER" 2>/dev/null
+pkill -u "$SR_USER2" -f "$SR_DIR/squat/locked" 2>/dev/null
 SB=$(on_server b)
 SC=$(on_server c)
 check "(c) the kept session (b) replays from the server byte for byte" replays_exactly b "$SRV" "$SB"
