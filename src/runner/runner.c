@@ -286,6 +286,23 @@ policy_check(const struct runner *r)
 	return refused;
 }
 
+/* The requester's groups now, not only when it asked: every group a
+ * process of its uid holds (an old session keeps one the account lost). */
+static void
+live_groups(struct runner *r)
+{
+	gid_t *live;
+	int n = r->requester.ngroups;
+
+	if (r->requester.uid == 0)
+		return;	/* no requester: anyone but root is judged */
+	live = requester_groups_live(r->requester.uid, r->requester_groups, &n);
+	free(r->requester_groups);
+	r->requester_groups = live;
+	r->requester.groups = live;
+	r->requester.ngroups = n;
+}
+
 /* Could the requester change what this word names now (an absolute path,
  * or the one after '=' in NAME=/x or --opt=/x), as root would resolve it?
  * What cannot be judged counts as changeable. */
@@ -323,8 +340,8 @@ changeable_now(const struct runner *r, const json_t *c, size_t idx, char *why, s
 	size_t j, n = json_array_size(json_object_get(c, "argv"));
 	int entry = acts_on_entry(base_name(str(c, "path")), (const char *const *)r->argv[idx], n);
 
-	if (!json_is_object(json_object_get(r->manifest, "requester")))
-		return 0;
+	/* with no requester (a remote batch: the target knows none), w is
+	 * uid 0: anyone but root may be the one that asked */
 	if (!at_run(c) && word_changeable(w, str(c, "path"), why, size))
 		return 1;
 	json_array_foreach(json_object_get(c, "argv"), j, v) {
@@ -1100,6 +1117,7 @@ main(int argc, char **argv)
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
 	manifest_requester(r.manifest, &r.requester, &r.requester_groups);
+	live_groups(&r);
 	/* the two-person rule: the other reviewers' approvals, or nothing */
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
 	prepare_supervisor(&r);

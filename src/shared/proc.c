@@ -9,6 +9,7 @@
  */
 #include <sys/ioctl.h>
 #include <linux/nsfs.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "shared.h"
 
 #define PROC_STATUS_MAX	8192
+#define STATUS_GROUPS_MAX	(1024 * 1024)	/* /proc/PID/status with 65536 groups */
 #define USERNS_DEPTH	40	/* the kernel nests at most 32 */
 
 static int
@@ -199,4 +201,77 @@ process_touchable(const struct writer *w, pid_t pid, char *why, size_t size)
 		return -1;
 	}
 	return 0;
+}
+
+static int
+by_gid(const void *a, const void *b)
+{
+	gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and keep each gid once; the new length. */
+static int
+gids_unique(gid_t *g, int n)
+{
+	int i, k = 0;
+
+	qsort(g, (size_t)n, sizeof *g, by_gid);
+	for (i = 0; i < n; i++)
+		if (k == 0 || g[k - 1] != g[i])
+			g[k++] = g[i];
+	return k;
+}
+
+/*
+ * The requester's groups as they are now: those it had when it asked
+ * (groups, n of them) and every group any process of its uid holds now
+ * (an old session keeps a group the account has lost, and can still
+ * write through it). A new list (free it) and its length in *n.
+ */
+gid_t *
+requester_groups_live(uid_t uid, const gid_t *groups, int *n)
+{
+	const int cap = 2 * NGROUPS_MAX;
+	char path[64], *buf = xcalloc(1, STATUS_GROUPS_MAX + 1), *s, *end;
+	gid_t *all = xcalloc((size_t)cap + (size_t)*n, sizeof *all);
+	unsigned long id[4], g;
+	struct dirent *d;
+	int k = 0, i, fd;
+	ssize_t len;
+	DIR *dir;
+
+	for (i = 0; i < *n; i++)
+		all[k++] = groups[i];
+	if ((dir = opendir("/proc")) != NULL) {
+		while ((d = readdir(dir)) != NULL) {
+			if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
+			    status_uids((pid_t)strtol(d->d_name, NULL, 10), id) != 0 ||
+			    (id[0] != uid && id[1] != uid && id[2] != uid && id[3] != uid))
+				continue;
+			snprintf(path, sizeof path, "/proc/%.20s/status", d->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+				continue;
+			len = read(fd, buf, STATUS_GROUPS_MAX);
+			close(fd);
+			buf[len > 0 ? len : 0] = '\0';
+			if ((s = strstr(buf, "\nGroups:")) == NULL)
+				continue;
+			for (s += 8; ; s = end) {
+				g = strtoul(s, &end, 10);
+				if (end == s)
+					break;
+				/* a process holds at most NGROUPS_MAX: room for it */
+				if (k >= cap + *n - NGROUPS_MAX)
+					k = gids_unique(all, k);
+				if (k < cap + *n)
+					all[k++] = (gid_t)g;
+			}
+		}
+		closedir(dir);
+	}
+	free(buf);
+	*n = gids_unique(all, k);
+	return all;
 }

@@ -394,6 +394,7 @@ int	 acl_may_write(const struct writer *, const char *, const struct stat *);
  * (or an ancestor of it) is owned by the writer. 1 with a reason, 0, or
  * -1 when it cannot be judged (callers treat -1 as 1). */
 int	 process_touchable(const struct writer *, pid_t, char *, size_t);
+gid_t	*requester_groups_live(uid_t, const gid_t *, int *);
 int	 uid_map_identity(int);
 
 /* the run-time supervisor's record of a ROOT command (ledger.c) */
