@@ -273,7 +273,7 @@ exec_capture(const struct exec_spec *x, struct capture *c, struct exec_result *r
 		if (poll(pfd, 3, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
 			break;
 		if (pfd[2].fd >= 0 && (pfd[2].revents & POLLIN))
-			supervise_handle(x->sv);
+			supervise_burst(x->sv);
 		else if (pfd[2].fd >= 0 && pfd[2].revents != 0)
 			pfd[2].fd = -1;	/* no process of the command is left under it */
 		drain(c, &pfd[0], buf, sizeof buf);

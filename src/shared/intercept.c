@@ -173,20 +173,29 @@ done(const struct call *k, int rc, int e, const char *written)
 	sv_respond(k, rc == 0 ? 0 : -e, 0, 0);
 }
 
-/* Resolve and judge one path argument of the call. */
+/* Resolve and judge a path of the call's, already read. */
 static int
-judge_arg(struct call *k, int dirfd, uint64_t addr, int flags, char *path, struct judged *j)
+judge_read(struct call *k, int dirfd, const char *path, int flags, struct judged *j)
 {
 	int rc, startfd;
 
-	if ((rc = read_string(k, addr, path, PATH_MAX)) != 0)
-		return rc;
 	if ((rc = start_dir(k, dirfd, path, &startfd)) != 0)
 		return rc;
 	rc = judge_path(&k->jc, startfd, k->base, path, flags, j);
 	if (startfd >= 0 && startfd != k->cwdfd)
 		close(startfd);
 	return rc;
+}
+
+/* Read, resolve and judge one path argument of the call. */
+static int
+judge_arg(struct call *k, int dirfd, uint64_t addr, int flags, char *path, struct judged *j)
+{
+	int rc;
+
+	if ((rc = read_string(k, addr, path, PATH_MAX)) != 0)
+		return rc;
+	return judge_read(k, dirfd, path, flags, j);
 }
 
 /* Would mode make a set-id program (set-user-ID, or set-group-ID with
@@ -496,8 +505,8 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 	if (*path == '\0' && (flags & AT_EMPTY_PATH)) {
 		fd = caller_fd(k, dirfd, O_RDONLY, j.shown, sizeof j.shown);
 	} else {
-		if (answered(k, "exec", judge_arg(k, dirfd, addr,
-		    (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW, path, &j), &j))
+		if (answered(k, "exec", judge_read(k, dirfd, path,
+		    (flags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW, &j), &j))
 			return;
 		fd = openat(j.dirfd, j.name, O_RDONLY | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
 		if (fd >= 0 && !j.magic && (fstat(fd, &st) != 0 || st.st_dev != j.st.st_dev ||
@@ -703,8 +712,8 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 	if ((rc != 0 || *path == '\0') && (atflags & AT_EMPTY_PATH)) {
 		fd = caller_fd(k, dirfd, O_PATH, j.shown, sizeof j.shown);
 	} else {
-		if (answered(k, callname, judge_arg(k, dirfd, addr, JUDGE_ENTRY |
-		    ((atflags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW), path, &j), &j))
+		if (answered(k, callname, judge_read(k, dirfd, path, JUDGE_ENTRY |
+		    ((atflags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW), &j), &j))
 			return;
 		fd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
 	}

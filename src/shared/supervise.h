@@ -101,6 +101,7 @@ void	 supervise_init(struct supervisor *, const struct writer *);
 int	 supervise_child(int);
 int	 supervise_receive(struct supervisor *, int, pid_t);
 void	 supervise_handle(struct supervisor *);
+void	 supervise_burst(struct supervisor *);
 json_t	*supervise_record(struct supervisor *);
 void	 supervise_end(struct supervisor *);
 
