@@ -289,7 +289,7 @@ check "(b2) ... and says whose it is" grep -q "is uid $(id -u "$SR_USER2")'s, no
 check "(b2) the squatter received nothing" sh -c '[ ! -s "$1" ]' sh "$SQUAT"
 check "(b2) the session still waits" waiting "$IB"
 kill "$SQUAT_PID" 2>/dev/null
-pkill -u "$SR_USER2" -f "$SQUAT" 2>/dev/null
+pkill -KILL -u "$SR_USER2" 2>/dev/null
 wait_for "! listening $PORT" 30
 
 # ============================================================ (c) next run ships it
@@ -306,8 +306,10 @@ sr_answer right c "$GC" --run --no-detach -j
 is "(c) answer exits 0" "$ANS_RC" 0
 IC=$(iolog_of c)
 check "(c) nothing waits any more" sh -c '[ -z "$(ls "$1")" ]' sh "$SPOOL"
+# the locker and its sleep: every process of the throwaway user
 kill "$LOCKER" 2>/dev/null
-pkill -u "$SR_USER2" -f "$SR_DIR/squat/locked" 2>/dev/null
+pkill -KILL -u "$SR_USER2" 2>/dev/null
+wait_for "! pgrep -u '$SR_USER2' >/dev/null" 30
 SB=$(on_server b)
 SC=$(on_server c)
 check "(c) the kept session (b) replays from the server byte for byte" replays_exactly b "$SRV" "$SB"
