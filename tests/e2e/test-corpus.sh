@@ -261,7 +261,7 @@ approved() {
 	fi
 }
 tail_has() {
-	jcheck "$1" "'$3' in (entry(j, '$2').get('output_tail') or ''))" "$L"
+	jcheck "$1" "'$3' in (entry(j, '$2').get('output_tail') or '')" "$L"
 }
 absent() { check "$1" sh -c '[ ! -e "$1" ] && [ ! -L "$1" ]' sh "$2"; }
 present() { check "$1" [ -e "$2" ]; }
