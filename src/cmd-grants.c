@@ -21,8 +21,8 @@ const struct cmd_entry cmd_grants_entry = {
 	.help =
 	"List the live grants, newest first: each lets one requester (uid and\n"
 	"agent label) run one exact YOU command (argv, executable SHA-256, cwd,\n"
-	"env, output policy) again without review until it expires. Grants are\n"
-	"made with `warrant answer ID --run --grant DURATION`.\n\n"
+	"env, output policy, timeout, badges) again without review until it\n"
+	"expires. Grants are made with `warrant answer ID --run --grant DURATION`.\n\n"
 	"  -j, --json       a JSON array of grants (with --revoke/--all:\n"
 	"                   {\"revoked\": N})\n"
 	"  -r, --revoke ID  revoke the live grant ID (g-...); refused (no_such_grant)\n"
@@ -53,9 +53,12 @@ print_grant(const json_t *g)
 		putchar(' ');
 		text_print(stdout, json_string_value(a));
 	}
-	printf("\n    %s sha256 %.16s…, output %s, from %s command %s\n", json_str(g, "path"),
-	    json_str(g, "executable_sha256"), json_str(g, "output_to_agent"),
-	    json_str(g, "gate_id"), json_str(g, "command_id"));
+	printf("\n    %s sha256 %.16s…, output %s, ", json_str(g, "path"),
+	    json_str(g, "executable_sha256"), json_str(g, "output_to_agent"));
+	if (json_is_integer(json_object_get(g, "timeout_seconds")))
+		printf("timeout %llds, ", (long long)json_integer_value(json_object_get(g,
+		    "timeout_seconds")));
+	printf("from %s command %s\n", json_str(g, "gate_id"), json_str(g, "command_id"));
 }
 
 static int

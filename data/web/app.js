@@ -329,21 +329,29 @@ async function stop(g, card) {
 
 // "Allow again for…" (docs/grants.md): offered when every ticked command
 // may be granted; the daemon approves with `answer --grant` and judges
-// them again.
+// them again. A ticked command that may not be granted hides it and says
+// why, with answer --grant's code and sentence (grant_refusal).
 const GRANT_CHOICES = [["", "none"], ["10m", "10 min"], ["1h", "1 h"], ["8h", "8 h"], ["24h", "24 h"]];
 function grantChoice(g, card) {
-	if (!(g.commands || []).some(c => c.approvable && c.grantable)) return null;
+	const cmds = (g.commands || []).filter(c => c.approvable);
+	const offered = cmds.some(c => c.grantable);
+	if (!offered && !cmds.some(c => c.grant_refusal)) return null;
 	const sel = el("select", { class: "grant", "aria-label": "allow again for" },
 		...GRANT_CHOICES.map(([v, t]) => el("option", { value: v, text: t })));
 	const box = el("label", { class: "grant" }, "Allow the same commands again, without review, for ", sel);
+	const why = el("p", { class: "grant-refused muted" });
 	const sync = () => {
 		const ticked = [...card.querySelectorAll("input[type=checkbox][data-id]")].filter(b => b.checked)
 			.map(b => (g.commands || []).find(c => c.id === b.getAttribute("data-id")));
+		const refused = ticked.find(c => c && c.grant_refusal);
 		box.hidden = ticked.length === 0 || !ticked.every(c => c && c.grantable);
+		why.hidden = !refused;
+		why.textContent = refused ? "Not offered to allow again (" + refused.grant_refusal.code + "): " +
+			refused.grant_refusal.message : "";
 	};
 	card.querySelectorAll("input[type=checkbox][data-id]").forEach(b => b.addEventListener("change", sync));
 	sync();
-	return box;
+	return offered ? el("div", { class: "grant-offer" }, box, why) : why;
 }
 
 function grantChosen(card) {

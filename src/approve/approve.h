@@ -34,7 +34,8 @@ void	 binding_tp(const json_t *, struct tp_binding *);
 /* grant.c: a gate just stored that grants cover is run by them */
 void	 grants_offer(struct store *, const char *);
 long long grant_duration_parse(const char *);
-/* grantable.c: may a sealed command be granted (docs/grants.md)? */
+/* grantable.c: may command idx of a gate (store_gate's) be granted
+ * (docs/grants.md)? */
 struct refusal;
 int	 grant_judge(const json_t *, size_t, struct refusal *);
 

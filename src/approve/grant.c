@@ -43,25 +43,6 @@ grant_duration_parse(const char *arg)
 	return n * unit > GRANT_MAX_SECONDS ? -1 : n * unit;
 }
 
-/* The identity a grant of gate's command cmd (as sealed) has. */
-static void
-grant_identity(const json_t *gate, const json_t *cmd, struct grant_record *g)
-{
-	const json_t *manifest = json_object_get(gate, "manifest");
-
-	memset(g, 0, sizeof *g);
-	g->requester_uid = (uid_t)json_integer_value(json_object_get(gate, "requester_uid"));
-	g->agent = json_string_value(json_object_get(gate, "agent"));
-	g->argv = json_object_get(cmd, "argv");
-	g->path = json_str(cmd, "path");
-	g->executable_sha256 = json_string_value(json_object_get(cmd, "executable_sha256"));
-	g->cwd = json_str(cmd, "cwd");
-	g->env = json_object_get(manifest, "env");
-	g->output_to_agent = json_str(manifest, "output_to_agent");
-	g->gate_id = json_str(gate, "request_id");
-	g->command_id = json_str(cmd, "id");
-}
-
 /* The gate's listing of the command id: with its badges and shell string. */
 static const json_t *
 gate_command(const json_t *gate, const char *id, size_t *idx)
@@ -75,6 +56,30 @@ gate_command(const json_t *gate, const char *id, size_t *idx)
 			return c;
 		}
 	return NULL;
+}
+
+/* The identity a grant of gate's command cmd (as sealed) has: the
+ * badges are those its listing shows the reviewer. */
+static void
+grant_identity(const json_t *gate, const json_t *cmd, struct grant_record *g)
+{
+	const json_t *manifest = json_object_get(gate, "manifest"), *listed;
+	size_t idx;
+
+	memset(g, 0, sizeof *g);
+	g->requester_uid = (uid_t)json_integer_value(json_object_get(gate, "requester_uid"));
+	g->agent = json_string_value(json_object_get(gate, "agent"));
+	g->argv = json_object_get(cmd, "argv");
+	g->path = json_str(cmd, "path");
+	g->executable_sha256 = json_string_value(json_object_get(cmd, "executable_sha256"));
+	g->cwd = json_str(cmd, "cwd");
+	g->env = json_object_get(manifest, "env");
+	g->output_to_agent = json_str(manifest, "output_to_agent");
+	g->timeout_seconds = json_integer_value(json_object_get(cmd, "timeout_seconds"));
+	listed = gate_command(gate, json_str(cmd, "id"), &idx);
+	g->badges = json_object_get(listed, "badges");
+	g->gate_id = json_str(gate, "request_id");
+	g->command_id = json_str(cmd, "id");
 }
 
 /*
@@ -93,7 +98,7 @@ grants_may_make(struct batch *b, const json_t *sel)
 
 	json_array_foreach(sel, i, c) {
 		listed = gate_command(b->gate, json_str(c, "id"), &idx);
-		if (listed == NULL || grant_judge(listed, idx, &r) != 0) {
+		if (listed == NULL || grant_judge(b->gate, idx, &r) != 0) {
 			say(b, listed != NULL ? r.code : "grant_risky", "%s; nothing ran",
 			    listed != NULL ? r.message : "a selected command is not in the gate");
 			return -1;
@@ -147,31 +152,77 @@ grants_make(struct batch *b, long long seconds)
 }
 
 /*
+ * What one command run by a grant may add to the reviewer's state at
+ * most: its output log, and its ledger entry (an output tail of
+ * LEDGER_FULL_BYTES, each byte at worst a six-byte JSON escape, and the
+ * entry's other members).
+ */
+#define GRANTED_COMMAND_MAX	(GRANT_LOG_MAX + 6LL * LEDGER_FULL_BYTES + 4096)
+
+/*
+ * A run by grants only while what the requester's runs by grants keep
+ * in the reviewer's state (grants_stored) leaves room for this one at
+ * its largest. 0, or -1 with the outcome (quota_exceeded: the gate
+ * waits for review).
+ */
+static int
+granted_room(struct batch *b, size_t n)
+{
+	uid_t uid = (uid_t)json_integer_value(json_object_get(b->gate, "requester_uid"));
+	long long stored = grants_stored(b->st, uid);
+
+	if (stored < 0) {
+		say(b, "runner_error", "cannot measure what runs by grants stored; the gate "
+		    "waits for review");
+		return -1;
+	}
+	if (stored + (long long)n * GRANTED_COMMAND_MAX > GRANT_STORED_MAX) {
+		say(b, "quota_exceeded", "runs by grants of uid %u keep %lld KiB of output and "
+		    "ledgers from the last %d hours; with this one's %zu command%s they could "
+		    "pass %lld MiB, so it does not run by grants: the gate waits for review",
+		    (unsigned)uid, stored / 1024, GRANT_STORED_WINDOW / 3600, n, n == 1 ? "" : "s",
+		    GRANT_STORED_MAX / (1024 * 1024));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * For `answer --granted`: the live grant of every selected command, kept
- * in b->granted (command id to grant id). 0, or -1 with the outcome
- * not_granted (the gate stays pending, for review as usual).
+ * in b->granted (command id to grant id), each command still one that
+ * may be granted (what the requester can change may have changed since
+ * the grant), and room in the requester's quota. 0, or -1 with the
+ * outcome not_granted or quota_exceeded (the gate stays pending, for
+ * review as usual).
  */
 int
 grants_find(struct batch *b, const json_t *sel)
 {
 	char id[GRANT_ID_LEN + 1];
 	struct grant_record g;
-	const json_t *c;
-	size_t i;
-	int rc;
+	const json_t *c, *listed;
+	struct refusal r;
+	size_t i, idx;
 
 	json_decref(b->granted);
 	b->granted = json_object();
 	json_array_foreach(sel, i, c) {
 		grant_identity(b->gate, c, &g);
-		if (is_root(c) || (rc = grant_match(b->st, &g, id)) != 0) {
+		if (is_root(c) || grant_match(b->st, &g, id) != 0) {
 			say(b, "not_granted", "command '%s' has no live grant that matches it "
 			    "exactly; the gate waits for review", json_str(c, "id"));
 			return -1;
 		}
+		listed = gate_command(b->gate, json_str(c, "id"), &idx);
+		if (listed == NULL || grant_judge(b->gate, idx, &r) != 0) {
+			say(b, "not_granted", "%s (%s); the gate waits for review", listed != NULL ?
+			    r.message : "a selected command is not in the gate", listed != NULL ?
+			    r.code : "grant_risky");
+			return -1;
+		}
 		json_object_set_new(b->granted, json_str(c, "id"), json_string(id));
 	}
-	return 0;
+	return granted_room(b, json_array_size(sel));
 }
 
 /* Would every command of gate run by a grant? (No ROOT, no machine.) */

@@ -3,15 +3,24 @@
  * May this sealed command be granted (docs/grants.md)? A grant lets the
  * same command run again without anyone reading it, so only what reads
  * the same every time may have one: a YOU command with an exact argv, no
- * reviewed files, no shell and no inline code, and no risk badge. Shells
- * and inline code are found by the rules ROOT commands are held to
- * (intake/argscan.c, the denylists), applied here to a YOU command's argv.
- * Its codes are the reviewer's (answer --grant), not the agent's.
+ * reviewed files, no shell and no inline code, no input the requester
+ * can change (its program, its cwd, a path in its argv or env, the
+ * project a reads-cwd program finds in its cwd), and no risk badge.
+ * Shells and inline code are found by the rules ROOT commands are held
+ * to (intake/argscan.c, the denylists), applied here to a YOU command's
+ * argv; writability is judged for the requester as intake judges it
+ * (path.c). Its codes are the reviewer's (answer --grant), not the
+ * agent's.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "warrant.h"
+#include "batch.h"
+
+#define AGENT_INPUT_HINT	"run it reviewed each time, or grant a command whose " \
+	"inputs the requester cannot change"
 
 /* The program's argv, as the scan reads it; -1 when a word is not a
  * string (a reviewed file). */
@@ -31,14 +40,138 @@ argv_words(const json_t *argv, const char **words, size_t max, size_t *n)
 	return 0;
 }
 
+/* grant_agent_input: why (cut short, so the hint is always said) names
+ * the input the requester can change. */
+static int
+agent_input(struct refusal *r, const char *path, const char *id, const char *why)
+{
+	return refuse(r, "grant_agent_input", path, "command '%s' cannot be granted: %.240s; "
+	    "the requester could change what it does after review: " AGENT_INPUT_HINT, id, why);
+}
+
 /*
- * Judge cmd (a command of store_gate's "commands", idx in the request):
- * 0 when it may be granted, else -1 with r filled: grant_root,
- * grant_files, grant_shell, grant_inline_code or grant_risky.
+ * Could w change what the command finds at path (absolute, or relative
+ * to cwd)? As path_changeable judges it, and more: this process is the
+ * reviewer, and a directory it cannot search would hide from the walk
+ * what the requester keeps below it, so such a path counts, as does one
+ * that cannot be judged. 1 with why, or 0.
+ */
+static int
+path_agent_input(const struct writer *w, const char *cwd, const char *path, char *why,
+    size_t size)
+{
+	char full[2 * PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if ((size_t)snprintf(full, sizeof full, "%s%s%s", path[0] == '/' ? "" : cwd,
+	    path[0] == '/' || strcmp(cwd, "/") == 0 ? "" : "/", path) >= sizeof full) {
+		snprintf(why, size, "'%.64s…' is too long to be checked", path);
+		return 1;
+	}
+	if (lstat(full, &st) != 0 && errno == EACCES) {
+		snprintf(why, size, "%.200s lies below a directory the reviewer cannot search",
+		    full);
+		return 1;
+	}
+	if ((rc = path_changeable(w, full, why, size)) < 0)
+		snprintf(why, size, "%.200s cannot be checked for who may change it", full);
+	return rc != 0;
+}
+
+/*
+ * The paths a word may name: the word itself, what follows its first '='
+ * (--config=x, NAME=x), what follows a short option's letters (-fx/y),
+ * and each absolute piece of a ':' or ',' list (search paths), also after
+ * a '=' of its own. 1 with why when one is the requester's to change.
+ */
+static int
+word_agent_input(const struct writer *w, const char *cwd, const char *word, char *why,
+    size_t size)
+{
+	char piece[PATH_MAX];
+	const char *s, *e, *v;
+	size_t n;
+
+	if (path_agent_input(w, cwd, word, why, size) ||
+	    ((e = strchr(word, '=')) != NULL && e[1] != '\0' &&
+	    path_agent_input(w, cwd, e + 1, why, size)) ||
+	    (word[0] == '-' && word[1] != '-' && (v = strchr(word, '/')) != NULL &&
+	    path_agent_input(w, cwd, v, why, size)))
+		return 1;
+	for (s = word; *s != '\0'; s += n + (s[n] != '\0')) {
+		n = strcspn(s, ":,");
+		if (n == 0 || n >= sizeof piece)
+			continue;
+		memcpy(piece, s, n);
+		piece[n] = '\0';
+		if (piece[0] == '/')
+			v = piece;
+		else if ((e = strchr(piece, '=')) != NULL && e[1] == '/')
+			v = e + 1;
+		else
+			continue;
+		if (path_agent_input(w, cwd, v, why, size))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * grant_agent_input, for c of gate (its executable resolved): the
+ * program, the cwd, an argv word or an env value names something the
+ * requester can write or replace, or the program reads its project from
+ * its cwd (badge reads-cwd). 0, or -1 with r filled.
+ */
+static int
+input_check(const json_t *gate, const json_t *cmd, const struct wcommand *c,
+    const char *path, struct refusal *r)
+{
+	char why[PATH_MAX + 160];
+	const char *key;
+	struct writer w;
+	gid_t *groups;
+	json_t *rq, *v, *b;
+	size_t i;
+	int rc = 0;
+
+	/* who asked, with the groups the database gives it now; anyone but
+	 * root when it cannot be looked up */
+	rq = json_pack("{s:o}", "requester", requester_json(gate));
+	manifest_requester(rq, &w, &groups);
+	json_decref(rq);
+	if ((rc = path_writable(&w, c->exe.path, why, sizeof why)) != 0)
+		rc = agent_input(r, path, c->id, rc > 0 ? why :
+		    "its program cannot be checked for who may replace it");
+	else if (path_agent_input(&w, "/", c->cwd, why, sizeof why))
+		rc = agent_input(r, path, c->id, why);
+	for (i = 1; rc == 0 && i < c->argc; i++)
+		if (word_agent_input(&w, c->cwd, c->argv[i], why, sizeof why))
+			rc = agent_input(r, path, c->id, why);
+	json_object_foreach(json_object_get(gate, "env"), key, v)
+		if (rc == 0 && json_is_string(v) &&
+		    word_agent_input(&w, c->cwd, json_string_value(v), why, sizeof why))
+			rc = agent_input(r, path, c->id, why);
+	json_array_foreach(json_object_get(cmd, "badges"), i, b)
+		if (rc == 0 && json_is_string(b) && strcmp(json_string_value(b), "reads-cwd") == 0) {
+			snprintf(why, sizeof why, "%s reads its project from its working "
+			    "directory (badge reads-cwd)", c->exe.path);
+			rc = agent_input(r, path, c->id, why);
+		}
+	free(groups);
+	return rc;
+}
+
+/*
+ * Judge command idx of gate (store_gate's, its "commands" with their
+ * badges): 0 when it may be granted, else -1 with r filled: grant_root,
+ * grant_files, grant_shell, grant_inline_code, grant_agent_input or
+ * grant_risky.
  */
 int
-grant_judge(const json_t *cmd, size_t idx, struct refusal *r)
+grant_judge(const json_t *gate, size_t idx, struct refusal *r)
 {
+	const json_t *cmd = json_array_get(json_object_get(gate, "commands"), idx);
 	const char *words[65], *id = json_str(cmd, "id");
 	struct wcommand c = { 0 };
 	struct refusal scan;
@@ -75,11 +208,15 @@ grant_judge(const json_t *cmd, size_t idx, struct refusal *r)
 		rc = refuse(r, "grant_shell", path, "command '%s' runs %s, which can run "
 		    "anything: it cannot be granted", id, c.exe.path);
 	else if ((rc = root_argv_check(d, &c, idx, &requester_anyone, &scan)) != 0)
-		rc = refuse(r, strcmp(scan.code, "shell_request") == 0 ? "grant_inline_code" :
+		rc = strncmp(scan.code, "writable_", 9) == 0 ?
+		    agent_input(r, path, id, scan.message) :
+		    refuse(r, strcmp(scan.code, "shell_request") == 0 ? "grant_inline_code" :
 		    strcmp(scan.code, "interactive_program") == 0 ||
 		    strcmp(scan.code, "nested_privilege_tool") == 0 ? "grant_shell" :
 		    "grant_risky", path, "command '%s' cannot be granted: %s", id, scan.message);
 	denylist_free(d);
+	if (rc == 0)
+		rc = input_check(gate, cmd, &c, path, r);
 	if (rc == 0 && json_array_size(json_object_get(cmd, "badges")) > 0)
 		rc = refuse(r, "grant_risky", path, "command '%s' is badged %s: it cannot be "
 		    "granted", id, json_string_value(json_array_get(json_object_get(cmd,

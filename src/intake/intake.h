@@ -122,6 +122,7 @@ int	 deny_is_loader(struct denylist *, const struct exe *);
 #define BADGE_ARCHIVE_SETID	0x2000000
 #define BADGE_ARCHIVE_DEVICE	0x4000000
 #define BADGE_ARCHIVE_ESCAPE	0x8000000
+#define BADGE_READS_CWD		0x10000000
 #define LONG_TIMEOUT_SECONDS	3600
 
 /* request.c: schema v1, parsed; nothing in it depends on who asks. */

@@ -18,7 +18,7 @@ static const char *const badge_names[] = {
 	"unconfined", "world-writable", "setuid", "recursive-home-or-root",
 	"system-chown", "lookalike", "rtl-text", "file-capability", "mount", "swap",
 	"group-change", "privileged-group", "starts-service", "archive-setid",
-	"archive-device", "archive-escape",
+	"archive-device", "archive-escape", "reads-cwd",
 };
 
 static const char *const interpreters[] = {
@@ -37,6 +37,21 @@ static const char *const package_managers[] = {
 	"apt", "apt-get", "aptitude", "dpkg", "dnf", "yum", "rpm", "zypper",
 	"pacman", "apk", "snap", "flatpak", "pip", "pip3", "npm", "yarn", "pnpm",
 	"gem", "cargo", "brew", NULL
+};
+/* Programs that find what they run in the directory they run in: build
+ * files, task runners, test suites and their configuration (which is
+ * code), the project's own scripts and dependencies. */
+static const char *const cwd_readers[] = {
+	"make", "gmake", "bmake", "cmake", "ctest", "ninja", "meson", "scons",
+	"bazel", "bazelisk", "just", "npm", "npx", "yarn", "pnpm", "bun", "deno",
+	"cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "pipenv",
+	"uv", "pdm", "hatch", "gradle", "mvn", "ant", "sbt", "lein", "rake",
+	"bundle", "rails", "rspec", "composer", "phpunit", "mix", "rebar3",
+	"dotnet", "swift", "zig", "cabal", "stack", "dune", "jest", "vitest",
+	"mocha", "eslint", "prettier", "webpack", "vite", NULL
+};
+static const char *const pythons[] = {
+	"python", "python2", "python3", NULL
 };
 static const char *const writers[] = {
 	"install", "cp", "mv", "rm", "ln", "tee", "chmod", "chown", "chgrp",
@@ -555,6 +570,31 @@ starts_service(const struct wcommand *c)
 	return 0;
 }
 
+/*
+ * Does the command read its project from its working directory (the
+ * reads-cwd badge)? A program of cwd_readers, also as a runner's
+ * program (timeout 60 make), or python -m (the module is looked up in
+ * the cwd first).
+ */
+static int
+reads_cwd(const struct wcommand *c)
+{
+	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
+	size_t i;
+
+	if (listed_versioned(cwd_readers, prog) || listed_versioned(cwd_readers, given))
+		return 1;
+	if (is_indirect_runner(prog) || is_indirect_runner(given))
+		for (i = 1; i < c->argc; i++)
+			if (listed_versioned(cwd_readers, base_name(c->argv[i])))
+				return 1;
+	if (listed_versioned(pythons, prog) || listed_versioned(pythons, given))
+		for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++)
+			if (strncmp(c->argv[i], "-m", 2) == 0)
+				return 1;
+	return 0;
+}
+
 /* What grants privilege or outlives the batch: file capabilities,
  * mounts, swap, group membership, services. */
 static unsigned
@@ -590,6 +630,8 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_PACKAGE_MANAGER;
 	if (listed_versioned(network_tools, prog) || listed_versioned(network_tools, given))
 		b |= BADGE_NETWORK;
+	if (reads_cwd(c))
+		b |= BADGE_READS_CWD;
 	for (i = 0; i < c->argc; i++) {
 		unsigned marks = text_word_marks(c->argv[i]);
 

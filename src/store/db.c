@@ -96,6 +96,10 @@ static const char *const migrations[] = {
 	" created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, revoked_at INTEGER);"
 	"CREATE INDEX grants_live ON grants (requester_uid, expires_at)"
 	" WHERE revoked_at IS NULL;",
+	/* 8: a grant's identity has the command's timeout and risk badges;
+	 * grants made before (badges NULL) match nothing */
+	"ALTER TABLE grants ADD COLUMN timeout_seconds INTEGER;"
+	"ALTER TABLE grants ADD COLUMN badges TEXT;",
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 

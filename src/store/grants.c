@@ -3,8 +3,8 @@
  * Standing grants (docs/grants.md): a reviewer's "allow this exact YOU
  * command again, for this long". A grant matches a later command only
  * when every part of its identity is equal text: requester uid, agent
- * label, argv and env in canonical JSON, the executable's path and
- * SHA-256, cwd and output policy. Making, using and revoking one are
+ * label, argv, env and risk badges in canonical JSON, the executable's
+ * path and SHA-256, cwd, output policy and timeout. Making, using and revoking one are
  * events of the audit chain; they name the grant (and the gate) in their
  * detail, not as the event's gate, so a gate's newest event stays its
  * state (chain.c's cross-check).
@@ -20,6 +20,7 @@
 struct grant_text {
 	char	*argv;
 	char	*env;
+	char	*badges;
 };
 
 static int
@@ -27,9 +28,11 @@ grant_text(const struct grant_record *g, struct grant_text *t)
 {
 	t->argv = canon_dump(g->argv, NULL);
 	t->env = canon_dump(g->env, NULL);
-	if (t->argv == NULL || t->env == NULL) {
+	t->badges = canon_dump(g->badges, NULL);
+	if (t->argv == NULL || t->env == NULL || t->badges == NULL) {
 		free(t->argv);
 		free(t->env);
+		free(t->badges);
 		warnx("grants: cannot encode the command");
 		return -1;
 	}
@@ -41,9 +44,11 @@ grant_text_free(struct grant_text *t)
 {
 	free(t->argv);
 	free(t->env);
+	free(t->badges);
 }
 
-/* Binds ?1..?8 of a statement that names a grant's identity. */
+/* Binds ?1..?10 of a statement that names a grant's identity; no
+ * timeout is NULL. */
 static int
 bind_identity(sqlite3_stmt *s, const struct grant_record *g, const struct grant_text *t)
 {
@@ -54,8 +59,10 @@ bind_identity(sqlite3_stmt *s, const struct grant_record *g, const struct grant_
 	    sqlite3_bind_text(s, 5, g->executable_sha256, -1, SQLITE_STATIC) |
 	    sqlite3_bind_text(s, 6, g->cwd, -1, SQLITE_STATIC) |
 	    sqlite3_bind_text(s, 7, t->env, -1, SQLITE_STATIC) |
-	    sqlite3_bind_text(s, 8, g->output_to_agent, -1, SQLITE_STATIC)) == SQLITE_OK ?
-	    0 : -1;
+	    sqlite3_bind_text(s, 8, g->output_to_agent, -1, SQLITE_STATIC) |
+	    (g->timeout_seconds > 0 ? sqlite3_bind_int64(s, 9, g->timeout_seconds) :
+	    sqlite3_bind_null(s, 9)) |
+	    sqlite3_bind_text(s, 10, t->badges, -1, SQLITE_STATIC)) == SQLITE_OK ? 0 : -1;
 }
 
 static long
@@ -90,8 +97,9 @@ static int
 grant_insert(struct store *st, const struct grant_record *g, const char *id, int64_t now)
 {
 	static const char ins[] = "INSERT INTO grants (requester_uid, agent, argv, path,"
-	    " executable_sha256, cwd, env, output_to_agent, id, gate_id, command_id,"
-	    " created_at, expires_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)";
+	    " executable_sha256, cwd, env, output_to_agent, timeout_seconds, badges, id,"
+	    " gate_id, command_id, created_at, expires_at)"
+	    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)";
 	struct grant_text t;
 	sqlite3_stmt *s;
 	json_t *d;
@@ -104,11 +112,11 @@ grant_insert(struct store *st, const struct grant_record *g, const char *id, int
 		return store_fail(st, "storing a grant");
 	}
 	if (bind_identity(s, g, &t) != 0 ||
-	    (sqlite3_bind_text(s, 9, id, -1, SQLITE_STATIC) |
-	    sqlite3_bind_text(s, 10, g->gate_id, -1, SQLITE_STATIC) |
-	    sqlite3_bind_text(s, 11, g->command_id, -1, SQLITE_STATIC) |
-	    sqlite3_bind_int64(s, 12, now) |
-	    sqlite3_bind_int64(s, 13, g->expires)) != SQLITE_OK) {
+	    (sqlite3_bind_text(s, 11, id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 12, g->gate_id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_text(s, 13, g->command_id, -1, SQLITE_STATIC) |
+	    sqlite3_bind_int64(s, 14, now) |
+	    sqlite3_bind_int64(s, 15, g->expires)) != SQLITE_OK) {
 		store_fail(st, "storing a grant");
 		sqlite3_finalize(s);
 		grant_text_free(&t);
@@ -118,12 +126,14 @@ grant_insert(struct store *st, const struct grant_record *g, const char *id, int
 	grant_text_free(&t);
 	if (rc != 0)
 		return -1;
-	d = json_pack("{s:s,s:s,s:s,s:I,s:s?,s:O,s:s,s:s,s:s,s:O,s:s,s:I}",
+	d = json_pack("{s:s,s:s,s:s,s:I,s:s?,s:O,s:s,s:s,s:s,s:O,s:s,s:o,s:O,s:I}",
 	    "grant", id, "gate", g->gate_id, "command", g->command_id,
 	    "requester_uid", (json_int_t)g->requester_uid, "agent", g->agent,
 	    "argv", g->argv, "path", g->path, "executable_sha256", g->executable_sha256,
 	    "cwd", g->cwd, "env", g->env, "output_to_agent", g->output_to_agent,
-	    "expires_at", (json_int_t)g->expires);
+	    "timeout_seconds", g->timeout_seconds > 0 ?
+	    json_integer((json_int_t)g->timeout_seconds) : json_null(),
+	    "badges", g->badges, "expires_at", (json_int_t)g->expires);
 	rc = d != NULL ? audit_append(st, NULL, "grant", d, now) : -1;
 	json_decref(d);
 	return rc;
@@ -175,7 +185,8 @@ grant_match(struct store *st, const struct grant_record *g, char id[GRANT_ID_LEN
 	static const char sql[] = "SELECT id FROM grants WHERE requester_uid = ?1"
 	    " AND agent IS ?2 AND argv = ?3 AND path = ?4 AND executable_sha256 = ?5"
 	    " AND cwd = ?6 AND env = ?7 AND output_to_agent = ?8"
-	    " AND revoked_at IS NULL AND expires_at > ?9"
+	    " AND timeout_seconds IS ?9 AND badges = ?10"
+	    " AND revoked_at IS NULL AND expires_at > ?11"
 	    " ORDER BY created_at DESC, rowid DESC LIMIT 1";
 	struct grant_text t;
 	sqlite3_stmt *s;
@@ -187,7 +198,7 @@ grant_match(struct store *st, const struct grant_record *g, char id[GRANT_ID_LEN
 		grant_text_free(&t);
 		return store_fail(st, "reading grants");
 	}
-	rc = bind_identity(s, g, &t) == 0 && sqlite3_bind_int64(s, 9, now_seconds()) ==
+	rc = bind_identity(s, g, &t) == 0 && sqlite3_bind_int64(s, 11, now_seconds()) ==
 	    SQLITE_OK ? sqlite3_step(s) : SQLITE_ERROR;
 	if (rc == SQLITE_ROW)
 		snprintf(id, GRANT_ID_LEN + 1, "%s", (const char *)sqlite3_column_text(s, 0));
@@ -204,7 +215,7 @@ grants_live(struct store *st)
 {
 	static const char sql[] = "SELECT id, requester_uid, agent, argv, path,"
 	    " executable_sha256, cwd, env, output_to_agent, gate_id, command_id,"
-	    " created_at, expires_at FROM grants"
+	    " created_at, expires_at, timeout_seconds, badges FROM grants"
 	    " WHERE revoked_at IS NULL AND expires_at > ?"
 	    " ORDER BY created_at DESC, rowid DESC";
 	json_t *list = json_array();
@@ -220,7 +231,7 @@ grants_live(struct store *st)
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(list, json_pack("{s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-		    "s:o,s:o,s:I,s:I}",
+		    "s:o,s:o,s:I,s:I,s:o,s:o}",
 		    "id", column_string(s, 0),
 		    "requester_uid", (json_int_t)sqlite3_column_int64(s, 1),
 		    "agent", column_string(s, 2), "argv", column_json(s, 3),
@@ -229,7 +240,10 @@ grants_live(struct store *st)
 		    "output_to_agent", column_string(s, 8), "gate_id", column_string(s, 9),
 		    "command_id", column_string(s, 10),
 		    "created_at", (json_int_t)sqlite3_column_int64(s, 11),
-		    "expires_at", (json_int_t)sqlite3_column_int64(s, 12)));
+		    "expires_at", (json_int_t)sqlite3_column_int64(s, 12),
+		    "timeout_seconds", sqlite3_column_type(s, 13) == SQLITE_INTEGER ?
+		    json_integer(sqlite3_column_int64(s, 13)) : json_null(),
+		    "badges", column_json(s, 14)));
 	if (rc != SQLITE_DONE) {
 		store_fail(st, "reading grants");
 		json_decref(list);
@@ -307,4 +321,38 @@ grants_used(struct store *st, const char *gate, const json_t *ledger, int64_t no
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * What uid's runs by grants of the last GRANT_STORED_WINDOW seconds keep
+ * in the reviewer's state: each one's ledger, and each granted command's
+ * output log as kept (at most GRANT_LOG_MAX bytes of what it printed).
+ * Such a run settles its gate approved at once, so its gate's creation
+ * dates it. Bytes, or -1.
+ */
+long long
+grants_stored(struct store *st, uid_t uid)
+{
+	static const char sql[] = "SELECT COALESCE(sum(length(CAST(l.ledger AS BLOB)) +"
+	    " (SELECT COALESCE(sum(min(json_extract(e.value, '$.output_bytes'), ?3)), 0)"
+	    " FROM json_each(l.ledger, '$.entries') e"
+	    " WHERE json_extract(e.value, '$.granted_by') IS NOT NULL)), 0)"
+	    " FROM gates g JOIN ledgers l ON l.gate_id = g.id"
+	    " WHERE g.requester_uid = ?1 AND g.state = 'approved' AND g.created_at > ?2"
+	    " AND json_valid(l.ledger) AND EXISTS (SELECT 1 FROM"
+	    " json_each(l.ledger, '$.entries') e"
+	    " WHERE json_extract(e.value, '$.granted_by') IS NOT NULL)";
+	sqlite3_stmt *s;
+	long long n = -1;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "measuring what granted runs stored");
+	if ((sqlite3_bind_int64(s, 1, (sqlite3_int64)uid) |
+	    sqlite3_bind_int64(s, 2, now_seconds() - GRANT_STORED_WINDOW) |
+	    sqlite3_bind_int64(s, 3, GRANT_LOG_MAX)) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "measuring what granted runs stored");
+	sqlite3_finalize(s);
+	return n;
 }

@@ -162,7 +162,8 @@ int	 device_revoke(struct store *, const char *);
 /*
  * grants.c: standing grants of exact YOU commands (docs/grants.md). A
  * grant is the identity of one command as sealed: who asked (uid, agent
- * label), argv, executable and its SHA-256, cwd, env and output policy.
+ * label), argv, executable and its SHA-256, cwd, env, output policy,
+ * timeout and risk badges.
  */
 struct grant_record {
 	uid_t		 requester_uid;
@@ -173,6 +174,8 @@ struct grant_record {
 	const char	*cwd;
 	const json_t	*env;
 	const char	*output_to_agent;
+	long long	 timeout_seconds;	/* 0: none set */
+	const json_t	*badges;
 	const char	*gate_id;		/* the approval that made it ... */
 	const char	*command_id;		/* ... and its command */
 	int64_t		 expires;
@@ -180,12 +183,24 @@ struct grant_record {
 #define GRANT_QUOTA		64	/* live grants per requester uid */
 #define GRANT_MAX_SECONDS	(24 * 3600)
 #define GRANT_QUOTA_FULL	1	/* grants_add: over GRANT_QUOTA */
+/* What runs by grants may leave in the reviewer's state: each command's
+ * output log keeps GRANT_LOG_MAX bytes, and a requester's granted runs
+ * of the last GRANT_STORED_WINDOW seconds hold at most GRANT_STORED_MAX
+ * bytes of logs and ledgers (grants_stored). */
+#define GRANT_LOG_MAX		(1024LL * 1024)
+#if WARRANT_TEST_HOOKS
+#define GRANT_STORED_MAX	(4LL * 1024 * 1024)	/* the e2e tests reach it */
+#else
+#define GRANT_STORED_MAX	(64LL * 1024 * 1024)
+#endif
+#define GRANT_STORED_WINDOW	(24 * 3600)
 int	 grants_add(struct store *, const struct grant_record *, size_t,
 	    char (*)[GRANT_ID_LEN + 1]);
 long	 grants_live_count(struct store *, uid_t);
 int	 grant_match(struct store *, const struct grant_record *, char [GRANT_ID_LEN + 1]);
 json_t	*grants_live(struct store *);
 long	 grants_revoke(struct store *, const char *);
+long long grants_stored(struct store *, uid_t);
 
 /* chain.c: the append-only, hash-chained events table. */
 json_t	*audit_events(struct store *);

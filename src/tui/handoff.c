@@ -339,9 +339,31 @@ handoff_approve(struct tui *t)
 }
 
 /*
+ * Is every ticked command one that may be granted? Judged as `answer
+ * --grant` judges (grant_judge); the first that may not be is said with
+ * answer's code and sentence. 1, or 0 (said).
+ */
+static int
+ticked_grantable(struct tui *t)
+{
+	struct refusal r;
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(t->gate, "commands"), i, c)
+		if (i < t->ncmds && t->ticked[i] && grant_judge(t->gate, i, &r) != 0) {
+			tui_status(t, ST_BAD, "%s: %s", r.code, r.message);
+			return 0;
+		}
+	return 1;
+}
+
+/*
  * a ("allow again"): type how long the ticked commands may run again
  * without review, then approve them as Enter would and grant them
  * (answer --grant). The key is not g, which is "top" (docs/review.md).
+ * Refused at once, with the reason, when a ticked command may not be
+ * granted.
  */
 void
 grant_begin(struct tui *t)
@@ -363,6 +385,8 @@ grant_begin(struct tui *t)
 		    "so only YOU commands are granted (Space unticks)");
 		return;
 	}
+	if (!ticked_grantable(t))
+		return;
 	t->mode = MODE_GRANT;
 	t->fblen = 0;
 	t->fb[0] = L'\0';

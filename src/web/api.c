@@ -199,18 +199,27 @@ file_not_shown(const json_t *g, const json_t *cmd)
 /*
  * Which commands the page may offer to allow again (docs/grants.md):
  * "grantable" on each command of v, judged on the sealed commands of g
- * as `answer --grant` judges them. The approval judges them again.
+ * as `answer --grant` judges them, and for one that may not be, why
+ * ("grant_refusal": answer --grant's code and sentence). The approval
+ * judges them again.
  */
 static void
 mark_grantable(const json_t *g, json_t *v)
 {
 	struct refusal r;
-	json_t *c;
+	json_t *c, *why;
 	size_t i;
+	int ok;
 
-	json_array_foreach(json_object_get(g, "commands"), i, c)
-		json_object_set_new(json_array_get(json_object_get(v, "commands"), i),
-		    "grantable", json_boolean(grant_judge(c, i, &r) == 0));
+	json_array_foreach(json_object_get(v, "commands"), i, c) {
+		ok = grant_judge(g, i, &r) == 0;
+		json_object_set_new(c, "grantable", json_boolean(ok));
+		if (ok)
+			continue;
+		why = json_pack("{s:s,s:s}", "code", r.code, "message", r.message);
+		json_object_set_new(c, "grant_refusal", neutral(why, SHOWN_TEXT));
+		json_decref(why);
+	}
 }
 
 /* A gate as the page shows it (w->lock held): neutralised, with what

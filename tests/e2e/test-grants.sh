@@ -9,7 +9,10 @@
 # naming the grant; any difference (argument, cwd, executable hash, agent,
 # output policy, another command in the batch, another requester), expiry
 # and revocation leave it for review; what may not be granted is refused
-# with its code and nothing stored; the quota holds. Cleans up after itself
+# with its code and nothing stored (input the requester can change: the
+# Makefile of `make test` in its project); the quota holds, and runs by
+# grants stay within the requester's quota of what they may leave in the
+# reviewer's state. Cleans up after itself
 # (and before, so it can be re-run after an interrupted run).
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 
@@ -313,6 +316,49 @@ for d in 10 0m 1d 1H " 1h" 1h5m -1h 01h; do
 done
 is "... none of them ran the gate" "$(state_of "$G"):$(attempts_of "$G")" "pending:0"
 
+# --- input the requester can change --------------------------------------------
+section "a grant covers only what was reviewed: no input the requester can change"
+# The agent's project, readable by the reviewer as a shared checkout is:
+# its Makefile is the agent's to edit. The canary directory is the
+# reviewer's: only a command run as the reviewer can create pwned in it.
+PROJ=$WT_DIR/proj-wtgr1
+CANARY=$WT_DIR/rev-canary
+install -d -m 0755 -o wtgr1 -g "$(id -g wtgr1)" "$PROJ"
+install -d -m 0755 -o "$REV" -g "$(id -g "$REV")" "$CANARY"
+# as_wtgr1 CMD...: CMD as the agent user, as it would edit its files
+as_wtgr1() { setpriv --reuid=wtgr1 --regid="$(id -g wtgr1)" --init-groups env -i PATH=/usr/bin:/bin "$@"; }
+as_wtgr1 sh -c 'printf "test:\n\t@echo tests pass\n" >"$1/Makefile"; printf "print(1)\n" >"$1/t.py"' sh "$PROJ"
+MK="{\"reason\":\"run the tests\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"make\",\"test\"],\"cwd\":\"$PROJ\",\"why\":\"w\"}]}"
+if ! command -v make >/dev/null 2>&1; then
+	skip "the Makefile attack" "make is not installed (scripts/deps.sh)"
+else
+	refused_grant "make test in the agent's project" grant_agent_input "$MK"
+	GMK=$G
+	rev answer "$GMK" --run --grant 1h -j
+	jcheck "... a human sentence and the hint" \
+	    "'cannot be granted' in j['message'] and '$PROJ' in j['message'] and 'run it reviewed each time, or grant a command whose inputs the requester cannot change' in j['message']" "$OUT"
+	rev show "$GMK" -j
+	jcheck "show -j shows make's reads-cwd badge" \
+	    "'reads-cwd' in j['commands'][0]['badges'] and 'reads-cwd' in j['risk_badges']" "$OUT"
+	rev show "$GMK"
+	expect_rc "... and so does show" 0 "reads-cwd"
+	refused_grant "make in root's / (it reads its cwd: reads-cwd)" grant_agent_input \
+	    '{"reason":"r","commands":[{"id":"a","as":"user","argv":["make","--version"],"cwd":"/","why":"w"}]}'
+	# the grant impossible, the agent edits its Makefile and asks again
+	as_wtgr1 sh -c 'printf "test:\n\ttouch %s/pwned\n" "$2" >"$1/Makefile"' sh "$PROJ" "$CANARY"
+	raw "$WT_DIR/mk.json" "$MK"
+	submit wtgr1 "$WT_DIR/mk.json" -o claude
+	waits_for_review "make test again, its Makefile edited" "$G"
+	check "... nothing of the agent's ran as the reviewer (no canary)" [ ! -e "$CANARY/pwned" ]
+fi
+refused_grant "a safe program in a cwd the agent can write" grant_agent_input \
+    "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"$ECHO\",\"hi\"],\"cwd\":\"$PROJ\",\"why\":\"w\"}]}"
+refused_grant "an argv path the agent can write" grant_agent_input \
+    "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"/usr/bin/cat\",\"$PROJ/Makefile\"],\"cwd\":\"/\",\"why\":\"w\"}]}"
+refused_grant "an interpreter running the agent's script" grant_agent_input \
+    "{\"reason\":\"r\",\"commands\":[{\"id\":\"a\",\"as\":\"user\",\"argv\":[\"python3\",\"$PROJ/t.py\"],\"cwd\":\"/\",\"why\":\"w\"}]}"
+check "no refusal ran anything as the reviewer (no canary)" [ ! -e "$CANARY/pwned" ]
+
 # --- expiry, revocation -------------------------------------------------------
 section "expiry and revocation"
 req "$WT_DIR/e.json" / tail expiring
@@ -383,6 +429,35 @@ rev answer "$G" --run --grant 1h -j
 expect_rc "another requester still gets a grant (the quota is per requester)" 0
 rev grants --all -j
 expect_rc "--all revokes all 65" 0 '"revoked": *65'
+
+# --- what runs by grants keep -----------------------------------------------------
+section "runs by grants stay within the requester's quota"
+# seq 200000 prints 1288895 bytes, from no input at all. A command run by
+# a grant keeps 1 MiB of it in its output log; the e2e build's quota is
+# 4 MiB of logs and ledgers a day, with room for one command at its
+# largest (1 MiB and its ledger entry) checked before each run: three
+# runs fit, the fourth does not.
+raw "$WT_DIR/seq.json" '{"reason":"r","commands":[{"id":"a","as":"user","argv":["/usr/bin/seq","200000"],"cwd":"/","why":"w"}]}'
+submit wtgr2 "$WT_DIR/seq.json"
+rev answer "$G" --run --grant 1h -j
+expect_rc "a grant of seq 200000 is made" 0
+GSEQ=$(jval "$OUT" 'j["grants"][0]["id"]')
+for _k in 1 2 3; do
+	AGENT_IN=$WT_DIR/seq.json agent wtgr2 request -w -j
+	jcheck "run $_k of it runs by the grant, all its output counted" \
+	    "entry(j, 'a')['granted_by'] == '$GSEQ' and entry(j, 'a')['output_bytes'] == 1288895" "$OUT"
+done
+GLAST=$(jscan 'ledger(j)["request_id"]' "$OUT")
+LOG=$(find "$RSTATE" -path "*$GLAST*" -name output-0.log | head -1)
+is "... its output log keeps 1 MiB" "$(stat -c %s "$LOG" 2>/dev/null)" 1048576
+AGENT_IN=$WT_DIR/seq.json agent wtgr2 request -j
+GQ=$(gate_of)
+rev answer "$GQ" --run --you-only --granted -j
+expect_rc "[P5] past the quota, a run by the grant is refused (quota_exceeded)" 2 '"quota_exceeded"'
+is "... the gate waits for review, unrun" "$(state_of "$GQ"):$(attempts_of "$GQ")" "pending:0"
+rev answer "$GQ" --run -j
+expect_rc "the reviewer still runs it, reviewed" 0
+rev grants --all -j
 
 # --- the console: a ----------------------------------------------------------
 section "the console's a (allow again)"
@@ -464,6 +539,23 @@ else
 	wait_for "a ticked command runs as root" && ok "[P5] a with a ROOT command ticked is refused at once" ||
 	    { not_ok "[P5] a with a ROOT command ticked is refused at once"; diag "$(screen)"; }
 	is "... the gate stays pending" "$(state_of "$GR"):$(attempts_of "$GR")" "pending:0"
+	# a command that may not be granted: a says why, with answer's code
+	if [ -n "${GMK:-}" ]; then
+		tm kill-session -t con
+		tm new-session -d -s con -x 200 -y 30 "setpriv --reuid=$REV --regid=$(id -g "$REV") \
+		    --init-groups env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color \
+		    HOME=$WT_DIR/home-$REV WARRANT_HOME=$RSTATE $W review $GMK; sleep 600"
+		wait_for "a grant"
+		wait_for "reads-cwd" && ok "the console shows make's reads-cwd badge" ||
+		    { not_ok "the console shows make's reads-cwd badge"; diag "$(screen)"; }
+		_n=$(live_grants)
+		tm send-keys -t con a
+		wait_for "grant_agent_input: command 'a' cannot be granted" &&
+		    ok "[P5] a on make test in the agent's project: refused at once, with the reason" ||
+		    { not_ok "[P5] a on make test: refused at once, with the reason"; diag "$(screen)"; }
+		is "... the gate stays pending, nothing granted" \
+		    "$(state_of "$GMK"):$(attempts_of "$GMK"):$(live_grants)" "pending:0:$_n"
+	fi
 	tm kill-server >/dev/null 2>&1
 	rev grants --all -j
 fi

@@ -936,6 +936,7 @@ for b in $(tail -1 "$WT_T/table"); do
 	archive-setid) in=$(tar_req "$A_SETID") ;;
 	archive-device) in=$(tar_req "$A_DEVICE") ;;
 	archive-escape) in=$(tar_req "$A_ESCAPE") ;;
+	reads-cwd) in=$(req1 '["make","--version"]') ;;
 	*) not_ok "table: $b has a request in this test"; continue ;;
 	esac
 	# the example's program, where this host has it

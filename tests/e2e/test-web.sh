@@ -748,9 +748,10 @@ fi
 # ------------------------------------------------------------ grants on the page
 section "grants: allow again for, the list, Revoke (issue 28)"
 # the grant is of an exact argv: a word of this run's, so no grant of an
-# earlier run can match it
+# earlier run can match it; in /, which the requester cannot change (a
+# grant never covers a cwd it can write: its home)
 GWORD=grant-web-$PORT
-printf '{"reason":"allow me again","commands":[{"id":"e","why":"w","as":"user","argv":["/bin/echo","%s"]}]}\n' "$GWORD" >"$SR_DIR/k1.json"
+printf '{"reason":"allow me again","commands":[{"id":"e","why":"w","as":"user","argv":["/bin/echo","%s"],"cwd":"/"}]}\n' "$GWORD" >"$SR_DIR/k1.json"
 cp "$SR_DIR/k1.json" "$SR_DIR/k2.json"
 cp "$SR_DIR/k1.json" "$SR_DIR/k3.json"
 gate "$SR_DIR/k1.json"
