@@ -19,11 +19,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 15
 # Approvals of the long chaos campaign (make check runs 20).
 N ?= 100
+# How long make race keeps test-confine's hostile probes going.
+HOSTILE_SECONDS ?= 300
 # The suites make check runs in the Debian 13 root, with each sudo
 # (make check-trixie runs them all: scripts/trixie.sh).
 TRIXIE_CHECK_SUITES ?= iolog logship sudors
 
-.PHONY: all deps deps-deb install uninstall deb check check-deb check-trixie trixie-root-start chaos demo bench fuzz clean
+.PHONY: all deps deps-deb install uninstall deb check check-deb check-trixie trixie-root-start chaos race demo bench fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -66,7 +68,7 @@ uninstall:
 check: deps-deb trixie-root-start all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner wt-hostile
 	ninja -C $(FUZZ_BUILD) fuzz
 	WARRANT_DEB_BUILD=$(DEB_BUILD) WARRANT_TRIXIE_SUITES="$(TRIXIE_CHECK_SUITES)" \
 	    sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
@@ -95,6 +97,13 @@ chaos: deps $(E2E_BUILD)/build.ninja
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
 	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
 	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
+
+# test-confine alone, its hostile requester's probes kept going for
+# HOSTILE_SECONDS (make check runs them a few times; needs root).
+race: deps $(E2E_BUILD)/build.ninja
+	meson configure $(E2E_BUILD) $(E2E_OPTS)
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner wt-hostile
+	HOSTILE_SECONDS=$(HOSTILE_SECONDS) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-confine.sh
 
 demo: all
 	sh scripts/demo.sh $(BUILD)

@@ -4,14 +4,16 @@
 // of commands that run as you. Every string from the server (agent text
 // already neutralised there) goes into the page as text, never as HTML.
 //
-// The session is the cookie and a key: the key comes once, in the answer
-// to pairing, is kept in this origin's localStorage and goes with every
-// API call as X-Warrant-Key. Browsers send cookies to every port of a
-// host; localStorage is this origin's alone (docs/web.md).
+// The session is a name and a key (docs/web.md, "A port anyone may
+// bind"). The key comes once, in the answer to pairing; the page imports
+// it as a WebCrypto key it cannot export and keeps that in this origin's
+// IndexedDB, and it never sends it. Whoever answers on this port must
+// first prove it holds the key (POST /api/hello: the MAC of a random
+// challenge) before a call goes out; each call is MAC'd with a nonce of
+// the daemon's, and each answer's MAC is checked before it is shown.
 "use strict";
 
-const KEY = "warrant-key";
-let key = null;
+let session = null;	// { name, key: a non-extractable CryptoKey }
 let events = null;
 const busy = new Set();		// gates with a request of ours under way
 const results = new Map();	// gate id -> the last result shown on its card
@@ -35,30 +37,112 @@ function notice(text) {
 	n.hidden = !text;
 }
 
-async function api(method, path, body) {
-	const opts = { method, credentials: "same-origin", headers: {} };
-	if (body !== undefined) {
-		opts.headers["Content-Type"] = "application/json";
-		opts.body = JSON.stringify(body);
+// The session in IndexedDB, which keeps a CryptoKey as it is (still not
+// extractable); localStorage and sessionStorage keep only strings.
+function sessionStore(mode, f) {
+	return new Promise((ok, fail) => {
+		const open = indexedDB.open("warrant", 1);
+		open.onupgradeneeded = () => open.result.createObjectStore("session");
+		open.onerror = () => fail(open.error);
+		open.onsuccess = () => {
+			const db = open.result, tx = db.transaction("session", mode);
+			const req = f(tx.objectStore("session"));
+			tx.oncomplete = () => { db.close(); ok(req.result); };
+			tx.onerror = () => { db.close(); fail(tx.error); };
+		};
+	});
+}
+
+const utf8 = new TextEncoder();
+function b64url(bytes) {
+	let s = "";
+	for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+	return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+function unb64url(s) {
+	return Uint8Array.from(atob(String(s).replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0));
+}
+async function sha256hex(bytes) {
+	const d = await crypto.subtle.digest("SHA-256", bytes);
+	return [...new Uint8Array(d)].map(b => b.toString(16).padStart(2, "0")).join("");
+}
+async function sign(text) {
+	return b64url(await crypto.subtle.sign("HMAC", session.key, utf8.encode(text)));
+}
+async function signedBy(text, mac) {
+	try {
+		return await crypto.subtle.verify("HMAC", session.key, unb64url(mac), utf8.encode(text));
+	} catch (e) {
+		return false;
 	}
-	if (key) opts.headers["X-Warrant-Key"] = key;
-	// a connection lost before an answer (the daemon cuts connections
-	// without a session when crowded): reads and tickets are tried again;
-	// an approval, denial or pairing is not, and says so
-	const again = method === "GET" || path === "/api/events/ticket";
-	let r = null;
-	for (let i = 0; r === null; i++) {
-		try {
-			r = await fetch(path, opts);
-		} catch (e) {
-			if (!again || i >= 4) return { status: 0, body: { error: { code: "network",
-				message: "the connection to the computer was lost" } } };
-			await new Promise(ok => setTimeout(ok, 250 * (i + 1)));
-		}
-	}
+}
+
+// The key from pairing: imported so that no script can read it back, and
+// the bytes it came in wiped.
+async function sessionKeep(name, key64) {
+	const raw = unb64url(key64);
+	const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" },
+		false, ["sign", "verify"]);
+	raw.fill(0);
+	await sessionStore("readwrite", st => st.put({ name, key }, "current"));
+}
+
+const NOT_DAEMON = { status: 0, body: { error: { code: "not_the_daemon", message:
+	"whoever answers on this port could not prove it is your warrant daemon (it may be " +
+	"restarting, or someone else holds the port); nothing was sent to it" } } };
+const LOST = { status: 0, body: { error: { code: "network",
+	message: "the connection to the computer was lost" } } };
+
+// One signed call: hello (the daemon proves it holds the key), the call
+// with its MAC, the answer's MAC checked. A status of 0 when any of that
+// fails; 401 from hello is the one unsigned answer the page believes,
+// and it only ever says so (nothing is forgotten on it).
+async function signedCall(method, path, body) {
+	const challenge = b64url(crypto.getRandomValues(new Uint8Array(32)));
+	const h = await fetch("/api/hello", { method: "POST", credentials: "omit", body: "{}",
+		headers: { "Content-Type": "application/json", "X-Warrant-Session": session.name,
+			"X-Warrant-Challenge": challenge } });
+	if (h.status === 401) return { status: 401, body: { error: { code: "no_session",
+		message: "this browser is not paired (or was revoked)" } } };
+	const hj = await h.json().catch(() => null);
+	if (!hj || typeof hj.nonce !== "string" ||
+	    !(await signedBy("warrant-server-v1\n" + challenge + "\n" + hj.nonce, hj.proof)))
+		return NOT_DAEMON;
+	const text = body === undefined ? "" : JSON.stringify(body);
+	const time = String(Math.floor(Date.now() / 1000));
+	const mac = await sign("warrant-page-v1\n" + method + "\n" + path + "\n" +
+		await sha256hex(utf8.encode(text)) + "\n" + time + "\n" + hj.nonce);
+	const headers = { "X-Warrant-Session": session.name, "X-Warrant-Nonce": hj.nonce,
+		"X-Warrant-Time": time, "X-Warrant-Mac": mac };
+	if (body !== undefined) headers["Content-Type"] = "application/json";
+	const r = await fetch(path, { method, headers, credentials: "omit",
+		body: body === undefined ? undefined : text });
+	const raw = new Uint8Array(await r.arrayBuffer());
+	const answer = r.headers.get("X-Warrant-Answer");
+	if (!answer || !(await signedBy("warrant-answer-v1\n" + mac + "\n" + r.status + "\n" +
+		await sha256hex(raw), answer)))
+		return NOT_DAEMON;
 	let j = null;
-	try { j = await r.json(); } catch (e) { j = null; }
+	try { j = JSON.parse(new TextDecoder().decode(raw)); } catch (e) { j = null; }
 	return { status: r.status, body: j };
+}
+
+async function api(method, path, body) {
+	if (!session) return { status: 401, body: null };
+	// a connection lost, or an answer nobody signed (the daemon restarting):
+	// reads and tickets are tried again, each with a new hello; an
+	// approval, denial or stop is not, and says so
+	const again = method === "GET" || path === "/api/events/ticket";
+	for (let i = 0; ; i++) {
+		let r = null;
+		try {
+			r = await signedCall(method, path, body);
+		} catch (e) {
+			r = LOST;
+		}
+		if (r.status !== 0 || !again || i >= 4) return r;
+		await new Promise(ok => setTimeout(ok, 250 * (i + 1)));
+	}
 }
 
 function errText(r) {
@@ -517,19 +601,35 @@ async function listen() {
 	});
 }
 
+// Trade the link's token for a session (the one call without a key).
+async function pair(token) {
+	let r = null, j = null;
+	try {
+		r = await fetch("/api/pair", { method: "POST", credentials: "omit",
+			headers: { "Content-Type": "application/json" },
+			body: JSON.stringify({ token, name: "browser" }) });
+		j = await r.json();
+	} catch (e) {
+		return notice("Pairing failed: the connection to the computer was lost");
+	}
+	if (r.status === 200 && j && typeof j.session === "string" && typeof j.key === "string")
+		await sessionKeep(j.session, j.key);
+	else notice("Pairing failed: " + errText({ status: r.status, body: j }));
+}
+
 async function start() {
 	const m = /^#token=([A-Za-z0-9_-]{1,128})$/.exec(location.hash);
 	if (m) {
 		// the token leaves the address bar (and the history) at once
 		history.replaceState(null, "", location.pathname);
-		const r = await api("POST", "/api/pair", { token: m[1], name: "browser" });
-		if (r.status === 200) localStorage.setItem(KEY, r.body.key);
-		else notice("Pairing failed: " + errText(r));
+		await pair(m[1]);
 	}
-	key = localStorage.getItem(KEY);
+	session = await sessionStore("readonly", st => st.get("current")).catch(() => null) || null;
 	const s = await api("GET", "/api/session");
+	if (s.status === 0) { notice(errText(s)); return; }
 	if (s.status !== 200) return unpaired();
-	document.getElementById("conn").textContent = "device " + s.body.device;
+	document.getElementById("conn").textContent = "device " + s.body.device +
+		(s.body.port_held ? "" : " · port not held for the daemon");
 	await load();
 	loadGrants();
 	listen();

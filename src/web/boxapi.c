@@ -347,7 +347,7 @@ boxapi_serve(const struct web_config *cfg)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	web_host_name(cfg, where, sizeof where);
-	if ((mhd = web_mhd_start(cfg, "the box password route", handle, &a, completed, &hooks,
+	if ((mhd = web_mhd_start(cfg, -1, "the box password route", handle, &a, completed, &hooks,
 	    &tls)) == NULL) {
 		warnx("serve: cannot serve the box password route on %s (is the port "
 		    "taken?)", where);

@@ -13,13 +13,20 @@
  * the pool and stays its session's through keep-alive, up to
  * WEB_SESSION_CONN_MAX for one session; on loopback, where every local
  * user has 127.0.0.0/8 to connect from, there is no limit per address.
- * Refusals and cut connections are logged at most once every
+ * Any connection whose answer sits unread in its socket (the kernel's
+ * send queue not empty) for WEB_WRITE_DEADLINE_MS without a pause is cut,
+ * a session's too: a client that reads a byte now and then keeps the
+ * HTTP library's idle timeout at bay, not this. When the pool is full, a
+ * new connection may also take the place of one in the pool whose answer
+ * is stalled so. Refusals and cut connections are logged at most once every
  * WEB_LOG_GAP_S seconds, with a count.
  */
 #include <err.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -90,11 +97,32 @@ head_waiting(int fd)
 	return n >= 4 && memmem(buf, (size_t)n, "\r\n\r\n", 4) != NULL;
 }
 
+/* Bytes of the answer not yet taken by the client (SIOCOUTQ). */
+static int
+unread(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : 0;
+}
+
+/* May a new connection take k's place? Idle and with no whole request
+ * head in, or its answer stalled in the socket. */
+static int
+evictable(const struct web_conn *k)
+{
+	if (!in_pool(k))
+		return 0;
+	if (k->answering)
+		return k->stalled != 0;
+	return !head_waiting(k->fd);
+}
+
 /*
  * MHD_OPTION_APC: a new connection. When the pool is full, it takes the
- * place of the oldest connection there that is neither being answered
- * nor holding a whole request head unread; when there is none, it is
- * refused.
+ * place of the oldest connection there that is idle without a whole
+ * request head unread, or whose answer is stalled; when there is none,
+ * it is refused.
  */
 static enum MHD_Result
 conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
@@ -111,8 +139,7 @@ conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 		n += in_pool(&w->conns[i]);
 	for (i = 0; n >= WEB_UNAUTH_MAX && i < WEB_CONN_MAX; i++) {
 		k = &w->conns[i];
-		if (in_pool(k) && !k->answering && (oldest == NULL || k->since < oldest->since) &&
-		    !head_waiting(k->fd))
+		if ((oldest == NULL || k->since < oldest->since) && evictable(k))
 			oldest = k;
 	}
 	if (n >= WEB_UNAUTH_MAX && oldest != NULL) {
@@ -220,6 +247,7 @@ static void *
 watch(void *arg)
 {
 	struct web *w = arg;
+	struct web_conn *k;
 	int64_t now;
 	size_t i;
 
@@ -227,13 +255,25 @@ watch(void *arg)
 		usleep(WEB_WATCH_MS * 1000);
 		now = monotonic_ms();
 		pthread_mutex_lock(&w->conn_lock);
-		for (i = 0; i < WEB_CONN_MAX; i++)
-			if (in_pool(&w->conns[i]) && !w->conns[i].answering &&
-			    now - w->conns[i].since > w->read_deadline_ms) {
-				cut(&w->conns[i]);
+		for (i = 0; i < WEB_CONN_MAX; i++) {
+			k = &w->conns[i];
+			if (!k->used || k->cut)
+				continue;
+			if (unread(k->fd) == 0)
+				k->stalled = 0;
+			else if (k->stalled == 0)
+				k->stalled = now;
+			if (k->stalled != 0 && now - k->stalled > w->write_deadline_ms) {
+				cut(k);
+				refused_locked(w, "a connection that did not read its answer in "
+				    "time was cut");
+			} else if (in_pool(k) && !k->answering &&
+			    now - k->since > w->read_deadline_ms) {
+				cut(k);
 				refused_locked(w, "a connection without a session sent no whole "
 				    "request in time and was cut");
 			}
+		}
 		if (w->refused > 0 && now >= w->refused_next) {
 			w->refused--;
 			refused_locked(w, w->refused_last);
@@ -257,10 +297,13 @@ int
 web_conn_start(struct web *w)
 {
 	w->read_deadline_ms = WEB_READ_DEADLINE_MS;
+	w->write_deadline_ms = WEB_WRITE_DEADLINE_MS;
 #if WARRANT_TEST_HOOKS
 	/* the end-to-end build: a short deadline for the slow-client test */
 	if (getenv("WARRANT_TEST_WEB_DEADLINE_MS") != NULL)
 		w->read_deadline_ms = strtoll(getenv("WARRANT_TEST_WEB_DEADLINE_MS"), NULL, 10);
+	if (getenv("WARRANT_TEST_WEB_WRITE_MS") != NULL)
+		w->write_deadline_ms = strtoll(getenv("WARRANT_TEST_WEB_WRITE_MS"), NULL, 10);
 #endif
 	if (pthread_create(&w->watcher, NULL, watch, w) != 0) {
 		warnx("serve: cannot start the web page's connection watch");

@@ -3,9 +3,10 @@
  * The HTTP side of `warrant serve --http`: the libmicrohttpd daemon (a
  * thread per connection; conn.c bounds them), the checks before any
  * route (Host and Origin against the bound names, Sec-Fetch-Site, a JSON
- * body of bounded size, the session's cookie and key, or an event-stream
- * ticket), pairing, the static page, and the headers every response
- * carries. The gate routes are api.c's.
+ * body of bounded size, a session's signed call (pagesig.c) or an
+ * event-stream ticket), pairing, the hello that proves this daemon holds
+ * the session, the static page, and the headers every response carries
+ * (and the answer's MAC to a signed call). The gate routes are api.c's.
  */
 #include <arpa/inet.h>
 #include <err.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 
 #include "config.h"
 #include "web.h"
@@ -25,8 +27,10 @@
 		"connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
 		"frame-ancestors 'none'"
 #define PEM_MAX		(64 * 1024)
-#define KEY_HEADER	"X-Warrant-Key"
-#define COOKIE_MAX_AGE	"2592000"	/* 30 days in the browser; revocable any time */
+
+/* The signed call being answered on this connection's thread (a thread
+ * per connection): respond() signs its answer. Set only around a route. */
+static _Thread_local struct web_req *signing;
 
 /* "[ADDR:]PORT" (ADDR numeric; IPv6 in brackets) into cfg. 0, or -1. */
 int
@@ -91,10 +95,10 @@ security_headers(struct MHD_Response *resp)
 }
 
 static enum MHD_Result
-respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const char *type,
-    const char *cookie)
+respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const char *type)
 {
 	struct MHD_Response *resp;
+	char answer[PAGESIG_B64_LEN + 1];
 	enum MHD_Result rc;
 
 	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
@@ -104,8 +108,10 @@ respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const 
 	}
 	security_headers(resp);
 	MHD_add_response_header(resp, "Content-Type", type);
-	if (cookie != NULL)
-		MHD_add_response_header(resp, "Set-Cookie", cookie);
+	if (signing != NULL) {
+		pagesig_answer(signing->key, signing->sig.mac, status, buf, len, answer);
+		MHD_add_response_header(resp, PAGESIG_ANSWER, answer);
+	}
 	rc = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -139,7 +145,7 @@ web_json(struct MHD_Connection *c, unsigned status, json_t *j)
 	json_decref(j);
 	if (s == NULL)
 		return MHD_NO;
-	return respond(c, status, s, strlen(s), "application/json", NULL);
+	return respond(c, status, s, strlen(s), "application/json");
 }
 
 /* {"error":{"code","message"}} with status. */
@@ -159,7 +165,7 @@ web_error(struct MHD_Connection *c, unsigned status, const char *code, const cha
 static enum MHD_Result
 static_file(struct MHD_Connection *c, const char *text, const char *type)
 {
-	return respond(c, MHD_HTTP_OK, xstrdup(text), strlen(text), type, NULL);
+	return respond(c, MHD_HTTP_OK, xstrdup(text), strlen(text), type);
 }
 
 static const char *
@@ -233,54 +239,165 @@ web_secret_new(char out[44])
 	return 0;
 }
 
+/* The daemon's log line for a refused header; its value is the client's,
+ * so it is cut and neutralised like agent text. */
+static void
+log_refusal(struct web *w, const char *name, const char *value)
+{
+	char cut[48], line[96], *v;
+
+	snprintf(cut, sizeof cut, "%s", value != NULL ? value : "(none)");
+	v = text_visible(cut);
+	snprintf(line, sizeof line, "refused a request: %s %s", name, v);
+	free(v);
+	web_refused(w, line);
+}
+
 /*
- * What the store keeps of a session: the hash of its cookie and its key
- * together, so neither alone finds it. The key is a second random
- * secret that only the page's own origin holds (docs/web.md, "Why a
- * key as well as the cookie"): browsers send a host's cookies to every
- * port of it.
+ * A session: its name (43 random characters, which the page sends with
+ * every call and which is no secret), and its key, derived from the name
+ * under the daemon's page secret (WEB_KEY_FILE): the key is in no request
+ * and in no store, and the page got it once, at pairing. The store keeps
+ * the SHA-256 of the two together, which is also the session's id here.
  */
 static void
-session_sha(const char *secret, const char *key, char out[SHA256_HEX_LEN + 1])
+session_derive(const struct web *w, const char *name, unsigned char key[PAGESIG_KEY_LEN],
+    char sid[SHA256_HEX_LEN + 1])
 {
-	char buf[128];
-	int n = snprintf(buf, sizeof buf, "warrant-session\n%s\n%s", secret, key);
+	char buf[128], k64[PAGESIG_B64_LEN + 1];
+	int n;
 
-	sha256_bytes(buf, (size_t)n, out);
+	pagesig_key(w->secret, name, key);
+	(void)pagesig_b64(key, PAGESIG_KEY_LEN, k64, sizeof k64);
+	n = snprintf(buf, sizeof buf, "warrant-session\n%s\n%s", name, k64);
+	sha256_bytes(buf, (size_t)n, sid);
 	explicit_bzero(buf, sizeof buf);
+	explicit_bzero(k64, sizeof k64);
 }
 
-/* A secret of web_secret_new's shape: 43 base64url characters. */
+/* The device of a session's name, its key and id into r; 0, 1 when there
+ * is no such session. */
 static int
-secret_shape(const char *s)
+session_find(struct web *w, const char *name, struct web_req *r)
 {
-	return s != NULL && strlen(s) == 43 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789-_") == 43;
-}
-
-/* The device of the session cookie and key, into r; 0, 1 when there is none. */
-static int
-session(struct web *w, struct MHD_Connection *c, struct web_req *r)
-{
-	const char *secret = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie);
-	const char *key = header(c, KEY_HEADER);
-	char sha[SHA256_HEX_LEN + 1];
 	int rc;
 
-	if (!secret_shape(secret) || !secret_shape(key))
+	if (!pagesig_token(name))
 		return 1;
-	session_sha(secret, key, sha);
+	session_derive(w, name, r->key, r->sid);
 	pthread_mutex_lock(&w->lock);
-	rc = device_lookup(&w->st, sha, r->device, sizeof r->device);
+	rc = device_lookup(&w->st, r->sid, r->device, sizeof r->device);
 	pthread_mutex_unlock(&w->lock);
-	if (rc != 0)
+	if (rc != 0) {
+		explicit_bzero(r->key, sizeof r->key);
+		r->device[0] = '\0';
 		return 1;
-	sha256_bytes(secret, 43, r->cookie_sha);
+	}
 	return 0;
 }
 
+/*
+ * A signed call's headers, before its body (pagesig.c): shapes, time, the
+ * session, the nonce. NULL, or the refusal's code. The MAC itself needs
+ * the body: sig_finish.
+ */
+static const char *
+sig_start(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	const char *code;
+
+	r->sig.session = header(c, PAGESIG_SESSION);
+	r->sig.nonce = header(c, PAGESIG_NONCE);
+	r->sig.time = header(c, PAGESIG_TIME);
+	r->sig.mac = header(c, PAGESIG_MAC);
+	if ((code = pagesig_parse(&r->sig, now_seconds())) != NULL)
+		return code;
+	if (session_find(w, r->sig.session, r) != 0)
+		return "no_session";
+	return pagesig_nonce_check(w->boot, r->sid, r->sig.nonce, monotonic_ms(), &r->nonce);
+}
+
+/* Spend a checked nonce (w->lock held): 0, 1 spent already, 2 too many. */
+static int
+nonce_spend(struct web *w, const struct pagesig_nonce *n)
+{
+	int64_t now = monotonic_ms();
+	struct web_spent *free_slot = NULL, *e;
+	size_t i;
+
+	for (i = 0; i < WEB_NONCES_MAX; i++) {
+		e = &w->spent[i];
+		if (e->until > now && CRYPTO_memcmp(e->tag, n->tag, sizeof e->tag) == 0)
+			return 1;
+		if (free_slot == NULL && e->until <= now)
+			free_slot = e;
+	}
+	if (free_slot == NULL)
+		return 2;
+	memcpy(free_slot->tag, n->tag, sizeof free_slot->tag);
+	free_slot->until = n->issued_ms + PAGESIG_NONCE_TTL_MS + 1;
+	return 0;
+}
+
+/* The whole call is in: its MAC, then its nonce spent. NULL, or the code. */
+static const char *
+sig_finish(struct web *w, struct web_req *r, const char *method)
+{
+	const char *code;
+	int rc;
+
+	if (r->target[0] == '\0')
+		return "bad_signature";
+	if ((code = pagesig_check(r->key, &r->sig, method, r->target, r->body, r->len)) != NULL)
+		return code;
+	pthread_mutex_lock(&w->lock);
+	rc = nonce_spend(w, &r->nonce);
+	pthread_mutex_unlock(&w->lock);
+	return rc == 0 ? NULL : rc == 1 ? "replayed" : "busy";
+}
+
+/* A refusal of a call short of a signed one of a session: one status for
+ * all, the code says which (the page asks again on all but no_session). */
+static enum MHD_Result
+unsigned_call(struct web *w, struct MHD_Connection *c, const char *code)
+{
+	if (strcmp(code, "no_session") == 0)
+		return web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
+		    "paired (or was revoked): run `warrant pair` on the computer");
+	if (strcmp(code, "busy") == 0)
+		return web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy", "too many calls in "
+		    "the last minute; try again");
+	log_refusal(w, "signature", code);
+	return web_error(c, MHD_HTTP_UNAUTHORIZED, code, "the call is not signed by this "
+	    "session's key with a fresh nonce of this daemon (%s)", code);
+}
+
+/*
+ * POST /api/hello with the session's name and a challenge: a nonce for
+ * one call, and the proof that this daemon holds the session's key. The
+ * page sends no call until it has checked the proof.
+ */
+static enum MHD_Result
+hello_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
+{
+	const char *challenge = header(c, PAGESIG_CHALLENGE);
+	char nonce[PAGESIG_NONCE_LEN + 1], proof[PAGESIG_B64_LEN + 1];
+
+	if (!pagesig_token(challenge))
+		return web_error(c, MHD_HTTP_BAD_REQUEST, "bad_challenge", PAGESIG_CHALLENGE
+		    " is 43 base64url characters (32 random bytes)");
+	if (session_find(w, header(c, PAGESIG_SESSION), r) != 0)
+		return unsigned_call(w, c, "no_session");
+	if (pagesig_nonce_make(w->boot, r->sid, monotonic_ms(), nonce) != 0)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+		    "no randomness for a nonce");
+	pagesig_proof(r->key, challenge, nonce, proof);
+	explicit_bzero(r->key, sizeof r->key);
+	return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s}", "nonce", nonce, "proof", proof));
+}
+
 /* POST /api/events/ticket: a single-use ticket to the event stream, which
- * cannot send the key (EventSource sends no headers of its own). */
+ * cannot sign (EventSource sends no headers of its own). */
 static enum MHD_Result
 ticket_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 {
@@ -299,7 +416,7 @@ ticket_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		if (t == NULL || w->tickets[i].expires < t->expires)
 			t = &w->tickets[i];
 	sha256_bytes(ticket, 43, t->sha);
-	memcpy(t->cookie_sha, r->cookie_sha, sizeof t->cookie_sha);
+	memcpy(t->sid, r->sid, sizeof t->sid);
 	snprintf(t->device, sizeof t->device, "%s", r->device);
 	t->expires = now + WEB_TICKET_TTL_MS;
 	pthread_mutex_unlock(&w->lock);
@@ -309,30 +426,27 @@ ticket_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 	return ret;
 }
 
-/* GET /api/events?ticket=T with the cookie the ticket was given to: spend
- * the ticket, the device into r; 0, 1 when it is not one. */
+/* GET /api/events?ticket=T: spend the ticket, its session into r; 0, 1
+ * when it is not one. */
 static int
 ticket_use(struct web *w, struct MHD_Connection *c, struct web_req *r)
 {
-	const char *secret = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie);
 	const char *ticket = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "ticket");
-	char sha[SHA256_HEX_LEN + 1], csha[SHA256_HEX_LEN + 1];
+	char sha[SHA256_HEX_LEN + 1];
 	int64_t now = monotonic_ms();
 	struct web_ticket *t;
 	size_t i;
 	int rc = 1;
 
-	if (!secret_shape(secret) || !secret_shape(ticket))
+	if (!pagesig_token(ticket))
 		return 1;
-	sha256_bytes(ticket, 43, sha);
-	sha256_bytes(secret, 43, csha);
+	sha256_bytes(ticket, strlen(ticket), sha);
 	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < WEB_TICKETS_MAX; i++) {
 		t = &w->tickets[i];
-		if (t->expires > now && digest_equal(t->sha, sha) &&
-		    digest_equal(t->cookie_sha, csha)) {
+		if (t->expires > now && digest_equal(t->sha, sha)) {
 			snprintf(r->device, sizeof r->device, "%s", t->device);
-			memcpy(r->cookie_sha, csha, sizeof r->cookie_sha);
+			memcpy(r->sid, t->sid, sizeof r->sid);
 			memset(t, 0, sizeof *t);
 			rc = 0;
 		}
@@ -348,8 +462,9 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 	json_t *body = json_loadb(r->body != NULL ? r->body : "", r->len, 0, NULL);
 	const char *token = json_string_value(json_object_get(body, "token"));
 	const char *name = json_string_value(json_object_get(body, "name"));
-	char tsha[SHA256_HEX_LEN + 1], ssha[SHA256_HEX_LEN + 1], secret[44], key[44];
-	char device[GATE_ID_LEN + 1], cookie[256];
+	char tsha[SHA256_HEX_LEN + 1], ssha[SHA256_HEX_LEN + 1], name_s[44];
+	char device[GATE_ID_LEN + 1], k64[PAGESIG_B64_LEN + 1];
+	unsigned char key[PAGESIG_KEY_LEN];
 	enum MHD_Result ret;
 	int rc;
 
@@ -359,14 +474,15 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		    "{\"token\": the pairing token[, \"name\": a label for this device]}");
 	}
 	sha256_bytes(token, strlen(token), tsha);
-	if (web_secret_new(secret) != 0 || web_secret_new(key) != 0 ||
-	    gate_id_new(device) != 0) {
+	if (web_secret_new(name_s) != 0 || gate_id_new(device) != 0) {
 		json_decref(body);
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "no randomness for a session");
 	}
 	device[0] = 'd';	/* d-XXXXXXXXXX: a device, not a gate */
-	session_sha(secret, key, ssha);
+	session_derive(w, name_s, key, ssha);
+	(void)pagesig_b64(key, sizeof key, k64, sizeof k64);
+	explicit_bzero(key, sizeof key);
 	pthread_mutex_lock(&w->lock);
 	rc = pair_redeem(&w->st, tsha, device, name != NULL ? name : "browser", ssha);
 	pthread_mutex_unlock(&w->lock);
@@ -379,19 +495,17 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		ret = web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "the daemon cannot store the device");
 	else {
-		json_t *j = json_pack("{s:s,s:s}", "device", device, "key", key);
+		/* the key, once: the page imports it as a key it cannot export */
+		json_t *j = json_pack("{s:s,s:s,s:s}", "device", device, "session", name_s,
+		    "key", k64);
 		char *s = json_dumps(j, JSON_COMPACT);
 
 		json_decref(j);
-		snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=" COOKIE_MAX_AGE
-		    "; HttpOnly; SameSite=Strict%s", w->cookie, secret, w->tls ? "; Secure" : "");
 		warnx("web: device %s paired", device);
-		ret = s != NULL ? respond(c, MHD_HTTP_OK, s, strlen(s), "application/json",
-		    cookie) : MHD_NO;
-		explicit_bzero(cookie, sizeof cookie);
+		ret = s != NULL ? respond(c, MHD_HTTP_OK, s, strlen(s), "application/json") :
+		    MHD_NO;
 	}
-	explicit_bzero(secret, sizeof secret);
-	explicit_bzero(key, sizeof key);
+	explicit_bzero(k64, sizeof k64);
 	return ret;
 }
 
@@ -402,18 +516,11 @@ is_static(const char *method, const char *url)
 	    strcmp(url, "/app.js") == 0 || strcmp(url, "/app.css") == 0);
 }
 
-/* The daemon's log line for a refused header; its value is the client's,
- * so it is cut and neutralised like agent text. */
-static void
-log_refusal(struct web *w, const char *name, const char *value)
+static enum MHD_Result
+too_many(struct MHD_Connection *c)
 {
-	char cut[48], line[96], *v;
-
-	snprintf(cut, sizeof cut, "%s", value != NULL ? value : "(none)");
-	v = text_visible(cut);
-	snprintf(line, sizeof line, "refused a request: %s %s", name, v);
-	free(v);
-	web_refused(w, line);
+	return web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "too_many_connections",
+	    "this session holds %d connections already", WEB_SESSION_CONN_MAX);
 }
 
 /*
@@ -426,7 +533,7 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 {
 	const char *host = header(c, "Host"), *origin = header(c, "Origin");
 	const char *site = header(c, "Sec-Fetch-Site"), *len = header(c, "Content-Length");
-	const char *type = header(c, "Content-Type");
+	const char *type = header(c, "Content-Type"), *code;
 	int post = strcmp(method, "POST") == 0;
 
 	r->answered = 1;
@@ -457,19 +564,48 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 	else if (post && (type == NULL || ascii_ncasecmp(type, "application/json", 16) != 0))
 		*ret = web_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "not_json", "POST bodies "
 		    "are JSON (Content-Type: application/json)");
-	else if (is_static(method, url) || (post && strcmp(url, "/api/pair") == 0))
+	else if (is_static(method, url) || (post && (strcmp(url, "/api/pair") == 0 ||
+	    strcmp(url, "/api/hello") == 0)))
 		r->answered = 0;
-	else if (strcmp(method, "GET") == 0 && strcmp(url, "/api/events") == 0 ?
-	    ticket_use(w, c, r) != 0 : session(w, c, r) != 0)
-		/* one answer for everything short of a session: a cookie alone is nothing */
-		*ret = web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
-		    "paired (or was revoked): run `warrant pair` on the computer");
-	else if (web_conn_session(w, c, r->device) != 0)
-		*ret = web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "too_many_connections",
-		    "this session holds %d connections already", WEB_SESSION_CONN_MAX);
+	else if (strcmp(method, "GET") == 0 && strcmp(url, "/api/events") == 0) {
+		if (ticket_use(w, c, r) != 0)
+			*ret = unsigned_call(w, c, "no_session");
+		else if (web_conn_session(w, c, r->device) != 0)
+			*ret = too_many(c);
+		else
+			r->answered = 0;
+	} else if ((code = sig_start(w, c, r)) != NULL)
+		*ret = unsigned_call(w, c, code);
 	else
 		r->answered = 0;
 	return r->answered;
+}
+
+/* The routes of a signed call (or the event stream's ticket). */
+static enum MHD_Result
+signed_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *method,
+    const char *url)
+{
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/api/session") == 0)
+		return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:b}", "device", r->device,
+		    "port_held", w->held));
+	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/events/ticket") == 0)
+		return ticket_route(w, c, r);
+	return api_route(w, c, r, method, url);
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: a request begins; its target as sent (the
+ * signed text names it so, query and all). */
+static void *
+request_start(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct web_req *r = xcalloc(1, sizeof *r);
+
+	(void)cls;
+	(void)c;
+	if (strlen(uri) <= PAGESIG_TARGET_MAX)
+		memcpy(r->target, uri, strlen(uri) + 1);
+	return r;
 }
 
 static enum MHD_Result
@@ -481,8 +617,10 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	enum MHD_Result ret = MHD_NO;
 
 	(void)version;
-	if (r == NULL) {
-		*ctx = r = xcalloc(1, sizeof *r);
+	if (r == NULL)
+		return MHD_NO;
+	if (!r->started) {
+		r->started = 1;
 		if (precheck(w, c, r, url, method, &ret))
 			return ret;
 		return MHD_YES;
@@ -508,11 +646,22 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return static_file(c, web_app_css, "text/css; charset=utf-8");
 	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/pair") == 0)
 		return pair_route(w, c, r);
-	if (strcmp(method, "GET") == 0 && strcmp(url, "/api/session") == 0)
-		return web_json(c, MHD_HTTP_OK, json_pack("{s:s}", "device", r->device));
-	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/events/ticket") == 0)
-		return ticket_route(w, c, r);
-	return api_route(w, c, r, method, url);
+	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/hello") == 0)
+		return hello_route(w, c, r);
+	/* the event stream came with its ticket; every other call is signed */
+	if (strcmp(method, "GET") != 0 || strcmp(url, "/api/events") != 0) {
+		const char *code = sig_finish(w, r, method);
+
+		if (code != NULL)
+			return unsigned_call(w, c, code);
+		if (web_conn_session(w, c, r->device) != 0)
+			return too_many(c);
+		r->signing = 1;
+	}
+	signing = r->signing ? r : NULL;
+	ret = signed_route(w, c, r, method, url);
+	signing = NULL;
+	return ret;
 }
 
 static void
@@ -523,6 +672,7 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 	(void)t;
 	web_conn_done(cls, c);
 	if (r != NULL) {
+		explicit_bzero(r->key, sizeof r->key);
 		free(r->body);
 		free(r);
 		*ctx = NULL;
@@ -596,17 +746,19 @@ write_url(struct web *w)
 }
 
 /*
- * Check cfg's address and TLS files and start libmicrohttpd on it with
+ * Check cfg's address and TLS files and start libmicrohttpd on it (or on
+ * the listening socket fd, when fd >= 0; it is the daemon's then) with
  * the project's limits (connections, per address, idle time, memory,
  * strict parsing): what the web page and the box password route share.
  * The listener's threads take no stop signals. The daemon, or NULL after
  * a message naming what (such as "the page").
  */
 struct MHD_Daemon *
-web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerCallback handler,
-    void *cls, MHD_RequestCompletedCallback done, const struct web_hooks *hooks, int *tls)
+web_mhd_start(const struct web_config *cfg, int fd, const char *what,
+    MHD_AccessHandlerCallback handler, void *cls, MHD_RequestCompletedCallback done,
+    const struct web_hooks *hooks, int *tls)
 {
-	struct MHD_OptionItem ops[4];
+	struct MHD_OptionItem ops[5];
 	unsigned per_ip = WEB_CONN_PER_IP;
 	size_t nops = 0;
 	struct sockaddr_storage ss;
@@ -678,6 +830,10 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 	if (hooks != NULL && hooks->uri_log != NULL)
 		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK,
 		    (intptr_t)hooks->uri_log, hooks->cls };
+	if (fd >= 0)
+		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
+	else
+		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &ss };
 	ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -688,7 +844,6 @@ web_mhd_start(const struct web_config *cfg, const char *what, MHD_AccessHandlerC
 	    hooks != NULL ? hooks->accept : NULL, hooks != NULL ? hooks->cls : NULL, handler, cls,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 	    MHD_OPTION_ARRAY, ops,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT, timeout,
@@ -716,46 +871,160 @@ web_host_name(const struct web_config *cfg, char *out, size_t size)
 		snprintf(out, size, "%s:%u", cfg->addr, cfg->port);
 }
 
+/*
+ * The page's secret, from which each session's key is derived: 32 bytes
+ * in WEB_KEY_FILE (0600), made at the first start. Removing it ends every
+ * page's session. 0, or -1 after a message.
+ */
+static int
+secret_load(struct web *w)
+{
+	char path[PATH_MAX + 32];
+	unsigned char buf[PAGESIG_KEY_LEN];
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_KEY_FILE) >= sizeof path)
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		if (getrandom(buf, sizeof buf, 0) != (ssize_t)sizeof buf) {
+			warnx("serve: no randomness for the page's secret");
+			return -1;
+		}
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600)) < 0 || write_all(fd, buf, sizeof buf) != 0 || close(fd) != 0) {
+			warn("serve: cannot write %s", path);
+			explicit_bzero(buf, sizeof buf);
+			return -1;
+		}
+		explicit_bzero(buf, sizeof buf);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		warn("serve: cannot read %s", path);
+		return -1;
+	}
+	n = read(fd, w->secret, sizeof w->secret);
+	close(fd);
+	if (n != (ssize_t)sizeof w->secret) {
+		warnx("serve: %s is not %d bytes: remove it (every paired page pairs again)",
+		    path, PAGESIG_KEY_LEN);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+is_family_loopback(const char *addr, int v6)
+{
+	return strcmp(addr, v6 ? "::1" : "127.0.0.1") == 0;
+}
+
+/*
+ * The page's listening sockets into w (w->held when systemd's): 0, or -1
+ * after a message. *localhost says whether the name may be answered:
+ * only when 127.0.0.1 and ::1 of the port are both this daemon's (or this
+ * computer has no ::1, so nobody has it).
+ */
+static int
+listen_all(struct web *w, int fds[WEB_LISTEN_MAX], size_t *nfds, int *localhost)
+{
+	const struct web_config *cfg = &w->cfg;
+	char addr[INET6_ADDRSTRLEN];
+	int n, v4 = 0, v6 = 0, fd, other;
+	unsigned port;
+
+	if ((n = web_listen_inherited(cfg, fds)) < 0)
+		return -1;
+	if (n > 0) {
+		w->held = 1;
+		*nfds = (size_t)n;
+		for (n = 0; (size_t)n < *nfds; n++)
+			if (web_listener_addr(fds[n], addr, sizeof addr, &port) == 0) {
+				v4 |= is_family_loopback(addr, 0);
+				v6 |= is_family_loopback(addr, 1);
+			}
+		*localhost = v4 && v6;
+		return 0;
+	}
+	if ((fd = web_listen_bind(cfg->addr, cfg->port)) < 0) {
+		warn("serve: cannot serve the web page on %s (is the port taken?)", w->names[0]);
+		return -1;
+	}
+	fds[0] = fd;
+	*nfds = 1;
+	*localhost = 0;
+	if (!is_family_loopback(cfg->addr, 0) && !is_family_loopback(cfg->addr, 1))
+		return 0;
+	other = is_family_loopback(cfg->addr, 0);
+	if ((fd = web_listen_bind(other ? "::1" : "127.0.0.1", cfg->port)) >= 0) {
+		fds[(*nfds)++] = fd;
+		*localhost = 1;
+	} else if (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT)
+		*localhost = 1;
+	else
+		warn("serve: cannot bind %s port %u as well: the page does not answer to "
+		    "localhost (a browser may reach whoever holds it), only to %s",
+		    other ? "[::1]" : "127.0.0.1", cfg->port, w->names[0]);
+	return 0;
+}
+
 /* Start the web page; 0, or -1 after a message. */
 int
 web_start(struct web *w, const struct web_config *cfg)
 {
-	struct web_hooks hooks = { 0 };
+	struct web_hooks hooks = { .uri_log = request_start };
+	int fds[WEB_LISTEN_MAX], localhost;
 	char port[8];
-	size_t i;
+	size_t i, nfds = 0;
 
 	memset(w, 0, sizeof *w);
 	w->cfg = *cfg;
 	/* the names this page answers to (Host), the first one in URLs */
 	snprintf(port, sizeof port, "%u", cfg->port);
 	web_host_name(cfg, w->names[w->nnames++], sizeof w->names[0]);
-	if (web_addr_loopback(cfg->addr))
+	w->tls = cfg->tls_cert != NULL;
+	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->conn_lock, NULL);
+	if (store_open(&w->st) != 0)
+		return -1;
+	if (secret_load(w) != 0 || getrandom(w->boot, sizeof w->boot, 0) != sizeof w->boot ||
+	    listen_all(w, fds, &nfds, &localhost) != 0) {
+		store_close(&w->st);
+		return -1;
+	}
+	if (localhost)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
 	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);
-	/* __Host- needs Secure, and Secure needs https */
-	w->tls = cfg->tls_cert != NULL;
-	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
-	snprintf(w->cookie, sizeof w->cookie, "%s", w->tls ? "__Host-warrant" : "warrant");
-	pthread_mutex_init(&w->lock, NULL);
-	if (store_open(&w->st) != 0)
-		return -1;
-	pthread_mutex_init(&w->conn_lock, NULL);
 	web_conn_hooks(w, &hooks);
 	if (web_conn_start(w) != 0) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
 		store_close(&w->st);
 		return -1;
 	}
-	w->mhd = web_mhd_start(cfg, "the page", handle, w, completed, &hooks, &w->tls);
-	if (w->mhd == NULL) {
-		warnx("serve: cannot serve the web page on %s (is the port taken?)", w->names[0]);
-		w->stopping = 1;
-		web_conn_stop(w);
-		store_close(&w->st);
-		return -1;
+	for (i = 0; i < nfds; i++) {
+		w->mhd[w->nmhd] = web_mhd_start(cfg, fds[i], "the page", handle, w, completed,
+		    &hooks, &w->tls);
+		if (w->mhd[w->nmhd] == NULL) {
+			warnx("serve: cannot serve the web page on %s", w->names[0]);
+			close(fds[i]);
+			while (++i < nfds)
+				close(fds[i]);
+			web_stop(w);
+			return -1;
+		}
+		w->nmhd++;
 	}
 	write_url(w);
 	warnx("serve: the web page is at %s (pair a browser with `warrant pair`)", w->url);
+	if (!w->held)
+		warnx("serve: warning: the page's port %u is not held by a systemd socket unit: "
+		    "while this daemon is down, anyone on this computer may bind it and answer "
+		    "the open page (see docs/web.md, \"A port anyone may bind\")", cfg->port);
 	return 0;
 }
 
@@ -763,12 +1032,14 @@ void
 web_stop(struct web *w)
 {
 	char path[PATH_MAX + 32];
+	size_t i;
 
-	if (w->mhd == NULL)
+	if (w->st.dir[0] == '\0')
 		return;
 	w->stopping = 1;
-	MHD_stop_daemon(w->mhd);
-	w->mhd = NULL;
+	for (i = 0; i < w->nmhd; i++)
+		MHD_stop_daemon(w->mhd[i]);
+	w->nmhd = 0;
 	web_conn_stop(w);
 	api_reap(w);
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) < sizeof path)

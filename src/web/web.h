@@ -3,8 +3,8 @@
  * The web page and its JSON API in `warrant serve --http` (docs/protocol.md,
  * "The web page and its API"). http.c owns the HTTP listener
  * (libmicrohttpd, a thread per connection), the checks every request
- * passes (Host, Origin, Sec-Fetch-Site, session cookie and key, body size), pairing
- * and the static page; api.c answers the gate routes. The web side has a
+ * passes (Host, Origin, Sec-Fetch-Site, body size, a signed call of a
+ * session (pagesig.c) or an event ticket), pairing and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
  * requester socket's. Nothing here can start sudo: approval is of YOU
  * commands only, by a `warrant answer --you-only` child. web_mhd_start
@@ -22,12 +22,17 @@
 #include <microhttpd.h>
 
 #include "warrant.h"
+#include "web/pagesig.h"
 
 #define WEB_CONN_MAX		128	/* connections at once */
 #define WEB_CONN_PER_IP		16	/* per address, off loopback (conn.c) */
 #define WEB_UNAUTH_MAX		32	/* connections without a session yet */
 #define WEB_SESSION_CONN_MAX	16	/* connections of one session */
 #define WEB_READ_DEADLINE_MS	5000	/* to send a whole request, without a session */
+#define WEB_WRITE_DEADLINE_MS	10000	/* an answer left unread in the socket, at most */
+#define WEB_NONCES_MAX		4096	/* nonces spent within their TTL */
+#define WEB_LISTEN_MAX		4	/* listening sockets of the page */
+#define WEB_KEY_FILE		"web.key"	/* the page's secret, in the state directory */
 #define WEB_WATCH_MS		250
 #define WEB_LOG_GAP_S		10	/* between two lines about refusals */
 #define WEB_TIMEOUT_S		30	/* an idle connection is closed */
@@ -57,15 +62,22 @@ struct web_conn {
 	int		 answering;	/* its request is in: no read deadline */
 	int		 fd;
 	int64_t		 since;		/* start, or the end of its last request */
+	int64_t		 stalled;	/* since when its answer sits unread, or 0 */
 	char		 device[32];	/* the session it carried, or "" */
 };
 
 /* A single-use ticket to the event stream (http.c), by its hash. */
 struct web_ticket {
 	char		 sha[SHA256_HEX_LEN + 1];
-	char		 cookie_sha[SHA256_HEX_LEN + 1];
+	char		 sid[SHA256_HEX_LEN + 1];	/* the session it was given to */
 	char		 device[32];
 	int64_t		 expires;
+};
+
+/* A nonce spent (http.c), until it would be stale anyway. */
+struct web_spent {
+	unsigned char	 tag[PAGESIG_TAG_LEN];
+	int64_t		 until;
 };
 
 /* What web_mhd_start adds: the page's connection bounds (conn.c), the
@@ -79,20 +91,25 @@ struct web_hooks {
 
 struct web {
 	struct web_config cfg;
-	struct MHD_Daemon *mhd;
+	struct MHD_Daemon *mhd[WEB_LISTEN_MAX];	/* one per listening socket */
+	size_t		 nmhd;
+	int		 held;		/* its sockets came from systemd (LISTEN_FDS) */
 	int		 tls;
 	char		 url[192];	/* what `warrant pair` puts in front of #token= */
 	char		 names[WEB_HOSTS_MAX + 3][160];	/* accepted Host values */
 	size_t		 nnames;
-	char		 cookie[40];	/* the session cookie's name */
+	unsigned char	 secret[PAGESIG_KEY_LEN];	/* WEB_KEY_FILE: sessions' keys */
+	unsigned char	 boot[PAGESIG_KEY_LEN];	/* this start's: the nonces' tags */
 	char		*index_html, *app_js, *app_css;
 	pthread_mutex_t	 lock;		/* st and children */
 	struct store	 st;
 	pid_t		 children[WEB_CHILDREN_MAX];
 	struct web_ticket tickets[WEB_TICKETS_MAX];	/* under lock */
+	struct web_spent spent[WEB_NONCES_MAX];	/* under lock */
 	pthread_mutex_t	 conn_lock;	/* conns and the refusal count */
 	struct web_conn	 conns[WEB_CONN_MAX];
 	int64_t		 read_deadline_ms;
+	int64_t		 write_deadline_ms;
 	unsigned	 refused;	/* since the last line about them */
 	int64_t		 refused_next;
 	char		 refused_last[96];
@@ -103,19 +120,25 @@ struct web {
 
 /* One HTTP request, from its headers to its response. */
 struct web_req {
+	char		 target[PAGESIG_TARGET_MAX + 1];	/* as sent; "" when longer */
+	int		 started;	/* its headers were checked */
 	char		*body;		/* up to WEB_BODY_MAX bytes, NUL-terminated */
 	size_t		 len;
 	int		 too_large;
 	int		 answered;	/* a response is queued already */
 	char		 device[32];	/* the session's device, or "" */
-	char		 cookie_sha[SHA256_HEX_LEN + 1];	/* of its cookie */
+	char		 sid[SHA256_HEX_LEN + 1];	/* the session's hash in the store */
+	unsigned char	 key[PAGESIG_KEY_LEN];	/* its key: the answer is signed with it */
+	struct pagesig_req sig;		/* the call's signature headers */
+	struct pagesig_nonce nonce;	/* its nonce, checked, not spent yet */
+	int		 signing;	/* the call was verified: sign what answers it */
 };
 
 /* http.c */
 int	 web_parse_listen(const char *, struct web_config *);
 void	 web_body_add(char **, size_t *, int *, size_t, const char *, size_t);
 int	 web_secret_new(char [44]);
-struct MHD_Daemon *web_mhd_start(const struct web_config *, const char *,
+struct MHD_Daemon *web_mhd_start(const struct web_config *, int, const char *,
 	    MHD_AccessHandlerCallback, void *, MHD_RequestCompletedCallback,
 	    const struct web_hooks *, int *);
 void	 web_host_name(const struct web_config *, char *, size_t);
@@ -125,6 +148,11 @@ void	 web_stop(struct web *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
 enum MHD_Result web_error(struct MHD_Connection *, unsigned, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
+
+/* listen.c */
+int	 web_listen_inherited(const struct web_config *, int [WEB_LISTEN_MAX]);
+int	 web_listen_bind(const char *, unsigned);
+int	 web_listener_addr(int, char *, size_t, unsigned *);
 
 /* conn.c */
 void	 web_conn_hooks(struct web *, struct web_hooks *);

@@ -32,7 +32,26 @@
 # mkdir and setfacl of entries in a directory an earlier command made
 # world-writable, where the agent put symlinks to root's file and
 # directory while the batch waits; (11) a port of 127.0.0.1 the agent
-# listens on, read by a reviewed script.
+# listens on, read by a reviewed script; (12) the hostile requester's own
+# entries, interpreters, listeners and held files, reached on purpose.
+#
+# The hostile requester (tests/e2e/hostile.c, wt-hostile) runs as the
+# agent from before (1) to the end, beside every case, and never sleeps:
+# in the directories the cases make writable ((2), (5), (10), a
+# directory of its own in /tmp and in its home) it exchanges a directory
+# with a symlink to a root-only directory and its payload file with
+# another such link (renameat2 RENAME_EXCHANGE); it keeps every file it
+# owns there open O_RDWR and mapped shared and writable, and writes its
+# canary through them once root owns one; it binds, answers with its
+# canary, closes and binds again TCP and UDP ports (127.0.0.1, 0.0.0.0,
+# [::]), an abstract and named Unix sockets; it keeps bin/interp, bin/sh
+# and bin/python3 planted there, a script that writes the canary. Every
+# case and positive control passes with it running; (12) reaches its
+# entries on purpose. At the end its counts show that it ran, and its
+# canary is in no ledger, no command's output, no file a ledger says root
+# wrote, nothing root owns in its directories, /etc/wt-confine-* or
+# /root/wt-confine-*. HOSTILE_SECONDS (make race: 300) keeps (12)'s
+# probes going that long; make check runs them a few times.
 #
 # argv[0] cannot be a reviewed file (intake: "a file cannot be argv[0]"),
 # so a reviewed script runs as `/usr/bin/env {"file": "NAME"}` (env
@@ -51,8 +70,9 @@
 # the group warrant-wt-reviewer and /run/warrant/wt-reviewer (requesters
 # add), the user wt-confine-u (a positive control), the groups
 # wt-cfg001..wt-cfg300, /opt/wt-confine, /srv/wt-confine*, /etc/wt-confine-*,
-# /etc/profile.d/wt-helper*.sh, /tmp/wt-helper*.sh, /root/wt-confine-*,
-# the package wt-confine-deb, and the build's policy file.
+# /etc/profile.d/wt-helper*.sh, /tmp/wt-helper*.sh, /tmp/wt-confine-h-*,
+# /root/wt-confine-*, the package wt-confine-deb, and the build's policy
+# file.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
 
@@ -101,7 +121,7 @@ cleanup() {
 	if [ -n "$POLICY" ]; then
 		if [ -n "$POLICY_SAVED" ]; then mv -f "$POLICY_SAVED" "$POLICY"; else rm -f "$POLICY"; fi
 	fi
-	rm -rf "$OPT" "$SRV" "$SRVG"
+	rm -rf "$OPT" "$SRV" "$SRVG" /etc/wt-confine-hvictim.d /tmp/wt-confine-h-*
 	rm -f /etc/wt-confine-* /etc/profile.d/wt-helper.sh /etc/profile.d/wt-helper2.sh \
 	    /tmp/wt-helper.sh /tmp/wt-helper2.sh /root/wt-confine-canary-*
 	[ -n "${REQ_HOME:-}" ] && rm -rf "$REQ_HOME"/wt-confine-* "$REQ_HOME/helper.sh"
@@ -318,6 +338,53 @@ rm -f /root/wt-confine-canary-* /etc/wt-confine-* /etc/profile.d/wt-helper.sh \
 # home directories are 0700 or 0755 depending on login.defs: root passes either way
 P=$REQ_HOME/wt-confine-proj
 MAKEFILE_T=$(printf 'all:\n\t@touch %s-$(WHO)\n' "$CAN")
+
+# ============================================================ the hostile requester
+section "the hostile requester starts (it runs beside every case)"
+# Its canary is in a file, not in its argv: ps aux in (8) shows argv.
+HC=HOSTILE-$TAG
+HD=$REQ_HOME/wt-confine-h
+HH=$REQ_HOME/wt-confine-hheld
+HT=/tmp/wt-confine-h-$TAG
+HV=/etc/wt-confine-hvictim.d
+HS=$WT_RB/hostile.status
+HA=wt-h-$TAG
+HPT=$(free_port)
+HPU=$(free_port)
+HOSTILE=$SR_DIR/wt-hostile
+printf '%s' "$HC" >"$SR_DIR/hostile.canary"
+chmod 0644 "$SR_DIR/hostile.canary"
+# what its symlinks point at: root's directory and root-only file
+rm -rf "$HV"
+install -d -m 0700 "$HV"
+printf 'root-only-%s\n' "$TAG" >"$HV/x"
+chmod 0600 "$HV/x"
+# the meson build's helper; a build without it (the Debian 13 root's, an
+# installed package's test) has the suite compile it
+if [ -n "${WARRANT_BUILD:-}" ] && [ -x "$WARRANT_BUILD/wt-hostile" ]; then
+	cp "$WARRANT_BUILD/wt-hostile" "$HOSTILE"
+else
+	cc -std=c17 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$HOSTILE" \
+	    "$WARRANT_TOP/tests/e2e/hostile.c" 2>"$SR_DIR/hostile.cc" ||
+	    diag "$(head -c 600 "$SR_DIR/hostile.cc")"
+fi
+chmod 0755 "$HOSTILE"
+as_r mkdir -p "$HD" "$HH" "$HT"
+# (12) takes this tree over: three files the hostile requester holds and
+# an executable it does not (a file held open for writing cannot run)
+as_r sh -c 'for i in 1 2 3; do printf "output %s\n" "$i" >"$1/out$i"; done
+    printf "#!/bin/sh\n" >"$1/tool" && chmod 0755 "$1/tool"' sh "$HH"
+# niced: it never sleeps, and the machine's other work goes first
+as_r nice -n 10 "$HOSTILE" -o "$HS" -c "$SR_DIR/hostile.canary" -l "$HV" -p "$CAN-h" \
+    -e "$SR_DIR" -w "$OPT/d" -w "$OPT/t" -w "$SRV/a" -w "$OPT/w" -w "$HD" -w "$HT" \
+    -H "$HD" -H "$HH" -t "$HPT" -u "$HPU" -a "$HA" </dev/null >"$SR_DIR/hostile.out" 2>&1 &
+BG="$BG $!"
+check "(hostile) the hostile requester runs as $REQ and writes its counts" \
+    wait_for '[ -s "$HS" ] && [ -n "$(pgrep -u "$REQ" -x wt-hostile)" ]' 60
+HPID=$(pgrep -u "$REQ" -x wt-hostile | head -1)
+# its own directory: swapped entries and planted interpreters
+check "(hostile) ... its entries are in its directory, bin/interp planted" \
+    wait_for '[ -e "$HD/.wt-h-dir" ] && [ -e "$HD/.wt-h-pay" ] && [ -x "$HD/bin/interp" ]' 60
 
 # ============================================================ (1) nsenter
 section "(1) nsenter into the agent's own process"
@@ -963,6 +1030,208 @@ approved n11
 no_content "[P8] (11) root did not write what the agent served into /etc" /etc/wt-confine-port "AGENT-$TAG"
 refused_call "[P8] (11) the ledger: connect refused, the agent serving 127.0.0.1 port $PORT11" \
     fetch connect "serves 127.0.0.1 port $PORT11"
+
+# ============================================================ (12) the hostile requester, reached
+section "(12) the hostile requester's entries, interpreters, listeners and held files, reached"
+# Root reaches on purpose what the hostile requester keeps changing: its
+# swapped entries, its planted interpreters (from root's own scripts with
+# a relative #!), its blinking listeners, and the tree it holds open,
+# taken over with chown -R. Nothing may hand root its canary. Make check
+# runs each probe HOSTILE_LOOPS times; make race keeps them going for
+# HOSTILE_SECONDS.
+HLOOPS=${HOSTILE_LOOPS:-3}
+HSECS=${HOSTILE_SECONDS:-0}
+HDIRS="$OPT/d $OPT/t $SRV/a $OPT/w $HD $HT"
+install -d -m 0755 "$OPT/hrel" "$OPT/hrel/bin"
+for r in 'interp:bin/interp' 'sh:bin/sh' 'py:bin/python3' 'dot:./bin/interp'; do
+	printf '#!%s\nexit 0\n' "${r#*:}" >"$OPT/hrel/r-${r%%:*}"
+done
+printf '#!/bin/sh\necho abs-ok-%s\n' "$TAG" >"$OPT/hrel/r-abs"
+printf '#!bin/ctl\nexit 0\n' >"$OPT/hrel/r-rel"
+printf '#!/bin/sh\necho rel-ok-%s\n' "$TAG" >"$OPT/hrel/bin/ctl"
+chmod 0755 "$OPT/hrel"/r-* "$OPT/hrel/bin/ctl"
+cat >"$SR_DIR/swap.sh" <<'EOF'
+#!/bin/sh
+end=$(($(date +%s) + @SECS@))
+i=0
+while :; do
+	for d in @DIRS@; do
+		cat "$d/.wt-h-dir/x" "$d/.wt-h-link/x" "$d/.wt-h-pay" "$d/.wt-h-alt"
+		cp "$d/.wt-h-pay" /etc/wt-confine-h-cp
+		cp "$d/.wt-h-link/x" /etc/wt-confine-h-cp2
+		chmod 0644 "$d/.wt-h-alt" "$d/.wt-h-link/x"
+		ls "$d/.wt-h-dir/" "$d/.wt-h-link/"
+		touch "$d/.wt-h-link/new" "$d/.wt-h-dir/new"
+	done
+	i=$((i + 1))
+	[ "$i" -lt @LOOPS@ ] || [ "$(date +%s)" -lt "$end" ] || break
+done >/etc/wt-confine-h-swap 2>&1
+echo "passes: $i"
+tail -n 20 /etc/wt-confine-h-swap
+EOF
+cat >"$SR_DIR/interp.sh" <<'EOF'
+#!/bin/sh
+for d in @DIRS@; do
+	for s in r-interp r-sh r-py r-dot; do
+		(cd "$d" && @OPT@/hrel/$s)
+	done
+done
+cd @OPT@/hrel && ./r-abs && ./r-rel
+EOF
+cat >"$SR_DIR/net.py" <<'EOF'
+#!/usr/bin/python3
+import socket, time
+got = {}
+def note(k, v):
+    got.setdefault(k, set()).add(str(v))
+def stream(fam, addr, k):
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(2)
+    try:
+        s.connect(addr)
+        note(k, s.recv(64).decode(errors='replace'))
+    except OSError as e:
+        note(k, e.errno)
+    finally:
+        s.close()
+end = time.time() + @SECS@
+i = 0
+while i < 5 * @LOOPS@ or time.time() < end:
+    for a in ('127.0.0.1', '0.0.0.0'):
+        stream(socket.AF_INET, (a, @HPT@), 'tcp ' + a)
+    for a in ('::1', '::'):
+        stream(socket.AF_INET6, (a, @HPT@), 'tcp ' + a)
+    stream(socket.AF_UNIX, chr(0) + '@HA@', 'abstract')
+    for d in '@DIRS@'.split():
+        stream(socket.AF_UNIX, d + '/.wt-h.sock', 'unix ' + d)
+    for a in ('127.0.0.1', '0.0.0.0'):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.settimeout(0.2)
+        try:
+            u.sendto(b'q', (a, @HPU@))
+            note('udp ' + a, u.recv(64).decode(errors='replace'))
+        except OSError as e:
+            note('udp ' + a, e.errno)
+        finally:
+            u.close()
+    i += 1
+with open('/etc/wt-confine-h-net', 'w') as f:
+    print(repr(got), file=f)
+print('passes:', i)
+for k in sorted(got):
+    print(k, sorted(got[k]))
+EOF
+# hsub FILE: FILE with this run's directories, ports and lengths
+hsub() {
+	sed -e "s|@DIRS@|$HDIRS|g" -e "s|@SECS@|$HSECS|g" -e "s|@LOOPS@|$HLOOPS|g" \
+	    -e "s|@OPT@|$OPT|g" -e "s|@HPT@|$HPT|g" -e "s|@HPU@|$HPU|g" -e "s|@HA@|$HA|g" "$1"
+}
+# scmdt ID FILE WHY SECONDS: scmd with the command's own timeout
+scmdt() { scmd "$1" "$2" "$3" | sed 's/}$/,"timeout_seconds":'"$4"'}/'; }
+HTO=$((HSECS + 240))
+held_out() {
+	ho_n=0
+	for ho_f in /proc/"$HPID"/fd/*; do
+		case $(readlink "$ho_f" 2>/dev/null) in "$HH"/out*) ho_n=$((ho_n + 1)) ;; esac
+	done
+	echo "$ho_n"
+}
+mapped_out() { grep -c -- "$HH/out" "/proc/$HPID/maps" 2>/dev/null; }
+check "(12) the hostile requester holds $HH/out1..3 open for writing" \
+    wait_for '[ "$(held_out)" -ge 3 ]' 60
+check "(12) ... and maps them shared" wait_for '[ "$(mapped_out)" -ge 3 ]' 60
+gate n12 <<EOF
+{"reason":"confine (12)","stop_on_failure":false,"files":{
+ $(sfile swap.sh "$(hsub "$SR_DIR/swap.sh")"),
+ $(sfile interp.sh "$(hsub "$SR_DIR/interp.sh")"),
+ $(sfile net.py "$(hsub "$SR_DIR/net.py")")},
+ "commands":[$(scmdt swap swap.sh "read, copy, chmod, list and touch through the agent's entries" "$HTO"),
+  $(scmd interp interp.sh "scripts with relative interpreters, from the agent's directories"),
+  $(scmdt net net.py "the agent's ports and sockets" "$HTO"),
+  $(cmd take "take over the agent's output" /usr/bin/chown -R root:root "$HH")]}
+EOF
+G12=$G
+AL_SAVED=${ANSWER_LIMIT:-300}
+ANSWER_LIMIT=$((AL_SAVED + 3 * HSECS))
+approve n12 "$G12"
+ANSWER_LIMIT=$AL_SAVED
+approved n12
+confined "[P8] (12) the probes ran confined" swap
+tail_lacks "[P8] (12) swap: no canary read through the agent's swapped entries" swap "$HC"
+tail_lacks "[P8] (12) ... nor root's file read through them" swap "root-only-$TAG"
+names "[P8] (12) ... the ledger names the agent's entries" swap ".wt-h-"
+is "[P8] (12) root's directory behind the agent's links is unchanged (root, 0700)" \
+    "$(stat -c '%U %a' "$HV" 2>&1)" "root 700"
+is "[P8] (12) ... its file too (root, 0600)" "$(stat -c '%U %a' "$HV/x" 2>&1)" "root 600"
+absent "[P8] (12) ... and nothing was made in it" "$HV/new"
+no_content "[P8] (12) ... nor read into root's files" /etc/wt-confine-h-swap "root-only-$TAG"
+tail_lacks "[P8] (12) interp: no planted interpreter ran (no canary in the output)" interp "$HC"
+absent "[P8] (12) ... no $CAN-h" "$CAN-h"
+refused_call "[P8] (12) ... the ledger refuses the exec of the planted interpreter (its bin or bin/interp)" \
+    interp exec "$OPT/d/bin"
+tail_has "[P8] (12 control) a root script with an absolute #! runs" interp "abs-ok-$TAG"
+tail_has "[P8] (12 control) ... and one with a relative #! in root's directory" interp "rel-ok-$TAG"
+tail_lacks "[P8] (12) net: nothing the agent served reached root" net "$HC"
+refused_call "[P8] (12) ... the ledger refuses a connect to the agent's port $HPT" net connect "port $HPT"
+jscan "entry(j, 'net').get('output_tail')" "$L" 2>/dev/null | sed 's/^/(12) net: /' |
+    while read -r l; do diag "$l"; done
+is "[P8] (12) chown -R root: of the tree left the held files the agent's" \
+    "$(stat -c %U "$HH/out1" "$HH/out2" "$HH/out3" 2>&1 | sort -u)" "$REQ"
+refused_call "[P8] (12) ... the ledger: chown refused, the file held open for writing" \
+    take chown "held open for writing"
+is "(12 control) ... and took the file nobody holds" "$(stat -c %U "$HH/tool" 2>&1)" root
+
+# ============================================================ the hostile requester stops
+section "the hostile requester stops; its canary is nowhere root wrote"
+if [ -n "$HPID" ] && kill -TERM "$HPID" 2>/dev/null; then
+	check "(hostile) it stops on SIGTERM" wait_for '! kill -0 "$HPID" 2>/dev/null' 60
+else
+	not_ok "(hostile) it still ran after the last case (pid '$HPID')"
+fi
+diag "(hostile) $(cat "$HS" 2>/dev/null)"
+# hcount NAME: the count NAME of its last status line
+hcount() { tr ' ' '\n' <"$HS" 2>/dev/null | sed -n "s/^$1=//p"; }
+check "(hostile) it ran to the end: stopped=1" [ "$(hcount stopped)" = 1 ]
+for c in swaps holds listens plants; do
+	check "(hostile) ... and did its work: $c > 0" [ "$(hcount "$c")" -gt 0 ]
+done
+# every ledger, every file a ledger says root wrote, and what root owns in
+# the hostile requester's directories
+# shellcheck disable=SC2086
+HLEAK=$("$PY" - "$HC" "$SR_DIR" $HDIRS "$HH" <<'EOF'
+import glob, json, os, sys
+canary = sys.argv[1].encode()
+def has(p):
+    try:
+        with open(p, "rb") as f:
+            return canary in f.read()
+    except OSError:
+        return False
+for p in glob.glob(sys.argv[2] + "/*.ledger"):
+    if has(p):
+        print("ledger", p)
+    try:
+        j = json.load(open(p))
+        l = j["ledger"] if "ledger" in j else j
+        for e in l["entries"]:
+            for w in (e.get("confinement") or {}).get("written", []):
+                if os.path.isfile(w) and has(w):
+                    print("written by", e["id"], w)
+    except Exception:
+        pass
+for d in sys.argv[3:]:
+    for top, dirs, files in os.walk(d):
+        for n in files:
+            p = os.path.join(top, n)
+            st = os.lstat(p)
+            if st.st_uid == 0 and os.path.isfile(p) and not os.path.islink(p) and has(p):
+                print("root's", p)
+EOF
+)
+is "[P8] (hostile) its canary is in no ledger, no file root wrote, nothing root owns in its directories" \
+    "$HLEAK" ""
+is "[P8] (hostile) ... nor in /etc/wt-confine-*, /root/wt-confine-*, /etc/profile.d" \
+    "$(grep -rlF -- "$HC" /etc/wt-confine-* /root/wt-confine-* /etc/profile.d 2>/dev/null)" ""
 
 section "the end"
 for c in 1a 1b 1c 3 4 6 7 9; do

@@ -25,7 +25,6 @@ chmod 755 "$SR_DIR"
 REV=$SR_USER
 PORT=$(free_port)
 U=http://127.0.0.1:$PORT
-JAR=$SR_DIR/jar
 T=$SR_DIR/t
 RMARK=/root/wt-web-mark-$PORT
 
@@ -59,20 +58,74 @@ start_daemon() {
 		sleep 0.1
 	done
 }
-# api METHOD PATH [BODY [CURL ARGS]]: with the cookie and the key, the
-# status in ST, the body in $T.
+# The page's signed calls, as data/web/app.js makes them (src/web/pagesig.c):
+# sig.py proof|mac|answer, the key in base64url.
+SIG=$SR_DIR/sig.py
+cat >"$SIG" <<'PY'
+import base64, hashlib, hmac, sys
+def key(k): return base64.urlsafe_b64decode(k + "=" * (-len(k) % 4))
+def b64(b): return base64.urlsafe_b64encode(b).decode().rstrip("=")
+def mac(k, text): return b64(hmac.new(key(k), text.encode(), hashlib.sha256).digest())
+def body(path): return hashlib.sha256(open(path, "rb").read()).hexdigest()
+op = sys.argv[1]
+if op == "proof":	# KEY CHALLENGE NONCE PROOF
+    k, c, n, p = sys.argv[2:6]
+    sys.exit(0 if hmac.compare_digest(mac(k, "warrant-server-v1\n%s\n%s" % (c, n)), p) else 1)
+if op == "mac":		# KEY METHOD TARGET BODYFILE TIME NONCE
+    k, m, t, f, ts, n = sys.argv[2:8]
+    print(mac(k, "warrant-page-v1\n%s\n%s\n%s\n%s\n%s" % (m, t, body(f), ts, n)))
+if op == "answer":	# KEY REQMAC STATUS BODYFILE ANSWER
+    k, rm, st, f, a = sys.argv[2:7]
+    sys.exit(0 if hmac.compare_digest(mac(k, "warrant-answer-v1\n%s\n%s\n%s" % (rm, st, body(f))), a) else 1)
+if op == "derive":	# SECRETFILE SESSION: the key the daemon derives
+    s = open(sys.argv[2], "rb").read()
+    print(b64(hmac.new(s, ("warrant-page-key-v1\n" + sys.argv[3]).encode(), hashlib.sha256).digest()))
+PY
+chmod 644 "$SIG"
+# hello [SESSION]: a nonce in NONCE, checked against the proof with $KEY
+# (PROOF_OK 1 or 0).
+hello() {
+	h_c=$(head -c 32 /dev/urandom | basenc --base64url | tr -d '=')
+	curl -s -o "$T.hello" -X POST -H 'Content-Type: application/json' \
+	    -H "X-Warrant-Session: ${1-${SESS:-}}" -H "X-Warrant-Challenge: $h_c" -d '{}' "$U/api/hello"
+	NONCE=$(jval "$T.hello" 'j["nonce"]' 2>/dev/null || true)
+	PROOF_OK=0
+	python3 "$SIG" proof "${KEY:-A}" "$h_c" "$NONCE" "$(jval "$T.hello" 'j["proof"]' 2>/dev/null)" &&
+	    PROOF_OK=1
+}
+# api METHOD PATH [BODY [CURL ARGS]]: a signed call of the session
+# ($SESS, $KEY) after a hello, the status in ST, the body in $T, the
+# headers in $T.h, ANSWER_OK 1 when the answer's MAC is right; the call
+# as sent in $T.req (method, path, body file, time, nonce, MAC), to replay.
 api() {
 	a_m=$1 a_p=$2 a_b=${3:-}
 	shift 2
 	[ $# -gt 0 ] && shift
-	if [ "$a_m" = POST ]; then
-		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -X POST \
-		    -H 'Content-Type: application/json' -H "X-Warrant-Key: ${KEY:-}" \
-		    --data-binary "$a_b" "$@" "$U$a_p")
+	hello
+	case $a_b in
+	@*) a_f=${a_b#@} ;;
+	*) a_f=$T.body; printf %s "$a_b" >"$a_f" ;;
+	esac
+	a_t=$(date +%s)
+	a_mac=$(python3 "$SIG" mac "${KEY:-A}" "$a_m" "$a_p" "$a_f" "$a_t" "$NONCE")
+	printf '%s\n' "$a_m" "$a_p" "$a_f" "$a_t" "$NONCE" "$a_mac" >"$T.req"
+	resend "$T.req" "$@"
+}
+# resend FILE [CURL ARGS]: the call recorded in FILE sent again as it was.
+resend() {
+	{ read -r r_m; read -r r_p; read -r r_f; read -r r_t; read -r r_n; read -r r_mac; } <"$1"
+	shift
+	set -- -H "X-Warrant-Session: ${SESS:-}" -H "X-Warrant-Nonce: $r_n" \
+	    -H "X-Warrant-Time: $r_t" -H "X-Warrant-Mac: $r_mac" "$@"
+	if [ "$r_m" = POST ]; then
+		ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -X POST \
+		    -H 'Content-Type: application/json' --data-binary "@$r_f" "$@" "$U$r_p")
 	else
-		ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: ${KEY:-}" \
-		    "$@" "$U$a_p")
+		ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' "$@" "$U$r_p")
 	fi
+	ANSWER_OK=0
+	python3 "$SIG" answer "${KEY:-A}" "$r_mac" "$ST" "$T" \
+	    "$(sed -n 's/^X-Warrant-Answer: \([A-Za-z0-9_-]*\).*/\1/p' "$T.h")" && ANSWER_OK=1
 }
 errcode() { jval "$T" 'j["error"]["code"]'; }
 # gate FILE: a request as the reviewer from FILE; G the id, H its hash.
@@ -116,17 +169,17 @@ check "the store keeps only the token's hash" \
 check "the token itself is nowhere in the store" sh -c "! grep -rqF '$TOK' '$SR_STATE'"
 api GET /api/gates
 is "no session: 401" "$ST" 401
-ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -c "$JAR" -H 'Content-Type: application/json' \
+ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -H 'Content-Type: application/json' \
     -d "{\"token\":\"$TOK\",\"name\":\"curl\"}" "$U/api/pair")
 is "the token is traded for a session" "$ST" 200
-check "the cookie is HttpOnly and SameSite=Strict" grep -q 'Set-Cookie: warrant=.*; HttpOnly; SameSite=Strict' "$T.h"
+check "no cookie is set: the session is a name and a key" sh -c "! grep -qi '^Set-Cookie' '$T.h'"
 KEY=$(jval "$T" 'j["key"]')
+SESS=$(jval "$T" 'j["session"]')
 DEV=$(jval "$T" 'j["device"]')
-COOKIE=$(awk '$6 == "warrant" { print $7 }' "$JAR")
-check "pairing answers the session's key: 43 random characters, not the cookie" \
-    sh -c "printf %s '$KEY' | grep -qx '[A-Za-z0-9_-]\{43\}' && [ '$KEY' != '$COOKIE' ]"
+check "pairing answers the session's key: 43 random characters, not its name" \
+    sh -c "printf %s '$KEY' | grep -qx '[A-Za-z0-9_-]\{43\}' && [ '$KEY' != '$SESS' ]"
 check "the key is nowhere in the store" sh -c "! grep -rqF '$KEY' '$SR_STATE'"
-check "nor the cookie" sh -c "! grep -rqF '$COOKIE' '$SR_STATE'"
+check "nor the session's name" sh -c "! grep -rqF '$SESS' '$SR_STATE'"
 ST=$(curl -s -o "$T" -w '%{http_code}' -H 'Content-Type: application/json' \
     -d "{\"token\":\"$TOK\"}" "$U/api/pair")
 is "a replayed pairing token is refused" "$ST:$(errcode)" 403:pairing_refused
@@ -143,10 +196,29 @@ api GET /api/gates
 is "the session reads the gates" "$ST" 200
 api GET /api/session
 is "the session says its device" "$(jval "$T" 'j["device"]')" "$DEV"
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" "$U/api/gates")
-is "the cookie without the key: 401" "$ST:$(errcode)" 401:no_session
-ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Key: $KEY" "$U/api/gates")
-is "the key without the cookie: 401" "$ST:$(errcode)" 401:no_session
+check "the daemon proves it holds the session's key (hello)" [ "$PROOF_OK" = 1 ]
+check "its answer is signed with the key" [ "$ANSWER_OK" = 1 ]
+resend "$T.req"
+is "the same signed call again (a replay): 401" "$ST:$(errcode)" 401:replayed
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" "$U/api/gates")
+is "the session's name without a signature: 401" "$ST:$(errcode)" 401:no_signature
+KEY_RIGHT=$KEY
+KEY=$(head -c 32 /dev/urandom | basenc --base64url | tr -d '=')
+api GET /api/gates
+is "a call signed with another key: 401" "$ST:$(errcode)" 401:bad_signature
+check "... after a hello whose proof that key does not confirm" [ "$PROOF_OK" = 0 ]
+KEY=$KEY_RIGHT
+hello
+printf '' >"$T.body"
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" -H "X-Warrant-Nonce: $NONCE" \
+    -H "X-Warrant-Time: 1000" -H "X-Warrant-Mac: $(python3 "$SIG" mac "$KEY" GET /api/gates "$T.body" 1000 "$NONCE")" \
+    "$U/api/gates")
+is "a call signed with a stale time: 401" "$ST:$(errcode)" 401:stale_time
+hello
+api POST "/api/gates/nothing/deny" '{}'
+{ sed -n 1p "$T.req"; echo "/api/gates/other/deny"; sed -n '3,6p' "$T.req"; } >"$T.req2"
+resend "$T.req2"
+is "a signed call sent to another path: 401" "$ST:$(errcode)" 401:bad_signature
 rev pair --list >"$T.list"
 check "pair --list shows the device" grep -q "^$DEV  curl" "$T.list"
 
@@ -155,7 +227,7 @@ section "hostile requests"
 printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/true"]}]}\n' >"$SR_DIR/g0.json"
 gate "$SR_DIR/g0.json"
 G0=$G
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Host: evil.example' "$U/api/gates")
+api GET /api/gates -H 'Host: evil.example'
 is "DNS rebinding (Host: evil.example) is refused" "$ST:$(errcode)" 421:bad_host
 ST=$(curl -s -o "$T" -w '%{http_code}' -H "Host: evil.example:$PORT" "$U/")
 is "even for the page" "$ST" 421
@@ -165,16 +237,10 @@ api POST "/api/gates/$G0/deny" '{}' -H 'Sec-Fetch-Site: cross-site'
 is "Sec-Fetch-Site: cross-site is refused" "$ST:$(errcode)" 403:cross_site
 api POST "/api/gates/$G0/deny" '{}' -H 'Sec-Fetch-Site: same-site'
 is "Sec-Fetch-Site: same-site is refused" "$ST" 403
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
-    -d '{}' "$U/api/gates/$G0/deny")
-is "a POST without the key is refused" "$ST:$(errcode)" 401:no_session
-# the first character changed (a key that starts with A would make "A..." right)
-if [ "$(printf %s "$KEY" | cut -c1)" = A ]; then c=B; else c=A; fi
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
-    -H "X-Warrant-Key: $c$(printf %s "$KEY" | cut -c2-)" -d '{}' "$U/api/gates/$G0/deny")
-is "a POST with a wrong key is refused" "$ST:$(errcode)" 401:no_session
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: $KEY" \
-    -H 'Content-Type: text/plain' -d '{}' "$U/api/gates/$G0/deny")
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" \
+    -H 'Content-Type: application/json' -d '{}' "$U/api/gates/$G0/deny")
+is "a POST without a signature is refused" "$ST:$(errcode)" 401:no_signature
+api POST "/api/gates/$G0/deny" '{}' -H 'Content-Type: text/plain'
 is "a form-like POST (text/plain) is refused" "$ST:$(errcode)" 415:not_json
 head -c 10485760 /dev/zero >"$SR_DIR/big"
 api POST "/api/gates/$G0/deny" "@$SR_DIR/big"
@@ -285,16 +351,10 @@ section "events"
 api POST /api/events/ticket '{}'
 TICKET=$(jval "$T" 'j["ticket"]')
 is "POST /api/events/ticket gives a ticket" "$ST:${#TICKET}" 200:43
-curl -s -N -b "$JAR" --max-time 2 "$U/api/events?ticket=$TICKET" >"$T.sse"
+curl -s -N --max-time 2 "$U/api/events?ticket=$TICKET" >"$T.sse"
 check "GET /api/events?ticket= streams the gate count" grep -q '^data: {"pending":' "$T.sse"
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" --max-time 2 "$U/api/events?ticket=$TICKET")
-is "a ticket is good once" "$ST:$(errcode)" 401:no_session
-api POST /api/events/ticket '{}'
-TICKET=$(jval "$T" 'j["ticket"]')
 ST=$(curl -s -o "$T" -w '%{http_code}' --max-time 2 "$U/api/events?ticket=$TICKET")
-is "a ticket without its cookie: 401" "$ST" 401
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H "X-Warrant-Key: $KEY" --max-time 2 "$U/api/events")
-is "the event stream takes a ticket, not the key" "$ST" 401
+is "a ticket is good once" "$ST:$(errcode)" 401:no_session
 ST=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$U/api/events")
 is "the event stream needs a session" "$ST" 401
 
@@ -420,6 +480,8 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write((self.headers.get("Cookie") or "") + "\n")
         body = b"<!doctype html><title>dev server</title><p>my dev server</p>"
         self.send_response(200)
+        # cookie tossing: a cookie of the page's old name, for every port
+        self.send_header("Set-Cookie", "warrant=tossed; Path=/; HttpOnly; SameSite=Strict")
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -457,12 +519,14 @@ PY
  {"eval": "document.querySelector('$L .file pre.content').textContent.includes('echo lint-ok')"},
  {"eval": "document.querySelectorAll('$B input[type=checkbox], $B button.approve').length"},
  {"eval": "document.querySelector('$B .file .not-shown').textContent"},
- {"eval": "localStorage.getItem('warrant-key') !== null"},
+ {"eval": "new Promise(ok => { const o = indexedDB.open('warrant', 1); o.onsuccess = () => { const g = o.result.transaction('session').objectStore('session').get('current'); g.onsuccess = () => ok(g.result.key instanceof CryptoKey && g.result.key.extractable === false && localStorage.length === 0); }; })"},
  {"eval": "document.querySelector('$L .file').scrollIntoView(), 1"},
  {"shot": "$SHOTS/file-text-390x844.png"},
  {"eval": "[...document.querySelectorAll('$L li .argv .word .w')].every(w => w.tagName === 'BDI' && w.dir === 'ltr')"},
  {"open": "http://127.0.0.1:$APORT/dev"},
- {"wait": "document.body && document.body.textContent.includes('my dev server')"}]
+ {"wait": "document.body && document.body.textContent.includes('my dev server')"},
+ {"open": "$U/"},
+ {"wait": "document.getElementById('conn').textContent.startsWith('device') || document.getElementById('conn').textContent === 'live'"}]
 EOF
 	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome2" "$SR_DIR/steps2.json" \
 	    >"$T.cdp2" 2>"$T.cdp2.err"
@@ -479,7 +543,8 @@ EOF
 	check "a binary snapshot: no approve control for its command" step2 12 "j['value'] == 0"
 	check "... and the page says to use the terminal" step2 13 \
 	    "'binary' in j['value'] and 'warrant show $GB' in j['value']"
-	check "the key is in this origin's storage" step2 14 "j['value'] is True"
+	check "the key is a CryptoKey that cannot be exported, in this origin's IndexedDB" \
+	    step2 14 "j['value'] is True"
 	check "a screenshot of the file's text after \"Show all\"" [ -s "$SHOTS/file-text-390x844.png" ]
 	check "each argv word is its own left-to-right isolate (<bdi dir=ltr>)" step2 17 "j['value'] is True"
 	check "the agent's page on 127.0.0.1:$APORT opened in the paired browser" step2 19 "j['ok']"
@@ -490,9 +555,10 @@ EOF
 	is "... nor was an approval attempted" "$(attempts_of "$GB")" 0
 
 	# what the agent got, and all it can do with it
-	STOLEN=$(grep -o 'warrant=[A-Za-z0-9_-]*' "$SR_DIR/agent/cookies" | tail -1 | cut -d= -f2)
-	check "the agent's server on another port received the page's cookie" \
-	    [ "${#STOLEN}" = 43 ]
+	check "the page tossed a cookie from another port is still paired" step2 21 "j['ok']"
+	STOLEN=$(grep -o 'warrant=[A-Za-z0-9_-]*' "$SR_DIR/agent/cookies" | grep -v tossed | tail -1 | cut -d= -f2)
+	check "the agent's server on another port received no cookie of the page (it sets none)" \
+	    [ -z "$STOLEN" ]
 	CSRF_OLD=$(printf 'warrant-csrf\n%s' "$STOLEN" | sha256sum | cut -c1-64)
 	SHA_C=$(printf %s "$STOLEN" | sha256sum | cut -c1-64)
 	forged() {
@@ -530,6 +596,89 @@ EOF
 	is "and no approval was attempted" "$(attempts_of "$GX")" 0
 	kill "$APID" 2>/dev/null
 	wait "$APID" 2>/dev/null
+
+	# a squatter, as the agent user, on the page's port while the daemon
+	# restarts: the open page's retries reach it; it records every request
+	cat >"$SR_DIR/squat.py" <<'PY'
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def rec(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n).decode("utf-8", "replace") if n else ""
+        with open(sys.argv[2], "a") as f:
+            f.write(json.dumps({"method": self.command, "path": self.path,
+                "headers": dict(self.headers.items()), "body": body}) + "\n")
+        out = json.dumps({"nonce": "A" * 54, "proof": "B" * 43, "gates": []}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    do_GET = do_POST = rec
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer.allow_reuse_address = True
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+	chmod 644 "$SR_DIR/squat.py"
+	SQ=$SR_DIR/agent/squat.jsonl
+	cat >"$SR_DIR/steps3.json" <<STEPS
+[{"open": "$U/"},
+ {"wait": "document.getElementById('conn').textContent === 'live'", "ms": 20000},
+ {"wait": "document.getElementById('notice').textContent.includes('could not prove')", "ms": 40000},
+ {"wait": "document.getElementById('conn').textContent === 'live' && document.getElementById('notice').hidden", "ms": 40000},
+ {"eval": "document.querySelectorAll('#pending article.gate').length > 0"}]
+STEPS
+	: >"$T.cdp3"
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome2" "$SR_DIR/steps3.json" \
+	    >"$T.cdp3" 2>"$T.cdp3.err" &
+	CPID=$!
+	i=0
+	until [ "$(wc -l <"$T.cdp3")" -ge 2 ] || [ "$i" -ge 300 ]; do i=$((i + 1)); sleep 0.1; done
+	stop_daemon TERM
+	as_agent python3 "$SR_DIR/squat.py" "$PORT" "$SQ"
+	SQPID=$!
+	i=0
+	until [ "$(wc -l <"$T.cdp3")" -ge 3 ] || [ "$i" -ge 400 ]; do i=$((i + 1)); sleep 0.1; done
+	kill "$SQPID" 2>/dev/null
+	wait "$SQPID" 2>/dev/null
+	SR_EXTRA_ENV="WARRANT_TEST_WEB_TIMEOUT=3${SR_NL}WARRANT_TEST_WEB_DEADLINE_MS=2000" start_daemon
+	unset SR_EXTRA_ENV
+	wait "$CPID"
+	step3() { sed -n "${1}p" "$T.cdp3" | jscan "$2" >/dev/null 2>&1; }
+	check "a squatter on the port: the open page says whoever answers could not prove it is the daemon" \
+	    step3 3 "j['ok']"
+	check "after the restart the page is live again and shows the gates" step3 5 "j['value'] is True"
+	check "the squatter recorded the page's requests" [ -s "$SQ" ]
+	check "... no cookie" sh -c "! grep -qi '\"cookie\"' '$SQ'"
+	check "... no signed call (the page sent nothing past the hello)" \
+	    sh -c "! grep -qi 'x-warrant-mac' '$SQ' && ! grep -q '/api/gates' '$SQ'"
+	# the key of every session it heard named, as the daemon derives it
+	cp "$SR_STATE/web.key" "$SR_DIR/web.key" && chmod 644 "$SR_DIR/web.key"
+	NOKEY=1
+	for sn in $(python3 -c 'import json, sys
+for l in open(sys.argv[1]): print(json.loads(l)["headers"].get("X-Warrant-Session", ""))' "$SQ" | sort -u); do
+		k=$(python3 "$SIG" derive "$SR_DIR/web.key" "$sn")
+		grep -qF "$k" "$SQ" && NOKEY=0
+	done
+	rm -f "$SR_DIR/web.key"
+	check "... no session key" [ "$NOKEY" = 1 ]
+	# everything it recorded, sent to the daemon again
+	cat >"$SR_DIR/replay.py" <<'PY'
+import http.client, json, sys
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5)
+    h = {k: v for k, v in r["headers"].items() if k.lower() not in ("content-length", "connection")}
+    c.request(r["method"], r["path"], body=r["body"].encode() or None, headers=h)
+    a = c.getresponse()
+    a.read()
+    print(r["path"], a.status)
+PY
+	python3 "$SR_DIR/replay.py" "$PORT" "$SQ" >"$T.replay"
+	# a hello answers anyone who names a session: a nonce and a proof, of no use without the key
+	check "replaying what the squatter recorded gets no call through" \
+	    sh -c "! grep -v '^/api/hello ' '$T.replay' | grep -q ' 2[0-9][0-9]\$'"
 
 	# a slow-header flood from 127.0.0.1-5, as the agent user, while the
 	# paired browser loads the page and approves
@@ -782,11 +931,11 @@ api POST "/api/gates/$GK/approve" "{\"manifest_sha256\":\"$HK\",\"commands\":[\"
 is "a grant over 24h is refused" "$ST:$(errcode)" 400:grant_too_long
 api POST "/api/gates/$GK/approve" "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":3600}"
 is "a grant that is not a string is refused" "$ST:$(errcode)" 400:grant_duration
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" -H 'Content-Type: application/json' \
     -d "{\"manifest_sha256\":\"$HK\",\"commands\":[\"e\"],\"grant\":\"1h\"}" "$U/api/gates/$GK/approve")
-is "an approval with a grant without the session key: 401" "$ST:$(errcode)" 401:no_session
-ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" "$U/api/grants")
-is "the grants list without the session key: 401" "$ST:$(errcode)" 401:no_session
+is "an approval with a grant without a signature: 401" "$ST:$(errcode)" 401:no_signature
+ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" "$U/api/grants")
+is "the grants list without a signature: 401" "$ST:$(errcode)" 401:no_signature
 is "after the refusals the gate is pending, nothing attempted" "$(state_of "$GK"):$(attempts_of "$GK")" pending:0
 is "... and no grant exists" "$(rev grants -j | jscan 'len(j)')" 0
 # pair_link: a fresh pairing link, for a browser profile of its own
@@ -850,7 +999,7 @@ EOF
 	rev wait -t 60 "$G" >/dev/null 2>&1
 	api POST /api/events/ticket '{}'
 	TICKET=$(jval "$T" 'j["ticket"]')
-	curl -s -N -b "$JAR" --max-time 60 "$U/api/events?ticket=$TICKET" >"$T.gsse" &
+	curl -s -N --max-time 60 "$U/api/events?ticket=$TICKET" >"$T.gsse" &
 	GSSE=$!
 	check "(infra) the event stream's first event" \
 	    wait_for "grep -q '^event: gates' '$T.gsse'" 30
@@ -862,9 +1011,9 @@ EOF
 	is "revoking it again: 404 no_such_grant" "$ST:$(errcode)" 404:no_such_grant
 	api POST "/api/grants/g-bad/revoke" '{}'
 	is "a malformed grant id: 404 no_such_grant" "$ST:$(errcode)" 404:no_such_grant
-	ST=$(curl -s -o "$T" -w '%{http_code}' -b "$JAR" -H 'Content-Type: application/json' \
-	    -d '{}' "$U/api/grants/$GID/revoke")
-	is "Revoke without the session key: 401" "$ST:$(errcode)" 401:no_session
+	ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" \
+	    -H 'Content-Type: application/json' -d '{}' "$U/api/grants/$GID/revoke")
+	is "Revoke without a signature: 401" "$ST:$(errcode)" 401:no_signature
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp5" "$T.cdp5.err" "$T.cdp6" "$T.cdp6.err" | tail -c 3000)"; fi
 else
 	skip "allow again for 1 h from the page, the identical request, the list and Revoke" \
@@ -941,7 +1090,7 @@ section "revoke"
 rev pair --revoke "$DEV" >"$T.rev"
 check "pair --revoke" grep -q "revoked" "$T.rev"
 api GET /api/gates
-is "a stolen cookie used after --revoke: 401" "$ST:$(errcode)" 401:no_session
+is "the session's signed calls after --revoke: 401" "$ST:$(errcode)" 401:no_session
 api POST "/api/gates/$G0/deny" '{}'
 is "and it cannot deny" "$ST" 401
 rev pair --revoke "$DEV" >/dev/null 2>"$T.err"
@@ -1038,8 +1187,8 @@ check "under TLS the link is https://" grep -q "^  $U/#token=" "$T.tpair"
 ST=$(curl -sk -o "$T" -D "$T.h" -w '%{http_code}' -H 'Content-Type: application/json' \
     -d "{\"token\":\"$TOK\"}" "$U/api/pair")
 is "pairing over TLS" "$ST" 200
-check "the cookie is __Host-warrant, Secure, HttpOnly, SameSite=Strict" \
-    grep -q 'Set-Cookie: __Host-warrant=.*; HttpOnly; SameSite=Strict; Secure' "$T.h"
+check "it answers the session's name and key, and sets no cookie" \
+    sh -c "! grep -qi '^Set-Cookie' '$T.h' && [ \"\$(jval '$T' 'len(j[\"key\"])')\" = 43 ]"
 ST=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")
 check "plain HTTP gets no page" [ "$ST" = 000 ]
 stop_daemon
