@@ -88,6 +88,20 @@ copy(const char *src, const char *rel, uid_t uid)
 	assert_int_equal(chmod(p, 0755), 0);
 }
 
+/* A root script at rel, mode 0755, holding text. */
+static void
+put_script(const char *rel, const char *text)
+{
+	char p[256];
+	FILE *f;
+
+	path_of(p, sizeof p, rel);
+	assert_non_null(f = fopen(p, "w"));
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(p, 0755), 0);
+}
+
 /* What a requester's process does before it waits to be killed. */
 enum hold { HOLD_WRITE, HOLD_MAP, HOLD_UNIX, HOLD_TCP_ANY };
 
@@ -441,7 +455,6 @@ test_interpreters(void **state)
 	    "./elf-root; echo elf-root=$?\n"
 	    "./missing.sh; echo missing=$?\n";
 	char p[256], ld[128], *tail, *text;
-	FILE *f;
 
 	(void)state;
 	if (geteuid() != 0)
@@ -452,27 +465,13 @@ test_interpreters(void **state)
 	copy("/bin/sh", "sv/rootsh", 0);
 	/* root's scripts: one whose interpreter is relative (found in the
 	 * requester's bin/ from the cwd), one through a root script whose
-	 * own interpreter is that one, one absolute */
-	path_of(p, sizeof p, "sv/rel.sh");
-	assert_non_null(f = fopen(p, "w"));
-	fputs("#!bin/interp\necho ran\n", f);
-	fclose(f);
-	assert_int_equal(chmod(p, 0755), 0);
-	path_of(p, sizeof p, "sv/nested.sh");
-	assert_non_null(f = fopen(p, "w"));
-	fprintf(f, "#!%s/sv/rel.sh\necho ran\n", top);
-	fclose(f);
-	assert_int_equal(chmod(p, 0755), 0);
-	path_of(p, sizeof p, "sv/abs.sh");
-	assert_non_null(f = fopen(p, "w"));
-	fprintf(f, "#!%s/sv/rootsh\necho abs-ran\n", top);
-	fclose(f);
-	assert_int_equal(chmod(p, 0755), 0);
-	path_of(p, sizeof p, "sv/missing.sh");
-	assert_non_null(f = fopen(p, "w"));
-	fputs("#!bin/none\necho ran\n", f);
-	fclose(f);
-	assert_int_equal(chmod(p, 0755), 0);
+	 * own interpreter is that one, one absolute, one missing */
+	put_script("sv/rel.sh", "#!bin/interp\necho ran\n");
+	snprintf(p, sizeof p, "#!%s/sv/rel.sh\necho ran\n", top);
+	put_script("sv/nested.sh", p);
+	snprintf(p, sizeof p, "#!%s/sv/rootsh\necho abs-ran\n", top);
+	put_script("sv/abs.sh", p);
+	put_script("sv/missing.sh", "#!bin/none\necho ran\n");
 	/* root's ELF file whose interpreter is the requester's loader (in a
 	 * directory of its with a name short enough to patch in) */
 	snprintf(lddir, sizeof lddir, "/tmp/wtl.XXXXXX");
