@@ -11,6 +11,10 @@
 jstr() { "$PY" -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
 # sfile NAME TEXT: a "files" member: a reviewed script, mode 0755.
 sfile() { printf '"%s":{"content":%s,"mode":"0755"}' "$1" "$(jstr "$2")"; }
+# cfile NAME TEXT: a "files" member: reviewed content, mode 0644.
+cfile() { printf '"%s":{"content":%s,"mode":"0644"}' "$1" "$(jstr "$2")"; }
+# snap NAME PATH: a "files" member: a snapshot of the agent's file PATH.
+snap() { printf '"%s":{"snapshot":%s,"mode":"0644"}' "$1" "$(jstr "$2")"; }
 # scmd ID FILE WHY: a ROOT command that runs the reviewed script FILE.
 scmd() {
 	printf '{"id":"%s","argv":["/usr/bin/env",{"file":"%s"}],"why":%s}' \
@@ -51,19 +55,33 @@ mkgate() {
 		return 1
 	fi
 }
-# gate NAME < request.json: mkgate that must succeed (a failed check).
+# gate NAME < request.json: mkgate that must succeed (a check either way).
 gate() {
-	if mkgate "$1"; then return 0; fi
+	if mkgate "$1"; then
+		ok "($1) the requester's request is accepted ($G)"
+		return 0
+	fi
 	not_ok "($1) the requester's request is accepted"
 	diag "exit $MK_RC; refusal '$REFUSAL'"
-	diag "$(head -c 600 "$SR_DIR/$1.req" "$SR_DIR/$1.req.err" 2>/dev/null | tr '\n' ' ')"
+	diag "$(head -c 800 "$SR_DIR/$1.req" "$SR_DIR/$1.req.err" 2>/dev/null | tr '\n' ' ')"
 	return 1
 }
 # approve NAME ID: the reviewer approves the whole gate in a pty with the
-# real sudo (attached: --no-detach); then ledger_of.
+# real sudo (attached: --no-detach); then ledger_of. When answer does not
+# end within its limit, the ROOT processes still running 20 s before it
+# are shown (which command of the batch hangs).
 approve() {
-	pty_rv right "$1" "${ANSWER_LIMIT:-300}" "$SR_WARRANT" answer "$2" --run --no-detach -j
+	ap_lim=${ANSWER_LIMIT:-300}
+	( sleep $((ap_lim - 20)) && ps -eo pid,ppid,etimes,stat,wchan:24,args --forest >"$SR_DIR/$1.ps" ) &
+	ap_ps=$!
+	pty_rv right "$1" "$ap_lim" "$SR_WARRANT" answer "$2" --run --no-detach -j
 	ANS_RC=$PTY_RC ANS=$PTY_LOG
+	pkill -P "$ap_ps" 2>/dev/null
+	wait "$ap_ps" 2>/dev/null
+	if [ -s "$SR_DIR/$1.ps" ]; then
+		diag "($1) answer did not end within $ap_lim s; the runner's processes $((ap_lim - 20)) s in:"
+		grep -A25 'warrant-runner' "$SR_DIR/$1.ps" | head -40 | cut -c1-200 | while IFS= read -r l; do diag "  $l"; done
+	fi
 	ledger_of "$1" "$2"
 }
 # ledger_of NAME ID: L is a file holding the settled gate's ledger: the

@@ -89,6 +89,7 @@
 # hangs.
 . "$WARRANT_TOP/tests/e2e/lib.sh"
 . "$WARRANT_TOP/tests/e2e/sudo-lib.sh"
+. "$WARRANT_TOP/tests/e2e/confine-lib.sh"
 
 need_root "the corpus creates users, packages and system files as root"
 sr_need || bail "the programs the real-sudo tests drive are installed"
@@ -174,97 +175,7 @@ cleanup() {
 at_exit cleanup
 
 # ------------------------------------------------------------ helpers
-# (those of test-confine.sh)
-# jstr TEXT: TEXT as a JSON string.
-jstr() { "$PY" -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
-# sfile NAME TEXT: a "files" member: a reviewed script, mode 0755.
-sfile() { printf '"%s":{"content":%s,"mode":"0755"}' "$1" "$(jstr "$2")"; }
-# cfile NAME TEXT: a "files" member: reviewed content, mode 0644.
-cfile() { printf '"%s":{"content":%s,"mode":"0644"}' "$1" "$(jstr "$2")"; }
-# snap NAME PATH: a "files" member: a snapshot of the agent's file PATH.
-snap() { printf '"%s":{"snapshot":%s,"mode":"0644"}' "$1" "$(jstr "$2")"; }
-# scmd ID FILE WHY: a ROOT command that runs the reviewed script FILE.
-scmd() {
-	printf '{"id":"%s","argv":["/usr/bin/env",{"file":"%s"}],"why":%s}' \
-	    "$1" "$2" "$(jstr "${3:-runs the reviewed script $2}")"
-}
-# cmd ID WHY ARGV...: a ROOT command with a plain argv.
-cmd() {
-	c_id=$1 c_why=$2
-	shift 2
-	printf '{"id":"%s","why":%s,"argv":[' "$c_id" "$(jstr "$c_why")"
-	c_sep=
-	for a in "$@"; do
-		case $a in
-		'{"file":'*) printf '%s%s' "$c_sep" "$a" ;;
-		*) printf '%s%s' "$c_sep" "$(jstr "$a")" ;;
-		esac
-		c_sep=,
-	done
-	printf ']}'
-}
-# as_r CMD...: as the requester (lib.sh's as_req, with its groups).
-as_r() { as_req "$@"; }
-rev() { sr_as "$REV" "$SR_WARRANT" "$@"; }
-# gate NAME < request.json: the requester asks through the reviewer's
-# daemon; G is the id (none-NAME, a failed check, when it was refused).
-gate() {
-	cat >"$SR_DIR/$1.json"
-	chmod 644 "$SR_DIR/$1.json"
-	as_r "$SR_WARRANT" request -j --to "$REV" <"$SR_DIR/$1.json" \
-	    >"$SR_DIR/$1.req" 2>"$SR_DIR/$1.req.err"
-	MK_RC=$?
-	G=$(jscan 'j["request_id"]' "$SR_DIR/$1.req" 2>/dev/null) || G=
-	if [ "$MK_RC" -eq 0 ] && [ -n "$G" ]; then
-		ok "($1) the requester's request is accepted ($G)"
-		return 0
-	fi
-	G=none-$1
-	not_ok "($1) the requester's request is accepted"
-	diag "exit $MK_RC; $(head -c 800 "$SR_DIR/$1.req" "$SR_DIR/$1.req.err" 2>/dev/null | tr '\n' ' ')"
-	return 1
-}
-# approve NAME ID: the reviewer approves the whole gate in a pty with the
-# real sudo (attached: --no-detach); then ledger_of.
-# When answer does not end within its limit, the ROOT processes still
-# running then are shown (which command of the batch hangs).
-approve() {
-	ap_lim=${ANSWER_LIMIT:-300}
-	( sleep $((ap_lim - 20)) && ps -eo pid,ppid,etimes,stat,wchan:24,args --forest >"$SR_DIR/$1.ps" ) &
-	ap_ps=$!
-	pty_rv right "$1" "$ap_lim" "$SR_WARRANT" answer "$2" --run --no-detach -j
-	ANS_RC=$PTY_RC ANS=$PTY_LOG
-	pkill -P "$ap_ps" 2>/dev/null
-	wait "$ap_ps" 2>/dev/null
-	if [ -s "$SR_DIR/$1.ps" ]; then
-		diag "($1) answer did not end within $ap_lim s; the runner's processes $((ap_lim - 20)) s in:"
-		grep -A25 'warrant-runner' "$SR_DIR/$1.ps" | head -40 | cut -c1-200 | while IFS= read -r l; do diag "  $l"; done
-	fi
-	ledger_of "$1" "$2"
-}
-# ledger_of NAME ID: L is a file holding the settled gate's ledger (the
-# reviewer's store, else what the agent gets, else answer's own report).
-ledger_of() {
-	L=$SR_DIR/$1.ledger LSRC=show
-	rev show "$2" -j >"$L" 2>&1
-	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && return 0
-	as_r "$SR_WARRANT" wait "$2" --to "$REV" -t 10 -j >"$L" 2>&1
-	jscan 'ledger(j)' "$L" >/dev/null 2>&1 && { LSRC="wait"; return 0; }
-	LSRC=answer
-	cp "$ANS" "$L" 2>/dev/null
-}
-# approved NAME: sudo prompted and answer exited 0.
-approved() {
-	is "($1) the reviewer approves with the real sudo: answer exits 0" "$ANS_RC" 0
-	if [ "$ANS_RC" -ne 0 ]; then
-		diag "$(tr -d '\r' <"$ANS" 2>/dev/null | grep -v '^## ptydrive' | tail -c 800 | tr '\n' ' ')"
-	fi
-}
-tail_has() {
-	jcheck "$1" "'$3' in (entry(j, '$2').get('output_tail') or '')" "$L"
-}
-absent() { check "$1" sh -c '[ ! -e "$1" ] && [ ! -L "$1" ]' sh "$2"; }
-present() { check "$1" [ -e "$2" ]; }
+# (the rest are confine-lib.sh's)
 # works DESC ID: command ID ran, exited 0, under the supervisor (a
 # confinement record, not unconfined) and had no access refused (nor
 # any left out of the record). When not, what the lead needs: its status,
