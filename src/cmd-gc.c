@@ -3,6 +3,8 @@
  * warrant gc: the retention policy. Removes the run directories (and the
  * output logs in them) of settled gates older than an age, then the
  * oldest of them while all run directories together are over a size;
+ * then the gates themselves settled longer ago than that age (their
+ * audit events stay: gates_prune);
  * removes the blobs no gate holds any more (those of gates that ran for
  * the same age, of gates that did not run for GC_BLOB_UNRUN_HOURS at most);
  * rotates requests.jsonl past a size (one old file kept); with --vacuum
@@ -31,18 +33,18 @@ static int cmd_gc_exec(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	.name = "gc",
-	.summary = "prune old run directories, rotate requests.jsonl",
+	.summary = "prune old settled gates and run directories, rotate requests.jsonl",
 	.group = CMD_ADMIN,
 	.usage = "[-n] [--vacuum] [-j] [--max-age DAYS] [--max-size MIB]",
 	.help =
-	"Prune run directories and reviewed files of settled gates, rotate\n"
+	"Prune settled gates, their run directories and reviewed files, rotate\n"
 	"requests.jsonl.\n\n"
 	"  -n, --dry-run      say what would go; change nothing\n"
 	"      --vacuum       also compact the database (VACUUM)\n"
 	"  -j, --json         the report as one JSON object\n"
-	"      --max-age D    remove run directories of gates settled more than\n"
-	"                     D days ago (default " STR(GC_MAX_AGE_DAYS) "), and the\n"
-	"                     reviewed files of those that ran\n"
+	"      --max-age D    remove gates settled more than D days ago (default\n"
+	"                     " STR(GC_MAX_AGE_DAYS) "; their audit events stay), their run\n"
+	"                     directories and reviewed files\n"
 	"      --max-size M   then the oldest, while all run directories take\n"
 	"                     more than M MiB (default " STR(GC_MAX_RUNS_MIB) ")\n",
 	.exec = cmd_gc_exec,
@@ -225,6 +227,18 @@ prune(struct store *st, int runs_fd, int64_t max_age, long long max_bytes, int d
 
 static json_t *rotate_jsonl(struct store *, int);
 
+/* The gates settled more than max_age seconds ago, removed unless dry
+ * (gates_prune: after their run directories, before the blobs they held). */
+static json_t *
+prune_gates(struct store *st, int64_t max_age, int dry)
+{
+	long n;
+
+	if (gates_prune(st, now_seconds() - max_age, dry, &n) != 0)
+		return NULL;
+	return json_pack("{s:I}", "pruned", (json_int_t)n);
+}
+
 /* The blobs no gate holds any more, gates settled max_age seconds ago. */
 static json_t *
 collect(struct store *st, int64_t max_age, int dry)
@@ -256,8 +270,8 @@ runs_open(struct store *st)
 int
 gc_prune_default(struct store *st)
 {
-	json_t *rep, *jsonl, *blobs;
-	int fd = runs_open(st);
+	json_t *rep, *gates, *jsonl, *blobs;
+	int fd = runs_open(st), ok;
 
 	if (fd == -2)
 		return 0;
@@ -269,13 +283,16 @@ gc_prune_default(struct store *st)
 		return 0;
 	}
 	rep = prune(st, fd, GC_MAX_AGE_DAYS * 86400LL, GC_MAX_RUNS_MIB * 1048576LL, 0);
+	gates = prune_gates(st, GC_MAX_AGE_DAYS * 86400LL, 0);
 	jsonl = rotate_jsonl(st, 0);
 	blobs = collect(st, GC_MAX_AGE_DAYS * 86400LL, 0);
 	close(fd);
+	ok = rep != NULL && gates != NULL && jsonl != NULL && blobs != NULL;
 	json_decref(rep);
+	json_decref(gates);
 	json_decref(jsonl);
 	json_decref(blobs);
-	return rep != NULL && jsonl != NULL && blobs != NULL ? 0 : -1;
+	return ok ? 0 : -1;
 }
 
 /* requests.jsonl past GC_JSONL_MIB becomes requests.jsonl.1 (replacing
@@ -364,6 +381,9 @@ print_text(const json_t *rep)
 	    (long long)json_integer_value(json_object_get(r, "count")),
 	    (long long)json_integer_value(json_object_get(r, "pruned_bytes")),
 	    (long long)json_integer_value(json_object_get(r, "kept_bytes")));
+	printf("%s %lld settled gates (their audit events stay)\n",
+	    dry ? "would prune" : "pruned", (long long)json_integer_value(
+	    json_object_get(json_object_get(rep, "gates"), "pruned")));
 	j = json_object_get(rep, "blobs");
 	printf("%s %lld of %lld reviewed files (%lld bytes freed); %lld bytes kept\n",
 	    dry ? "would remove" : "removed",
@@ -401,7 +421,7 @@ cmd_gc_exec(int argc, char **argv)
 	};
 	long age = GC_MAX_AGE_DAYS, size = GC_MAX_RUNS_MIB;
 	int ch, dry = 0, vacuum = 0, json = 0, fd, rc;
-	json_t *rep, *runs, *jsonl, *blobs;
+	json_t *rep, *runs, *gates, *jsonl, *blobs;
 	long long before;
 	struct store st;
 
@@ -448,18 +468,21 @@ cmd_gc_exec(int argc, char **argv)
 	runs = fd >= 0 ? prune(&st, fd, age * 86400LL, size * 1048576LL, dry) :
 	    json_pack("{s:i,s:i,s:i,s:i,s:[]}", "count", 0, "pruned", 0, "pruned_bytes", 0,
 	    "kept_bytes", 0, "pruned_names");
-	jsonl = runs != NULL ? rotate_jsonl(&st, dry) : NULL;
+	gates = runs != NULL ? prune_gates(&st, age * 86400LL, dry) : NULL;
+	jsonl = gates != NULL ? rotate_jsonl(&st, dry) : NULL;
 	blobs = jsonl != NULL ? collect(&st, age * 86400LL, dry) : NULL;
 	if (fd >= 0)
 		close(fd);
-	if (runs == NULL || jsonl == NULL || blobs == NULL) {
+	if (runs == NULL || gates == NULL || jsonl == NULL || blobs == NULL) {
 		json_decref(runs);
+		json_decref(gates);
 		json_decref(jsonl);
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rep = json_pack("{s:b,s:o,s:o,s:o,s:o*}", "dry_run", dry, "run_dirs", runs,
-	    "requests_jsonl", jsonl, "blobs", blobs, "log_server", ship_waiting(dry));
+	rep = json_pack("{s:b,s:o,s:o,s:o,s:o,s:o*}", "dry_run", dry, "run_dirs", runs,
+	    "gates", gates, "requests_jsonl", jsonl, "blobs", blobs, "log_server",
+	    ship_waiting(dry));
 	if (vacuum) {
 		before = db_bytes(&st);
 		if (!dry && store_vacuum(&st) != 0) {

@@ -6,6 +6,7 @@
  * it also serves the web page (src/web/). Logs to standard error. Ctrl-C
  * or SIGTERM stops it.
  */
+#include <err.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ const struct cmd_entry cmd_serve_entry = {
 	.name = "serve",
 	.summary = "the reviewer's daemon: other users' agents, the web page",
 	.group = CMD_REVIEWER,
-	.usage = "[--max-pending N] [--rate N] [--blob-quota MIB] [--blob-cap MIB] [--http [ADDR:]PORT [--host NAME]... "
+	.usage = "[--max-pending N] [--rate N] [--meta-quota KIB] [--blob-quota MIB] [--blob-cap MIB] [--http [ADDR:]PORT [--host NAME]... "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]] [--notify-url URL] | --box-api [ADDR:]PORT "
 	    "[--listen-any --tls-cert PEM --tls-key PEM]",
 	.help =
@@ -35,6 +36,9 @@ const struct cmd_entry cmd_serve_entry = {
 	"  --max-pending N  pending gates one requester may have (default 16)\n"
 	"  --rate N         requests one requester may make in any 60 seconds\n"
 	"                   (default 30)\n"
+	"  --meta-quota KIB what one requester's gates may take in your state\n"
+	"                   (manifests, ledgers; settled gates count until `warrant\n"
+	"                   gc` prunes them; default " STR(SERVE_META_QUOTA_KIB) ")\n"
 	"  --blob-quota MIB reviewed files one requester's gates may hold (pending\n"
 	"                   ones, and for a day those that did not run; default "
 	    STR(BLOB_QUOTA_MIB) ")\n"
@@ -43,7 +47,8 @@ const struct cmd_entry cmd_serve_entry = {
 	"  --http [ADDR:]PORT  also serve the web page for a paired phone or browser\n"
 	"                      (`warrant pair`) on ADDR (127.0.0.1 by default): it\n"
 	"                      shows and denies every gate and approves only commands\n"
-	"                      that run as you\n"
+	"                      that run as you; a page that cannot start (its port\n"
+	"                      taken) is logged and the requester socket goes on\n"
 	"  --host NAME         another Host name the page answers to, such as a reverse\n"
 	"                      proxy's (tailscale serve, ssh -L); repeatable\n"
 	"  --listen-any        allow ADDR other than loopback (needs --tls-cert/--tls-key)\n"
@@ -72,6 +77,7 @@ cmd_serve_exec(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-pending", required_argument, NULL, 'P' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "meta-quota", required_argument, NULL, 'M' },
 		{ "blob-quota", required_argument, NULL, 'q' },
 		{ "blob-cap", required_argument, NULL, 'c' },
 		{ "http", required_argument, NULL, 'H' },
@@ -88,7 +94,7 @@ cmd_serve_exec(int argc, char **argv)
 	struct web *w = NULL;
 	struct push *push = NULL;
 	const char *notify_url = NULL, *why;
-	long blob_quota = BLOB_QUOTA_MIB, blob_cap = BLOB_CAP_MIB;
+	long blob_quota = BLOB_QUOTA_MIB, blob_cap = BLOB_CAP_MIB, meta = SERVE_META_QUOTA_KIB;
 	int ch, rc, http = 0, boxapi = 0, other = 0;
 
 	memset(&cfg, 0, sizeof cfg);
@@ -108,6 +114,12 @@ cmd_serve_exec(int argc, char **argv)
 			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.rate_count) != 0)
 				return usage_error(&cmd_serve_entry, "--rate takes 1 to %d",
 				    SERVE_LIMIT_MAX);
+			break;
+		case 'M':
+			other = 1;
+			if (parse_count(optarg, 1, SERVE_META_QUOTA_MAX, &meta) != 0)
+				return usage_error(&cmd_serve_entry, "--meta-quota takes KiB from 1 "
+				    "to %d", SERVE_META_QUOTA_MAX);
 			break;
 		case 'q':
 		case 'c':
@@ -167,13 +179,17 @@ cmd_serve_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	d.st.blob_quota = blob_quota * 1048576LL;
 	d.st.blob_cap = blob_cap * 1048576LL;
+	d.meta_quota = meta * 1024LL;
+	/* the page is a second door: one that cannot open (its port taken,
+	 * its certificate unreadable) leaves the requesters' door open */
 	if (http) {
 		w = xcalloc(1, sizeof *w);
 		if (web_start(w, &cfg) != 0) {
+			warnx("serve: the web page is not served (said above why); the "
+			    "requester socket goes on without it");
 			free(w);
-			store_close(&d.st);
-			free(d.home);
-			return EXIT_INTERNAL;
+			w = NULL;
+			d.web = 0;
 		}
 	}
 	if (notify_url != NULL && (push = push_start(notify_url)) == NULL) {

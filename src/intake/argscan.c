@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -107,12 +108,13 @@ match_any(const char *const *pats, const char *name)
 }
 
 /* The basename of the file a word resolves to (an absolute path, or a
- * bare name on the trusted path), or "". */
+ * bare name on the trusted path) as p could look it up, or "". */
 static void
-resolved_base(const char *word, char out[NAME_MAX + 1])
+resolved_base(const struct requester *p, const char *word, char out[NAME_MAX + 1])
 {
 	char found[PATH_MAX], real[PATH_MAX];
 	const char *path = word;
+	int fd;
 
 	out[0] = '\0';
 	if (word[0] != '/') {
@@ -120,20 +122,23 @@ resolved_base(const char *word, char out[NAME_MAX + 1])
 			return;
 		path = found;
 	}
-	if (realpath(path, real) != NULL && strlen(base_name(real)) <= NAME_MAX)
+	if ((fd = reach_path(p, path, 1, real)) < 0)
+		return;
+	close(fd);
+	if (strlen(base_name(real)) <= NAME_MAX)
 		strcpy(out, base_name(real));
 }
 
 /* Does the word name one of pats: its basename, or the basename of the
  * file it resolves to? */
 static int
-names(const char *word, const char *const *pats)
+names(const struct requester *p, const char *word, const char *const *pats)
 {
 	char real[NAME_MAX + 1];
 
 	if (match_any(pats, base_name(word)))
 		return 1;
-	resolved_base(word, real);
+	resolved_base(p, word, real);
 	return real[0] != '\0' && match_any(pats, real);
 }
 
@@ -558,12 +563,12 @@ static const struct tool tools[] = {
 };
 
 static int
-is_interpreter(const char *word)
+is_interpreter(const struct requester *p, const char *word)
 {
 	size_t t;
 
 	for (t = 0; t < sizeof tools / sizeof tools[0]; t++)
-		if ((tools[t].flags & T_INTERP) && names(word, tools[t].names))
+		if ((tools[t].flags & T_INTERP) && names(p, word, tools[t].names))
 			return 1;
 	return 0;
 }
@@ -977,18 +982,22 @@ check_git(struct scan *s, size_t j)
 /* A program named literally: an absolute path to an executable regular
  * file or a bare name on the trusted path; its real path in real. */
 static int
-literal_program(const char *w, char real[PATH_MAX])
+literal_program(const struct requester *p, const char *w, char real[PATH_MAX])
 {
 	char found[PATH_MAX];
 	struct stat st;
+	int fd, rc;
 
 	if (w[0] != '/') {
 		if (exe_lookup(w, found, sizeof found) != 0)
 			return 0;
 		w = found;
 	}
-	return realpath(w, real) != NULL && stat(real, &st) == 0 &&
-	    S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+	if ((fd = reach_path(p, w, 1, real)) < 0)
+		return 0;
+	rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+	close(fd);
+	return rc;
 }
 
 /* The program a runner runs, from argv[i]: literal, and not replaceable. */
@@ -998,7 +1007,7 @@ runner_program(struct scan *s, size_t i, const char *runner)
 	char real[PATH_MAX], why[PATH_MAX + 128];
 	int rc;
 
-	if (strstr(s->argv[i], "{}") != NULL || !literal_program(s->argv[i], real))
+	if (strstr(s->argv[i], "{}") != NULL || !literal_program(s->p, s->argv[i], real))
 		return hit(s, "bad_executable", i, "%s would run '%s', a program decided "
 		    "only at run time; name an executable literally", runner, s->argv[i]);
 	if ((rc = path_replaceable(s->p, real, why, sizeof why)) != 0)
@@ -1201,15 +1210,19 @@ check_loader(struct scan *s)
  * the command's working directory: whatever runs it would run whatever is
  * there at run time. */
 static int
-relative_program(const struct wcommand *c, const char *w)
+relative_program(const struct requester *p, const struct wcommand *c, const char *w)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX];
 	struct stat st;
+	int fd, rc;
 
 	if (w[0] == '/' || strchr(w, '/') == NULL ||
-	    (size_t)snprintf(path, sizeof path, "%s/%s", c->cwd, w) >= sizeof path)
+	    (size_t)snprintf(path, sizeof path, "%s/%s", c->cwd, w) >= sizeof path ||
+	    (fd = reach_path(p, path, 1, real)) < 0)
 		return 0;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+	rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+	close(fd);
+	return rc;
 }
 
 /* python -m with a module that runs code given in its arguments. */
@@ -1708,9 +1721,9 @@ judge_word(struct scan *s, const char *w, int value, int *interp)
 	const char *eq, *t;
 	size_t n;
 
-	if ((acc = deny_word(s->d, w)) == DENY_NESTED)
+	if ((acc = deny_word_for(s->d, s->p, w)) == DENY_NESTED)
 		return acc;
-	if (value && acc == DENY_NONE && is_interpreter(w))
+	if (value && acc == DENY_NONE && is_interpreter(s->p, w))
 		*interp = 1;
 	t = w + strspn(w, " \t\r\n\v\f|!");	/* '|cmd' (strace -o), '!cmd' */
 	n = strcspn(t, " \t\r\n\v\f");
@@ -1755,7 +1768,7 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	s.r = r;
 	snprintf(s.jpath, sizeof s.jpath, "$.commands[%zu]", idx);
 	for (j = 1; j < s.argc; j++)
-		resolved_base(s.argv[j], s.real[j]);
+		resolved_base(p, s.argv[j], s.real[j]);
 	find_exempt(&s);
 	/* a reviewed file is content the reviewer reads, staged root-owned:
 	 * not a word to judge (its identity is judged by files_deny) */
@@ -1766,7 +1779,7 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	for (j = 0; j < s.argc; j++) {
 		if (s.exempt[j])
 			continue;
-		if (j > 0 && relative_program(c, s.argv[j]))
+		if (j > 0 && relative_program(p, c, s.argv[j]))
 			return hit(&s, "bad_executable", j, "'%s' is a program named by a path "
 			    "relative to %s; name programs by absolute path", s.argv[j], c->cwd);
 		if (j > 0 && (why = hook_word(s.argv[j])) != NULL)

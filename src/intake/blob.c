@@ -15,6 +15,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,60 @@
 
 #include "warrant.h"
 
+/* Blobs blob_text found whole, remembered by inode: the page shows each
+ * pending gate's files at every load, and hashing 64 MiB again each time
+ * under the page's lock would stall it. */
+#define VERIFIED_MAX	64
+
+/* A blob that hashed to its name, as it was then: its inode, size and
+ * times. Any write moves the change time, which no user can set back. */
+static struct verified {
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtime, ctime;
+	char		 sha[SHA256_HEX_LEN + 1];
+} verified[VERIFIED_MAX];
+static size_t verified_next;
+static pthread_mutex_t verified_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int
+verified_same(const struct verified *v, const struct stat *st, const char *sha)
+{
+	return v->dev == st->st_dev && v->ino == st->st_ino && v->size == st->st_size &&
+	    v->mtime.tv_sec == st->st_mtim.tv_sec && v->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	    v->ctime.tv_sec == st->st_ctim.tv_sec && v->ctime.tv_nsec == st->st_ctim.tv_nsec &&
+	    digest_equal(v->sha, sha);
+}
+
+/* Does the blob open on fd hash to sha? Hashed once per inode as it is
+ * (verified), or again. */
+static int
+blob_hashes_to(int fd, const char *sha)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct stat st;
+	size_t i;
+	int known = 0;
+
+	if (fstat(fd, &st) != 0)
+		return 0;
+	pthread_mutex_lock(&verified_lock);
+	for (i = 0; i < VERIFIED_MAX && !known; i++)
+		known = verified_same(&verified[i], &st, sha);
+	pthread_mutex_unlock(&verified_lock);
+	if (known)
+		return 1;
+	if (sha256_fd(fd, hex) != 0 || !digest_equal(hex, sha))
+		return 0;
+	pthread_mutex_lock(&verified_lock);
+	verified[verified_next] = (struct verified){ st.st_dev, st.st_ino, st.st_size,
+	    st.st_mtim, st.st_ctim, "" };
+	snprintf(verified[verified_next].sha, sizeof verified[verified_next].sha, "%s", sha);
+	verified_next = (verified_next + 1) % VERIFIED_MAX;
+	pthread_mutex_unlock(&verified_lock);
+	return 1;
+}
 
 /* STATE/blobs/sha256, created when asked; a descriptor, or -1. */
 static int
@@ -590,7 +645,7 @@ blob_text(const char *statedir, const json_t *file, size_t max, const char **wha
 {
 	const char *sha = json_string_value(json_object_get(file, "sha256"));
 	uint64_t size = (uint64_t)json_integer_value(json_object_get(file, "size"));
-	char hex[SHA256_HEX_LEN + 1], *buf;
+	char *buf;
 	size_t len = 0, i, k;
 	unsigned cp;
 	ssize_t n;
@@ -599,7 +654,7 @@ blob_text(const char *statedir, const json_t *file, size_t max, const char **wha
 	*what = "missing";
 	if (sha == NULL || statedir == NULL || (fd = blob_open(statedir, sha, size)) < 0)
 		return NULL;
-	if (sha256_fd(fd, hex) != 0 || !digest_equal(hex, sha)) {
+	if (!blob_hashes_to(fd, sha)) {
 		close(fd);
 		*what = "changed";
 		return NULL;

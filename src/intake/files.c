@@ -8,7 +8,6 @@
  * mode. Their content goes to the blob store (blob.c), never into the
  * manifest. An argv element {"file": NAME} names one.
  */
-#include <sys/xattr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -321,126 +320,39 @@ scan_feed(struct scan *s, const unsigned char *p, size_t n, int last)
 
 /* --- Snapshots: a regular file the requester can read -------------------- */
 
-static int
-in_groups(const struct requester *p, gid_t g)
-{
-	int i;
-
-	for (i = 0; i < p->ngroups; i++)
-		if (p->groups[i] == g)
-			return 1;
-	return 0;
-}
-
-/* May p do what the bits (S_IROTH or S_IXOTH shifted) allow on st, by
- * the class it falls in (owner, group, other)? uid 0 may. */
-static int
-allowed(const struct requester *p, const struct stat *st, mode_t other_bit)
-{
-	if (p->uid == 0)
-		return 1;
-	if (st->st_uid == p->uid)
-		return (st->st_mode & (other_bit << 6)) != 0;
-	if (in_groups(p, st->st_gid))
-		return (st->st_mode & (other_bit << 3)) != 0;
-	return (st->st_mode & other_bit) != 0;
-}
-
-/* Does the inode behind fd carry an access ACL (which the mode bits do
- * not tell about)? Through /proc for an O_PATH descriptor. */
-static int
-has_acl(int fd)
-{
-	char proc[64];
-	ssize_t n;
-
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	n = getxattr(proc, "system.posix_acl_access", NULL, 0);
-	return n >= 0 || (errno != ENODATA && errno != ENOTSUP && errno != EOPNOTSUPP);
-}
-
 /*
- * Open the snapshot path for requester p: its directory resolved
- * (symlinks on the way are followed), then walked again from / one entry
- * at a time without following anything, each directory searchable by p,
- * and the file itself, never a symlink, a regular file p may read. When
- * this process is p the kernel judges each step (ACLs included); for
- * another requester the mode bits do, and an ACL on the way is refused.
+ * Open the snapshot path for requester p: looked up as p could
+ * (reach_path: a path through a directory closed to p is as missing as
+ * one that is not there), its last entry not followed, a regular file p
+ * may read. The real path goes to source.
  */
 static int
 snapshot_open(const struct wfile *f, const struct requester *p, char *source,
     struct stat *st, struct refusal *r, const char *sub)
 {
-	char parent[PATH_MAX], real[PATH_MAX], *base, *comp, *save = NULL;
-	struct stat dst;
-	int dfd, fd;
+	int fd;
 
-	strcpy(parent, f->snapshot);
-	base = strrchr(parent, '/');
-	*base++ = '\0';
-	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return refuse(r, "invalid_field", sub, "'%s' does not name a regular file",
-		    f->snapshot);
-	if (realpath(*parent ? parent : "/", real) == NULL)
+	if ((fd = reach_path(p, f->snapshot, 0, source)) < 0)
 		return refuse(r, "invalid_field", sub, "'%s' cannot be resolved: %s", f->snapshot,
 		    strerror(errno));
-	if ((size_t)snprintf(source, PATH_MAX, "%s/%s", strcmp(real, "/") == 0 ? "" : real,
-	    base) >= PATH_MAX)
-		return refuse(r, "invalid_field", sub, "'%s' is too long", f->snapshot);
-	if ((dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return refuse(r, "invalid_field", sub, "/ cannot be opened: %s", strerror(errno));
-	for (comp = strtok_r(real, "/", &save); ; comp = strtok_r(NULL, "/", &save)) {
-		if (fstat(dfd, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
-			close(dfd);
-			return refuse(r, "invalid_field", sub, "'%s' changed while it was being "
-			    "checked", f->snapshot);
-		}
-		if (!p->self && (!allowed(p, &dst, S_IXOTH) || has_acl(dfd))) {
-			close(dfd);
-			return refuse(r, "invalid_field", sub, "the requester cannot reach '%s' "
-			    "(a directory on the way is not searchable for it%s)", f->snapshot,
-			    has_acl(dfd) ? ", or has an ACL" : "");
-		}
-		if (comp == NULL)
-			break;
-		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dfd);
-		if (fd < 0)
-			return refuse(r, "invalid_field", sub, "'%s' cannot be reached: %s",
-			    f->snapshot, errno == ENOTDIR || errno == ELOOP ?
-			    "it changed while it was being checked" : strerror(errno));
-		dfd = fd;
-	}
 	/* a device is never opened, a FIFO never waited for */
-	if (fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) != 0) {
-		close(dfd);
-		return refuse(r, "invalid_field", sub, "'%s' cannot be read: %s", f->snapshot,
-		    strerror(errno));
-	}
+	if (fstat(fd, st) != 0)
+		st->st_mode = 0;
 	if (!S_ISREG(st->st_mode)) {
-		close(dfd);
+		close(fd);
 		return refuse(r, "invalid_field", sub, "'%s' is %s, not a regular file",
 		    f->snapshot, S_ISLNK(st->st_mode) ? "a symbolic link" :
 		    S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO" :
 		    "a device or socket");
 	}
-	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	close(dfd);
+	if ((fd = reopen_regular(fd, st)) >= 0 && !requester_may(p, fd, S_IROTH)) {
+		close(fd);
+		errno = EACCES;
+		fd = -1;
+	}
 	if (fd < 0)
-		return refuse(r, "invalid_field", sub, "'%s' cannot be read%s: %s", f->snapshot,
-		    p->self ? " by the requester" : "", strerror(errno));
-	if (fstat(fd, &dst) != 0 || !S_ISREG(dst.st_mode) || dst.st_dev != st->st_dev ||
-	    dst.st_ino != st->st_ino) {
-		close(fd);
-		return refuse(r, "invalid_field", sub, "'%s' changed while it was being checked",
-		    f->snapshot);
-	}
-	if (!p->self && (!allowed(p, &dst, S_IROTH) || has_acl(fd))) {
-		close(fd);
-		return refuse(r, "invalid_field", sub, "the requester cannot read '%s'%s",
-		    f->snapshot, has_acl(fd) ? " (it has an ACL)" : "");
-	}
-	*st = dst;
+		return refuse(r, "invalid_field", sub, "'%s' cannot be read by the requester: %s",
+		    f->snapshot, strerror(errno));
 	return fd;
 }
 

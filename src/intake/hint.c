@@ -42,6 +42,10 @@ const struct refusal_code refusal_codes[] = {
 	    "executable file",
 	    "name a program that exists, by absolute path or by a bare name on "
 	    TRUSTED_PATH },
+	{ "executable_too_large", "argv[0] names a file larger than 1 GiB: it is refused "
+	    "before it is read, since sealing it means hashing all of it",
+	    "name the program itself (programs are far smaller); a large tool is installed "
+	    "by a package, then named by its path" },
 	{ "writable_executable", "a ROOT command's program is a file the requester could "
 	    "replace between review and run",
 	    "root never runs a file the agent can change: give it as a reviewed file "

@@ -84,7 +84,15 @@ struct exe {
 	char		sha256[SHA256_HEX_LEN + 1];
 	struct stat	st;
 };
-int	 exe_resolve(const char *, struct exe *, struct refusal *, const char *);
+/* An executable larger than this is refused (executable_too_large) before
+ * it is read: hashing is the daemon's time, and a sparse file of any size
+ * costs its maker nothing. Programs are far smaller. */
+#define EXE_SIZE_MAX	(1024LL * 1024 * 1024)
+int	 exe_resolve(const struct requester *, const char *, struct exe *, struct refusal *,
+	    const char *);
+int	 reach_path(const struct requester *, const char *, int, char *);
+int	 reopen_regular(int, struct stat *);
+int	 requester_may(const struct requester *, int, mode_t);
 int	 path_replaceable(const struct requester *, const char *, char *, size_t);
 int	 path_changeable_by(const struct requester *, const char *, char *, size_t);
 int	 process_touchable_by(const struct requester *, pid_t, char *, size_t);
@@ -92,6 +100,7 @@ int	 process_touchable_by(const struct requester *, pid_t, char *, size_t);
 /* The denylists (shared/denylist.c, shared.h) for a resolved executable. */
 enum deny_kind deny_executable(struct denylist *, const struct exe *);
 int	 deny_is_loader(struct denylist *, const struct exe *);
+enum deny_kind deny_word_for(struct denylist *, const struct requester *, const char *);
 
 /* risk.c: badges, shown and never blocking. */
 #define BADGE_SHELL		0x001
@@ -167,6 +176,7 @@ struct wcommand {
 
 struct wrequest {
 	json_t		 *json;		/* owns every borrowed string */
+	const struct requester *viewer;	/* whose lookups (reach_path); NULL: ours */
 	const char	 *reason;
 	struct wcommand	 *cmds;
 	size_t		  ncmds;
@@ -189,6 +199,8 @@ struct wrequest {
 };
 json_t	*request_load(const char *, size_t, struct refusal *);
 int	 request_parse(const char *, size_t, struct wrequest *, struct refusal *);
+int	 request_parse_for(const char *, size_t, const struct requester *, struct wrequest *,
+	    struct refusal *);
 void	 request_free(struct wrequest *);
 
 /* argscan.c: what a ROOT command's argv would make root run (docs/design.md §3,

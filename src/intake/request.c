@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -149,19 +150,25 @@ get_seconds(json_t *obj, const char *key, const char *path, long long *out,
 	return 0;
 }
 
-/* An existing absolute directory, stored resolved. */
+/* An existing absolute directory, as q's requester could look it up
+ * (reach_path), stored resolved. */
 static int
-get_directory(const char *dir, const char *sub, char out[PATH_MAX], struct refusal *r)
+get_directory(const struct wrequest *q, const char *dir, const char *sub, char out[PATH_MAX],
+    struct refusal *r)
 {
 	struct stat st;
+	int fd;
 
 	if (dir[0] != '/')
 		return refuse(r, "invalid_field", sub, "'%s' is not an absolute path", dir);
-	if (realpath(dir, out) == NULL || stat(out, &st) != 0)
+	if ((fd = reach_path(q->viewer, dir, 1, out)) < 0)
 		return refuse(r, "invalid_field", sub, "'%s' cannot be resolved: %s",
 		    dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		close(fd);
 		return refuse(r, "invalid_field", sub, "'%s' is not a directory", dir);
+	}
+	close(fd);
 	return 0;
 }
 
@@ -241,7 +248,7 @@ parse_command(struct wrequest *q, size_t idx, json_t *c, struct refusal *r)
 	/* a YOU command without one runs in the requester's home (validate.c) */
 	if (!cmd->as_user)
 		strcpy(cmd->cwd, q->cwd);
-	else if (dir != NULL && get_directory(dir, sub, cmd->cwd, r) != 0)
+	else if (dir != NULL && get_directory(q, dir, sub, cmd->cwd, r) != 0)
 		return -1;
 
 	if (get_string(c, "command", path, 0, MAX_ARG, &cmd->command, r) != 0)
@@ -328,7 +335,7 @@ parse_top(struct wrequest *q, struct refusal *r)
 
 	if (get_string(j, "cwd", "$", 0, PATH_MAX - 1, &s, r) != 0)
 		return -1;
-	if (get_directory(s ? s : "/", "$.cwd", q->cwd, r) != 0)
+	if (get_directory(q, s ? s : "/", "$.cwd", q->cwd, r) != 0)
 		return -1;
 	if (parse_env(q, r) != 0)
 		return -1;
@@ -409,15 +416,25 @@ request_load(const char *buf, size_t len, struct refusal *r)
 }
 
 /*
- * Parse buf into q. On refusal returns -1 with r filled and q freed.
+ * Parse buf into q, its paths looked up as this process's. On refusal
+ * returns -1 with r filled and q freed.
  */
 int
 request_parse(const char *buf, size_t len, struct wrequest *q, struct refusal *r)
+{
+	return request_parse_for(buf, len, NULL, q, r);
+}
+
+/* As request_parse, with the paths looked up as p could (reach_path). */
+int
+request_parse_for(const char *buf, size_t len, const struct requester *p,
+    struct wrequest *q, struct refusal *r)
 {
 	json_t *cmds, *c;
 	size_t i;
 
 	memset(q, 0, sizeof *q);
+	q->viewer = p;
 	if ((q->json = request_load(buf, len, r)) == NULL)
 		return -1;
 	if (parse_top(q, r) != 0 || files_parse(q, r) != 0)

@@ -207,7 +207,7 @@ gate_submit_answered(struct store *st, const char *bytes, size_t len,
 		    REQUEST_MAX);
 		return EXIT_REFUSED;
 	}
-	if (request_parse(bytes, len, &q, r) != 0)
+	if (request_parse_for(bytes, len, rq, &q, r) != 0)
 		return EXIT_REFUSED;
 	if (q.machine != NULL) {
 		char state[PATH_MAX];

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "warrant.h"
 
@@ -101,7 +102,7 @@ check_text(const struct wrequest *q, struct refusal *r)
  * "sh" and "bash"; the worst verdict over the words.
  */
 static enum deny_kind
-worst_word(struct denylist *d, const char *s)
+worst_word(struct denylist *d, const struct requester *p, const char *s)
 {
 	char word[PATH_MAX];
 	enum deny_kind k, acc = DENY_NONE;
@@ -112,7 +113,7 @@ worst_word(struct denylist *d, const char *s)
 		if (n > 0 && n < sizeof word) {
 			memcpy(word, s, n);
 			word[n] = '\0';
-			k = deny_word(d, word);
+			k = deny_word_for(d, p, word);
 			if (k == DENY_NESTED)
 				return k;
 			if (k != DENY_NONE)
@@ -139,7 +140,7 @@ has_arg(const struct wcommand *c, const char *const *list)
 }
 
 static enum deny_kind
-runner_target(struct denylist *d, const struct wcommand *c)
+runner_target(struct denylist *d, const struct requester *p, const struct wcommand *c)
 {
 	static const char *const find_exec[] = {
 		"-exec", "-execdir", "-ok", "-okdir", NULL
@@ -153,7 +154,7 @@ runner_target(struct denylist *d, const struct wcommand *c)
 	if (strcmp(base_name(c->exe.path), "find") == 0 && !has_arg(c, find_exec))
 		return DENY_NONE;
 	for (i = 1; i < c->argc; i++) {
-		k = worst_word(d, c->argv[i]);
+		k = worst_word(d, p, c->argv[i]);
 		if (k == DENY_NESTED)
 			return k;
 		if (k != DENY_NONE)
@@ -450,13 +451,18 @@ sealed_at_run(struct wrequest *q, size_t idx, const struct requester *p,
 {
 	struct wcommand *c = &q->cmds[idx];
 	const char *path = c->argv[0];
-	char why[PATH_MAX + 128];
-	struct stat st;
+	char why[PATH_MAX + 128], real[PATH_MAX];
 	size_t n = strlen(path);
-	int rc;
+	int rc, fd;
 
-	if (path[0] != '/' || c->command != NULL || lstat(path, &st) == 0 || errno != ENOENT)
+	if (path[0] != '/' || c->command != NULL)
 		return 0;
+	/* as p sees it: behind a directory closed to p, nothing exists */
+	if ((fd = reach_path(p, path, 0, real)) >= 0 || errno != ENOENT) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	if (!earlier_root(q, idx))
 		return refuse(r, "bad_executable", sub, "'%s' does not exist; a program that does "
 		    "not exist yet may be named (by absolute path) only after a ROOT command of "
@@ -510,7 +516,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		return refuse(r, deny_code(k), sub, "'%s' is a %s and cannot be requested",
 		    c->argv[0], k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
 	if ((rc = sealed_at_run(q, idx, p, r, sub)) < 0 ||
-	    (rc == 0 && exe_resolve(c->argv[0], &c->exe, r, sub) != 0))
+	    (rc == 0 && exe_resolve(p, c->argv[0], &c->exe, r, sub) != 0))
 		return -1;
 	/* sealed at run time: judged by name above, by identity when it runs */
 	k = c->sealed_at_run ? DENY_NONE : deny_executable(d, &c->exe);
@@ -520,7 +526,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 		    "privilege tool" : "shell or interactive program");
 	if (c->command != NULL) {
 		snprintf(sub, sizeof sub, "%s.command", path);
-		if (worst_word(d, c->command) == DENY_NESTED)
+		if (worst_word(d, p, c->command) == DENY_NESTED)
 			return refuse(r, "nested_privilege_tool", sub,
 			    "the command string names a privilege tool (sudo, su, doas, pkexec, run0)");
 	} else if (!c->as_user) {
@@ -529,7 +535,7 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 	} else {
 		/* YOU commands may run shells: only privilege tools, through
 		 * indirect runners */
-		k = runner_target(d, c);
+		k = runner_target(d, p, c);
 		if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
 			return refuse(r, deny_code(k), path,
 			    "'%s' would run a %s named in its arguments", c->argv[0],

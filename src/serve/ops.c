@@ -2,8 +2,9 @@
 /*
  * The operations of the requester socket (docs/protocol.md), each for
  * one admitted peer and only ever about that peer's own gates: request
- * (validated with the peer as the requester, under a quota, once per
- * request key), wait, withdraw, list and show. A refusal changes nothing.
+ * (validated with the peer as the requester by a worker, under quotas of
+ * pending gates, rate and metadata, once per request key), wait,
+ * withdraw, list and show. A refusal changes nothing.
  * Nothing here approves anything. (The co-reviewers' operations of the
  * two-person rule are in review.c.)
  */
@@ -192,19 +193,6 @@ request_store(struct daemon *d, struct conn *c, json_t *msg, const json_t *answe
 	json_decref(desc);
 }
 
-/* Does the request of msg have a file given as a snapshot? */
-static int
-has_snapshot(json_t *msg)
-{
-	json_t *files = json_object_get(json_object_get(msg, "request"), "files"), *f;
-	const char *name;
-
-	json_object_foreach(files, name, f)
-		if (json_object_get(f, "snapshot") != NULL)
-			return 1;
-	return 0;
-}
-
 /*
  * In a worker (conn_fork's child): ask the target of msg's request, write
  * {"answer": …} or {"refusal": …} as one line on fd, and end. Nothing of
@@ -301,6 +289,7 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 	const struct peer *p = conn_peer(c);
 	const char *agent, *project;
 	json_t *req = json_object_get(msg, "request"), *key = json_object_get(msg, "key");
+	long long used;
 	long pending;
 	int fd;
 
@@ -349,18 +338,29 @@ op_request(struct daemon *d, struct conn *c, json_t *msg)
 		    d->max_pending);
 		return;
 	}
+	if ((used = store_meta_bytes(&d->st, p->uid)) < 0) {
+		conn_error(c, "internal", NULL, "the daemon cannot read its store");
+		return;
+	}
+	if (used >= d->meta_quota) {
+		warnx("serve: %s (uid %u): its gates take %lld bytes", p->name,
+		    (unsigned)p->uid, used);
+		conn_error(c, "quota_exceeded", "$", "your gates, settled ones included, take "
+		    "%lld KiB of the reviewer's state (at most %lld KiB); nothing was stored: "
+		    "settled gates are pruned by `warrant gc` once %d days old, or sooner "
+		    "when the reviewer runs `warrant gc --max-age 0`", used / 1024,
+		    d->meta_quota / 1024, GC_MAX_AGE_DAYS);
+		return;
+	}
 	/* an enrolled machine is asked over ssh: in a worker, never here */
 	if (json_is_string(json_object_get(req, "machine"))) {
 		if (conn_fork(c, msg, -1, &fd) == 0)
 			request_ask(d, msg, fd);
 		return;
 	}
-	/* snapshots are read, hashed and copied by a worker, never here */
-	if (has_snapshot(msg)) {
-		worker_start(d, c, msg);
-		return;
-	}
-	request_store(d, c, msg, NULL);
+	/* judged and stored by a worker, never here: executables are hashed
+	 * and snapshots copied, which is time the loop owes everyone else */
+	worker_start(d, c, msg);
 }
 
 /*

@@ -5,7 +5,7 @@
  * buffers) and knows nothing of gates; peer.c says who a peer is and
  * whether it may ask; ops.c answers the requester operations for one
  * peer, on the reviewer's store, only ever about that peer's own gates;
- * worker.c stores a request with snapshots in a process of its own.
+ * worker.c judges and stores each request in a process of its own.
  */
 #ifndef SERVE_H
 #define SERVE_H
@@ -25,6 +25,11 @@
 #define SERVE_RATE_COUNT	30		/* ... and requests ... */
 #define SERVE_RATE_SECONDS	60		/* ... in any this many seconds */
 #define SERVE_LIMIT_MAX		100000		/* what the options may raise them to */
+/* The metadata a requester's gates may take (manifests, ledgers; settled
+ * ones until `warrant gc` prunes them): a few thousand ordinary requests,
+ * a few hundred of the largest. */
+#define SERVE_META_QUOTA_KIB	65536
+#define SERVE_META_QUOTA_MAX	(16 * 1048576)	/* KiB the option may raise it to */
 #define SERVE_RATE_UIDS		1024		/* requesters remembered for the rate */
 #define SERVE_CHILDREN_MAX	8		/* workers (conn_fork) at once ... */
 #define SERVE_CHILDREN_PER_UID	2		/* ... and for one requester */
@@ -54,6 +59,7 @@ struct daemon {
 	struct store	 st;
 	long		 max_pending;	/* serve --max-pending */
 	long		 rate_count;	/* serve --rate */
+	long long	 meta_quota;	/* serve --meta-quota, in bytes */
 	struct rate {
 		uid_t	 uid;
 		int64_t	*at;		/* ring of the last rate_count request times */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The intake worker: a request with snapshots (files read, hashed and
- * copied into the blob store, up to 64 MiB each) is judged and stored by
- * a fresh warrant process, so that the daemon's loop goes on answering
- * everyone else meanwhile. Fresh, not a fork that goes on: SQLite's
+ * The intake worker: every request for this host is judged and stored
+ * by a fresh warrant process (executables hashed, up to EXE_SIZE_MAX;
+ * snapshots read, hashed and copied into the blob store, up to 64 MiB
+ * each), so that the daemon's loop goes on answering everyone else
+ * meanwhile. Fresh, not a fork that goes on: SQLite's
  * process state (its locks, its open files) does not survive a fork, so
  * the daemon's child re-executes its own program (`warrant
  * serve-intake`), which opens a store connection of its own.
@@ -60,8 +61,7 @@ job_encode(struct daemon *d, struct conn *c, json_t *msg)
 }
 
 /*
- * In the daemon: hand msg's request (it has snapshots) for c's peer to a
- * worker, which stores it while the loop goes on; ops_child_done replies
+ * In the daemon: hand msg's request for c's peer to a worker, which stores it while the loop goes on; ops_child_done replies
  * when it ends. Refused `busy` when too many workers run (conn_fork).
  */
 void
@@ -70,6 +70,7 @@ worker_start(struct daemon *d, struct conn *c, json_t *msg)
 	static char *const argv[] = { "warrant", "serve-intake", NULL };
 	char *line = job_encode(d, c, msg);
 	int in = -1, fd;
+	pid_t pid;
 
 	if (line == NULL || (in = memfd_create("warrant-job", MFD_CLOEXEC)) < 0 ||
 	    write_all(in, line, strlen(line)) != 0 || lseek(in, 0, SEEK_SET) != 0) {
@@ -77,7 +78,10 @@ worker_start(struct daemon *d, struct conn *c, json_t *msg)
 			warn("serve: cannot write a worker's job");
 		conn_error(c, "internal", NULL, "the daemon cannot start a worker; nothing "
 		    "was stored");
-	} else if (conn_fork(c, msg, in, &fd) == 0) {
+	} else if ((pid = conn_fork(c, msg, in, &fd)) > 0)
+		warnx("serve: a worker for uid %u starts (pid %d)", (unsigned)conn_peer(c)->uid,
+		    (int)pid);
+	else if (pid == 0) {
 		/* the child: nothing of this process is used, its program runs anew;
 		 * the copy gives way to the loop and the requesters it answers */
 		(void)fd;

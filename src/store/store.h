@@ -150,6 +150,8 @@ json_t	*attempts_unsettled(struct store *);
 
 /* retain.c: what warrant gc may remove, and compacting the database. */
 int	 gate_retention(struct store *, const char *, int64_t *);
+int	 gates_prune(struct store *, int64_t, int, long *);
+long long store_meta_bytes(struct store *, int64_t);
 int	 store_vacuum(struct store *);
 
 /* devices.c: the web page's pairing tokens and device sessions (SHA-256 hex) */

@@ -230,9 +230,10 @@ at_exit "stop_daemon KILL"
 # answers on the socket (one more time than before).
 start_daemon() {
 	_up=$(grep -c "answers requesters on $SOCK" "$DLOG" 2>/dev/null)
+	# shellcheck disable=SC2086 # SERVE_ARGS: the daemon's options, as words
 	setpriv --reuid="$REV" --regid="$(id -g "$REV")" --init-groups env -i \
 	    PATH=/usr/bin:/bin LANG=C HOME="$WT_DIR/home-$REV" WARRANT_HOME="$RSTATE" \
-	    "$W" serve 2>>"$DLOG" &
+	    "$W" serve ${SERVE_ARGS:-} 2>>"$DLOG" &
 	DPID=$!
 	_i=0
 	while [ "$(grep -c "answers requesters on $SOCK" "$DLOG" 2>/dev/null)" -le "${_up:-0}" ]; do
@@ -370,6 +371,123 @@ RC=$?
 expect_rc "review as root says the same, and opens no console" 2 "^root has no queue of its own here"
 check "... and names the reviewer" grep -q "daemons run on this host:.* $REV" "$OUT"
 is "root's list and review made no state" "$(ls -A "$WT_T/roothome")" ""
+
+# --- one requester cannot stall, probe or fill the daemon ------------------
+section "one requester cannot stall, probe or fill the daemon"
+# the agent's files the reviewer's daemon may read: a directory open to all
+install -d -m 0755 -o wtreq1 -g "$(id -g wtreq1)" "$WT_DIR/pub1"
+as wtreq1 truncate -s 8G "$WT_DIR/pub1/huge"
+as wtreq1 truncate -s 1000M "$WT_DIR/pub1/big"
+chmod 755 "$WT_DIR/pub1/huge" "$WT_DIR/pub1/big"
+# exe_req REASON PATH: a request message of one YOU command running PATH
+exe_req() {
+	printf '{"op":"request","request":{"reason":"%s","commands":[{"id":"a","as":"user","argv":["%s"],"why":"w"}]}}' "$1" "$2"
+}
+agent_env wtreq1 "$PY" "$WT_TOP/tests/e2e/sock.py" "$SOCK" send "$(exe_req huge "$WT_DIR/pub1/huge")" >"$OUT" 2>"$ERR"
+jcheck "[P5] an 8 GiB sparse executable is refused executable_too_large, unread" \
+    "j['ok'] is False and j['error']['code'] == 'executable_too_large' and j['error']['path'] == '\$.commands[0].argv[0]' and 'hint' in j" "$OUT"
+# 1000 MiB is under the bound and hashed, by a worker: another requester's
+# list is answered while it is (the request's answer is not there yet
+# when the list's is)
+REQ_OUT=$WT_T/big.out
+: >"$REQ_OUT"
+WORKERS=$(grep -c "worker for uid 61102 starts" "$DLOG")
+agent_env wtreq1 "$PY" "$WT_TOP/tests/e2e/sock.py" "$SOCK" send "$(exe_req big "$WT_DIR/pub1/big")" >"$REQ_OUT" 2>&1 &
+BIGPID=$!
+_i=0
+until [ "$(grep -c "worker for uid 61102 starts" "$DLOG")" -gt "$WORKERS" ] || [ "$_i" -ge 600 ]; do
+	_i=$((_i + 1))
+	sleep 0.05
+done
+agent wtreq2 list -j
+LIST_RC=$RC
+REQ_SEEN=$(wc -c <"$REQ_OUT")
+wait "$BIGPID"
+is "another requester's list answers while an executable is hashed" "$LIST_RC/$REQ_SEEN" "0/0"
+jcheck "... and the 1000 MiB executable is then stored" \
+    "j['ok'] is True and j['gate']['state'] == 'pending'" "$REQ_OUT"
+agent wtreq1 withdraw "$(jval "$REQ_OUT" 'j["gate"]["request_id"]')"
+
+# The reviewer's home is closed (0700): a path in it is as missing to the
+# agent whether something is there or not, as executable, cwd and snapshot.
+RH=$WT_DIR/home-$REV
+printf '#!/bin/sh\necho private\n' >"$RH/present.sh"
+chown "$REV" "$RH/present.sh"
+chmod 700 "$RH/present.sh"
+install -d -m 0755 -o "$REV" "$RH/presentd"
+# probe NAME: three requests naming NAME under the reviewer's home; the
+# replies with NAME said as NAME
+probe() {
+	agent_env wtreq1 "$PY" "$WT_TOP/tests/e2e/sock.py" "$SOCK" send \
+	    "$(exe_req probe "$RH/$1")" \
+	    "{\"op\":\"request\",\"request\":{\"reason\":\"probe\",\"cwd\":\"$RH/${1%.sh}d\",\"commands\":[{\"id\":\"a\",\"argv\":[\"/usr/bin/true\"],\"why\":\"w\"}]}}" \
+	    "{\"op\":\"request\",\"request\":{\"reason\":\"probe\",\"files\":{\"f\":{\"snapshot\":\"$RH/$1\",\"mode\":\"0644\"}},\"commands\":[{\"id\":\"a\",\"argv\":[\"/usr/bin/cat\",{\"file\":\"f\"}],\"why\":\"w\"}]}}" \
+	    2>&1 | sed "s|${1%.sh}|NAME|g"
+}
+P1=$(probe present.sh)
+P2=$(probe missing.sh)
+is "[P5] a path in the reviewer's 0700 home is refused exactly as a missing one (executable, cwd, snapshot)" \
+    "$P1" "$P2"
+printf '[%s]\n' "$(printf '%s\n' "$P1" | paste -sd, -)" >"$WT_T/probe.json"
+jcheck "... each of the three as not existing" \
+    "len(j) == 3 and all(r['ok'] is False and 'No such file or directory' in r['error']['message'] for r in j)" \
+    "$WT_T/probe.json"
+check "... and nothing of the private script reached the agent" sh -c "! grep -q private '$WT_T/probe.json'"
+
+# The metadata quota: request and withdraw until refused; gc prunes the
+# settled gates (the chain still verifies) and the requester may ask again.
+stop_daemon TERM
+SERVE_ARGS="--meta-quota 32" start_daemon || bail "the daemon starts with --meta-quota"
+PENDING1=$(rev list -j | jscan "len([g for g in j if g['requester'] == 'wtreq1'])")
+q=0 refused=
+while [ "$q" -lt 40 ] && [ -z "$refused" ]; do
+	q=$((q + 1))
+	mkreq "$WT_DIR/cyc.json" "cycle $q"
+	AGENT_IN=$WT_DIR/cyc.json agent wtreq1 request -j
+	if [ "$RC" -eq 0 ]; then
+		agent wtreq1 withdraw "$(gate_of)"
+	else
+		refused=$q
+		cp "$OUT" "$WT_T/quota.out"
+		cat "$ERR" >>"$WT_T/quota.out"
+	fi
+done
+check "[P5] request-and-withdraw cycles meet quota_exceeded (at cycle $q)" \
+    grep -q 'quota_exceeded' "$WT_T/quota.out"
+check "... with a sentence that says gc prunes settled gates" grep -q 'warrant gc' "$WT_T/quota.out"
+check "... after some cycles were stored" [ "${refused:-0}" -gt 1 ]
+rev gc --max-age 0 -j >"$WT_T/gc.json"
+jcheck "gc --max-age 0 prunes the settled gates" "j['gates']['pruned'] >= $((q - 1))" "$WT_T/gc.json"
+rev log --verify >"$WT_T/verify" 2>&1
+is "... and warrant log --verify still passes" "$?" 0
+is "... the pending gates stay" \
+    "$(rev list -j | jscan "len([g for g in j if g['requester'] == 'wtreq1'])")" "$PENDING1"
+mkreq "$WT_DIR/cyc.json" "after gc"
+AGENT_IN=$WT_DIR/cyc.json agent wtreq1 request
+expect_rc "... and the requester may ask again" 0
+agent wtreq1 withdraw "$(gate_of)"
+stop_daemon TERM
+
+# A taken page port leaves the requester socket serving.
+HPORT=$(free_port)
+"$PY" -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+print("held", flush=True); time.sleep(120)' "$HPORT" >"$WT_T/held" &
+HELD=$!
+_i=0
+until grep -q held "$WT_T/held" 2>/dev/null || [ "$_i" -ge 600 ]; do
+	_i=$((_i + 1))
+	sleep 0.05
+done
+SERVE_ARGS="--http 127.0.0.1:$HPORT" start_daemon
+is "serve --http on a taken port still answers requesters" "$?" 0
+check "... and its log says the page is not served" grep -q "the web page is not served" "$DLOG"
+agent wtreq1 list
+expect_rc "... a requester's list is answered" 0 "gates of yours pending at"
+stop_daemon TERM
+kill "$HELD" 2>/dev/null
+wait "$HELD" 2>/dev/null
+start_daemon || bail "the daemon starts again"
 
 # --- daemon restarts under request -w and wait -------------------------------
 # Agents make requests with `request -w` and, on exit 7, wait by the id

@@ -291,6 +291,88 @@ test_snapshots(void **state)
 	requester_free(&me);
 }
 
+/* reach_path's answer for rq: the errno, or 0 with the real path in real. */
+static int
+reach_errno(const struct requester *rq, const char *path, char real[PATH_MAX])
+{
+	int fd = reach_path(rq, path, 1, real);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Paths are looked up as the requester could: behind a directory closed
+ * to it, what is there and what is not fail alike (ENOENT), through a
+ * symbolic link too; an executable over EXE_SIZE_MAX is refused unread.
+ */
+static void
+test_reach(void **state)
+{
+	char d[] = "/tmp/wt-reach.XXXXXX", p[PATH_MAX], q[PATH_MAX], real[PATH_MAX];
+	struct requester me, rq;
+	struct refusal r;
+	struct exe e;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	assert_int_equal(chmod(d, 0755), 0);
+	assert_int_equal(requester_self(&me, &r), EXIT_OK);
+	other(&rq);
+	snprintf(p, sizeof p, "%s/closed", d);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/closed/there", d);
+	make_file(p, "#!/bin/sh\n", 10, 0755);
+	snprintf(q, sizeof q, "%s/closed/absent", d);
+	assert_int_equal(reach_errno(&rq, p, real), ENOENT);
+	assert_string_equal(real, "");
+	assert_int_equal(reach_errno(&rq, q, real), ENOENT);
+	assert_int_equal(reach_errno(&me, p, real), 0);
+	assert_int_equal(reach_errno(&me, q, real), ENOENT);
+	/* the same refusal for both, as executables */
+	assert_int_equal(exe_resolve(&rq, p, &e, &r, "$.x"), -1);
+	assert_string_equal(r.code, "bad_executable");
+	assert_non_null(strstr(r.message, "No such file or directory"));
+	assert_int_equal(exe_resolve(&rq, q, &e, &r, "$.x"), -1);
+	assert_string_equal(r.code, "bad_executable");
+	assert_int_equal(exe_resolve(&me, p, &e, &r, "$.x"), 0);
+
+	/* a link of the requester's into the closed directory, and .. out of it */
+	snprintf(q, sizeof q, "%s/link", d);
+	snprintf(p, sizeof p, "%s/closed", d);
+	assert_int_equal(symlink(p, q), 0);
+	snprintf(q, sizeof q, "%s/link/there", d);
+	assert_int_equal(reach_errno(&rq, q, real), ENOENT);
+	snprintf(q, sizeof q, "%s/link/../closed/../link", d);
+	assert_int_equal(reach_errno(&rq, q, real), ENOENT);
+	snprintf(q, sizeof q, "%s/link/..", d);
+	assert_int_equal(reach_errno(&rq, q, real), ENOENT);
+	/* searchable, not readable: the lookup goes through; .. is physical */
+	assert_int_equal(chmod(p, 0711), 0);
+	assert_int_equal(reach_errno(&rq, q, real), 0);
+	assert_string_equal(real, d);
+	snprintf(q, sizeof q, "%s/link/there", d);
+	assert_int_equal(reach_errno(&rq, q, real), 0);
+	snprintf(p, sizeof p, "%s/closed/there", d);
+	assert_string_equal(real, p);
+	/* ... but a file it cannot read is not hashed for it */
+	assert_int_equal(chmod(p, 0711), 0);
+	assert_int_equal(exe_resolve(&rq, p, &e, &r, "$.x"), -1);
+	assert_string_equal(r.code, "bad_executable");
+	assert_string_equal(e.sha256, "");
+
+	/* over the bound: refused before it is read (sparse) */
+	snprintf(p, sizeof p, "%s/huge", d);
+	make_file(p, "", 0, 0755);
+	assert_int_equal(truncate(p, EXE_SIZE_MAX + 1), 0);
+	assert_int_equal(exe_resolve(&me, p, &e, &r, "$.x"), -1);
+	assert_string_equal(r.code, "executable_too_large");
+	assert_string_equal(e.sha256, "");
+	requester_free(&me);
+}
+
 /* Five snapshots of 60 MiB add up to more than 256 MiB. */
 static void
 test_total(void **state)
@@ -799,6 +881,7 @@ main(void)
 		cmocka_unit_test(test_parse_refusals),
 		cmocka_unit_test(test_inline_limits),
 		cmocka_unit_test(test_snapshots),
+		cmocka_unit_test(test_reach),
 		cmocka_unit_test(test_total),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_manifest),
