@@ -52,22 +52,24 @@ gate_print_line(FILE *fp, const json_t *g)
 	requester_label(g, who, sizeof who);
 	if (strcmp(who, json_str(g, "requester")) != 0) {
 		fputs("from ", fp);
-		text_print(fp, who);
+		text_print_word(fp, who);
 		fputs(": ", fp);
 	}
 	if (*project != '\0') {
-		text_print(fp, project);
+		text_print_word(fp, project);
 		fputs(": ", fp);
 	}
-	text_print(fp, json_str(g, "reason"));
+	text_print_word(fp, json_str(g, "reason"));
 	fputc('\n', fp);
 }
 
+/* A field of the gate: look-alikes and right-to-left letters escaped
+ * (a cwd with U+2215 must not read as a path of the reviewer's). */
 static void
 field(FILE *fp, const char *label, const char *value)
 {
 	fprintf(fp, "%-12s ", label);
-	text_print(fp, value);
+	text_print_word(fp, value);
 	fputc('\n', fp);
 }
 
@@ -133,12 +135,12 @@ print_files(FILE *fp, const json_t *files, const char *statedir)
 	json_object_foreach((json_t *)files, name, f) {
 		size = (long long)json_integer_value(json_object_get(f, "size"));
 		fputs("\n  FILE    ", fp);
-		text_print(fp, name);
+		text_print_word(fp, name);
 		fprintf(fp, "  %lld bytes  mode %s\n", size, json_str(f, "mode"));
 		fprintf(fp, "    sha256 %s\n", json_str(f, "sha256"));
 		if (json_is_string(json_object_get(f, "source"))) {
 			fputs("    from  snapshot of ", fp);
-			text_print(fp, json_str(f, "source"));
+			text_print_word(fp, json_str(f, "source"));
 			fputs(", taken at request time\n", fp);
 		} else
 			fputs("    from  the request (inline)\n", fp);
@@ -179,7 +181,7 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 	field(fp, "request", json_str(g, "request_id"));
 	field(fp, "state", json_str(g, "state"));
 	fprintf(fp, "%-12s ", "reason");
-	text_print(fp, json_str(g, "reason"));
+	text_print_word(fp, json_str(g, "reason"));
 	fputc('\n', fp);
 	field(fp, "host", json_str(g, "host"));
 	if (*json_str(g, "machine") != '\0') {
@@ -207,18 +209,18 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 	if (json_object_size(json_object_get(g, "env")) == 0)
 		fputs("clean (LC_ALL=C, LANG=C, TERM, fixed PATH)", fp);
 	json_object_foreach(json_object_get(g, "env"), key, v) {
-		text_print(fp, key);
+		text_print_word(fp, key);
 		fputc('=', fp);
-		text_print(fp, json_string_value(v));
+		text_print_word(fp, json_string_value(v));
 		fputc(' ', fp);
 	}
 	fputc('\n', fp);
 	requester_label(g, who, sizeof who);
 	fprintf(fp, "%-12s ", "requester");
-	text_print(fp, who);
+	text_print_word(fp, who);
 	if (*json_str(g, "agent") != '\0') {
 		fputs(" via agent ", fp);
-		text_print(fp, json_str(g, "agent"));
+		text_print_word(fp, json_str(g, "agent"));
 	}
 	fputc('\n', fp);
 	if (*json_str(g, "project") != '\0')
@@ -249,17 +251,17 @@ gate_print_full(FILE *fp, const json_t *g, const char *statedir)
 		fputc('\n', fp);
 		if (!root) {
 			fputs("          as you, in ", fp);
-			text_print(fp, json_str(c, "cwd"));
+			text_print_word(fp, json_str(c, "cwd"));
 			fputc('\n', fp);
 		}
 		fputs("    why   ", fp);
-		text_print(fp, json_str(c, "why"));
+		text_print_word(fp, json_str(c, "why"));
 		fputc('\n', fp);
 		json_array_foreach(json_object_get(c, "argv"), j, a) {
 			fprintf(fp, "    argv[%zu] ", j);
 			if (file_ref(a) != NULL) {
 				fputs("(file ", fp);
-				text_print(fp, file_ref(a));
+				text_print_word(fp, file_ref(a));
 				fputs(": the path of its staged copy)", fp);
 			} else
 				text_print_word(fp, json_string_value(a));

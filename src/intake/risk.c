@@ -613,12 +613,29 @@ privilege_badges(const struct wcommand *c)
 	return b;
 }
 
+/* What a reviewer must notice in a word: mixed scripts, look-alikes of
+ * option or path punctuation, right-to-left letters. */
+static unsigned
+text_badges(const char *w)
+{
+	unsigned marks = text_word_marks(w), b = 0;
+
+	if (mixed_script(w))
+		b |= BADGE_MIXED_SCRIPT;
+	if (marks & TEXT_LOOKALIKE)
+		b |= BADGE_LOOKALIKE;
+	if (marks & TEXT_RTL)
+		b |= BADGE_RTL_TEXT;
+	return b;
+}
+
 unsigned
 risk_command(const struct wcommand *c, const struct wrequest *q)
 {
-	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]);
+	const char *prog = base_name(c->exe.path), *given = base_name(c->argv[0]), *key;
 	unsigned b = 0;
 	int service = 0, lockout = 0;
+	json_t *v;
 	size_t i;
 
 	if (c->command != NULL || listed_versioned(interpreters, prog) ||
@@ -632,16 +649,12 @@ risk_command(const struct wcommand *c, const struct wrequest *q)
 		b |= BADGE_NETWORK;
 	if (reads_cwd(c))
 		b |= BADGE_READS_CWD;
-	for (i = 0; i < c->argc; i++) {
-		unsigned marks = text_word_marks(c->argv[i]);
-
-		if (mixed_script(c->argv[i]))
-			b |= BADGE_MIXED_SCRIPT;
-		if (marks & TEXT_LOOKALIKE)
-			b |= BADGE_LOOKALIKE;
-		if (marks & TEXT_RTL)
-			b |= BADGE_RTL_TEXT;
-	}
+	for (i = 0; i < c->argc; i++)
+		b |= text_badges(c->argv[i]);
+	/* the cwd and env values read as paths too ("..\u2215home\u2215rev") */
+	b |= text_badges(c->cwd) | text_badges(q->cwd);
+	json_object_foreach(q->env, key, v)
+		b |= text_badges(json_string_value(v) != NULL ? json_string_value(v) : "");
 	b |= operand_badges(c);
 	b |= privilege_badges(c);
 	for (i = 1; i < c->argc; i++) {

@@ -236,11 +236,13 @@ text_word(const char *s, int isolate)
 	return b.p;
 }
 
-/* text_word, isolated, printed. */
+/* text_word printed on a terminal: right-to-left letters escaped, not
+ * isolated (an isolate keeps the neighbours in place, but the word
+ * itself still reads backwards: "/opt/\u05d0 1 2" as "/opt/2 1 \u05d0"). */
 void
 text_print_word(FILE *fp, const char *s)
 {
-	char *v = text_word(s, 1);
+	char *v = text_word(s, 0);
 
 	fputs(v, fp);
 	free(v);

@@ -775,6 +775,14 @@ test_notice_badges(void **state)
 			    c[i].want ? "missing" : "given");
 		request_free(&q);
 	}
+	/* an env value reads as a path as much as an argv word does */
+	snprintf(json, sizeof json, "{\"reason\":\"r\",\"env\":{\"CONF\":\"/etc\\u2215x\","
+	    "\"RTL\":\"x\\u05d0\"},\"commands\":[" TRUE_CMD "]}");
+	assert_int_equal(request_parse(json, strlen(json), &q, &r), 0);
+	assert_int_equal(validate_request(&q, &me, &r), 0);
+	assert_true(q.cmds[0].badges & BADGE_LOOKALIKE);
+	assert_true(q.cmds[0].badges & BADGE_RTL_TEXT);
+	request_free(&q);
 	requester_free(&me);
 }
 
