@@ -745,6 +745,30 @@ write_url(struct web *w)
 	}
 }
 
+/* cfg's address and TLS files go together; 0, or -1 after a message. */
+static int
+config_check(const struct web_config *cfg, const char *what)
+{
+	if (!web_addr_loopback(cfg->addr) && !cfg->listen_any) {
+		warnx("serve: %s is not a loopback address: %s would be reachable from "
+		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
+		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`",
+		    cfg->addr, what);
+		return -1;
+	}
+	if (!web_addr_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
+		warnx("serve: --listen-any needs --tls-cert and --tls-key: %s must not "
+		    "cross a network in clear (or keep 127.0.0.1 behind `tailscale serve` "
+		    "or `ssh -L`)", what);
+		return -1;
+	}
+	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+		warnx("serve: --tls-cert and --tls-key go together");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Check cfg's address and TLS files and start libmicrohttpd on it (or on
  * the listening socket fd, when fd >= 0; it is the daemon's then) with
@@ -769,23 +793,8 @@ web_mhd_start(const struct web_config *cfg, int fd, const char *what,
 	struct MHD_Daemon *mhd;
 	sigset_t block, old;
 
-	if (!web_addr_loopback(cfg->addr) && !cfg->listen_any) {
-		warnx("serve: %s is not a loopback address: %s would be reachable from "
-		    "other machines; give --listen-any (with --tls-cert and --tls-key) if that "
-		    "is meant, or keep 127.0.0.1 behind `tailscale serve` or `ssh -L`",
-		    cfg->addr, what);
+	if (config_check(cfg, what) != 0)
 		return NULL;
-	}
-	if (!web_addr_loopback(cfg->addr) && (cfg->tls_cert == NULL || cfg->tls_key == NULL)) {
-		warnx("serve: --listen-any needs --tls-cert and --tls-key: %s must not "
-		    "cross a network in clear (or keep 127.0.0.1 behind `tailscale serve` "
-		    "or `ssh -L`)", what);
-		return NULL;
-	}
-	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
-		warnx("serve: --tls-cert and --tls-key go together");
-		return NULL;
-	}
 	*tls = cfg->tls_cert != NULL;
 	if (*tls) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
@@ -988,7 +997,7 @@ web_start(struct web *w, const struct web_config *cfg)
 	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->conn_lock, NULL);
-	if (store_open(&w->st) != 0)
+	if (config_check(cfg, "the page") != 0 || store_open(&w->st) != 0)
 		return -1;
 	if (secret_load(w) != 0 || getrandom(w->boot, sizeof w->boot, 0) != sizeof w->boot ||
 	    listen_all(w, fds, &nfds, &localhost) != 0) {
