@@ -72,6 +72,9 @@ setup_requester || bail "the requester $REQ is created"
 sr_serve "$REV"
 check "infra: the reviewer's daemon answers on $SOCK" wait_for '[ -S "$SOCK" ]' 30
 install -d -m 0755 -o root -g root "$OPT"
+# where the agent's background processes say they are ready
+AG=$SR_DIR/agent
+install -d -m 0755 -o "$REQ" "$AG"
 # the agent's payload: what it would run as root
 PAYLOAD=$(printf '#!/bin/sh\ntouch %s-$(id -u)\n' "$CAN")
 
@@ -84,9 +87,9 @@ as_r chmod 0755 "$APP/bin/tool"
 as_r sh -c 'echo conf > "$1"' sh "$APP/etc/app.conf"
 # the agent keeps bin/tool open for writing, to rewrite it once root owns it
 as_r sh -c 'exec 3>>"$1"; touch "$2"; exec sleep 3600' sh "$APP/bin/tool" \
-    "$SR_DIR/held" </dev/null >/dev/null 2>&1 &
+    "$AG/held" </dev/null >/dev/null 2>&1 &
 BG="$BG $!"
-check "(1) the agent holds bin/tool open for writing" wait_for "[ -e '$SR_DIR/held' ]" 30
+check "(1) the agent holds bin/tool open for writing" wait_for "[ -e '$AG/held' ]" 30
 gate held <<EOF
 {"reason":"take over the app the agent built","stop_on_failure":false,"commands":[
 $(cmd own "the app is root's from now on" /usr/bin/chown -R root:root "$APP")]}
@@ -150,9 +153,9 @@ open(sys.argv[2], "w").close()
 while True:
     c, _ = s.accept()
     c.sendall(b"agent-payload\n")
-    c.close()' "$PORT" "$SR_DIR/listening" </dev/null >/dev/null 2>&1 &
+    c.close()' "$PORT" "$AG/listening" </dev/null >/dev/null 2>&1 &
 BG="$BG $!"
-check "(4) the agent listens on 0.0.0.0:$PORT" wait_for "[ -e '$SR_DIR/listening' ]" 30
+check "(4) the agent listens on 0.0.0.0:$PORT" wait_for "[ -e '$AG/listening' ]" 30
 gate port <<EOF
 {"reason":"fetch the local service's config","stop_on_failure":false,
  "files":{$(sfile fetch.sh "#!/bin/bash
