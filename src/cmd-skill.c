@@ -156,7 +156,8 @@ print_skill(const struct out *o)
 	heading(o, 1, "How to ask");
 	text(o, "- With the MCP tool `" MCP_TOOL_NAME "` (when warrant is set up as an MCP "
 	    "server): its arguments are the request; the call returns when the reviewer "
-	    "has answered.\n");
+	    "has answered, or after a while with the request still pending: then "
+	    "`" MCP_WAIT_TOOL "` with its `request_id` waits again (see Waiting).\n");
 	textf(o, "- Otherwise with the command line: `warrant request %s` creates the gate "
 	    "and prints its descriptor; with `-w` it also waits and prints the outcome. "
 	    "`warrant wait %s` waits for a gate created earlier. Use `-j` for JSON and "
@@ -183,6 +184,8 @@ print_skill(const struct out *o)
 
 	heading(o, 1, "Waiting");
 	para(o, tool_outcomes);
+	textf(o, "`%s`: ", MCP_WAIT_TOOL);
+	para(o, tool_waiting);
 	snprintf(progress, sizeof progress, MCP_PROGRESS_TEXT, "w-abcdefghij", "w-abcdefghij",
 	    300LL);
 	textf(o, "While it is pending the reviewer is told (a desktop notification, the review "

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The pending tools/call requests of one session. A call's arguments go
- * through the same path as `warrant request` (link_submit: this user's
- * store, or the reviewer's daemon); the timer then looks at each call's
- * gate, sends progress notifications while it is pending, and answers
- * the call once it is settled. A cancelled call, and every call
- * still pending when the session ends, withdraws its gate (a denial with
- * feedback), so nobody approves work for an agent that is no longer
- * waiting for it. Nothing here ever approves anything.
+ * The pending tools/call requests of one session. A request_commands
+ * call's arguments go through the same path as `warrant request`
+ * (link_submit: this user's store, or the reviewer's daemon); a
+ * wait_for_review call names a gate made earlier. The timer then looks
+ * at each call's gate, sends progress notifications while it is pending,
+ * and answers the call once it is settled, or with the state "pending"
+ * once the call has waited answer_s: clients give up on a call after
+ * 60 s, and a gate must outlive that. A call cancelled while it waits,
+ * and every call still waiting when the session ends, withdraws its gate
+ * (a denial with feedback), so nobody approves work for an agent that
+ * stopped waiting for it; a call that answered pending withdraws nothing
+ * (the agent waits again with wait_for_review, maybe from another
+ * session). Nothing here ever approves anything.
  */
 #include <err.h>
 #include <stdlib.h>
@@ -26,6 +31,9 @@ link_ready(struct mcp_session *s)
 #define UNREACHABLE_TEXT "warrant cannot reach the reviewer's daemon (its server log " \
 	"says where it looked); ask the user to start it with `warrant serve` or " \
 	"`systemctl --user start warrant`."
+
+#define TOO_MANY_TEXT "too many calls of this session are waiting for review; " \
+	"wait for one to be answered before sending another"
 
 static void
 call_free(struct mcp_session *s, size_t i)
@@ -60,21 +68,42 @@ progress(struct mcp_session *s, struct mcp_call *c)
 	if (done <= c->last_progress)	/* progress must increase */
 		done = c->last_progress + 1;
 	c->last_progress = done;
-	if (left > 0)
+	if (c->expires == 0)	/* a wait_for_review call: the window is not known here */
+		snprintf(msg, sizeof msg, "%s waits for the reviewer (warrant answer %s)",
+		    c->gate, c->gate);
+	else if (left > 0)
 		snprintf(msg, sizeof msg, MCP_PROGRESS_TEXT, c->gate, c->gate, (long long)left);
 	else
 		snprintf(msg, sizeof msg, "%s: the review window has closed", c->gate);
 	p = json_pack("{s:O,s:I,s:s}", "progressToken", c->token, "progress",
 	    (json_int_t)done, "message", msg);
-	if (p != NULL && done < c->window)
+	if (p != NULL && c->window > 0 && done < c->window)
 		json_object_set_new(p, "total", json_integer(c->window));
 	rpc_notify(s, "notifications/progress", p);
 }
 
+/* A call waiting for gate, answered "pending" after wait_s at the latest. */
+static struct mcp_call *
+call_add(struct mcp_session *s, json_t *id, json_t *token, const char *gate,
+    long long wait_s)
+{
+	struct mcp_call *c = &s->calls[s->ncalls++];
+
+	memset(c, 0, sizeof *c);
+	c->id = json_incref(id);
+	c->token = token != NULL ? json_incref(token) : NULL;
+	snprintf(c->gate, sizeof c->gate, "%s", gate);
+	c->started_ms = c->next_progress_ms = monotonic_ms();
+	c->answer_ms = c->started_ms + wait_s * 1000;
+	c->last_progress = -1;
+	return c;
+}
+
 /*
- * Validate the arguments of a tools/call as a request and store it as a
- * pending gate; the call is answered when the gate settles. A refusal is
- * answered at once and stores nothing.
+ * Validate the arguments of a request_commands call as a request and
+ * store it as a pending gate; the call is answered when the gate settles
+ * or answer_s has passed. A refusal is answered at once and stores
+ * nothing.
  */
 int
 calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
@@ -87,8 +116,7 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	int rc;
 
 	if (s->ncalls >= MCP_MAX_CALLS)
-		return fail(s, id, "too many calls of this session are waiting for review; "
-		    "wait for one to be answered before sending another");
+		return fail(s, id, TOO_MANY_TEXT);
 	if (link_ready(s) != 0)
 		return fail(s, id, UNREACHABLE_TEXT " Nothing was stored.");
 	if ((buf = json_dumps(args, JSON_COMPACT)) == NULL)
@@ -103,15 +131,9 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 		return fail(s, id, "warrant cannot store the request (its server log says why); "
 		    "nothing is waiting for review");
 
-	c = &s->calls[s->ncalls++];
-	memset(c, 0, sizeof *c);
-	c->id = json_incref(id);
-	c->token = token != NULL ? json_incref(token) : NULL;
-	snprintf(c->gate, sizeof c->gate, "%s", json_str(desc, "request_id"));
+	c = call_add(s, id, token, json_str(desc, "request_id"), s->answer_s);
 	c->expires = json_integer_value(json_object_get(desc, "expires_at_epoch"));
 	c->window = json_integer_value(json_object_get(desc, "gate_timeout_seconds"));
-	c->started_ms = c->next_progress_ms = monotonic_ms();
-	c->last_progress = -1;
 	warnx("mcp: %s waits for review: warrant answer %s", c->gate, c->gate);
 	/* accepted, so exactly one of reason and its alias why is there */
 	if (*(reason = json_str(args, "reason")) == '\0')
@@ -123,6 +145,70 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 		    (int)json_integer_value(json_object_get(desc, "user_count")));
 	json_decref(desc);
 	progress(s, c);
+	return 0;
+}
+
+/* wait_for_review's request_id that matches nothing: said to the agent. */
+static int
+unknown_gate(struct mcp_session *s, json_t *id, const char *arg)
+{
+	char *shown = text_visible(arg), *text;
+	int rc;
+
+	if (asprintf(&text, "no request of yours matches request_id \"%s\": give the "
+	    "request_id that " MCP_TOOL_NAME " returned (the user sees yours with "
+	    "`warrant list`)", shown) < 0)
+		text = NULL;
+	rc = fail(s, id, text != NULL ? text : "no request of yours matches request_id");
+	free(text);
+	free(shown);
+	return rc;
+}
+
+/*
+ * A wait_for_review call: the gate its request_id names, answered at once
+ * when it is settled (or unknown), otherwise when it settles or when
+ * wait_seconds (at most answer_s) have passed.
+ */
+int
+calls_wait(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
+{
+	json_t *arg = json_object_get(args, "request_id"), *w = json_object_get(args,
+	    "wait_seconds"), *out = NULL, *v;
+	long long wait_s = s->answer_s;
+	const char *key;
+	int rc;
+
+	json_object_foreach(args, key, v)
+		if (strcmp(key, "request_id") != 0 && strcmp(key, "wait_seconds") != 0)
+			return fail(s, id, MCP_WAIT_TOOL " takes request_id and wait_seconds only");
+	if (!json_is_string(arg) || json_string_length(arg) == 0 ||
+	    json_string_length(arg) > 64)
+		return fail(s, id, MCP_WAIT_TOOL " needs request_id: the request_id that "
+		    MCP_TOOL_NAME " returned");
+	if (w != NULL && (!json_is_integer(w) || json_integer_value(w) < 0))
+		return fail(s, id, "wait_seconds is a whole number of seconds, 0 or more");
+	if (w != NULL && json_integer_value(w) < wait_s)
+		wait_s = json_integer_value(w);
+	if (s->ncalls >= MCP_MAX_CALLS)
+		return fail(s, id, TOO_MANY_TEXT);
+	if (link_ready(s) != 0)
+		return fail(s, id, UNREACHABLE_TEXT);
+	rc = link_wait(&s->link, json_string_value(arg), 0, &out);
+	if (out == NULL && rc == EXIT_REFUSED)
+		return unknown_gate(s, id, json_string_value(arg));
+	if (out == NULL)
+		return fail(s, id, rc == EXIT_UNREACHABLE ? UNREACHABLE_TEXT " The request may "
+		    "still be waiting for review." : "warrant cannot read the request's state; "
+		    "ask the user to check `warrant list`");
+	if (rc != EXIT_WAIT_PENDING || wait_s == 0) {
+		rc = rpc_result(s, id, rc == EXIT_WAIT_PENDING ? result_pending(out, 0,
+		    s->answer_s, s->structured) : result_settled(out, s->structured));
+		json_decref(out);
+		return rc;
+	}
+	progress(s, call_add(s, id, token, json_str(out, "request_id"), wait_s));
+	json_decref(out);
 	return 0;
 }
 
@@ -152,10 +238,19 @@ calls_tick(struct mcp_session *s)
 			continue;
 		}
 		c->failures = 0;
-		if (rc == EXIT_WAIT_PENDING) {
+		if (rc == EXIT_WAIT_PENDING && monotonic_ms() < c->answer_ms) {
 			json_decref(out);
 			progress(s, c);
 			i++;
+			continue;
+		}
+		if (rc == EXIT_WAIT_PENDING) {
+			/* answered, not withdrawn: the agent waits again by id */
+			warnx("mcp: %s has no outcome yet: the call answers pending", c->gate);
+			rpc_result(s, c->id, result_pending(out, c->expires, s->answer_s,
+			    s->structured));
+			json_decref(out);
+			call_free(s, i);
 			continue;
 		}
 		warnx("mcp: %s %s", c->gate, json_str(out, "state"));
@@ -185,7 +280,7 @@ static void
 withdraw(struct mcp_session *s, size_t i, const char *why)
 {
 	const char *gate = s->calls[i].gate;
-	char id[GATE_ID_LEN + 1];
+	char id[GATE_ID_LEN + 1], *full = NULL;
 	struct refusal r;
 	int rc;
 
@@ -193,17 +288,25 @@ withdraw(struct mcp_session *s, size_t i, const char *why)
 		warnx("mcp: cannot withdraw %s: its store or daemon cannot be reached", gate);
 		return;
 	}
+	/* the daemon stores the feedback after "withdrawn by the requester: ";
+	 * this user's store takes it whole */
+	if (s->link.local && asprintf(&full, "withdrawn by the requester: %s", why) < 0) {
+		warnx("mcp: cannot withdraw %s: out of memory", gate);
+		return;
+	}
 	/* left alone when it settled or the reviewer is running it */
-	rc = link_withdraw(&s->link, gate, why, id, &r);
+	rc = link_withdraw(&s->link, gate, s->link.local ? full : why, id, &r);
+	free(full);
 	if (rc == EXIT_OK)
-		warnx("mcp: %s %s", gate, why);
+		warnx("mcp: %s withdrawn: %s", gate, why);
 	else if (rc == EXIT_REFUSED && strcmp(r.code, "not_pending") == 0)
 		warnx("mcp: %s is settled or being run; not withdrawn", gate);
 	else
 		warnx("mcp: cannot withdraw %s", gate);
 }
 
-/* notifications/cancelled: withdraw the gate; the call gets no answer. */
+/* notifications/cancelled of a call still waiting: withdraw its gate; the
+ * call gets no answer. A call answered already is not known any more. */
 void
 calls_cancel(struct mcp_session *s, const json_t *id)
 {
@@ -211,7 +314,7 @@ calls_cancel(struct mcp_session *s, const json_t *id)
 
 	if (i < 0)
 		return;		/* unknown, or answered already */
-	withdraw(s, (size_t)i, "withdrawn: the agent cancelled the call");
+	withdraw(s, (size_t)i, "the agent cancelled the call");
 	call_free(s, (size_t)i);
 }
 

@@ -14,10 +14,15 @@
 #define MCP_TICK_MS		250		/* how often pending gates are read */
 #define MCP_PROGRESS_MS		5000		/* progress notifications while pending */
 #define MCP_READ_FAILURES	40		/* consecutive failed reads before giving up */
+/* how long a call waits before it answers "pending": under the 60 s after
+ * which common clients give up on a call (WARRANT_MCP_WAIT sets another) */
+#define MCP_ANSWER_SECONDS	45
+#define MCP_ANSWER_MAX		86400
 
 #define MCP_LATEST_VERSION	"2025-11-25"
 #define MCP_TOOL_NAME		"request_commands"
 #define MCP_TOOL_OLD_NAME	"request_root_commands"
+#define MCP_WAIT_TOOL		"wait_for_review"
 /* a pending call's progress message (gate, gate, seconds left); `warrant
  * skill` shows one */
 #define MCP_PROGRESS_TEXT	"%s waits for the reviewer (warrant answer %s); %lld s left to answer"
@@ -34,9 +39,10 @@ struct mcp_call {
 	json_t		*id;		/* the request id, as the client sent it */
 	json_t		*token;		/* its progressToken, or NULL */
 	char		 gate[GATE_ID_LEN + 1];
-	int64_t		 expires;	/* end of the review window, epoch seconds */
+	int64_t		 expires;	/* end of the review window, epoch seconds, or 0 */
 	long long	 window;	/* its length, seconds */
 	int64_t		 started_ms;	/* monotonic */
+	int64_t		 answer_ms;	/* answer "pending" then, monotonic */
 	int64_t		 next_progress_ms;
 	int64_t		 last_progress;
 	int		 failures;	/* consecutive failed reads of the gate */
@@ -48,6 +54,7 @@ struct mcp_session {
 	char		 version[16];	/* negotiated protocol revision */
 	char		 agent[65];	/* who the gates say asked */
 	const char	*to;		/* the reviewer's daemon, or NULL (link_open) */
+	long long	 answer_s;	/* a call answers "pending" after this long */
 	struct link	 link;		/* where the gates are */
 	int		 linked;
 	struct mcp_call	 calls[MCP_MAX_CALLS];
@@ -62,16 +69,17 @@ int	 rpc_error(struct mcp_session *, json_t *, int, const char *, ...)
 int	 rpc_notify(struct mcp_session *, const char *, json_t *);
 int	 rpc_valid_id(const json_t *);
 
-/* tool.c: the tool as tools/list shows it. */
-json_t	*tool_list(void);
+/* tool.c: the tools as tools/list shows them. */
+json_t	*tool_list(long long);
 int	 tool_known(const char *);
 const char *tool_instructions(void);
 /* the parts of the tool's description, which `warrant skill` prints too */
-extern const char tool_about[], tool_outcomes[];
+extern const char tool_about[], tool_outcomes[], tool_waiting[];
 extern const char *const tool_rules[];
 
 /* calls.c: starting, watching, cancelling and withdrawing calls. */
 int	 calls_start(struct mcp_session *, json_t *, json_t *, json_t *);
+int	 calls_wait(struct mcp_session *, json_t *, json_t *, json_t *);
 void	 calls_tick(struct mcp_session *);
 int	 calls_find(struct mcp_session *, const json_t *);
 void	 calls_cancel(struct mcp_session *, const json_t *);
@@ -81,10 +89,11 @@ void	 calls_withdraw_all(struct mcp_session *, const char *);
 json_t	*result_text(const char *, int, json_t *, int);
 json_t	*result_refusal(const struct refusal *, int);
 json_t	*result_settled(json_t *, int);
+json_t	*result_pending(json_t *, int64_t, long long, int);
 
 
 /* server.c */
-int	 mcp_serve(const char *);
+int	 mcp_serve(const char *, long long);
 void	 mcp_handle_line(struct mcp_session *, const char *, size_t);
 
 #endif

@@ -215,3 +215,30 @@ result_settled(json_t *outcome, int with_structured)
 	free(text);
 	return r;
 }
+
+/*
+ * The result for a gate still pending when its call has waited its time:
+ * not an error; the outcome as `warrant wait -j` prints it, and what to
+ * do next. expires is the end of the review window, or 0 when not known.
+ */
+json_t *
+result_pending(json_t *outcome, int64_t expires, long long answer_s, int with_structured)
+{
+	const char *id = json_str(outcome, "request_id");
+	int64_t left = expires - now_seconds();
+	char window[64] = "", *text;
+	json_t *r;
+
+	if (expires > 0 && left > 0)
+		snprintf(window, sizeof window, "; the review window closes in %lld s",
+		    (long long)left);
+	if (asprintf(&text, "%s is pending: it has no outcome yet (the reviewer has not "
+	    "answered%s, or its approved commands are still running). Call " MCP_WAIT_TOOL
+	    " with request_id \"%s\" to wait for the outcome: it answers within %lld s, "
+	    "pending again while there is none. Do not send the request again.", id, window,
+	    id, answer_s) < 0)
+		return NULL;
+	r = result_text(text, 0, json_incref(outcome), with_structured);
+	free(text);
+	return r;
+}

@@ -6,7 +6,7 @@
  * nothing but protocol can ever reach the client's stream). One poll loop
  * serves messages while calls wait; a timer follows their gates. The
  * session ends at end of input or on SIGTERM, SIGINT or SIGHUP, and
- * withdraws whatever is still pending.
+ * withdraws the gates of the calls still waiting.
  */
 #include <err.h>
 #include <errno.h>
@@ -86,7 +86,7 @@ do_call(struct mcp_session *s, json_t *id, json_t *params)
 
 	if (name == NULL)
 		return rpc_error(s, id, RPC_INVALID_PARAMS, "tools/call needs params.name");
-	if (!tool_known(name))
+	if (!tool_known(name) && strcmp(name, MCP_WAIT_TOOL) != 0)
 		return rpc_error(s, id, RPC_INVALID_PARAMS, "Unknown tool: %s",
 		    strlen(name) <= 64 ? name : "(name too long)");
 	if (args != NULL && !json_is_object(args))
@@ -98,10 +98,11 @@ do_call(struct mcp_session *s, json_t *id, json_t *params)
 	token = json_object_get(meta, "progressToken");
 	if (token != NULL && !rpc_valid_id(token))
 		token = NULL;
-	if (args != NULL)
-		return calls_start(s, id, token, args);
-	empty = json_object();
-	rc = calls_start(s, id, token, empty);
+	empty = args == NULL ? json_object() : NULL;
+	if (strcmp(name, MCP_WAIT_TOOL) == 0)
+		rc = calls_wait(s, id, token, args != NULL ? args : empty);
+	else
+		rc = calls_start(s, id, token, args != NULL ? args : empty);
 	json_decref(empty);
 	return rc;
 }
@@ -114,7 +115,7 @@ do_request(struct mcp_session *s, const char *method, json_t *id, json_t *params
 	if (strcmp(method, "ping") == 0)
 		return rpc_result(s, id, json_object());
 	if (strcmp(method, "tools/list") == 0)
-		return rpc_result(s, id, tool_list());
+		return rpc_result(s, id, tool_list(s->answer_s));
 	if (strcmp(method, "tools/call") == 0)
 		return do_call(s, id, params);
 	return rpc_error(s, id, RPC_METHOD_NOT_FOUND, "Method not found: %s",
@@ -314,9 +315,10 @@ wait_input(struct mcp_session *s, int64_t next_tick, const sigset_t *mask, int *
 	return rc;
 }
 
-/* Serve one session; gates go to reviewer to's daemon (or NULL: link_open). */
+/* Serve one session; gates go to reviewer to's daemon (or NULL: link_open);
+ * a call answers "pending" after answer_s. */
 int
-mcp_serve(const char *to)
+mcp_serve(const char *to, long long answer_s)
 {
 	static char chunk[64 * 1024];
 	struct mcp_session s;
@@ -328,6 +330,7 @@ mcp_serve(const char *to)
 
 	memset(&s, 0, sizeof s);
 	s.to = to;
+	s.answer_s = answer_s;
 	snprintf(s.agent, sizeof s.agent, "mcp");
 	snprintf(s.version, sizeof s.version, "%s", MCP_LATEST_VERSION);
 	s.structured = 1;
@@ -360,8 +363,8 @@ mcp_serve(const char *to)
 			next_tick = monotonic_ms() + MCP_TICK_MS;
 		}
 	}
-	calls_withdraw_all(&s, quit ? "withdrawn: the agent's MCP server was stopped" :
-	    "withdrawn: the agent's MCP session ended");
+	calls_withdraw_all(&s, quit ? "the agent's MCP server was stopped" :
+	    "the agent's MCP session ended");
 	if (s.linked)
 		link_close(&s.link);
 	free(lb.buf);

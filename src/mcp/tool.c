@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The one MCP tool, request_commands, as tools/list shows it: a
+ * The MCP tools as tools/list shows them: request_commands, with a
  * description that teaches an agent to use it well and an input schema
- * that is docs/design.md §3's request. request_root_commands is the same tool
- * under its old name, listed so that existing setups keep working.
+ * that is docs/design.md §3's request; wait_for_review, which waits again
+ * for a request that answered pending; and request_root_commands, the
+ * first under its old name, listed so that existing setups keep working.
  */
 #include <err.h>
 #include <stdlib.h>
@@ -26,12 +27,34 @@ const char tool_about[] =
 "access, writing outside the project, or talking to the user's session.";
 
 const char tool_outcomes[] =
-"The call blocks until the reviewer answers or the review window closes "
-"(gate_timeout_seconds, default 300). Approved: you get each command's status, "
-"exit code and output tail, and next.prompt if you gave one. Denied: an error "
-"with the reviewer's feedback. Expired: an error; nothing ran. Refused: an "
-"error with a code, the JSON path at fault and a sentence; nothing was stored, "
-"so fix the request and call again.";
+"The call waits while the reviewer reads the request, but not for long: it "
+"answers when the reviewer has answered, or after a while (45 s unless the user "
+"set another wait, so that clients that give up on a call after 60 s get an "
+"answer) with the request still pending. It returns one of:\n"
+"- Approved: each command's status, exit code and output tail, and next.prompt "
+"if you gave one.\n"
+"- Denied: an error with the reviewer's feedback.\n"
+"- Expired: an error; nobody answered within the review window "
+"(gate_timeout_seconds, default 300); nothing ran.\n"
+"- Pending: not an error: state \"pending\" and the request_id; there is no "
+"outcome yet (the reviewer has not answered, or the approved commands still run) "
+"and the request stays with the reviewer. Call " MCP_WAIT_TOOL " with that "
+"request_id, and again each time it answers pending, until it returns one of "
+"the outcomes above. Never send the request again.\n"
+"- Refused: an error with a code, the JSON path at fault and a sentence; nothing "
+"was stored, so fix the request and call again.\n"
+"Cancelling a call while it waits withdraws the request; a call that has "
+"answered pending withdraws nothing.";
+
+/* The second tool's description; `warrant skill` prints it too. */
+const char tool_waiting[] =
+"Wait for the reviewer's answer to a request that " MCP_TOOL_NAME " (or an earlier "
+"call of this tool) returned as pending, by its request_id. It answers as soon as "
+"the reviewer has, with the outcome exactly as " MCP_TOOL_NAME " returns it "
+"(approved: the ledger; denied or expired: an error), or after wait_seconds "
+"(45 s unless the user set another wait, and never longer) with state "
+"\"pending\" again: then call it again. Waiting withdraws nothing; cancelling "
+"this call while it waits withdraws the request.";
 
 const char *const tool_rules[] = {
 "Do every step you can yourself first (read, download, build, write files "
@@ -111,7 +134,9 @@ static const char instructions[] =
 "warrant lets you ask the human at this machine to run commands you cannot run "
 "yourself: as root (they authenticate with sudo at their terminal) or as them "
 "outside your sandbox. Use the request_commands tool once per task with every "
-"such step batched, after doing all the preparation you can do yourself.";
+"such step batched, after doing all the preparation you can do yourself. When it "
+"answers that the request is still pending, call wait_for_review with its "
+"request_id until the reviewer has answered.";
 
 /* docs/design.md §3, schema_version 1; warrant validates again whatever comes in. */
 static const char input_schema[] = "{"
@@ -218,36 +243,59 @@ static const char input_schema[] = "{"
 "\"required\":[\"reason\",\"commands\"],"
 "\"additionalProperties\":false}";
 
+/* wait_for_review's arguments; %lld is the longest wait, twice */
+static const char wait_schema[] = "{"
+"\"type\":\"object\","
+"\"properties\":{"
+ "\"request_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+  "\"description\":\"The request_id that " MCP_TOOL_NAME " returned (w-...).\"},"
+ "\"wait_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":%lld,"
+  "\"description\":\"How long to wait for the answer at most, in seconds "
+   "(default and at most %lld); 0 only looks.\"}"
+"},"
+"\"required\":[\"request_id\"],"
+"\"additionalProperties\":false}";
+
 static json_t *
-tool(const char *name, const char *title, const char *text, json_t *schema)
+tool(const char *name, const char *title, const char *text, json_t *schema, int waits)
 {
 	return json_pack("{s:s,s:s,s:s,s:O,s:{s:b,s:b,s:b,s:b}}",
 	    "name", name, "title", title, "description", text, "inputSchema", schema,
-	    "annotations", "readOnlyHint", 0, "destructiveHint", 1,
-	    "idempotentHint", 0, "openWorldHint", 1);
+	    "annotations", "readOnlyHint", waits, "destructiveHint", !waits,
+	    "idempotentHint", waits, "openWorldHint", !waits);
 }
 
-/* The result of tools/list. */
+/* The result of tools/list; calls answer "pending" after answer_s. */
 json_t *
-tool_list(void)
+tool_list(long long answer_s)
 {
 	json_t *schema = json_loads(input_schema, JSON_REJECT_DUPLICATES, NULL), *list;
-	char *text;
+	json_t *wschema;
+	char *text, *w;
 
-	if (schema == NULL) {
-		warnx("mcp: the built-in input schema does not parse");
+	if (asprintf(&w, wait_schema, answer_s, answer_s) < 0)
+		w = NULL;
+	wschema = w != NULL ? json_loads(w, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	free(w);
+	if (schema == NULL || wschema == NULL) {
+		warnx("mcp: a built-in input schema does not parse");
+		json_decref(schema);
+		json_decref(wschema);
 		return NULL;
 	}
 	text = description();
-	list = json_pack("{s:[o,o]}", "tools",
-	    tool(MCP_TOOL_NAME, "Request commands (as root or as you)", text, schema),
+	list = json_pack("{s:[o,o,o]}", "tools",
+	    tool(MCP_TOOL_NAME, "Request commands (as root or as you)", text, schema, 0),
+	    tool(MCP_WAIT_TOOL, "Wait for the reviewer's answer", tool_waiting, wschema, 1),
 	    tool(MCP_TOOL_OLD_NAME, "Request commands (old name of request_commands)",
-	    old_description, schema));
+	    old_description, schema, 0));
 	free(text);
 	json_decref(schema);
+	json_decref(wschema);
 	return list;
 }
 
+/* A name of the request tool (the wait tool is told apart by name). */
 int
 tool_known(const char *name)
 {

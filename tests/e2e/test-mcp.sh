@@ -36,7 +36,7 @@ fi
 # run_client FILE: one node test client, its result lines as TAP.
 run_client() {
 	name=$(basename "$1" .mjs)
-	(cd "$MCP_DIR" && WARRANT_BIN="$WARRANT_BUILD/warrant" timeout -k 5 120 node "$1") \
+	(cd "$MCP_DIR" && WARRANT_BIN="$WARRANT_BUILD/warrant" timeout -k 5 240 node "$1") \
 	    >"$out/$name.out" 2>"$out/$name.err"
 	rc=$?
 	bad=0

@@ -174,7 +174,7 @@ async function protocol() {
 	check(ex.code === 0, 'end of input ends the session with exit 0', ex);
 	if (gate) {
 		const g = await gateState(home, gate);
-		check(g.state === 'denied' && g.feedback === 'withdrawn: the agent\'s MCP session ended',
+		check(g.state === 'denied' && g.feedback === 'withdrawn by the requester: the agent\'s MCP session ended',
 		    'a call still waiting when the session ends is withdrawn', g);
 	} else
 		check(false, 'a call still waiting when the session ends is withdrawn');

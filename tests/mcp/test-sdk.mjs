@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: ISC
 // `warrant mcp` through the official MCP TypeScript SDK client: tools/list,
 // an approved YOU-only call, output_to_agent, denial with feedback, expiry,
-// a refusal, the old tool name, and cancellation withdrawing the gate.
+// a refusal, the old tool name, cancellation withdrawing the gate, and a
+// call answering "pending" that wait_for_review picks up again (also from
+// another session).
 import Ajv2020 from 'ajv/dist/2020.js';
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -50,6 +52,12 @@ async function listTools() {
 	check(/batch/i.test(now.description) && /absolute/i.test(now.description) &&
 	    /why/.test(now.description) && /as.*user/i.test(now.description),
 	    'the description teaches batching, absolute paths, a why per command and YOU commands');
+	check(/wait_for_review/.test(now.description) && /pending/.test(now.description),
+	    'the description teaches wait_for_review for a request still pending');
+	const wait = byName.wait_for_review;
+	check(wait?.inputSchema?.required?.length === 1 && wait.inputSchema.required[0] === 'request_id' &&
+	    wait.inputSchema.properties?.wait_seconds?.maximum === 45 && /pending/.test(wait.description),
+	    'tools/list shows wait_for_review: a request_id and wait_seconds up to 45', wait);
 	const info = client.getServerVersion();
 	check(info?.name === 'warrant', 'serverInfo names warrant', info);
 	await client.close();
@@ -272,10 +280,11 @@ async function cancelled() {
 		const s = await gateState(home, gate.request_id);
 		return s.state !== 'pending' ? s : null;
 	}, 5000);
-	check(g?.state === 'denied' && g?.feedback === 'withdrawn: the agent cancelled the call',
-	    'cancelling the call withdraws its gate', g);
+	check(g?.state === 'denied' &&
+	    g?.feedback === 'withdrawn by the requester: the agent cancelled the call',
+	    'cancelling the call while it waits withdraws its gate, said once', g);
 	const { tools } = await client.listTools();
-	check(tools.length === 2, 'the session keeps serving after a cancellation');
+	check(tools.length === 3, 'the session keeps serving after a cancellation');
 	await client.close();
 }
 
@@ -302,6 +311,59 @@ async function timedOut() {
 	await client.close();
 }
 
+// A server that answers "pending" after 1 s (WARRANT_MCP_WAIT): the
+// request outlives the call and the session; wait_for_review in a new
+// session looks, then waits for the reviewer's answer.
+async function answeredPending() {
+	const home = newHome('pending');
+	const first = await connect(home, 'pending-agent', { WARRANT_MCP_WAIT: '1' });
+	const reason = 'mcp answers pending';
+	const res = await first.client.callTool({
+		name: 'request_commands',
+		arguments: { reason, commands: [{ id: 'p', why: 'w', as: 'user', argv: [ECHO, 'later'] }] },
+	});
+	const id = res.structuredContent?.request_id;
+	check(!res.isError && res.structuredContent?.state === 'pending' && /^w-/.test(id ?? '') &&
+	    text(res).includes(`wait_for_review with request_id "${id}"`) &&
+	    text(res).includes('it has no outcome yet'),
+	    'a call the reviewer has not answered in time answers pending with the id and what to do', res);
+	if (!id)
+		return first.client.close();
+	check((await gateState(home, id)).state === 'pending',
+	    'answering pending withdrew nothing');
+	await first.client.close();
+	check((await gateState(home, id)).state === 'pending',
+	    'nor did the end of the session that made it');
+	const { client } = await connect(home, 'pending-agent-2');
+	const look = await client.callTool({ name: 'wait_for_review', arguments: { request_id: id, wait_seconds: 0 } });
+	check(!look.isError && look.structuredContent?.state === 'pending' &&
+	    look.structuredContent?.request_id === id,
+	    'wait_for_review with wait_seconds 0 from another session says pending at once', look);
+	const progress = [];
+	const call = client.callTool({ name: 'wait_for_review', arguments: { request_id: id } },
+	    undefined, { onprogress: (p) => progress.push(p) });
+	await waitFor(() => progress.length > 0, 5000);
+	check(progress[0]?.message?.includes(id), 'wait_for_review sends progress while it waits', progress);
+	const ans = await warrant(home, ['answer', id, '--run', '-j']);
+	check(ans.code === 0, 'the reviewer approves meanwhile', ans.stdout + ans.stderr);
+	const out = await call;
+	check(!out.isError && text(out).includes(`${id} was approved: 1 of 1 command ran successfully`) &&
+	    text(out).includes('later'), 'wait_for_review returns the ledger once approved', out);
+	const wait = await warrantJson(home, ['wait', id, '-j']);
+	check(isDeepStrictEqual(out.structuredContent?.ledger, wait.ledger),
+	    '... the ledger warrant wait prints', out.structuredContent);
+	const again = await client.callTool({ name: 'wait_for_review', arguments: { request_id: id } });
+	check(!again.isError && again.structuredContent?.state === 'approved',
+	    'a settled request answers at once, again', again);
+	const none = await client.callTool({ name: 'wait_for_review', arguments: { request_id: 'w-aaaaaaaaaa' } });
+	check(none.isError === true && text(none).includes('no request of yours matches'),
+	    'an unknown request_id is an error', none);
+	const bad = await client.callTool({ name: 'wait_for_review', arguments: { request_id: id, wait_seconds: 'soon' } });
+	check(bad.isError === true && text(bad).includes('wait_seconds'),
+	    'wait_seconds that is not a number is an error', bad);
+	await client.close();
+}
+
 try {
 	await listTools();
 	await approved();
@@ -313,6 +375,7 @@ try {
 	await oldName();
 	await cancelled();
 	await timedOut();
+	await answeredPending();
 } catch (e) {
 	check(false, 'the SDK tests ran to the end', e.stack ?? String(e));
 }

@@ -58,7 +58,7 @@ async function two() {
 	const g = await gateState(home, gc.request_id);
 	check(g.state === 'pending', 'the killed session\'s gate stays pending (until it expires)', g);
 	const { tools } = await a.client.listTools();
-	check(tools.length === 2, 'the surviving sessions keep serving after one crashed');
+	check(tools.length === 3, 'the surviving sessions keep serving after one crashed');
 	await warrant(home, ['answer', gc.request_id, '--deny', '-f', 'cleanup']);
 	await a.client.close();
 	await b.client.close();
