@@ -11,9 +11,12 @@
  * its invocation, and the daemon answers a repeat with the gate the first
  * one made), so a connection lost under a message is made again, with
  * backoff, for up to PATIENCE_MS while the daemon restarts, and the
- * message sent again; a wait is sent again by the gate's id.
+ * message sent again; a wait is sent again by the gate's id. A daemon
+ * not seen running (restarting) is not waited for: the command fails at
+ * once.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <err.h>
 #include <errno.h>
@@ -32,6 +35,7 @@
 #define BUSY_RETRIES		10
 #define BUSY_PAUSE_MS		250
 #define PATIENCE_MS		45000	/* a daemon restarting: connect again this long */
+#define RECENT_START_S		10	/* a socket this young: its daemon is starting */
 #define BACKOFF_FIRST_MS	100	/* ... first after this, then twice as long ... */
 #define BACKOFF_MAX_MS		2000	/* ... up to this */
 #define KEY_BYTES		16	/* a request key: 32 hex digits */
@@ -62,9 +66,10 @@ unreachable(const struct link *l, int e)
 		    "`warrant requesters add --reviewer REVIEWER %s`", pw != NULL ?
 		    pw->pw_name : "YOU");
 	else
-		warnx("the reviewer starts it with `warrant serve` (or `systemctl --user "
-		    "start warrant`)%s", e == ENOENT ? "; if the directory is missing, root "
-		    "runs `warrant requesters add --reviewer REVIEWER USER`" : "");
+		warnx("%sthe reviewer starts it with `warrant serve` (or `systemctl --user "
+		    "start warrant`)%s", e == ECONNREFUSED ? "no daemon runs there (the socket "
+		    "is a stopped daemon's): " : "", e == ENOENT ? "; if the directory is missing, "
+		    "root runs `warrant requesters add --reviewer REVIEWER USER`" : "");
 }
 
 static void
@@ -109,16 +114,23 @@ link_drop(struct link *l)
 }
 
 /*
- * A daemon that is restarting: its socket is there and not answering (a
- * daemon that died, or one starting: a restart replaces the socket file
- * at once), or its backlog is full; or, once this link was connected,
- * missing (a daemon stopped cleanly removes it). A socket missing from
- * the start is a daemon that does not run: that is said at once.
+ * A daemon that is restarting, worth waiting for: one this link has
+ * talked to (it went away under the connection: a restart, which
+ * replaces the socket at once, or a crash that Restart= undoes), or one
+ * whose socket was bound within RECENT_START_S (a daemon that has just
+ * started, and died or is being replaced); or a full backlog. Anything
+ * else is a daemon that does not run, said at once: no socket, or a
+ * socket left behind by a daemon that stopped long after it started.
  */
 static int
 restarting(const struct link *l, int e)
 {
-	return e == ECONNREFUSED || e == EAGAIN || (e == ENOENT && l->connected);
+	struct stat sb;
+
+	if (e == EAGAIN || (l->connected && (e == ECONNREFUSED || e == ENOENT)))
+		return 1;
+	return e == ECONNREFUSED && stat(l->path, &sb) == 0 &&
+	    now_seconds() - (int64_t)sb.st_mtime < RECENT_START_S;
 }
 
 /*
@@ -130,19 +142,21 @@ static int
 link_reconnect(struct link *l, int64_t *since)
 {
 	int64_t delay = BACKOFF_FIRST_MS;
+	int e;
 
 	if (*since == 0)
 		*since = monotonic_ms();
 	for (;;) {
 		if (link_connect(l) == 0)
 			return 0;
-		if (!restarting(l, errno) || monotonic_ms() - *since + delay > PATIENCE_MS) {
-			unreachable(l, errno);
+		e = errno;	/* restarting() may stat */
+		if (!restarting(l, e) || monotonic_ms() - *since + delay > PATIENCE_MS) {
+			unreachable(l, e);
 			return -1;
 		}
 		if (!l->told) {
-			warnx("the reviewer's daemon at %s is not answering (%s); trying again "
-			    "for up to %d s", l->path, strerror(errno), PATIENCE_MS / 1000);
+			warnx("the reviewer's daemon at %s went away (%s); waiting up to %d s "
+			    "for it to restart", l->path, strerror(e), PATIENCE_MS / 1000);
 			l->told = 1;
 		}
 		sleep_ms(delay);

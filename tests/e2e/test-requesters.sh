@@ -678,4 +678,56 @@ wq add --reviewer "$REV" wtreq1
 expect_rc "add makes it all again" 0 "group $GRP: created"
 check "... and records the new group" test -f "$WARRANT_BOX_DIR/$GRP.group"
 
+# --- the daemon down: requesters fail at once ---------------------------
+# With no daemon seen running, request, list, wait and the MCP tool fail
+# at once (exit 7, the MCP tool's error): no socket, or a socket a daemon
+# left behind long after it started. Only a daemon that has just started
+# (or one the client talked to) is waited for, across its restart.
+section "the daemon down: requesters fail at once"
+mkreq "$WT_DIR/down.json" "while the daemon is down"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"down","version":"1"}}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"request_commands","arguments":{"reason":"mcp while down","commands":[{"id":"a","why":"w","as":"user","argv":["/usr/bin/true"]}]}}}' \
+    >"$WT_DIR/down.rpc"
+chmod 644 "$WT_DIR/down.rpc"
+# down_checks WHAT GREP: each requester command fails at once, saying GREP
+down_checks() {
+	AGENT_IN=$WT_DIR/down.json agent wtreq1 request
+	expect_rc "request with $1 exits 7" 7 "$2"
+	check "... at once: no waiting for a restart" sh -c "! grep -q 'waiting up to' '$ERR'"
+	agent wtreq1 list
+	expect_rc "list with $1 exits 7" 7 "$2"
+	check "... at once" sh -c "! grep -q 'waiting up to' '$ERR'"
+	agent wtreq1 wait w-aaaaaaaaaa
+	expect_rc "wait with $1 exits 7" 7 "$2"
+	check "... at once" sh -c "! grep -q 'waiting up to' '$ERR'"
+	AGENT_IN=$WT_DIR/down.rpc agent wtreq1 mcp
+	jcheck "the MCP tool with $1 answers its error" \
+	    "j['id'] == 2 and j['result']['isError'] and 'cannot reach the reviewer' in j['result']['content'][0]['text']" - <<EOF
+$(grep '"id":2' "$OUT")
+EOF
+	check "... at once" sh -c "! grep -q 'waiting up to' '$ERR'"
+}
+check "no daemon runs, no socket (a control)" test ! -e "$SOCK"
+down_checks "no socket" "cannot reach the reviewer's daemon at $SOCK"
+start_daemon || bail "the reviewer's daemon starts again"
+stop_daemon KILL
+check "a killed daemon leaves its socket behind (a control)" test -S "$SOCK"
+# a daemon that ran for a while: its socket bound a minute ago
+"$PY" -c 'import os, sys, time; t = time.time() - 60; os.utime(sys.argv[1], (t, t))' "$SOCK"
+down_checks "a stopped daemon's socket" "no daemon runs there"
+# a daemon that has just started and died is restarting: waited for, and said
+start_daemon || bail "the reviewer's daemon starts again"
+stop_daemon KILL
+agent_env wtreq1 WARRANT_SOCKET="$SOCK" "$W" request <"$WT_DIR/down.json" >"$OUT" 2>"$ERR" &
+RPID=$!
+i=0
+while ! grep -q 'waiting up to' "$ERR" 2>/dev/null && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+check "a request meeting a daemon that has just started and died says it waits for the restart" \
+    grep -q "the reviewer's daemon at $SOCK went away .*waiting up to 45 s for it to restart" "$ERR"
+start_daemon || bail "the reviewer's daemon starts again"
+wait "$RPID"
+check "... and is stored once the daemon is back" [ $? -eq 0 ]
+jcheck "... with its gate" "j['request_id'].startswith('w-')" "$OUT"
+stop_daemon TERM
+
 done_testing
