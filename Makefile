@@ -54,7 +54,8 @@ install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	ninja -C $(BUILD)
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild
-	sh scripts/uninstall.sh --record $(BUILD)
+	@echo "Recording the installed files in $(BUILD)/install-manifest.txt, for make uninstall"
+	@sh scripts/uninstall.sh --record $(BUILD)
 
 # Remove what make install put under DESTDIR+PREFIX (the same settings,
 # and the same BUILD, whose install-manifest.txt records it), and the

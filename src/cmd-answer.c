@@ -7,6 +7,8 @@
 #include <err.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -164,6 +166,40 @@ grant_refused(const char *id, long long seconds, int json)
 	return EXIT_REFUSED;
 }
 
+/*
+ * The store holding the gate, which answering never makes: with none
+ * here, no gate is here to answer (an agent's shell: its requests are
+ * the reviewer's to answer). 0 open, 1 none (said), -1 after saying why.
+ */
+static int
+open_answer_store(struct store *st, const char *arg)
+{
+	const char *sock = getenv("WARRANT_SOCKET");
+	char dir[PATH_MAX], *shown;
+	int rc;
+
+	memset(st, 0, sizeof *st);	/* st->full is read after a failure */
+	rc = store_open_existing(st, dir);
+	if (rc == 0 && refresh_store(st) != 0) {
+		store_close(st);
+		return -1;
+	}
+	if (rc != 1)
+		return rc;
+	shown = text_visible(arg);
+	warnx("no gate matches '%s': there is no store here (%s), and answering makes none",
+	    shown, dir);
+	if (sock != NULL && *sock != '\0')
+		warnx("your requests go to the reviewer's daemon at %s (WARRANT_SOCKET): only "
+		    "the reviewer answers them, in their own shell; `warrant wait %s` waits "
+		    "for the outcome", sock, shown);
+	else
+		warnx("only the reviewer answers, as the user whose store holds the gate; "
+		    "the requester waits with `warrant wait %s`", shown);
+	free(shown);
+	return 1;
+}
+
 static int
 cmd_answer_exec(int argc, char **argv)
 {
@@ -245,7 +281,9 @@ cmd_answer_exec(int argc, char **argv)
 			    "-c, -f and -j only");
 		return cosign_answer(to, argv[optind], select, nselect, no, feedback, json);
 	}
-	if (open_store_current(&st) != 0) {
+	if ((rc = open_answer_store(&st, argv[optind])) != 0) {
+		if (rc > 0)
+			return EXIT_REFUSED;
 		/* said on standard error; a full disk is the answer's outcome too */
 		if (json && st.full) {
 			r = json_pack("{s:s,s:s,s:s,s:s++++}", "request_id", argv[optind],

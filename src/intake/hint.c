@@ -183,12 +183,33 @@ refusal_code_find(const char *code)
 	return NULL;
 }
 
+/* relative_path's hint names the word, which its message quotes first */
+static const char *
+relative_hint(const struct refusal *r)
+{
+	static _Thread_local char hint[1280];
+	const char *w = r->message + 1, *end = strstr(r->message, "' is a relative path");
+	int n, skip;
+
+	if (r->message[0] != '\'' || end == NULL)
+		return NULL;
+	n = (int)(end - w);
+	skip = n > 2 && w[0] == '.' && w[1] == '/' ? 2 : 0;
+	snprintf(hint, sizeof hint, "'%.*s' is relative: name it by its absolute path "
+	    "(/home/you/proj/%.*s, not /%.*s); to install a file you made, give it as a "
+	    "reviewed file (\"files\") and name it {\"file\": NAME}", n, w, n - skip,
+	    w + skip, n - skip, w + skip);
+	return hint;
+}
+
 const char *
 refusal_hint(const struct refusal *r)
 {
 	const struct refusal_case *k;
 	const struct refusal_code *c;
 
+	if (strcmp(r->code, "relative_path") == 0 && relative_hint(r) != NULL)
+		return relative_hint(r);
 	for (k = refusal_cases; k->code != NULL; k++)
 		if (strcmp(k->code, r->code) == 0 && k->applies(r))
 			return k->hint;

@@ -28,6 +28,19 @@ gate_cmd_root(const json_t *c)
 	return strcmp(json_str(c, "as"), "root") == 0;
 }
 
+/* The gate's state as the reviewer reads it: a gate its requester
+ * withdrew (a denial in the store) reads "withdrawn". */
+static const char *
+state_word(const json_t *g)
+{
+	const char *st = json_str(g, "state");
+
+	if (strcmp(st, "denied") == 0 && strncmp(json_str(g, "feedback"),
+	    "withdrawn by the requester", 26) == 0)
+		return "withdrawn";
+	return st;
+}
+
 static int
 pending(const struct tui *t)
 {
@@ -188,7 +201,7 @@ expiry(struct tui *t, struct tdoc *d)
 		return;
 	}
 	doc_add(d, strcmp(json_str(g, "state"), "approved") == 0 ? ST_GOOD : ST_BAD,
-	    json_str(g, "state"));
+	    state_word(g));
 	doc_addf(d, ST_DIM, " (review window to %s)", when);
 }
 
@@ -433,7 +446,7 @@ checkbox(struct tui *t, struct tdoc *d, int i, const json_t *c)
 			return;
 		}
 	doc_add(d, ST_DIM, strcmp(json_str(t->gate, "state"), "approved") == 0 ?
-	    "not run" : json_str(t->gate, "state"));
+	    "not run" : state_word(t->gate));
 }
 
 /* One command's card; rootno is its number among the ROOT commands. */
@@ -778,7 +791,7 @@ gate_reload(struct tui *t)
 	now = json_str(g, "state");
 	if (strcmp(was, now) != 0) {
 		tui_status(t, strcmp(now, "approved") == 0 ? ST_GOOD : ST_BAD,
-		    "%s is now %s", t->gate_id, now);
+		    "%s is now %s", t->gate_id, state_word(g));
 		if (t->mode != MODE_NORMAL)
 			t->mode = MODE_NORMAL;
 	}
@@ -823,7 +836,7 @@ top_bar(struct tui *t)
 		tui_duration(at - now_seconds(), left, sizeof left);
 		snprintf(buf, sizeof buf, "expires in %s ", left);
 	} else
-		snprintf(buf, sizeof buf, "%s ", json_str(t->gate, "state"));
+		snprintf(buf, sizeof buf, "%s ", state_word(t->gate));
 	if ((int)strlen(buf) < COLS - 1 - x)
 		tui_puts(0, COLS - (int)strlen(buf), (int)strlen(buf), ST_BAR, buf);
 }
@@ -896,7 +909,7 @@ toggle(struct tui *t)
 {
 	if (!pending(t)) {
 		tui_status(t, ST_BAD, "%s is %s: nothing to tick", t->gate_id,
-		    json_str(t->gate, "state"));
+		    state_word(t->gate));
 		return;
 	}
 	if (t->ncmds == 0)

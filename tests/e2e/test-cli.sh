@@ -503,4 +503,32 @@ is "withdraw without a store refuses (exit 2)" "$RC" 2
 check "... with unknown_gate" out_has '"unknown_gate"'
 check "wait and withdraw made no state directory" test ! -e "$S"
 
+diag "warrant answer run by the agent: only the reviewer answers"
+wr answer w-abcdefghij --run
+is "answer without a store refuses (exit 2)" "$RC" 2
+check "... saying only the reviewer answers" err_has "only the reviewer answers"
+check "... and made no state directory" test ! -e "$S"
+as_req env WARRANT_SOCKET=/run/warrant/wtnobody/req.sock timeout -k 5 60 "$W" answer \
+    w-abcdefghij --deny >"$WT_T/out" 2>"$WT_T/err"
+RC=$?
+is "answer in an agent's shell pointed at a daemon refuses (exit 2)" "$RC" 2
+check "... naming the reviewer's daemon, which the reviewer answers at" \
+    err_has "your requests go to the reviewer's daemon at /run/warrant/wtnobody/req.sock"
+check "... and made no state directory" test ! -e "$S"
+
+diag "a relative path: the hint names the word"
+use_state cli
+req1 '["/usr/bin/dpkg","-i","wt-pkg.deb"]' >"$WT_T/in"
+wr request -j <"$WT_T/in"
+jcheck "relative_path's hint names the word that was relative" \
+    "j['error']['code'] == 'relative_path' and j['error']['hint'].startswith(\"'wt-pkg.deb' is relative\") and '/wt-pkg.deb' in j['error']['hint']" "$WT_T/out"
+
+diag "make install says what its last step does"
+# the recipe's record step, and the line before it
+rec=$(awk '/^install:/ { on = 1; next } on && !/^\t/ { exit } on { print }' "$WARRANT_TOP/Makefile" |
+    grep -B1 'uninstall.sh --record')
+check "the record step runs quietly (@), after an echo saying what it records" \
+    sh -c "printf '%s\n' \"\$1\" | head -n 1 | grep -q '^	@echo \"Recording the installed files' &&
+    printf '%s\n' \"\$1\" | tail -n 1 | grep -q '^	@sh scripts/uninstall.sh --record'" - "$rec"
+
 done_testing
