@@ -32,7 +32,8 @@ const struct cmd_entry cmd_box_entry = {
 	    "[--reviewer REVIEWER] [--uid N] [--gid N] [--home DIR] [--shell PATH] "
 	    "[--adopt] [--script] | passwd --user NAME [--clear] | "
 	    "status --user NAME [-j] | key --user NAME [--rotate] | "
-	    "remove --user NAME [--delete-user [--delete-home]]",
+	    "remove --user NAME [--delete-user [--delete-home] [--delete-files] "
+	    "[--stop-sessions]]",
 	.help =
 	"Provision the non-root user an agent runs as (see docs/box.md).\n\n"
 	"  username NAME   print NAME sanitized into a Linux user name\n"
@@ -64,7 +65,14 @@ const struct cmd_entry cmd_box_entry = {
 	"                  stored password, the box record, each said as removed;\n"
 	"                  the account stays unless --delete-user (only one init\n"
 	"                  created, never an adopted one), its home and mail spool\n"
-	"                  unless --delete-home too\n\n"
+	"                  unless --delete-home too. --delete-user refuses while a\n"
+	"                  process of the uid runs (in any namespace or chroot),\n"
+	"                  listing them; --stop-sessions ends them (loginctl\n"
+	"                  terminate-user, SIGTERM, then SIGKILL). It lists the\n"
+	"                  uid's files in /tmp, /var/tmp, /dev/shm, /run, /var/mail\n"
+	"                  and the crontabs, and refuses while a set-id file is\n"
+	"                  among them; --delete-files removes them. The uid and gid\n"
+	"                  are retired: init never gives them again\n\n"
 	"Exit status: 0 done, 1 a step failed (named, with its error output),\n"
 	"2 usage or refusal (nothing changed).\n",
 	.exec = cmd_box_exec,
@@ -449,19 +457,26 @@ box_remove_exec(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "delete-user", no_argument, NULL, 'D' },
 		{ "delete-home", no_argument, NULL, 'H' },
+		{ "delete-files", no_argument, NULL, 'F' },
+		{ "stop-sessions", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct box_removal o = { 0 };
 	const char *name = NULL;
 	struct refusal r;
-	int ch, delete_user = 0, delete_home = 0;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (ch == 'u')
 			name = optarg;
 		else if (ch == 'D')
-			delete_user = 1;
+			o.delete_user = 1;
 		else if (ch == 'H')
-			delete_home = 1;
+			o.delete_home = 1;
+		else if (ch == 'F')
+			o.delete_files = 1;
+		else if (ch == 'S')
+			o.stop_sessions = 1;
 		else
 			return usage_error(&cmd_box_entry, NULL);
 	}
@@ -469,15 +484,17 @@ box_remove_exec(int argc, char **argv)
 		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
 	if (name == NULL)
 		return usage_error(&cmd_box_entry, "remove needs --user NAME");
-	if (delete_home && !delete_user)
-		return usage_error(&cmd_box_entry, "--delete-home goes with --delete-user");
+	if (!o.delete_user && (o.delete_home || o.delete_files || o.stop_sessions))
+		return usage_error(&cmd_box_entry, "%s goes with --delete-user",
+		    o.delete_home ? "--delete-home" : o.delete_files ? "--delete-files" :
+		    "--stop-sessions");
 	if (need_root() != 0)
 		return EXIT_REFUSED;
 	if (!box_name_ok(name))
 		return name_refused(name);
-	if (box_remove_check(name, delete_user, &r) != 0)
+	if (box_remove_check(name, &o, &r) != 0)
 		return refused(&r);
-	return box_remove(name, delete_user, delete_home) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	return box_remove(name, &o) == 0 ? EXIT_OK : EXIT_INTERNAL;
 }
 
 /* The requester groups' reviewers, "a, b", or "none". */

@@ -35,6 +35,7 @@
 #define PATH_GPASSWD	"/usr/bin/gpasswd"
 #define PATH_SUDO	"/usr/bin/sudo"
 #define PATH_DETECT_VIRT "/usr/bin/systemd-detect-virt"
+#define PATH_LOGINCTL	"/usr/bin/loginctl"
 
 /* Requesters on other uids (docs/protocol.md, "Where, and who may connect"). */
 #define BOX_REQ_GROUP	"warrant-"	/* + reviewer: its requesters */
@@ -52,6 +53,8 @@ const char *box_password_check(const char *, size_t);
 const char *box_path_check(const char *);
 const char *box_home_check(const char *);
 int	 box_id_ok(long);
+long	 box_id_pick(long, long, long, long, int (*)(long, void *), void *);
+int	 box_login_defs_line(const char *, const char *, long *);
 char	*box_sudoers_text(const char *);
 void	 box_shell_quote(FILE *, const char *);
 int	 box_req_group(const char *, char *, size_t);
@@ -77,8 +80,8 @@ int	 box_secret_store(const char *, const char *, size_t);
 int	 box_secret_load(const char *, char *, size_t, size_t *);
 int	 box_secret_clear(const char *);
 
-/* record.c: what warrant made (box users, requester groups), and the box
- * directory's removal once it records nothing. */
+/* record.c: what warrant made (box users, requester groups), the ids it
+ * retired, and the box directory's removal once it records nothing. */
 #define BOX_RECORDED	1	/* box_recorded: adopted (or an older record) */
 #define BOX_CREATED	2	/* made by warrant */
 int	 box_recorded(const char *, const char *, unsigned);
@@ -87,6 +90,9 @@ int	 box_user_record(const char *, uid_t, int);
 int	 box_group_record(const char *, gid_t);
 int	 box_unrecord(const char *, const char *);
 int	 box_dir_prune(void);
+int	 box_retired(const char *, unsigned);
+int	 box_retired_top(const char *, long, long, long *);
+int	 box_retire(const char *, unsigned, const char *);
 
 /* sudoers.c: the per-user NOPASSWD drop-in. */
 int	 box_dropin_path(const char *, char *, size_t);
@@ -141,8 +147,14 @@ int	 box_apply_clear(const char *);
 int	 box_drop_admin(const char *, const char *);
 
 /* remove.c: box remove, which undoes box init. */
-int	 box_remove_check(const char *, int, struct refusal *);
-int	 box_remove(const char *, int, int);
+struct box_removal {
+	int	 delete_user;	/* the account too, if box init created it */
+	int	 delete_home;	/* and its home and mail spool (userdel -r) */
+	int	 delete_files;	/* and its files where every user may write */
+	int	 stop_sessions;	/* end its processes rather than refuse */
+};
+int	 box_remove_check(const char *, const struct box_removal *, struct refusal *);
+int	 box_remove(const char *, const struct box_removal *);
 
 /* passwd.c: box passwd's work once the password is read, for the CLI
  * and the box password route alike. */

@@ -303,6 +303,25 @@ check_agent(const struct box_spec *s, const struct account *a, struct refusal *r
 	return box_req_check_dirs(s->reviewer, r);
 }
 
+/* An id given to box init that box remove retired is refused. */
+static int
+check_retired(const char *kind, long id, struct refusal *r)
+{
+	int rc = box_retired(kind, (unsigned)id);
+
+	if (rc < 0)
+		return refuse(r, "bad_box_dir", "--user", "the box directory cannot be "
+		    "read (see above); nothing changed");
+	if (rc == 0)
+		return 0;
+	return refuse(r, kind[0] == 'u' ? "uid_retired" : "gid_retired",
+	    kind[0] == 'u' ? "--uid" : "--gid", "%s %ld was a box user's that box "
+	    "remove deleted (retired/%s.%ld in the box directory): warrant never "
+	    "gives it again, since files of the old account may still bear it; "
+	    "choose another, or leave out --%s for a fresh one; nothing changed",
+	    kind, id, kind, id, kind);
+}
+
 /* Checks against this host's accounts; nothing has changed yet. */
 int
 box_check_host(const struct box_spec *s, struct refusal *r)
@@ -329,6 +348,12 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 	    strcmp(pw->pw_name, s->name) != 0)
 		return refuse(r, "uid_in_use", "--uid", "uid %ld belongs to '%s'",
 		    s->uid, pw->pw_name);
+	if (s->uid >= 0 && !(exists && a.uid == (uid_t)s->uid) &&
+	    check_retired("uid", s->uid, r) != 0)
+		return -1;
+	if (s->gid >= 0 && !(exists && a.gid == (gid_t)s->gid) &&
+	    check_retired("gid", s->gid, r) != 0)
+		return -1;
 	if (s->gid < 0 && !exists && (gr = getgrnam(s->name)) != NULL &&
 	    !box_id_ok((long)gr->gr_gid))
 		return refuse(r, "system_group", "--user", "'%s' is a system group "
@@ -374,6 +399,85 @@ box_check_host(const struct box_spec *s, struct refusal *r)
 	return 0;
 }
 
+/* The number /etc/login.defs gives key, or def. */
+static long
+login_defs(const char *key, long def)
+{
+	char line[256];
+	long v = def;
+	FILE *f;
+
+	if ((f = fopen("/etc/login.defs", "re")) == NULL)
+		return def;
+	while (fgets(line, sizeof line, f) != NULL)
+		(void)box_login_defs_line(line, key, &v);
+	fclose(f);
+	return v;
+}
+
+/* Has an account (a group, with arg pointing at a non-zero int) id, or
+ * did box remove retire it, or may a box user not have it at all? */
+static int
+id_taken(long id, void *arg)
+{
+	int group = *(int *)arg;
+
+	if (!box_id_ok(id))
+		return 1;
+	if (group ? getgrgid((gid_t)id) != NULL : getpwuid((uid_t)id) != NULL)
+		return 1;
+	return box_retired(group ? "gid" : "uid", (unsigned)id) != 0;
+}
+
+/* A uid (group 0) or gid nobody has and warrant never retired, prefer
+ * when it is one, in the range useradd gives from (login.defs); -1 after
+ * naming the step. */
+static long
+fresh_id(int group, long prefer)
+{
+	const char *kind = group ? "gid" : "uid";
+	long min = login_defs(group ? "GID_MIN" : "UID_MIN", 1000);
+	long max = login_defs(group ? "GID_MAX" : "UID_MAX", 60000), top, id;
+	struct passwd *pw;
+	struct group *gr;
+
+	if (min < BOX_ID_MIN)
+		min = BOX_ID_MIN;
+	if (max > BOX_ID_MAX)
+		max = BOX_ID_MAX;
+	if (box_retired_top(kind, min, max, &top) != 0)
+		return -1;
+	if (group) {
+		setgrent();
+		while ((gr = getgrent()) != NULL)
+			if ((long)gr->gr_gid <= max && (long)gr->gr_gid > top)
+				top = (long)gr->gr_gid;
+		endgrent();
+	} else {
+		setpwent();
+		while ((pw = getpwent()) != NULL)
+			if ((long)pw->pw_uid <= max && (long)pw->pw_uid > top)
+				top = (long)pw->pw_uid;
+		endpwent();
+	}
+	if ((id = box_id_pick(min, max, prefer, top, id_taken, &group)) < 0)
+		box_fail(group ? "choose-gid" : "choose-uid", "no %s from %ld to %ld is "
+		    "free and unretired", kind, min, max);
+	return id;
+}
+
+/* A new account's ids: those given, else a fresh uid, and for a new group
+ * of its name a fresh gid (the uid when that is free). */
+static int
+choose_ids(struct box_spec *s)
+{
+	if (s->uid < 0 && (s->uid = fresh_id(0, -1)) < 0)
+		return -1;
+	if (s->gid < 0 && getgrnam(s->name) == NULL && (s->gid = fresh_id(1, s->uid)) < 0)
+		return -1;
+	return 0;
+}
+
 static int
 ensure_group(const struct box_spec *s)
 {
@@ -406,20 +510,16 @@ create_user(const struct box_spec *s)
 	argv[n++] = home;
 	argv[n++] = "-s";
 	argv[n++] = s->shell != NULL ? s->shell : BOX_SHELL;
-	if (s->uid >= 0) {
-		snprintf(uid, sizeof uid, "%ld", s->uid);
-		argv[n++] = "-u";
-		argv[n++] = uid;
-	}
+	snprintf(uid, sizeof uid, "%ld", s->uid);	/* choose_ids gave one */
+	argv[n++] = "-u";
+	argv[n++] = uid;
+	/* choose_ids gave a gid unless a group of the name is there */
+	argv[n++] = "-g";
 	if (s->gid >= 0) {
 		snprintf(gid, sizeof gid, "%ld", s->gid);
-		argv[n++] = "-g";
 		argv[n++] = gid;
-	} else if (getgrnam(s->name) != NULL) {
-		argv[n++] = "-g";
-		argv[n++] = s->name;
 	} else
-		argv[n++] = "-U";
+		argv[n++] = s->name;
 	/* An existing home is kept as it is: no skeleton copied into it. */
 	argv[n++] = lstat(home, &st) == 0 ? "-M" : "-m";
 	argv[n++] = "--";
@@ -769,6 +869,7 @@ init_agent(const struct box_spec *s, const struct account *a)
 int
 box_init(const struct box_spec *s)
 {
+	struct box_spec ids = *s;
 	struct account a;
 	int lock, exists, made, pwset = 0, rc = -1;
 
@@ -779,9 +880,11 @@ box_init(const struct box_spec *s)
 		adopt_warning(s, &a);	/* box_check_host saw --adopt */
 	/* Made by box init: now, or by an earlier run (kept across --uid). */
 	made = !exists || box_recorded(s->name, "user", a.uid) == BOX_CREATED;
-	if (ensure_group(s) != 0)
+	if (!exists && choose_ids(&ids) != 0)
 		goto out;
-	if (!exists ? create_user(s) != 0 : update_user(s, &a) != 0)
+	if (ensure_group(&ids) != 0)
+		goto out;
+	if (!exists ? create_user(&ids) != 0 : update_user(s, &a) != 0)
 		goto out;
 	if (account_get(s->name, &a) != 0) {
 		box_fail("useradd", "user %s does not exist after it was created", s->name);

@@ -17,7 +17,14 @@
  * deleted and given to someone else is not warrant's. Teardown removes
  * the records, then the box directory itself once nothing in it records
  * anything (box_dir_prune).
+ *
+ *   retired/uid.N  uid N was a box user's that box remove deleted, and
+ *   retired/gid.N  gid N its group's: the name it had and a newline.
+ *                  box init never gives either again (files, a process
+ *                  or a grant of the old account may still name it), so
+ *                  these stay, and so does the directory holding them.
  */
+#include <sys/stat.h>
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
@@ -30,6 +37,8 @@
 
 #define RECORD_FILE_MAX	(BOX_GROUP_MAX + 8)
 #define CREATED		"created\n"
+#define RETIRED		"retired"
+#define RETIRED_FILE_MAX 32	/* "uid." and a number */
 
 static int
 record_file(const char *name, const char *ext, char out[RECORD_FILE_MAX])
@@ -140,6 +149,121 @@ box_unrecord(const char *name, const char *ext)
 	return rc;
 }
 
+/* The retired directory, root's alone: its descriptor, -2 when there is
+ * none (and create is 0), or -1 after saying why. */
+static int
+retired_open(int create)
+{
+	struct stat st;
+	int dfd, fd;
+
+	if ((dfd = box_dir_open(create)) < 0)
+		return dfd;
+	if (create && mkdirat(dfd, RETIRED, 0700) != 0 && errno != EEXIST) {
+		warnx("cannot create the box directory's %s: %s", RETIRED, strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	fd = openat(dfd, RETIRED, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0) {
+		if (errno == ENOENT && !create)
+			return -2;
+		warnx("the box directory's %s: %s", RETIRED, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 077) != 0) {
+		warnx("the box directory's %s must be owned by root with mode 0700", RETIRED);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* 1 when box remove retired id (kind "uid" or "gid"), 0 when not, -1
+ * after saying why it cannot tell. */
+int
+box_retired(const char *kind, unsigned id)
+{
+	char file[RETIRED_FILE_MAX];
+	struct stat st;
+	int fd, rc;
+
+	if ((fd = retired_open(0)) == -2)
+		return 0;
+	if (fd < 0)
+		return -1;
+	snprintf(file, sizeof file, "%s.%u", kind, id);
+	if (fstatat(fd, file, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = 1;
+	else if (errno == ENOENT)
+		rc = 0;
+	else {
+		warnx("box record %s/%s: %s", RETIRED, file, strerror(errno));
+		rc = -1;
+	}
+	close(fd);
+	return rc;
+}
+
+/* The highest id of kind retired in [min, max] into *top (min - 1 when
+ * none is); 0, or -1 after saying why. */
+int
+box_retired_top(const char *kind, long min, long max, long *top)
+{
+	size_t n = strlen(kind);
+	struct dirent *e;
+	char *end;
+	long id;
+	DIR *d;
+	int fd;
+
+	*top = min - 1;
+	if ((fd = retired_open(0)) == -2)
+		return 0;
+	if (fd < 0)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		warnx("the box directory's %s: %s", RETIRED, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, kind, n) != 0 || e->d_name[n] != '.' ||
+		    e->d_name[n + 1] < '0' || e->d_name[n + 1] > '9')
+			continue;
+		id = strtol(e->d_name + n + 1, &end, 10);
+		if (*end == '\0' && id >= min && id <= max && id > *top)
+			*top = id;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Record id (kind "uid" or "gid", of name) as retired, saying so; 0, or
+ * -1 after saying why. */
+int
+box_retire(const char *kind, unsigned id, const char *name)
+{
+	char file[RETIRED_FILE_MAX], dir[PATH_MAX], text[BOX_GROUP_MAX + 2];
+	int fd, n, rc = 0;
+
+	if (box_dir_path(dir, sizeof dir) != 0 || (fd = retired_open(1)) < 0)
+		return -1;
+	snprintf(file, sizeof file, "%s.%u", kind, id);
+	n = snprintf(text, sizeof text, "%s\n", name);
+	if (n < 0 || (size_t)n >= sizeof text ||
+	    box_replace_file(fd, file, text, (size_t)n) != 0) {
+		box_fail("retire", "writing %s/%s/%s: %s", dir, RETIRED, file,
+		    strerror(errno));
+		rc = -1;
+	} else
+		printf("%s %u: retired (%s/%s/%s: box init never gives it again)\n",
+		    kind, id, dir, RETIRED, file);
+	close(fd);
+	return rc;
+}
+
 /*
  * 1 when the directory open at fd holds only names in keep (a directory
  * among them checked the same way with sub), 0 when it holds anything
@@ -191,8 +315,8 @@ unlink_if(int dfd, const char *name, int flags)
  * more, i.e. holds nothing but the lock, the password key (no NAME.pw is
  * left for it to open) and the box password route's seen signatures (no
  * key is left to sign with); and then /var/lib/warrant when it is the
- * default's parent and empty. Anything else there keeps it. 0, or -1
- * after saying why.
+ * default's parent and empty. Anything else there keeps it: the retired
+ * ids, for one, stay for good. 0, or -1 after saying why.
  */
 int
 box_dir_prune(void)

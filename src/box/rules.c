@@ -183,6 +183,51 @@ box_id_ok(long id)
 	return id >= BOX_ID_MIN && id <= BOX_ID_MAX && id != 65534 && id != 65535;
 }
 
+/*
+ * The id box init gives a new account when none is given: prefer (the
+ * uid, for its group) when it is not taken, else the first one not taken
+ * above top (the highest id in [min, max] in use or retired), else the
+ * lowest one not taken. Never useradd's own choice, the highest in use
+ * plus one: after box remove that is the deleted box user's uid. -1 when
+ * every id in [min, max] is taken.
+ */
+long
+box_id_pick(long min, long max, long prefer, long top,
+    int (*taken)(long, void *), void *arg)
+{
+	long id;
+
+	if (prefer >= 0 && !taken(prefer, arg))
+		return prefer;
+	for (id = top < min ? min : top + 1; id <= max; id++)
+		if (!taken(id, arg))
+			return id;
+	for (id = min; id <= top && id <= max; id++)
+		if (!taken(id, arg))
+			return id;
+	return -1;
+}
+
+/* A line of /etc/login.defs setting key ("UID_MIN"): 1 with its number
+ * in *out, 0 for any other line. */
+int
+box_login_defs_line(const char *line, const char *key, long *out)
+{
+	size_t n = strlen(key);
+	char *end;
+	long v;
+
+	line += strspn(line, " \t");
+	if (strncmp(line, key, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
+		return 0;
+	line += n + strspn(line + n, " \t");
+	v = strtol(line, &end, 10);
+	if (end == line || v < 0 || end[strspn(end, " \t\r\n")] != '\0')
+		return 0;
+	*out = v;
+	return 1;
+}
+
 /* The drop-in granting NOPASSWD while no password is stored. */
 char *
 box_sudoers_text(const char *name)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # warrant box, end to end, as root on this machine: throwaway users
-# wtbox1..9 with uids 61001..61009 and their reviewer wtboxrev (61010), the
+# wtbox1..9 with uids 61001..61009 and their reviewer wtboxrev (61010),
+# wtboxa and wtboxb with the uids box init chooses, the
 # real sudo and PAM, the real sudo password prompt driven through a pty
 # with expect. The container profile's sections point the container
 # detection at a test root holding .dockerenv (WARRANT_TEST_ROOT, honoured
@@ -22,7 +23,9 @@ lockdir=/run/lock
 exec 9>"$lockdir/warrant-test-box.lock"
 flock -w 600 9 || { echo "Bail out! another test-box.sh holds the lock"; exit 1; }
 
-USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5 wtbox6 wtbox7 wtbox8 wtbox9"
+USERS="wtbox1 wtbox2 wtbox3 wtbox4 wtbox5 wtbox6 wtbox7 wtbox8 wtbox9 wtboxa wtboxb wtboxc"
+# The processes the suite starts as a box user, ended by their pids.
+SESSION_PIDS=
 REV=wtboxrev
 # The tests choose the reviewer themselves (sudo make check sets this).
 unset SUDO_USER
@@ -35,6 +38,8 @@ CHPASSWD_MODE=$(stat -c %a "$CHPASSWD")
 
 cleanup() {
 	chmod "$CHPASSWD_MODE" "$CHPASSWD"
+	for p in $SESSION_PIDS; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
 	for u in $USERS; do
 		# Never userdel -r: a test account's home may be / (see below).
 		userdel "$u" >/dev/null 2>&1
@@ -48,7 +53,7 @@ cleanup() {
 	groupdel "$REV" >/dev/null 2>&1
 	requesters_teardown "$REV"
 	rm -f /etc/sudoers.d/wtbox-e2e-extra
-	rm -rf /home/wtbox-e2e-* /tmp/wtbox-e2e-x
+	rm -rf /home/wtbox-e2e-* /tmp/wtbox-e2e-* /dev/shm/wtbox-e2e-*
 	[ -n "${T:-}" ] && [ -z "${WT_KEEP:-}" ] && rm -rf "$T"
 	[ -n "${WT_DIR:-}" ] && rm -rf "$WT_DIR"
 }
@@ -870,6 +875,145 @@ is "... and changes nothing in the box directory" "$(ls -A "$BOX")" "$b"
 wb remove --user wtbox9 --delete-user
 expect_rc "--delete-user deletes an account the script created" 0 'account wtbox9 (uid 61009): deleted'
 check "... keeping its home without --delete-home" test -d /home/wtbox9
+
+# --- box remove --delete-user: all of the agent goes ---------------------
+section "box remove --delete-user: processes, files, retired ids"
+wb remove --user wtbox5 --stop-sessions
+expect_rc "--stop-sessions without --delete-user is a usage error" 2 '--stop-sessions goes with --delete-user'
+wb remove --user wtbox5 --delete-files
+expect_rc "--delete-files without --delete-user is a usage error" 2 '--delete-files goes with --delete-user'
+# wtboxa: its uid is box init's choice, above every one in use, which is
+# also what useradd would give next.
+wb init --user wtboxa --reviewer "$REV"
+expect_rc "box init wtboxa (no --uid)" 0 'profile agent'
+A_UID=$(id -u wtboxa) A_GID=$(id -g wtboxa)
+# A session's process; a process in its own user and mount namespaces,
+# chrooted into a root that holds only sleep and its libraries (userdel
+# skips a process whose root is not its own); pid 1 of its own PID
+# namespace, which ignores SIGTERM from outside; and root entering the
+# agent's user namespace keeping uid 0, the agent's only by the
+# namespace's owner. Each started here, its pid kept.
+ROOTDIR=/tmp/wtbox-e2e-root
+mkdir -p "$ROOTDIR/bin"
+cp /bin/sleep "$ROOTDIR/bin/"
+for lib in $(ldd /bin/sleep | grep -o '/[^ ]*'); do
+	mkdir -p "$ROOTDIR$(dirname "$lib")"
+	cp "$lib" "$ROOTDIR$lib"
+done
+chmod -R a+rX "$ROOTDIR"
+# spawn_as USER CMD...: CMD as USER in the background, without the
+# suite's lock; its pid (setpriv and env exec it) in SPAWNED, and kept.
+spawn_as() {
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$(id -g "$_u")" --init-groups env -i \
+	    HOME=/ PATH=/usr/bin:/bin LANG=C "$@" </dev/null >/dev/null 2>&1 9>&- &
+	SPAWNED=$!
+	SESSION_PIDS="$SESSION_PIDS $SPAWNED"
+}
+spawn_as wtboxa sleep 7301
+P_SESSION=$SPAWNED
+if as_box wtboxa unshare -Ur --mount --pid --fork true </dev/null >/dev/null 2>&1; then
+	spawn_as wtboxa unshare -Ur --mount "$(command -v chroot)" "$ROOTDIR" /bin/sleep 7302
+	P_CHROOT=$SPAWNED
+	spawn_as wtboxa unshare -Ur --pid --fork sleep 7303
+	wait_for '[ -n "$(running_pids "^sleep 7303")" ] && [ "$(readlink /proc/$P_CHROOT/root)" = "$ROOTDIR" ]' 30 ||
+	    bail "the namespaced processes did not start"
+	P_PIDNS=$(running_pids "^sleep 7303")
+	nsenter -t "$P_CHROOT" --user --preserve-credentials sleep 7304 </dev/null >/dev/null 2>&1 9>&- &
+	P_ROOTIN=$!
+	SESSION_PIDS="$SESSION_PIDS $P_PIDNS $P_ROOTIN"
+	wait_for '[ "$(readlink /proc/$P_ROOTIN/ns/user)" = "$(readlink /proc/$P_CHROOT/ns/user)" ]' 30 ||
+	    bail "root did not enter the agent's user namespace"
+	NS=1
+else
+	NS=
+fi
+# live: neither gone nor a zombie
+live() { [ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v '^Z')" ]; }
+not_live() { ! live "$1"; }
+all_live() { for p in $SESSION_PIDS; do live "$p" || return 1; done; }
+# Its files where every user may write.
+as_box wtboxa sh -c 'echo x >/tmp/wtbox-e2e-file; mkdir /tmp/wtbox-e2e-dir; echo y >/tmp/wtbox-e2e-dir/f; echo z >/dev/shm/wtbox-e2e-shm'
+before=$(acct wtboxa)
+wb remove --user wtboxa --delete-user --delete-home
+expect_rc "[P5] --delete-user with a live session of the agent is refused" 2 'refused (user_has_processes)'
+check "... naming the session's process" grep -q "^  pid $P_SESSION: sleep 7301\$" "$ERR"
+check "... telling what to do" grep -qF 'give --stop-sessions' "$ERR"
+if [ -n "$NS" ]; then
+	check "... and the chrooted one in its own namespaces" grep -qF \
+	    "pid $P_CHROOT: /bin/sleep 7302 (chrooted to $ROOTDIR; its own user namespace; its own mount namespace)" "$ERR"
+	check "... and pid 1 of its own PID namespace" grep -qF \
+	    "pid $P_PIDNS: sleep 7303 (pid 1 in its own PID namespace; its own user namespace)" "$ERR"
+	check "... and root's in the agent's user namespace" grep -qF \
+	    "pid $P_ROOTIN: sleep 7304 (uid 0, in a user namespace of uid $A_UID; its own user namespace)" "$ERR"
+else
+	skip "the namespaced processes" "unprivileged user namespaces are not allowed here"
+fi
+check "[P5] ... and changes nothing: the account" test "$(acct wtboxa)" = "$before"
+check "[P5] ... every process still runs" all_live
+# A set-user-ID program of the agent's in /tmp.
+as_box wtboxa sh -c 'cp /bin/true /tmp/wtbox-e2e-su && chmod 4755 /tmp/wtbox-e2e-su'
+wb remove --user wtboxa --delete-user --delete-home --stop-sessions
+expect_rc "[P5] a set-user-ID file of the uid in /tmp refuses --delete-user without --delete-files" 2 \
+    'refused (setid_files)'
+check "... naming it" grep -qxF '  /tmp/wtbox-e2e-su (set-user-ID file, mode 4755)' "$ERR"
+for f in "/tmp/wtbox-e2e-file (file)" "/tmp/wtbox-e2e-dir (directory)" "/dev/shm/wtbox-e2e-shm (file)"; do
+	check "... listing the rest: $f" grep -qxF "  $f" "$ERR"
+done
+check "[P5] ... and changes nothing: the account, its files" sh -c \
+    '[ "$1" = "$2" ] && [ -u /tmp/wtbox-e2e-su ] && [ -e /dev/shm/wtbox-e2e-shm ]' sh "$(acct wtboxa)" "$before"
+check "[P5] ... every process still runs" all_live
+wb remove --user wtboxa --delete-user --delete-home --stop-sessions --delete-files
+expect_rc "--delete-user --stop-sessions --delete-files" 0 "account wtboxa (uid $A_UID): deleted"
+check "... lists the processes it stops" grep -q "^  pid $P_SESSION: sleep 7301\$" "$OUT"
+for l in "logind: no session of uid $A_UID (loginctl terminate-user skipped)" \
+    "processes of wtboxa: none left" "  /tmp/wtbox-e2e-su (set-user-ID file, mode 4755): removed" \
+    "  /tmp/wtbox-e2e-file (file): removed" "  /tmp/wtbox-e2e-dir (directory): removed" \
+    "  /dev/shm/wtbox-e2e-shm (file): removed" \
+    "uid $A_UID: retired ($BOX/retired/uid.$A_UID: box init never gives it again)" \
+    "gid $A_GID: retired ($BOX/retired/gid.$A_GID: box init never gives it again)"; do
+	check "... says: $l" grep -qxF -- "$l" "$OUT"
+done
+check "... SIGTERM first" grep -qx 'SIGTERM: sent to [1-9][0-9]*' "$OUT"
+if [ -n "$NS" ]; then
+	check "... SIGKILL to what ignored it (pid 1 of a PID namespace)" grep -qx \
+	    'SIGKILL: sent to [1-9][0-9]* still running after 5 s' "$OUT"
+fi
+for p in $SESSION_PIDS; do
+	check "... process $p is gone" not_live "$p"
+done
+check "... the files are gone" sh -c \
+    '[ ! -e /tmp/wtbox-e2e-su ] && [ ! -e /tmp/wtbox-e2e-file ] && [ ! -e /tmp/wtbox-e2e-dir ] && [ ! -e /dev/shm/wtbox-e2e-shm ]'
+check "... what is not the agent's stays (the chroot's root, root's)" test -x "$ROOTDIR/bin/sleep"
+check "... and the account with its home" sh -c "! getent passwd wtboxa >/dev/null && [ ! -e /home/wtboxa ]"
+wait 2>/dev/null
+SESSION_PIDS=
+check "the retired uid is recorded (root's, 0600, in a 0700 directory)" sh -c \
+    "[ \"\$(cat '$BOX/retired/uid.$A_UID')\" = wtboxa ] && [ \"\$(stat -c '%a %U' '$BOX/retired/uid.$A_UID')\" = '600 root' ] && [ \"\$(stat -c '%a %U' '$BOX/retired')\" = '700 root' ]"
+wb init --user wtboxc --reviewer "$REV" --uid "$A_UID"
+expect_rc "[P5] box init refuses the retired uid" 2 'refused (uid_retired)'
+wb init --user wtboxc --reviewer "$REV" --gid "$A_GID"
+expect_rc "[P5] ... and the retired gid" 2 'refused (gid_retired)'
+check "[P5] ... creating nothing" sh -c "! getent passwd wtboxc >/dev/null && ! getent group wtboxc >/dev/null"
+# The next account box init makes: useradd's choice now (the highest uid
+# in use, plus one) could be the retired uid; box init's is not.
+wb init --user wtboxb --reviewer "$REV"
+expect_rc "box init wtboxb (no --uid) after wtboxa went" 0 'profile agent'
+B_UID=$(id -u wtboxb)
+check "... gets another uid than the retired $A_UID ($B_UID)" test "$B_UID" -ne "$A_UID"
+check "... and another gid than the retired $A_GID" test "$(id -g wtboxb)" -ne "$A_GID"
+# Without --delete-files: its files are listed, kept, with a warning.
+as_box wtboxb sh -c 'echo x >/tmp/wtbox-e2e-b; echo y >/dev/shm/wtbox-e2e-b'
+wb remove --user wtboxb --delete-user
+expect_rc "--delete-user without --delete-files, no set-id file" 0 "account wtboxb (uid $B_UID): deleted"
+for l in "files of wtboxb (uid $B_UID) in /tmp, /var/tmp, /dev/shm, /run, /var/mail and /var/spool/cron/crontabs: kept" \
+    "  /tmp/wtbox-e2e-b (file)" "  /dev/shm/wtbox-e2e-b (file)"; do
+	check "... says: $l" grep -qxF -- "$l" "$OUT"
+done
+check "... warns who would own them" grep -qF "an account given it another way (useradd -u $B_UID) would own them" "$OUT"
+check "... which stay" sh -c "[ \"\$(stat -c %u /tmp/wtbox-e2e-b /dev/shm/wtbox-e2e-b | sort -u)\" = $B_UID ]"
+check "... and its uid is retired too" test -e "$BOX/retired/uid.$B_UID"
 
 # --- no plaintext anywhere -----------------------------------------------
 # A planted copy is the positive control: the search must find it, and

@@ -68,7 +68,7 @@ chmod 755 "$SR_DIR"
 TSOCK=wt-setup-$$
 BG_PIDS=
 # set for real below; the clean-up may run before
-RV_HOME=/nonexistent AG_HOME=/nonexistent SR_PREFIX=/nonexistent
+RV_HOME=/nonexistent AG_HOME=/nonexistent SR_PREFIX=/nonexistent AG_UID=
 
 tm() { tmux -L "$TSOCK" -f /dev/null "$@"; }
 # The console in a tmux pane (as in test-review.sh): its screen, keys, and
@@ -235,10 +235,13 @@ run_agent_block() {
 # under the places it writes (the reviewer's home left out: the store
 # there stays, by design) with owner, group and mode, and the account
 # and group databases (the subordinate ids sorted: useradd and userdel
-# rewrite those files in an order of their own).
+# rewrite those files in an order of their own). The record of retired
+# uids and gids stays by design too (box init never gives them again),
+# and with it the box directory and its lock: checked on their own.
 footprint() {
 	find /etc/tmpfiles.d /etc/sudoers.d /run/warrant /var/lib/warrant /home /var/mail \
 	    -path "$RV_HOME" -prune -o -printf '%p %u %g %m\n' 2>/dev/null | sort |
+	    grep -Ev '^/var/lib/warrant(/box(/lock|/retired(/[ug]id\.[0-9]+)?)?)? ' |
 	    if [ -e /usr/lib/tmpfiles.d/warrant.conf ]; then
 		# the package's own (its tmpfiles entry makes it at boot): not the set-up's
 		grep -vx '/run/warrant root root 755'
@@ -305,6 +308,7 @@ while read -r nn role _lang <&3; do
 		case $first in
 		*"box init"*)
 			AG_HOME=$(getent passwd "$AG" | cut -d: -f6)
+			AG_UID=$(id -u "$AG")
 			;;
 		*"warrant serve"*)
 			i=0
@@ -480,6 +484,10 @@ for nn in $TEARDOWN; do
 	*"box remove"*)
 		check "box remove said what it removed" sh -c \
 		    "tr -d '\r' <'$PTY_LOG' | grep -q '^account $AG (uid [0-9]*): deleted' && tr -d '\r' <'$PTY_LOG' | grep -qx 'record /var/lib/warrant/box/$AG.user: removed'"
+		check "... and that no process of $AG was left" sh -c \
+		    "tr -d '\r' <'$PTY_LOG' | grep -qx 'processes of $AG (uid $AG_UID): none'"
+		check "... and retired its uid $AG_UID, which box init never gives again" sh -c \
+		    "[ \"\$(cat /var/lib/warrant/box/retired/uid.$AG_UID)\" = '$AG' ]"
 		;;
 	esac
 done

@@ -160,6 +160,60 @@ test_ids(void **state)
 	assert_false(box_id_ok(-1));
 }
 
+/* taken: the ids in a zero-ended list */
+static int
+in_list(long id, void *arg)
+{
+	const long *l;
+
+	for (l = arg; *l != 0; l++)
+		if (*l == id)
+			return 1;
+	return 0;
+}
+
+static void
+test_id_pick(void **state)
+{
+	long none[] = { 0 };
+	long used[] = { 1000, 1001, 1002, 0 };
+	long full[] = { 1000, 1001, 1002, 1003, 0 };
+	long holes[] = { 1000, 1002, 1003, 0 };
+
+	(void)state;
+	/* above the highest in use or retired (top), not in the first hole:
+	 * useradd's highest-plus-one would be a retired uid's */
+	assert_int_equal(box_id_pick(1000, 60000, -1, 1002, in_list, used), 1003);
+	assert_int_equal(box_id_pick(1000, 60000, -1, 1010, in_list, used), 1011);
+	assert_int_equal(box_id_pick(1000, 60000, -1, 999, in_list, none), 1000);
+	/* a preferred id (the uid, for its group) when it is not taken */
+	assert_int_equal(box_id_pick(1000, 60000, 1005, 1002, in_list, used), 1005);
+	assert_int_equal(box_id_pick(1000, 60000, 1001, 1002, in_list, used), 1003);
+	/* the top of the range reached: the lowest id not taken */
+	assert_int_equal(box_id_pick(1000, 1003, -1, 1003, in_list, holes), 1001);
+	assert_int_equal(box_id_pick(1000, 1003, -1, 1003, in_list, full), -1);
+}
+
+static void
+test_login_defs_line(void **state)
+{
+	long v = 7;
+
+	(void)state;
+	assert_int_equal(box_login_defs_line("UID_MIN\t\t\t 1000\n", "UID_MIN", &v), 1);
+	assert_int_equal(v, 1000);
+	assert_int_equal(box_login_defs_line("  UID_MAX 60000", "UID_MAX", &v), 1);
+	assert_int_equal(v, 60000);
+	v = 7;
+	assert_int_equal(box_login_defs_line("#UID_MIN 500\n", "UID_MIN", &v), 0);
+	assert_int_equal(box_login_defs_line("SYS_UID_MIN 100\n", "UID_MIN", &v), 0);
+	assert_int_equal(box_login_defs_line("UID_MINX 100\n", "UID_MIN", &v), 0);
+	assert_int_equal(box_login_defs_line("UID_MIN\n", "UID_MIN", &v), 0);
+	assert_int_equal(box_login_defs_line("UID_MIN 10x\n", "UID_MIN", &v), 0);
+	assert_int_equal(box_login_defs_line("UID_MIN -5\n", "UID_MIN", &v), 0);
+	assert_int_equal(v, 7);
+}
+
 static void
 test_sudoers_text(void **state)
 {
@@ -300,6 +354,8 @@ main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_home_table),
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_id_pick),
+		cmocka_unit_test(test_login_defs_line),
 		cmocka_unit_test(test_sudoers_text),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_req_group),
