@@ -395,7 +395,7 @@ EOF
 	grep -q '^ok - ' "$SR_DIR/mcp.out" || { not_ok "the MCP client ran"; diag "$(tail -5 "$SR_DIR/mcp.err")"; }
 	ga=$(rev list -a -j | jscan "' '.join(g['request_id'] for g in j if g['reason'] == 'abandon $TAG')")
 	jcheck "a call still waiting when the agent's session ends is withdrawn through the daemon" \
-	    "j['state'] == 'denied' and j['feedback'].startswith('withdrawn by the requester: withdrawn')" - <<EOF
+	    "j['state'] == 'denied' and j['feedback'].startswith('withdrawn by the requester: the agent')" - <<EOF
 $(rev show "$ga" -j)
 EOF
 else

@@ -60,7 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = nl + 1;
 		size -= n + 1;
 	}
-	calls_withdraw_all(&s, "withdrawn: the agent's MCP session ended");
+	calls_withdraw_all(&s, "the agent's MCP session ended");
 	if (s.linked)
 		link_close(&s.link);
 	return 0;
