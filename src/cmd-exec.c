@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * warrant exec: the target side of a remote machine (docs/remote.md). The
- * reviewer's warrant calls it over ssh through the target user's login
- * shell; each mode answers with one JSON line on stdout.
+ * reviewer's warrant calls it over ssh by its enrolled absolute path (the
+ * account's shell runs it with -c, and may answer in its place: the
+ * reviewer's side reads every answer as untrusted); each mode answers
+ * with one JSON line on stdout.
  *   --contract   what this warrant is, and its runner's SHA-256
  *   --resolve    a request on stdin, judged here for this user (the whole
  *                intake: resolve, denylists, writability, arguments) and
@@ -106,9 +108,12 @@ runner_is(const char *sha)
 static json_t *
 command_answer(const struct wcommand *c)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s}", "id", c->id, "path", c->exe.path,
+	/* the size, for the reviewer's side to compare content with its own
+	 * denylisted programs (only when the sizes match, as locally) */
+	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:I}", "id", c->id, "path", c->exe.path,
 	    "given", c->exe.given, "executable_sha256", c->sealed_at_run ? "" : c->exe.sha256,
-	    "sealed_at_run", c->sealed_at_run, "cwd", c->cwd);
+	    "sealed_at_run", c->sealed_at_run, "cwd", c->cwd,
+	    "size", (json_int_t)(c->sealed_at_run ? 0 : c->exe.st.st_size));
 }
 
 static int

@@ -8,6 +8,8 @@
  */
 #include <err.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +78,69 @@ alias_lines(const char *text, const char *name)
 	return out;
 }
 
+/*
+ * Is the ssh user, by its name here, a requester of this reviewer: a
+ * member of warrant-REVIEWER (docs/design.md §11), or the same uid as
+ * one? Such an account's own commands can answer for warrant on the
+ * target. 1 with the reason in why, else 0.
+ */
+static int
+user_is_requester(const char *user, char *why, size_t size)
+{
+	char group[64], pwbuf[4096], grbuf[16384], mbuf[4096];
+	struct passwd me, *mep = NULL, u, *up = NULL, m, *mp;
+	struct group g, *gp = NULL;
+	size_t i;
+
+	if (getpwuid_r(getuid(), &me, pwbuf, sizeof pwbuf, &mep) != 0 || mep == NULL ||
+	    (size_t)snprintf(group, sizeof group, "warrant-%s", me.pw_name) >= sizeof group ||
+	    getgrnam_r(group, &g, grbuf, sizeof grbuf, &gp) != 0 || gp == NULL)
+		return 0;
+	/* me's strings are no longer needed: pwbuf is reused for user */
+	if (getpwnam_r(user, &u, pwbuf, sizeof pwbuf, &up) == 0 && up != NULL &&
+	    u.pw_gid == g.gr_gid) {
+		snprintf(why, size, "%s's group is %s", user, group);
+		return 1;
+	}
+	for (i = 0; g.gr_mem[i] != NULL; i++) {
+		if (strcmp(g.gr_mem[i], user) == 0) {
+			snprintf(why, size, "%s is in %s", user, group);
+			return 1;
+		}
+		mp = NULL;
+		if (up != NULL && getpwnam_r(g.gr_mem[i], &m, mbuf, sizeof mbuf, &mp) == 0 &&
+		    mp != NULL && m.pw_uid == u.pw_uid) {
+			snprintf(why, size, "%s has the uid of %s, who is in %s", user,
+			    g.gr_mem[i], group);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Warn when what runs as user on the target can answer for warrant:
+ * start-up files a user other than root can change (as the contract,
+ * itself an answer of the target, says). */
+static void
+warn_login_files(const char *name, const char *user, const json_t *contract)
+{
+	const json_t *files = json_object_get(contract, "login_files");
+	char list[512] = "";
+	size_t i, k = 0;
+	char *v;
+
+	for (i = 0; i < json_array_size(files) && k < sizeof list; i++) {
+		v = text_visible(json_string_value(json_array_get(files, i)) != NULL ?
+		    json_string_value(json_array_get(files, i)) : "?");
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s~/%s", i > 0 ? ", " : "", v);
+		free(v);
+	}
+	if (json_array_size(files) > 0)
+		printf("%s: WARNING: %s's %s can be changed by a user other than root there: "
+		    "what runs as %s can answer in warrant's place (paths and hashes, never what "
+		    "is approved; see docs/remote.md)\n", name, user, list, user);
+}
+
 /* Ask user's warrant at enrollment (ssh recording the host key into
  * known_hosts); its contract, checked to name its own absolute path. */
 static json_t *
@@ -91,6 +156,8 @@ enroll_probe(const char *state, const json_t *rec, const char *known_hosts, cons
 		printf("%s: WARNING: %s's warrant (%s) can be replaced by a user other than "
 		    "root; give a root-owned one with --warrant\n", json_str(rec, "name"),
 		    user != NULL ? user : json_str(rec, "user"), json_str(contract, "warrant"));
+	warn_login_files(json_str(rec, "name"), user != NULL ? user : json_str(rec, "user"),
+	    contract);
 	return contract;
 }
 
@@ -98,7 +165,8 @@ static int
 machine_add(const char *state, const char *name, const char *destination, const char *wpath,
     const char *root_via)
 {
-	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], *text = NULL, *keys = NULL;
+	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], why[256], *text = NULL,
+	    *keys = NULL;
 	json_t *all, *rec = NULL, *contract, *old, *rc2 = NULL;
 	struct refusal r = { 0 };
 	struct dest d;
@@ -126,6 +194,11 @@ machine_add(const char *state, const char *name, const char *destination, const 
 		    "the target: letters, digits, '_', '.' or '-', not starting with '-' or '.'");
 		return refused(&r);
 	}
+	if (user_is_requester(d.user, why, sizeof why))
+		printf("%s: WARNING: %s is a requester of yours here (%s): if the agent runs as "
+		    "that account on the target too, it can answer for warrant there; enroll "
+		    "with --root-via an account that runs nothing of the agent's (docs/remote.md)\n",
+		    name, d.user, why);
 	if ((all = machines_load(state)) == NULL)
 		return EXIT_INTERNAL;
 	dest_format(&d, canon, sizeof canon);

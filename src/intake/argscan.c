@@ -38,6 +38,7 @@ struct scan {
 	char			  real[MAX_ARGV][NAME_MAX + 1];	/* resolved basename */
 	char			  jpath[64];	/* $.commands[N] */
 	struct refusal		 *r;
+	int			  text_only;	/* for another machine: files judged there */
 };
 
 /* Refuse at argv[i] (or the command when i is the argc). */
@@ -130,15 +131,17 @@ resolved_base(const struct requester *p, const char *word, char out[NAME_MAX + 1
 }
 
 /* Does the word name one of pats: its basename, or the basename of the
- * file it resolves to? */
+ * file it resolves to (on this host: not for another machine's)? */
 static int
-names(const struct requester *p, const char *word, const char *const *pats)
+names(const struct scan *s, const char *word, const char *const *pats)
 {
 	char real[NAME_MAX + 1];
 
 	if (match_any(pats, base_name(word)))
 		return 1;
-	resolved_base(p, word, real);
+	if (s->text_only)
+		return 0;
+	resolved_base(s->p, word, real);
 	return real[0] != '\0' && match_any(pats, real);
 }
 
@@ -563,12 +566,12 @@ static const struct tool tools[] = {
 };
 
 static int
-is_interpreter(const struct requester *p, const char *word)
+is_interpreter(const struct scan *s, const char *word)
 {
 	size_t t;
 
 	for (t = 0; t < sizeof tools / sizeof tools[0]; t++)
-		if ((tools[t].flags & T_INTERP) && names(p, word, tools[t].names))
+		if ((tools[t].flags & T_INTERP) && names(s, word, tools[t].names))
 			return 1;
 	return 0;
 }
@@ -1007,9 +1010,13 @@ runner_program(struct scan *s, size_t i, const char *runner)
 	char real[PATH_MAX], why[PATH_MAX + 128];
 	int rc;
 
-	if (strstr(s->argv[i], "{}") != NULL || !literal_program(s->p, s->argv[i], real))
+	if (strstr(s->argv[i], "{}") != NULL ||
+	    (!s->text_only && !literal_program(s->p, s->argv[i], real)))
 		return hit(s, "bad_executable", i, "%s would run '%s', a program decided "
 		    "only at run time; name an executable literally", runner, s->argv[i]);
+	/* another machine's program: there, and judged there */
+	if (s->text_only)
+		return 0;
 	if ((rc = path_replaceable(s->p, real, why, sizeof why)) != 0)
 		return hit(s, "writable_executable", i, "%s", rc > 0 ? why :
 		    "the program's path cannot be checked");
@@ -1280,7 +1287,7 @@ judge_link_target(struct scan *s, size_t i, const char *dir)
 	const char *t = s->argv[i];
 	int rc;
 
-	if (t[0] == '/' || t[0] == '\0')
+	if (t[0] == '/' || t[0] == '\0' || s->text_only)
 		return 0;	/* absolute: judged as a path like any word */
 	if ((size_t)snprintf(full, sizeof full, "%s%s%s/%s",
 	    dir[0] == '/' ? "" : s->c->cwd, dir[0] == '/' || strcmp(s->c->cwd, "/") == 0 ?
@@ -1423,6 +1430,8 @@ judge_pid(struct scan *s, size_t i, const char *w, size_t n)
 		return hit(s, "requester_process", i, "'%s' would name a process by '%.*s', "
 		    "which is not a process id; name a process by its number", s->argv[i],
 		    (int)(n < 64 ? n : 64), w);
+	if (s->text_only)
+		return 0;	/* another machine's process */
 	if ((rc = process_touchable_by(s->p, (pid_t)pid, why, sizeof why)) > 0)
 		return hit(s, "requester_process", i, "root would enter or attach to a process "
 		    "the requester controls: %s", why);
@@ -1721,9 +1730,10 @@ judge_word(struct scan *s, const char *w, int value, int *interp)
 	const char *eq, *t;
 	size_t n;
 
-	if ((acc = deny_word_for(s->d, s->p, w)) == DENY_NESTED)
+	acc = s->text_only ? deny_by_name(s->d, w) : deny_word_for(s->d, s->p, w);
+	if (acc == DENY_NESTED)
 		return acc;
-	if (value && acc == DENY_NONE && is_interpreter(s->p, w))
+	if (value && acc == DENY_NONE && is_interpreter(s, w))
 		*interp = 1;
 	t = w + strspn(w, " \t\r\n\v\f|!");	/* '|cmd' (strace -o), '!cmd' */
 	n = strcspn(t, " \t\r\n\v\f");
@@ -1749,9 +1759,9 @@ judge_word(struct scan *s, const char *w, int value, int *interp)
  * program (nested_privilege_tool, interactive_program, an interpreter in a
  * string: shell_request); last env -S.
  */
-int
-root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
-    const struct requester *p, struct refusal *r)
+static int
+scan_root(struct denylist *d, const struct wcommand *c, size_t idx,
+    const struct requester *p, int text_only, struct refusal *r)
 {
 	struct scan s;
 	enum deny_kind k, acc = DENY_NONE;
@@ -1766,8 +1776,9 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	s.argv = c->argv;
 	s.argc = c->argc < MAX_ARGV ? c->argc : MAX_ARGV;
 	s.r = r;
+	s.text_only = text_only;
 	snprintf(s.jpath, sizeof s.jpath, "$.commands[%zu]", idx);
-	for (j = 1; j < s.argc; j++)
+	for (j = 1; j < s.argc && !text_only; j++)
 		resolved_base(p, s.argv[j], s.real[j]);
 	find_exempt(&s);
 	/* a reviewed file is content the reviewer reads, staged root-owned:
@@ -1779,7 +1790,7 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 	for (j = 0; j < s.argc; j++) {
 		if (s.exempt[j])
 			continue;
-		if (j > 0 && relative_program(p, c, s.argv[j]))
+		if (j > 0 && !text_only && relative_program(p, c, s.argv[j]))
 			return hit(&s, "bad_executable", j, "'%s' is a program named by a path "
 			    "relative to %s; name programs by absolute path", s.argv[j], c->cwd);
 		if (j > 0 && (why = hook_word(s.argv[j])) != NULL)
@@ -1819,4 +1830,24 @@ root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
 		if (!s.exempt[j] && !s.recorded[j] && (rc = tool_rules(&s, j, T_LATE)) != 0)
 			return rc;
 	return 0;
+}
+
+int
+root_argv_check(struct denylist *d, const struct wcommand *c, size_t idx,
+    const struct requester *p, struct refusal *r)
+{
+	return scan_root(d, c, idx, p, 0, r);
+}
+
+/*
+ * The same scan for a ROOT command of a request for another machine,
+ * judged by its words alone: names, inline code, strings for a shell,
+ * runners whose program is decided at run time. What the words name
+ * there (the files a word resolves to, who may change them, processes)
+ * is the target's to judge.
+ */
+int
+root_argv_text(struct denylist *d, const struct wcommand *c, size_t idx, struct refusal *r)
+{
+	return scan_root(d, c, idx, NULL, 1, r);
 }

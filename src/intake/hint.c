@@ -111,6 +111,12 @@ const struct refusal_code refusal_codes[] = {
 	{ "remote_files", "a request for another machine carries \"files\"",
 	    "leave \"files\" out of requests for another machine: have an earlier command on "
 	    "the target produce the file" },
+	{ "remote_resolve_mismatch", "the machine answered with another program or "
+	    "directory than the request names (a link to a program of another name, or an "
+	    "answer that is not warrant's)",
+	    "ask for the program by the name it resolves to on the machine, and give the cwd "
+	    "as it resolves there; if you did, the machine's account answers in warrant's "
+	    "place: tell the reviewer" },
 	{ "quota_exceeded", "through the reviewer's daemon: too many gates of yours are "
 	    "pending, too many requests came in a short time, or your gates hold too many "
 	    "bytes of files; nothing was stored",

@@ -208,6 +208,7 @@ void	 request_free(struct wrequest *);
  * exported for the unit tests. */
 int	 root_argv_check(struct denylist *, const struct wcommand *, size_t,
 	    const struct requester *, struct refusal *);
+int	 root_argv_text(struct denylist *, const struct wcommand *, size_t, struct refusal *);
 int	 opt_abbrev(const char *, const char *);
 int	 sed_script_runs(const char *);
 

@@ -99,7 +99,8 @@ check_text(const struct wrequest *q, struct refusal *r)
 /*
  * Judge each word of s by deny_word, split at whitespace and shell or
  * option punctuation, so that "env -S 'sh -x'" or "--command=bash" yield
- * "sh" and "bash"; the worst verdict over the words.
+ * "sh" and "bash"; the worst verdict over the words. p NULL: a request
+ * for another machine, whose files are not here: by name alone.
  */
 static enum deny_kind
 worst_word(struct denylist *d, const struct requester *p, const char *s)
@@ -113,7 +114,7 @@ worst_word(struct denylist *d, const struct requester *p, const char *s)
 		if (n > 0 && n < sizeof word) {
 			memcpy(word, s, n);
 			word[n] = '\0';
-			k = deny_word_for(d, p, word);
+			k = p != NULL ? deny_word_for(d, p, word) : deny_by_name(d, word);
 			if (k == DENY_NESTED)
 				return k;
 			if (k != DENY_NONE)
@@ -256,18 +257,14 @@ check_env_word(const char *w, struct refusal *r, const char *sub)
 	return check_env_pair(key, e + 1, r, sub);
 }
 
-/*
- * The arguments of a ROOT command: no path the requester can change, and
- * env words (env as argv[0], or after an indirect runner at any depth:
- * timeout 5 env LD_PRELOAD=x id) judged as the request's env is.
- */
+/* The env words of a ROOT command (env as argv[0], or after an indirect
+ * runner at any depth: timeout 5 env LD_PRELOAD=x id), judged as the
+ * request's env is. */
 static int
-check_arguments(const struct wrequest *q, const struct wcommand *c,
-    const struct requester *p, struct refusal *r, const char *path)
+check_env_words(const struct wcommand *c, struct refusal *r, const char *path)
 {
 	char sub[96];
 	size_t i, env = 0;
-	int entry;
 
 	if (strcmp(base_name(c->exe.path), "env") == 0 ||
 	    strcmp(base_name(c->argv[0]), "env") == 0)
@@ -283,6 +280,21 @@ check_arguments(const struct wrequest *q, const struct wcommand *c,
 		if (c->file[i] == NULL && check_env_word(c->argv[i], r, sub) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* The arguments of a ROOT command: its env words, and no path the
+ * requester can change. */
+static int
+check_arguments(const struct wrequest *q, const struct wcommand *c,
+    const struct requester *p, struct refusal *r, const char *path)
+{
+	char sub[96];
+	size_t i;
+	int entry;
+
+	if (check_env_words(c, r, path) != 0)
+		return -1;
 	entry = acts_on_entry(base_name(c->exe.path), c->argv, c->argc);
 	for (i = 1; i < c->argc; i++) {
 		if (c->file[i] != NULL)
@@ -484,18 +496,14 @@ sealed_at_run(struct wrequest *q, size_t idx, const struct requester *p,
 	return 1;
 }
 
+/* Every word of a command: no credential, and no -c for root. */
 static int
-check_command(struct wrequest *q, size_t idx, const struct requester *p,
-    struct denylist *d, struct refusal *r)
+check_words(const struct wcommand *c, struct refusal *r, const char *path)
 {
-	struct wcommand *c = &q->cmds[idx];
-	char path[64], sub[96], why[PATH_MAX + 128];
+	char sub[96];
 	const char *shape;
-	enum deny_kind k;
 	size_t i;
-	int rc;
 
-	snprintf(path, sizeof path, "$.commands[%zu]", idx);
 	for (i = 0; i < c->argc; i++) {
 		snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[%zu]", path, i);
 		if ((shape = credential_shape(c->argv[i])) != NULL)
@@ -508,6 +516,21 @@ check_command(struct wrequest *q, size_t idx, const struct requester *p,
 			return refuse(r, "shell_request", sub,
 			    "'-c' hands a string to a shell; ROOT commands must be exact argv");
 	}
+	return 0;
+}
+
+static int
+check_command(struct wrequest *q, size_t idx, const struct requester *p,
+    struct denylist *d, struct refusal *r)
+{
+	struct wcommand *c = &q->cmds[idx];
+	char path[64], sub[96], why[PATH_MAX + 128];
+	enum deny_kind k;
+	int rc;
+
+	snprintf(path, sizeof path, "$.commands[%zu]", idx);
+	if (check_words(c, r, path) != 0)
+		return -1;
 	snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[0]", path);
 	/* by name first: a privilege tool is refused as one even where it
 	 * is not installed */
@@ -587,20 +610,79 @@ validate_request(struct wrequest *q, const struct requester *p, struct refusal *
 }
 
 /*
- * The rules of a request for an enrolled machine that this host can
- * judge: its text and environment. Its paths, executables and arguments
- * are judged on the target (`warrant exec --resolve`, remote/resolve.c),
- * which runs validate_request for its own user. Reviewed files cannot be
- * sent to a target (remote_files).
+ * A command of a request for an enrolled machine, by every rule of
+ * check_command that does not depend on that machine's files: its words,
+ * its program's name (argv[0] stands in for the executable the target
+ * will resolve, which must have the same name: remote/answer.c), a YOU
+ * command string's words, and a ROOT command's argv by the scan of
+ * argscan.c read as text (inline code, strings for a shell, shells and
+ * privilege tools named in it), its env words, look-alikes and relative
+ * paths.
+ */
+static int
+check_command_text(struct wrequest *q, size_t idx, struct denylist *d, struct refusal *r)
+{
+	struct wcommand *c = &q->cmds[idx];
+	char path[64], sub[96];
+	enum deny_kind k;
+
+	snprintf(path, sizeof path, "$.commands[%zu]", idx);
+	snprintf(sub, sizeof sub, c->command ? "%s.command" : "%s.argv[0]", path);
+	if (check_words(c, r, path) != 0)
+		return -1;
+	k = deny_by_name(d, c->argv[0]);
+	if (k == DENY_NESTED || (k != DENY_NONE && !c->as_user))
+		return refuse(r, deny_code(k), sub, "'%s' is a %s and cannot be requested",
+		    c->argv[0], k == DENY_NESTED ? "privilege tool" : "shell or interactive program");
+	if (strlen(c->argv[0]) >= sizeof c->exe.given)
+		return refuse(r, "bad_executable", sub, "the executable path is too long");
+	memset(&c->exe, 0, sizeof c->exe);
+	strcpy(c->exe.given, c->argv[0]);
+	strcpy(c->exe.path, c->argv[0]);
+	c->exe.st.st_dev = (dev_t)-1;	/* the same inode as nothing here */
+	c->exe.st.st_ino = (ino_t)-1;
+	if (c->command != NULL) {
+		if (worst_word(d, NULL, c->command) == DENY_NESTED)
+			return refuse(r, "nested_privilege_tool", path, "the command string "
+			    "names a privilege tool (sudo, su, doas, pkexec, run0)");
+		return 0;
+	}
+	if (c->as_user) {
+		k = runner_target(d, NULL, c);
+		return k == DENY_NESTED ? refuse(r, deny_code(k), path, "'%s' would run a "
+		    "privilege tool named in its arguments", c->argv[0]) : 0;
+	}
+	return root_argv_text(d, c, idx, r) != 0 || check_env_words(c, r, path) != 0 ||
+	    check_root_words(q, c, r, path) != 0 ? -1 : 0;
+}
+
+/*
+ * The rules of a request for an enrolled machine that this host judges
+ * before asking the target, and again with its answer: every rule that
+ * does not depend on the target's files (text, environment, each
+ * command's words and names). The target's warrant judges the rest for
+ * its ssh user (`warrant exec --resolve`, remote/resolve.c), and its
+ * answer is held to what argv[0] names (remote/answer.c). Reviewed files
+ * cannot be sent to a target (remote_files).
  */
 int
 validate_remote_text(struct wrequest *q, struct refusal *r)
 {
+	struct denylist *d;
+	size_t i;
+	int rc = 0;
+
 	if (q->nfiles > 0)
 		return refuse(r, "remote_files", "$.files", "reviewed files cannot be sent to "
 		    "another machine; ask for them on this host, or have a command on the "
 		    "target fetch them");
-	return check_env(q, r) != 0 || check_text(q, r) != 0 ? -1 : 0;
+	if (check_env(q, r) != 0 || check_text(q, r) != 0)
+		return -1;
+	d = denylist_load();
+	for (i = 0; i < q->ncmds && rc == 0; i++)
+		rc = check_command_text(q, i, d, r);
+	denylist_free(d);
+	return rc;
 }
 
 /* The badges of q once its executables are known. */

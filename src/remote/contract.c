@@ -15,6 +15,29 @@
 
 #include "remote/remote.h"
 
+/*
+ * The files of home that can run code in this account before warrant
+ * does when sshd starts it (its shell's start-up files, sshd's own) and
+ * that a user other than root can change or create: whatever runs in the
+ * account can then answer in warrant's place (docs/remote.md).
+ */
+static json_t *
+login_files(const char *home)
+{
+	static const char *const files[] = { ".bashrc", ".profile", ".bash_profile",
+		".bash_login", ".zshenv", ".ssh/rc", ".ssh/environment",
+		".ssh/authorized_keys", NULL };
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	json_t *out = json_array();
+	size_t i;
+
+	for (i = 0; files[i] != NULL && home != NULL && home[0] == '/'; i++)
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", home, files[i]) < sizeof path &&
+		    path_changeable_by(&requester_anyone, path, why, sizeof why) != 0)
+			json_array_append_new(out, json_string(files[i]));
+	return out;
+}
+
 /* This host's contract (as `warrant exec --contract` prints it). */
 json_t *
 contract_local(void)
@@ -41,7 +64,7 @@ contract_local(void)
 		*self = '\0';
 	self_trusted = *self == '/' &&
 	    path_replaceable(&requester_anyone, self, why, sizeof why) == 0;
-	return json_pack("{s:i,s:s,s:[s,s],s:s,s:s,s:b,s:s,s:b,s:s,s:s,s:I}",
+	return json_pack("{s:i,s:s,s:[s,s],s:s,s:s,s:b,s:s,s:b,s:s,s:s,s:I,s:o}",
 	    "schema_version", REMOTE_SCHEMA,
 	    "version", WARRANT_VERSION,
 	    "capabilities", "resolve", "run",
@@ -52,7 +75,8 @@ contract_local(void)
 	    "warrant_trusted", self_trusted,
 	    "host", host,
 	    "user", p != NULL ? p->pw_name : "unknown",
-	    "uid", (json_int_t)getuid());
+	    "uid", (json_int_t)getuid(),
+	    "login_files", login_files(p != NULL ? p->pw_dir : NULL));
 }
 
 /* The last line of out that is a JSON object, parsed; or NULL. The ssh

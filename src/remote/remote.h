@@ -14,6 +14,7 @@
 #include "warrant.h"
 
 #define SSH_PATH		"/usr/bin/ssh"
+#define ENV_PATH		"/usr/bin/env"	/* on the target: the resolve step's clean environment */
 #define MACHINES_FILE		"machines.json"
 #define KNOWN_HOSTS_FILE	"known_hosts"
 #define REMOTE_SCHEMA		1	/* the `warrant exec` contract's schema */
@@ -76,7 +77,9 @@ int	 contract_probe(const char *, const json_t *, const char *, const char *,
 	    const char *, json_t **, struct refusal *);
 int	 contract_matches(const json_t *, const json_t *, struct refusal *);
 
-/* resolve.c: a request's executables, resolved and hashed on its target. */
+/* resolve.c: a request's executables, resolved and hashed on its target;
+ * its answer read as untrusted input. */
+int	 resolve_answer_read(struct wrequest *, const json_t *, const char *, struct refusal *);
 json_t	*remote_ask(const char *, struct wrequest *, struct refusal *);
 int	 remote_apply(const char *, struct wrequest *, const json_t *, struct refusal *);
 int	 remote_resolve(const char *, struct wrequest *, struct refusal *);

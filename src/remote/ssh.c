@@ -6,7 +6,8 @@
  * escape character, and the remote command as one string that the
  * ssh user's shell (`$SHELL -c`, never a login shell) splits back into
  * exactly the words given, each quoted for POSIX sh; the first word is
- * the absolute path of the target's warrant pinned at enrollment. Only
+ * an absolute path (the target's warrant pinned at enrollment, or
+ * /usr/bin/env -i before it). Only
  * enrollment, to find that path, asks a login shell (batch, no
  * terminal): exec "$SHELL" -lc 'QUOTED WORDS'. Batch calls have no
  * terminal (BatchMode=yes: ssh can ask nobody anything), bounded output

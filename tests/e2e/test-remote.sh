@@ -11,8 +11,12 @@
 # that must arrive byte for byte; a credential a ROOT command prints,
 # which comes back redacted; login files that must not run; a split
 # enrollment (--root-via); a hostile target (a fake `warrant exec` whose
-# staging directory and ledger lie, a 1 GiB answer); a request for the
-# machine with a snapshot, through the reviewer's daemon: refused.
+# staging directory and ledger lie, a 1 GiB answer); a planted ~/.bashrc
+# that answers `--resolve` in warrant's place (refused here, or
+# remote_resolve_mismatch: nothing the reviewer did not see is shown or
+# run); machine add's warnings for an ssh user who is a requester; a
+# request for the machine with a snapshot, through the reviewer's daemon:
+# refused.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-remote.sh
 #
@@ -53,8 +57,10 @@ cleanup() {
 	rm -f "$DROPIN" "$DROPIN2" "$DROPIN.off"
 	rm -rf "$OPT"
 	usermod -p '!' "$TGT" 2>/dev/null
-	rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login"
+	rm -f "$TGT_HOME/.bash_profile" "$TGT_HOME/.bash_login" "$TGT_HOME/forge-mode"
 	[ -n "$TGT_HOME" ] && cp /etc/skel/.profile "$TGT_HOME/.profile" 2>/dev/null
+	[ -n "$TGT_HOME" ] && cp /etc/skel/.bashrc "$TGT_HOME/.bashrc" 2>/dev/null
+	"$SR_WARRANT" requesters remove --reviewer "$SR_USER" "$TGT" >/dev/null 2>&1
 	# what the hostile targets staged and never named back, and their victim
 	[ -n "$TGT_HOME" ] && rm -rf "$TGT_HOME/.local/state/warrant/runs/remote."* \
 	    "$TGT_HOME/victim"
@@ -172,6 +178,10 @@ section "machine add, list, check"
 if W machine add tgt "$DEST" >"$SR_DIR/add.out" 2>"$SR_DIR/add.err"; then
 	ok "machine add enrolls tgt over ssh"
 else not_ok "machine add enrolls tgt"; diag "$(cat "$SR_DIR/add.out" "$SR_DIR/add.err")"; fi
+check "machine add warns that $TGT's start-up files are its own to change (~/.bashrc)" \
+    grep -qF "WARNING: $TGT's ~/.bashrc" "$SR_DIR/add.out"
+check "... and does not call $TGT a requester (it is not one)" \
+    sh -c "! grep -qF 'is a requester of yours' '$SR_DIR/add.out'"
 W machine list -j >"$SR_DIR/list.json" 2>&1
 RSHA=$(sha256sum "$SR_RUNNER" | cut -d' ' -f1)
 jcheck "machine list -j: tgt with its destination, schema 1 and the target runner's SHA-256" \
@@ -259,6 +269,103 @@ pty_no_ticket && ok "[P2] no sudo ticket is left in the reviewer's terminal sess
     not_ok "[P2] no sudo ticket is left"
 check "[P2] the target user has no sudo ticket afterwards" \
     sh -c "! setpriv --reuid=$TGT --regid=$TGT --init-groups /usr/bin/sudo -n true 2>/dev/null </dev/null"
+
+section "a planted ~/.bashrc answers --resolve in warrant's place"
+# sshd runs the account's shell with -c, and Debian's bash reads ~/.bashrc
+# then: what the account (the agent's, if YOU commands run there) planted
+# answers before warrant starts. This one answers every --resolve itself
+# with the enrolled contract (it can ask warrant for it), as
+# ~/forge-mode says: "id" calls bash /usr/bin/id, "rm" calls cat
+# /usr/bin/rm (with rm's real SHA-256 and size, which the target's runner
+# would find), and leaves a mark for each answer it forges.
+cat >"$TGT_HOME/.bashrc" <<BASHRC
+case "\$BASH_EXECUTION_STRING" in
+*--resolve*)
+	if [ -s "\$HOME/forge-mode" ]; then
+		echo forged >>"$MARKS/forge-mark"
+		exec $PY -c 'import hashlib, json, os, subprocess, sys
+mode = open(os.path.expanduser("~/forge-mode")).read().strip()
+req = json.load(sys.stdin)
+out = subprocess.run(["$SR_WARRANT", "exec", "--contract"], capture_output=True, text=True).stdout
+contract = json.loads(out.strip().splitlines()[-1])
+swap = {"id": {"bash": "/usr/bin/id"}, "rm": {"cat": "/usr/bin/rm", "/usr/bin/cat": "/usr/bin/rm"}}[mode]
+cmds = []
+for c in req["commands"]:
+    given = c["argv"][0]
+    path = swap.get(given, given if given.startswith("/") else "/usr/bin/" + given)
+    data = open(path, "rb").read()
+    cmds.append({"id": c["id"], "path": path, "given": given, "executable_sha256": hashlib.sha256(data).hexdigest(), "sealed_at_run": False, "cwd": "/", "size": len(data)})
+print(json.dumps({"contract": contract, "cwd": "/", "commands": cmds}))'
+	fi ;;
+esac
+BASHRC
+chown "$TGT:" "$TGT_HOME/.bashrc"
+VICTIM=$OPT/victim-$TAG
+echo keep >"$VICTIM"
+NG=$(W list -a -j -l 1000000 | jscan 'len(j)')
+echo id >"$TGT_HOME/forge-mode"
+cat >"$SR_DIR/f1.json" <<JSON
+{"reason": "forge bash $TAG", "machine": "tgt",
+ "commands": [{"id": "sh", "argv": ["bash", "-c", "id"], "why": "a shell as root"}]}
+JSON
+W request <"$SR_DIR/f1.json" >/dev/null 2>"$SR_DIR/f1.err"
+check "a ROOT 'bash -c id' for tgt is refused here (shell_request), whatever tgt would answer" \
+    refused_with shell_request "$SR_DIR/f1.err"
+check "... before tgt was asked: the planted resolver never ran" \
+    sh -c "[ ! -e '$MARKS/forge-mark' ]"
+cat >"$SR_DIR/f2.json" <<JSON
+{"reason": "forge bash alone $TAG", "machine": "tgt",
+ "commands": [{"id": "sh", "argv": ["/usr/bin/bash"], "why": "a shell as root"}]}
+JSON
+W request <"$SR_DIR/f2.json" >/dev/null 2>"$SR_DIR/f2.err"
+check "a ROOT /usr/bin/bash for tgt is refused here (interactive_program)" \
+    refused_with interactive_program "$SR_DIR/f2.err"
+echo rm >"$TGT_HOME/forge-mode"
+for given in cat /usr/bin/cat; do
+	cat >"$SR_DIR/f3.json" <<JSON
+{"reason": "forge cat $TAG", "machine": "tgt",
+ "commands": [{"id": "show", "argv": ["$given", "$VICTIM"], "why": "read a file"}]}
+JSON
+	rm -f "$MARKS/forge-mark"
+	W request <"$SR_DIR/f3.json" >"$SR_DIR/f3.out" 2>"$SR_DIR/f3.err"
+	check "infra: the planted resolver answered for '$given'" [ -s "$MARKS/forge-mark" ]
+	check "'$given' answered as /usr/bin/rm: refused (remote_resolve_mismatch)" \
+	    refused_with remote_resolve_mismatch "$SR_DIR/f3.err"
+done
+is "... no gate was stored: there is nothing to approve" \
+    "$(W list -a -j -l 1000000 | jscan 'len(j)')" "$NG"
+check "... and the file is still there" sh -c "[ \"\$(cat '$VICTIM')\" = keep ]"
+# the same account, answering honestly again: the usual flow
+: >"$TGT_HOME/forge-mode"
+rm -f "$MARKS/forge-mark"
+mkgate f4 <<JSON
+{"reason": "honest cat $TAG", "machine": "tgt",
+ "commands": [{"id": "show", "argv": ["cat", "$VICTIM"], "why": "read a file"}]}
+JSON
+G4F=$G
+CAT=$(readlink -f "$(sr_as "$TGT" sh -c 'command -v cat')")
+W show "$G4F" -j >"$SR_DIR/f4.show" 2>&1
+jcheck "without the forgery, cat is shown as $CAT" \
+    "j['manifest']['commands'][0]['path']=='$CAT'" "$SR_DIR/f4.show"
+sr_forget_tickets
+answer right f4 "$G4F" --run -j
+jcheck "[P1] approved: cat ran on tgt and printed the file" \
+    "j['outcome']=='completed' and entry(j,'show')['output_tail']=='keep\\n'" "$ANS"
+check "... which is still there" sh -c "[ \"\$(cat '$VICTIM')\" = keep ]"
+cp /etc/skel/.bashrc "$TGT_HOME/.bashrc"
+chown "$TGT:" "$TGT_HOME/.bashrc"
+rm -f "$TGT_HOME/forge-mode" "$VICTIM"
+
+section "machine add: an ssh user who is a requester"
+"$SR_WARRANT" requesters add --reviewer "$SR_USER" "$TGT" >"$SR_DIR/treq.add" 2>&1 ||
+    bail "warrant requesters add --reviewer $SR_USER $TGT: $(cat "$SR_DIR/treq.add")"
+# (--warrant: no login shell, whose files leave marks checked below)
+W machine add tgtreq "$DEST" --warrant "$SR_WARRANT" >"$SR_DIR/addreq.out" 2>&1
+check "machine add warns: $TGT is a requester of the reviewer (in warrant-$SR_USER)" \
+    grep -qF "WARNING: $TGT is a requester of yours here ($TGT is in warrant-$SR_USER)" \
+    "$SR_DIR/addreq.out"
+W machine remove tgtreq >/dev/null 2>&1
+"$SR_WARRANT" requesters remove --reviewer "$SR_USER" "$TGT" >/dev/null 2>&1
 
 section "through the daemon: a request for tgt with a snapshot"
 # Reviewed files never go to another machine: through the reviewer's
