@@ -98,8 +98,8 @@ static const char *const migrations[] = {
 	" WHERE revoked_at IS NULL;",
 	/* 8: a grant's identity has the command's timeout and risk badges;
 	 * grants made before (badges NULL) match nothing */
-	"ALTER TABLE grants ADD COLUMN timeout_seconds INTEGER;"
-	"ALTER TABLE grants ADD COLUMN badges TEXT;",
+	("ALTER TABLE grants ADD COLUMN timeout_seconds INTEGER;"
+	" ALTER TABLE grants ADD COLUMN badges TEXT;"),
 };
 #define SCHEMA_VERSION	((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -480,6 +480,7 @@ test_reads_cwd(void **state)
 	static const char *npm[] = { "npm", "test", NULL };
 	static const char *script[] = { "python3", "/usr/lib/x.py", NULL };
 	static const char *ls[] = { "ls", "/etc", NULL };
+	json_t *b = badges_json(BADGE_READS_CWD);
 
 	(void)state;
 	assert_true(reads_cwd("/usr/bin/make", make, 2));
@@ -488,8 +489,8 @@ test_reads_cwd(void **state)
 	assert_true(reads_cwd("/usr/bin/npm", npm, 2));
 	assert_false(reads_cwd("/usr/bin/python3.11", script, 2));
 	assert_false(reads_cwd("/usr/bin/ls", ls, 2));
-	assert_string_equal(json_string_value(json_array_get(badges_json(BADGE_READS_CWD), 0)),
-	    "reads-cwd");
+	assert_string_equal(json_string_value(json_array_get(b, 0)), "reads-cwd");
+	json_decref(b);
 }
 
 static void
