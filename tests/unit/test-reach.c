@@ -576,6 +576,43 @@ test_left_running(void **state)
 	free(text);
 }
 
+/* The requester's groups as they are now: a group an old process of
+ * its uid still holds counts, though the account (the groups it had
+ * when it asked) no longer has it. */
+static void
+test_groups_live(void **state)
+{
+	const gid_t asked[] = { REQ }, old[] = { REQ, 5151 };
+	int ready[2], n = 1, i, status, have = 0;
+	gid_t *live;
+	char c;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(ready), 0);
+	if ((pid = fork()) == 0) {
+		close(ready[0]);
+		if (setgroups(2, old) != 0 || setresgid(REQ, REQ, REQ) != 0 ||
+		    setresuid(REQ, REQ, REQ) != 0 || write(ready[1], "r", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	live = requester_groups_live(REQ, asked, &n);
+	for (i = 0; i < n; i++)
+		have |= live[i] == 5151;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	free(live);
+	assert_true(have);
+}
+
 int
 main(void)
 {
@@ -585,6 +622,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_interpreters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ordinary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),
+		cmocka_unit_test(test_groups_live),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
