@@ -10,6 +10,8 @@
  * after a restart too; a signature is spent once checked), then the body;
  * the password is applied by box passwd's own code (src/box/passwd.c).
  * The body is never logged; the log says which user and what happened.
+ * Its connections have the page's bounds (conn.c): a pool with a share
+ * per address and deadlines to send a request and to read the answer.
  */
 #include <err.h>
 #include <pthread.h>
@@ -36,6 +38,7 @@ struct seen {
 };
 
 struct boxapi {
+	struct web_pool	 pool;
 	pthread_mutex_t	 lock;		/* the seen list and its file */
 	struct seen	*seen;		/* BOXAPI_SEEN_MAX of them */
 	size_t		 nseen;
@@ -276,6 +279,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (r->answered)
 		return MHD_YES;
 	r->answered = 1;
+	web_conn_read(&a->pool, c);
 	if (r->too_large)
 		return refuse_req(c, "", MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large",
 		    "the body is at most 4096 bytes");
@@ -299,11 +303,11 @@ request_start(void *cls, const char *uri, struct MHD_Connection *c)
 static void
 completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTerminationCode t)
 {
+	struct boxapi *a = cls;
 	struct boxreq *r = *ctx;
 
-	(void)cls;
-	(void)c;
 	(void)t;
+	web_conn_done(&a->pool, c);
 	if (r != NULL) {
 		if (r->body != NULL)
 			OPENSSL_cleanse(r->body, BOXAPI_BODY_MAX + 1);
@@ -347,10 +351,16 @@ boxapi_serve(const struct web_config *cfg)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	web_host_name(cfg, where, sizeof where);
+	if (web_conn_start(&a.pool, "box-api") != 0) {
+		free(a.seen);
+		return -1;
+	}
+	web_conn_hooks(&a.pool, &hooks);
 	if ((mhd = web_mhd_start(cfg, -1, "the box password route", handle, &a, completed, &hooks,
 	    &tls)) == NULL) {
 		warnx("serve: cannot serve the box password route on %s (is the port "
 		    "taken?)", where);
+		web_conn_stop(&a.pool);
 		free(a.seen);
 		return -1;
 	}
@@ -361,6 +371,7 @@ boxapi_serve(const struct web_config *cfg)
 		;
 	warnx("serve: stopping (signal %d)", sig);
 	MHD_stop_daemon(mhd);
+	web_conn_stop(&a.pool);
 	pthread_mutex_destroy(&a.lock);
 	free(a.seen);
 	return rc;

@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The connections of `warrant serve --http` (docs/web.md, "Connections"):
- * who may hold one, and for how long. At accept time nothing tells the
- * reviewer's browser from an agent's flood, so a connection starts in a
+ * The connections of `warrant serve --http` and of `warrant serve
+ * --box-api` (docs/web.md, "Connections"): who may hold one, and for how
+ * long. At accept time nothing tells the reviewer's browser (or the
+ * platform's call) from an agent's flood, so a connection starts in a
  * small pool of its own (WEB_UNAUTH_MAX): when the pool is full, a new
  * connection takes the place of the oldest one in it that is not being
- * answered and has no whole request head waiting to be read. A connection in
+ * answered and has no whole request head waiting to be read. One address
+ * holds at most WEB_PEER_POOL_MAX of the pool the same way: past that, a
+ * new connection from it takes the place of its own oldest such one, so
+ * a flood from a few addresses leaves room for the others and never
+ * shuts out a browser, whose new connection may take its own idle one's
+ * place. A connection in
  * the pool has WEB_READ_DEADLINE_MS in total, from its start or the end
  * of its last request, to send a whole request, headers and body: a
  * trickle of bytes does not extend it. A connection whose request was
  * authenticated (a session's cookie and key, or an event ticket) leaves
  * the pool and stays its session's through keep-alive, up to
- * WEB_SESSION_CONN_MAX for one session; on loopback, where every local
- * user has 127.0.0.0/8 to connect from, there is no limit per address.
+ * WEB_SESSION_CONN_MAX for one session; the box route has no sessions,
+ * so all its connections stay in the pool.
  * Any connection whose answer sits unread in its socket (the kernel's
  * send queue not empty) for WEB_WRITE_DEADLINE_MS without a pause is cut,
  * a session's too: a client that reads a byte now and then keeps the
@@ -22,6 +28,7 @@
  * WEB_LOG_GAP_S seconds, with a count.
  */
 #include <err.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -41,9 +48,9 @@ conn_of(struct MHD_Connection *c)
 	return i != NULL ? i->socket_context : NULL;
 }
 
-/* A refusal (w->conn_lock held): logged now, or counted for the next line. */
+/* A refusal (w->lock held): logged now, or counted for the next line. */
 static void
-refused_locked(struct web *w, const char *what)
+refused_locked(struct web_pool *w, const char *what)
 {
 	int64_t now = monotonic_ms();
 
@@ -53,23 +60,23 @@ refused_locked(struct web *w, const char *what)
 	if (now < w->refused_next)
 		return;
 	if (w->refused == 1)
-		warnx("web: %s", what);
+		warnx("%s: %s", w->name, what);
 	else
-		warnx("web: %u connections or requests refused or cut in the last %d s, the "
-		    "last: %s", w->refused, WEB_LOG_GAP_S, what);
+		warnx("%s: %u connections or requests refused or cut in the last %d s, the "
+		    "last: %s", w->name, w->refused, WEB_LOG_GAP_S, what);
 	w->refused = 0;
 	w->refused_next = now + WEB_LOG_GAP_S * 1000;
 }
 
 void
-web_refused(struct web *w, const char *what)
+web_refused(struct web_pool *w, const char *what)
 {
-	pthread_mutex_lock(&w->conn_lock);
+	pthread_mutex_lock(&w->lock);
 	refused_locked(w, what);
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 }
 
-/* Cut a connection (w->conn_lock held): its thread sees the end and closes it. */
+/* Cut a connection (w->lock held): its thread sees the end and closes it. */
 static void
 cut(struct web_conn *k)
 {
@@ -118,39 +125,77 @@ evictable(const struct web_conn *k)
 	return !head_waiting(k->fd);
 }
 
+/* An address as a key: its family, then its bytes (zeros for others). */
+static void
+peer_key(const struct sockaddr *sa, unsigned char key[17])
+{
+	memset(key, 0, 17);
+	if (sa == NULL)
+		return;
+	key[0] = (unsigned char)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+/* The oldest connection of the pool a new one may replace, of the
+ * address peer only when peer is not NULL; or NULL. */
+static struct web_conn *
+oldest_evictable(struct web_pool *w, const unsigned char *peer)
+{
+	struct web_conn *oldest = NULL, *k;
+	size_t i;
+
+	for (i = 0; i < WEB_CONN_MAX; i++) {
+		k = &w->conns[i];
+		if (peer != NULL && memcmp(k->peer, peer, sizeof k->peer) != 0)
+			continue;
+		if ((oldest == NULL || k->since < oldest->since) && evictable(k))
+			oldest = k;
+	}
+	return oldest;
+}
+
 /*
- * MHD_OPTION_APC: a new connection. When the pool is full, it takes the
- * place of the oldest connection there that is idle without a whole
- * request head unread, or whose answer is stalled; when there is none,
- * it is refused.
+ * MHD_OPTION_APC: a new connection. When its address holds
+ * WEB_PEER_POOL_MAX of the pool, it takes the place of that address's
+ * oldest one that is idle without a whole request head unread, or whose
+ * answer is stalled; else, when the pool is full, of the oldest such one
+ * of any address. When there is none, it is refused.
  */
 static enum MHD_Result
 conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
-	struct web *w = cls;
-	struct web_conn *oldest = NULL, *k;
+	struct web_pool *w = cls;
+	struct web_conn *k = NULL;
+	unsigned char peer[17];
 	enum MHD_Result rc = MHD_YES;
-	size_t i, n = 0;
+	size_t i, n = 0, np = 0;
+	int full;
 
-	(void)addr;
-	(void)len;
-	pthread_mutex_lock(&w->conn_lock);
-	for (i = 0; i < WEB_CONN_MAX; i++)
-		n += in_pool(&w->conns[i]);
-	for (i = 0; n >= WEB_UNAUTH_MAX && i < WEB_CONN_MAX; i++) {
-		k = &w->conns[i];
-		if ((oldest == NULL || k->since < oldest->since) && evictable(k))
-			oldest = k;
+	peer_key(len > 0 ? addr : NULL, peer);
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < WEB_CONN_MAX; i++) {
+		if (!in_pool(&w->conns[i]))
+			continue;
+		n++;
+		np += memcmp(w->conns[i].peer, peer, sizeof peer) == 0;
 	}
-	if (n >= WEB_UNAUTH_MAX && oldest != NULL) {
-		cut(oldest);
+	if ((full = np >= WEB_PEER_POOL_MAX))
+		k = oldest_evictable(w, peer);
+	else if ((full = n >= WEB_UNAUTH_MAX))
+		k = oldest_evictable(w, NULL);
+	if (k != NULL) {
+		cut(k);
 		refused_locked(w, "a connection without a session was cut to make room");
-	} else if (n >= WEB_UNAUTH_MAX) {
-		refused_locked(w, "a connection was refused: every one without a session is "
-		    "being served");
+	} else if (full) {
+		refused_locked(w, np >= WEB_PEER_POOL_MAX ? "a connection was refused: every "
+		    "one of its address without a session is being served" : "a connection "
+		    "was refused: every one without a session is being served");
 		rc = MHD_NO;
 	}
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
@@ -158,12 +203,12 @@ conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 static void
 conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode t)
 {
-	struct web *w = cls;
-	const union MHD_ConnectionInfo *fd;
+	struct web_pool *w = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
 	struct web_conn *k = *ctx;
 	size_t i;
 
-	pthread_mutex_lock(&w->conn_lock);
+	pthread_mutex_lock(&w->lock);
 	if (t == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (k != NULL)
 			memset(k, 0, sizeof *k);
@@ -175,6 +220,8 @@ conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Connection
 			k = &w->conns[i];
 			k->used = 1;
 			k->fd = fd->connect_fd;
+			addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			peer_key(addr != NULL ? addr->client_addr : NULL, k->peer);
 			k->since = monotonic_ms();
 			*ctx = k;
 		} else {
@@ -183,7 +230,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Connection
 			refused_locked(w, "a connection past the limit was cut");
 		}
 	}
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /*
@@ -192,7 +239,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Connection
  * WEB_SESSION_CONN_MAX connections already.
  */
 int
-web_conn_session(struct web *w, struct MHD_Connection *c, const char *device)
+web_conn_session(struct web_pool *w, struct MHD_Connection *c, const char *device)
 {
 	struct web_conn *k = conn_of(c);
 	size_t i, n = 0;
@@ -200,7 +247,7 @@ web_conn_session(struct web *w, struct MHD_Connection *c, const char *device)
 
 	if (k == NULL)
 		return -1;
-	pthread_mutex_lock(&w->conn_lock);
+	pthread_mutex_lock(&w->lock);
 	if (strcmp(k->device, device) != 0) {
 		for (i = 0; i < WEB_CONN_MAX; i++)
 			n += w->conns[i].used && !w->conns[i].cut &&
@@ -212,41 +259,41 @@ web_conn_session(struct web *w, struct MHD_Connection *c, const char *device)
 		} else
 			snprintf(k->device, sizeof k->device, "%s", device);
 	}
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
 /* A request on c is read in full: the read deadline stops. */
 void
-web_conn_read(struct web *w, struct MHD_Connection *c)
+web_conn_read(struct web_pool *w, struct MHD_Connection *c)
 {
 	struct web_conn *k = conn_of(c);
 
-	pthread_mutex_lock(&w->conn_lock);
+	pthread_mutex_lock(&w->lock);
 	if (k != NULL)
 		k->answering = 1;
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* A request on c ended: the next one has its own deadline. */
 void
-web_conn_done(struct web *w, struct MHD_Connection *c)
+web_conn_done(struct web_pool *w, struct MHD_Connection *c)
 {
 	struct web_conn *k = conn_of(c);
 
-	pthread_mutex_lock(&w->conn_lock);
+	pthread_mutex_lock(&w->lock);
 	if (k != NULL) {
 		k->answering = 0;
 		k->since = monotonic_ms();
 	}
-	pthread_mutex_unlock(&w->conn_lock);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* Cut what is past its deadline; flush the refusal count. */
 static void *
 watch(void *arg)
 {
-	struct web *w = arg;
+	struct web_pool *w = arg;
 	struct web_conn *k;
 	int64_t now;
 	size_t i;
@@ -254,7 +301,7 @@ watch(void *arg)
 	while (!w->stopping) {
 		usleep(WEB_WATCH_MS * 1000);
 		now = monotonic_ms();
-		pthread_mutex_lock(&w->conn_lock);
+		pthread_mutex_lock(&w->lock);
 		for (i = 0; i < WEB_CONN_MAX; i++) {
 			k = &w->conns[i];
 			if (!k->used || k->cut)
@@ -278,45 +325,54 @@ watch(void *arg)
 			w->refused--;
 			refused_locked(w, w->refused_last);
 		}
-		pthread_mutex_unlock(&w->conn_lock);
+		pthread_mutex_unlock(&w->lock);
 	}
 	return NULL;
 }
 
 /* The hooks web_mhd_start gives libmicrohttpd for the page. */
 void
-web_conn_hooks(struct web *w, struct web_hooks *h)
+web_conn_hooks(struct web_pool *w, struct web_hooks *h)
 {
 	h->accept = conn_accept;
 	h->notify = conn_notify;
 	h->cls = w;
 }
 
-/* 0, or -1 after a message. */
+/* Start watching w's connections, its log lines headed name; 0, or -1
+ * after a message. */
 int
-web_conn_start(struct web *w)
+web_conn_start(struct web_pool *w, const char *name)
 {
+	memset(w, 0, sizeof *w);
+	w->name = name;
 	w->read_deadline_ms = WEB_READ_DEADLINE_MS;
 	w->write_deadline_ms = WEB_WRITE_DEADLINE_MS;
 #if WARRANT_TEST_HOOKS
-	/* the end-to-end build: a short deadline for the slow-client test */
+	/* the end-to-end build: short deadlines for the slow-client tests */
 	if (getenv("WARRANT_TEST_WEB_DEADLINE_MS") != NULL)
 		w->read_deadline_ms = strtoll(getenv("WARRANT_TEST_WEB_DEADLINE_MS"), NULL, 10);
 	if (getenv("WARRANT_TEST_WEB_WRITE_MS") != NULL)
 		w->write_deadline_ms = strtoll(getenv("WARRANT_TEST_WEB_WRITE_MS"), NULL, 10);
 #endif
+	pthread_mutex_init(&w->lock, NULL);
 	if (pthread_create(&w->watcher, NULL, watch, w) != 0) {
-		warnx("serve: cannot start the web page's connection watch");
+		warnx("serve: cannot start the connection watch of %s", name);
+		pthread_mutex_destroy(&w->lock);
 		return -1;
 	}
 	w->watching = 1;
 	return 0;
 }
 
+/* After the servers of w stopped. */
 void
-web_conn_stop(struct web *w)
+web_conn_stop(struct web_pool *w)
 {
-	if (w->watching)
-		pthread_join(w->watcher, NULL);
+	if (!w->watching)
+		return;
+	w->stopping = 1;
+	pthread_join(w->watcher, NULL);
+	pthread_mutex_destroy(&w->lock);
 	w->watching = 0;
 }

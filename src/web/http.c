@@ -250,7 +250,7 @@ log_refusal(struct web *w, const char *name, const char *value)
 	v = text_visible(cut);
 	snprintf(line, sizeof line, "refused a request: %s %s", name, v);
 	free(v);
-	web_refused(w, line);
+	web_refused(&w->pool, line);
 }
 
 /*
@@ -488,7 +488,7 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 	pthread_mutex_unlock(&w->lock);
 	json_decref(body);
 	if (rc > 0) {
-		web_refused(w, "a pairing token was refused (unknown, used or expired)");
+		web_refused(&w->pool, "a pairing token was refused (unknown, used or expired)");
 		ret = web_error(c, MHD_HTTP_FORBIDDEN, "pairing_refused", "this pairing link "
 		    "is unknown, used or expired: run `warrant pair` again on the computer");
 	} else if (rc < 0)
@@ -570,7 +570,7 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 	else if (strcmp(method, "GET") == 0 && strcmp(url, "/api/events") == 0) {
 		if (ticket_use(w, c, r) != 0)
 			*ret = unsigned_call(w, c, "no_session");
-		else if (web_conn_session(w, c, r->device) != 0)
+		else if (web_conn_session(&w->pool, c, r->device) != 0)
 			*ret = too_many(c);
 		else
 			r->answered = 0;
@@ -633,7 +633,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (r->answered)
 		return MHD_YES;
 	r->answered = 1;
-	web_conn_read(w, c);
+	web_conn_read(&w->pool, c);
 	if (r->too_large)
 		return web_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body_too_large", "a body is "
 		    "at most %d bytes", WEB_BODY_MAX);
@@ -654,7 +654,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 
 		if (code != NULL)
 			return unsigned_call(w, c, code);
-		if (web_conn_session(w, c, r->device) != 0)
+		if (web_conn_session(&w->pool, c, r->device) != 0)
 			return too_many(c);
 		r->signing = 1;
 	}
@@ -670,7 +670,7 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 	struct web_req *r = *ctx;
 
 	(void)t;
-	web_conn_done(cls, c);
+	web_conn_done(&((struct web *)cls)->pool, c);
 	if (r != NULL) {
 		explicit_bzero(r->key, sizeof r->key);
 		free(r->body);
@@ -828,9 +828,10 @@ web_mhd_start(const struct web_config *cfg, int fd, const char *what,
 		timeout = (unsigned)strtoul(getenv("WARRANT_TEST_WEB_TIMEOUT"), NULL, 10);
 #endif
 	if (hooks != NULL && hooks->notify != NULL) {
-		/* the page's own bounds (conn.c); on loopback every local user has
-		 * 127.0.0.0/8 to come from, so a limit per address only ever hurts
-		 * the reviewer's own browser and tunnels */
+		/* the pool's own bounds (conn.c), a share per address among them;
+		 * on loopback every local user has 127.0.0.0/8 to come from, so a
+		 * hard limit per address only ever hurts the reviewer's own
+		 * browser and tunnels */
 		ops[nops++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
 		    (intptr_t)hooks->notify, hooks->cls };
 		if (web_addr_loopback(cfg->addr))
@@ -996,7 +997,6 @@ web_start(struct web *w, const struct web_config *cfg)
 	w->tls = cfg->tls_cert != NULL;
 	snprintf(w->url, sizeof w->url, "%s://%s/", w->tls ? "https" : "http", w->names[0]);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_mutex_init(&w->conn_lock, NULL);
 	if (config_check(cfg, "the page") != 0 || store_open(&w->st) != 0)
 		return -1;
 	if (secret_load(w) != 0 || getrandom(w->boot, sizeof w->boot, 0) != sizeof w->boot ||
@@ -1008,8 +1008,8 @@ web_start(struct web *w, const struct web_config *cfg)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "localhost:%s", port);
 	for (i = 0; i < cfg->nhosts && w->nnames < sizeof w->names / sizeof w->names[0]; i++)
 		snprintf(w->names[w->nnames++], sizeof w->names[0], "%s", cfg->hosts[i]);
-	web_conn_hooks(w, &hooks);
-	if (web_conn_start(w) != 0) {
+	web_conn_hooks(&w->pool, &hooks);
+	if (web_conn_start(&w->pool, "web") != 0) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		store_close(&w->st);
@@ -1049,11 +1049,10 @@ web_stop(struct web *w)
 	for (i = 0; i < w->nmhd; i++)
 		MHD_stop_daemon(w->mhd[i]);
 	w->nmhd = 0;
-	web_conn_stop(w);
+	web_conn_stop(&w->pool);
 	api_reap(w);
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) < sizeof path)
 		(void)unlink(path);
 	store_close(&w->st);
 	pthread_mutex_destroy(&w->lock);
-	pthread_mutex_destroy(&w->conn_lock);
 }

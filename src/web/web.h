@@ -25,8 +25,9 @@
 #include "web/pagesig.h"
 
 #define WEB_CONN_MAX		128	/* connections at once */
-#define WEB_CONN_PER_IP		16	/* per address, off loopback (conn.c) */
+#define WEB_CONN_PER_IP		16	/* per address, off loopback (MHD's own) */
 #define WEB_UNAUTH_MAX		32	/* connections without a session yet */
+#define WEB_PEER_POOL_MAX	8	/* of those, from one address */
 #define WEB_SESSION_CONN_MAX	16	/* connections of one session */
 #define WEB_READ_DEADLINE_MS	5000	/* to send a whole request, without a session */
 #define WEB_WRITE_DEADLINE_MS	10000	/* an answer left unread in the socket, at most */
@@ -61,9 +62,28 @@ struct web_conn {
 	int		 used, cut;
 	int		 answering;	/* its request is in: no read deadline */
 	int		 fd;
+	unsigned char	 peer[17];	/* its address: family, then the bytes */
 	int64_t		 since;		/* start, or the end of its last request */
 	int64_t		 stalled;	/* since when its answer sits unread, or 0 */
 	char		 device[32];	/* the session it carried, or "" */
+};
+
+/*
+ * The connections of one server and their bounds (conn.c): the page's,
+ * or the box password route's, which has no sessions.
+ */
+struct web_pool {
+	const char	*name;		/* its log lines' prefix */
+	pthread_mutex_t	 lock;		/* conns and the refusal count */
+	struct web_conn	 conns[WEB_CONN_MAX];
+	int64_t		 read_deadline_ms;
+	int64_t		 write_deadline_ms;
+	unsigned	 refused;	/* since the last line about them */
+	int64_t		 refused_next;
+	char		 refused_last[96];
+	pthread_t	 watcher;
+	int		 watching;
+	volatile int	 stopping;
 };
 
 /* A single-use ticket to the event stream (http.c), by its hash. */
@@ -80,8 +100,8 @@ struct web_spent {
 	int64_t		 until;
 };
 
-/* What web_mhd_start adds: the page's connection bounds (conn.c), the
- * box route's raw request target (boxapi.c); each may be NULL. */
+/* What web_mhd_start adds: the connection bounds (conn.c), the raw
+ * request target; each may be NULL. */
 struct web_hooks {
 	MHD_AcceptPolicyCallback accept;
 	MHD_NotifyConnectionCallback notify;
@@ -106,15 +126,7 @@ struct web {
 	pid_t		 children[WEB_CHILDREN_MAX];
 	struct web_ticket tickets[WEB_TICKETS_MAX];	/* under lock */
 	struct web_spent spent[WEB_NONCES_MAX];	/* under lock */
-	pthread_mutex_t	 conn_lock;	/* conns and the refusal count */
-	struct web_conn	 conns[WEB_CONN_MAX];
-	int64_t		 read_deadline_ms;
-	int64_t		 write_deadline_ms;
-	unsigned	 refused;	/* since the last line about them */
-	int64_t		 refused_next;
-	char		 refused_last[96];
-	pthread_t	 watcher;
-	int		 watching;
+	struct web_pool	 pool;
 	volatile int	 stopping;
 };
 
@@ -155,13 +167,13 @@ int	 web_listen_bind(const char *, unsigned);
 int	 web_listener_addr(int, char *, size_t, unsigned *);
 
 /* conn.c */
-void	 web_conn_hooks(struct web *, struct web_hooks *);
-int	 web_conn_start(struct web *);
-void	 web_conn_stop(struct web *);
-int	 web_conn_session(struct web *, struct MHD_Connection *, const char *);
-void	 web_conn_read(struct web *, struct MHD_Connection *);
-void	 web_conn_done(struct web *, struct MHD_Connection *);
-void	 web_refused(struct web *, const char *);
+void	 web_conn_hooks(struct web_pool *, struct web_hooks *);
+int	 web_conn_start(struct web_pool *, const char *);
+void	 web_conn_stop(struct web_pool *);
+int	 web_conn_session(struct web_pool *, struct MHD_Connection *, const char *);
+void	 web_conn_read(struct web_pool *, struct MHD_Connection *);
+void	 web_conn_done(struct web_pool *, struct MHD_Connection *);
+void	 web_refused(struct web_pool *, const char *);
 
 /* api.c */
 enum MHD_Result api_route(struct web *, struct MHD_Connection *, struct web_req *, const char *,

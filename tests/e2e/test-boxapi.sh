@@ -9,7 +9,11 @@
 # are computed here with Python's hmac. Checks /etc/shadow and the
 # NOPASSWD drop-in after each request, the refusals (bad, stale and
 # replayed signatures, also across a restart, another path or user, a
-# 10 MB body) and that the password is in no log or output.
+# 10 MB body) and that the password is in no log or output; then the
+# connections: one trickling its request and one leaving its answers
+# unread are cut at their deadlines, one address's connections make room
+# among themselves, and 16 slow connections from each of 127.0.0.2-9 do
+# not keep a signed request from its answer.
 #
 #   WARRANT_BUILD=build-e2e WARRANT_TOP=. sh tests/e2e/test-boxapi.sh
 . "$WARRANT_TOP/tests/e2e/lib.sh"
@@ -29,6 +33,7 @@ unset SUDO_USER
 
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	[ -n "${FPID:-}" ] && kill "$FPID" 2>/dev/null
 	for u in $USERS; do
 		userdel "$u" >/dev/null 2>&1
 		groupdel "$u" >/dev/null 2>&1
@@ -321,6 +326,156 @@ answered "a body that is not JSON is refused (not_json)" 415 '"code":"not_json"'
 curl -s -D "$T/headers" -o /dev/null "$U/box/set-password"
 check "answers carry the security headers" sh -c \
     "grep -qi '^Content-Security-Policy: default-src .none.' '$T/headers' && grep -qi '^X-Content-Type-Options: nosniff' '$T/headers' && grep -qi '^Cache-Control: no-store' '$T/headers'"
+
+# --- connections: deadlines, a share per address, a flood -----------------
+# crowd.py PORT MODE ...: connections from addresses of 127.0.0.0/8, each
+# reporting what happened to it as a word on stdout (no time measured).
+cat >"$T/crowd.py" <<'EOF'
+import os, select, socket, sys, time
+port = int(sys.argv[1])
+def conn(src, rcvbuf=0):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+def gone(s, secs):
+    """Whether the server closed or reset s within secs (the bound)."""
+    p = select.poll()
+    p.register(s, select.POLLIN | select.POLLERR | select.POLLHUP)
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if p.poll(500):
+            try:
+                if s.recv(65536, socket.MSG_DONTWAIT) == b"":
+                    return True
+            except BlockingIOError:
+                pass
+            except OSError:
+                return True
+    return False
+def open_now(s):
+    try:
+        return s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+mode = sys.argv[2]
+if mode == "trickle":
+    # half a request, then a header line every half second
+    s = conn("127.0.0.10")
+    s.sendall(b"POST /box/set-password HTTP/1.1\r\nHost: x\r\n")
+    end = time.monotonic() + 60
+    how = "open"
+    while time.monotonic() < end and how == "open":
+        if gone(s, 0.5):
+            how = "cut"
+        else:
+            try:
+                s.sendall(b"X-Slow: a\r\n")
+            except OSError:
+                how = "cut"
+    print(how)
+elif mode == "noread":
+    # fifty requests sent back to back, their answers left unread until
+    # the file argv[3] says to look; then read: an end, or still open
+    s = conn("127.0.0.11", 4096)
+    req = (b"POST /box/set-password HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        b"application/json\r\nContent-Length: 2\r\n\r\n{}")
+    s.sendall(req * 50)
+    end = time.monotonic() + 120
+    while time.monotonic() < end and not os.path.exists(sys.argv[3]):
+        time.sleep(0.2)
+    s.settimeout(10)
+    got, how = b"", "open"
+    try:
+        while True:
+            d = s.recv(65536)
+            if d == b"":
+                how = "cut"
+                break
+            got += d
+    except socket.timeout:
+        pass
+    except OSError:
+        how = "cut"
+    print(how, got.count(b"HTTP/1.1 401"), "answers of 50 read")
+elif mode == "share":
+    # one connection from .12, then nine from .13: the tenth address's
+    # ninth takes the place of its own first, not of .12's
+    a = conn("127.0.0.12")
+    b = [conn("127.0.0.13") for i in range(9)]
+    first = "cut" if gone(b[0], 60) else "open"
+    print(first, "open" if open_now(a) and all(open_now(x) for x in b[1:]) else "cut")
+elif mode == "flood":
+    # 16 slow connections from each of 127.0.0.2-9, kept until killed
+    held, refused = [], 0
+    for i in range(16):
+        for a in range(2, 10):
+            try:
+                s = conn("127.0.0.%d" % a)
+                if i % 2:
+                    s.sendall(b"POST /box/set-password HTTP/1.1\r\nHost: x\r\n")
+                held.append(s)
+            except OSError:
+                refused += 1
+    print("ready", len(held), refused, flush=True)
+    while True:
+        time.sleep(0.5)
+        for s in held:
+            try:
+                s.send(b"X-Slow: a\r\n")
+            except OSError:
+                pass
+EOF
+
+# one deadline of 2 s at a time (this build's hooks), the other and the
+# idle limit far past it, so each cut is the one deadline's
+stop_api
+export WARRANT_TEST_WEB_DEADLINE_MS=2000 WARRANT_TEST_WEB_WRITE_MS=600000 WARRANT_TEST_WEB_TIMEOUT=600
+start_api || bail "serve --box-api starts with a short request deadline"
+"$PY" "$T/crowd.py" "$PORT" trickle >"$T/trickle" 2>&1
+is "a connection trickling its request's headers is cut at its deadline" "$(cat "$T/trickle")" cut
+stop_api
+export WARRANT_TEST_WEB_DEADLINE_MS=600000 WARRANT_TEST_WEB_WRITE_MS=2000
+start_api || bail "serve --box-api starts with a short answer deadline"
+"$PY" "$T/crowd.py" "$PORT" noread "$T/look" >"$T/noread" 2>&1 &
+NPID=$!
+wait_for "grep -q 'box-api: .*did not read its answer in time' '$LOG'" 60
+check "a connection that sends requests and leaves the answers unread is cut (root's log)" \
+    grep -q 'box-api: .*did not read its answer in time' "$LOG"
+touch "$T/look"
+wait "$NPID"
+check "... and its client finds it closed once it reads ($(cat "$T/noread"))" \
+    grep -q '^cut ' "$T/noread"
+stop_api
+
+# the deadlines out of the way: only the pool makes room
+export WARRANT_TEST_WEB_WRITE_MS=600000
+start_api || bail "serve --box-api starts with long deadlines"
+"$PY" "$T/crowd.py" "$PORT" share >"$T/share" 2>&1
+is "one address's ninth connection without a request takes its own first's place, not another's" \
+    "$(cat "$T/share")" "cut open"
+"$PY" -u "$T/crowd.py" "$PORT" flood >"$T/flood" 2>&1 &
+FPID=$!
+i=0
+until grep -q '^ready' "$T/flood" || [ "$i" -ge 600 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+diag "flood: $(head -1 "$T/flood")"
+TS=$(date +%s)
+SIG=$(sign "$KEY2" "$TS" POST /box/wtbapi2/set-password "$T/clear")
+post /box/wtbapi2/set-password "$T/clear" "$TS" "$SIG" --max-time 120
+answered "with 16 slow connections from each of 127.0.0.2-9 open, a signed request is answered" \
+    200 '"user":"wtbapi2"'
+kill "$FPID" 2>/dev/null
+wait "$FPID" 2>/dev/null
+check "... the flood's connections were cut to make room (root's log)" \
+    grep -q 'box-api: .*cut to make room' "$LOG"
+unset WARRANT_TEST_WEB_DEADLINE_MS WARRANT_TEST_WEB_WRITE_MS WARRANT_TEST_WEB_TIMEOUT
 
 stop_api
 check "serve --box-api stops cleanly on SIGTERM" test "$DRC" = 0
