@@ -84,7 +84,13 @@ check "  the pending gate's run directory stays, output and all" [ -s "$S/runs/$
 check "  the run directory of a gate with an unsettled attempt stays" [ -s "$(rundir "$A1")/output-0.log" ]
 check "  the run directory whose runner holds its lock stays" [ -s "$(rundir "$A2")/output-0.log" ]
 check "  disk use of runs/ shrank by about 2 MiB" [ "$(du_runs)" -le $((kb - 2000)) ]
-check "  the gates themselves are untouched" [ "$(sql "SELECT count(*) FROM gates")" -eq 5 ]
+# settled gates past the age go with their run directories (their audit
+# events stay); the pending one and those still held stay
+is "  A3 and A4, settled, are pruned" \
+    "$(sql "SELECT count(*) FROM gates WHERE id IN ('$A3', '$A4')")" 0
+is "  the three others stay" "$(sql "SELECT count(*) FROM gates")" 3
+wr log --verify
+check "  the audit chain still verifies after the pruning" [ "$RC" -eq 0 ]
 
 diag "once the attempt settles and the runner lets go, they may go too"
 for p in $SLEEPERS; do kill "$p" 2>/dev/null; done
