@@ -80,7 +80,7 @@ suites=${*:-answer hardening serve files iolog remote twoperson logship sudors}
 # What the root needs: warrant's build, the suites' tools, both sudos.
 packages="build-essential meson ninja-build pkg-config libjansson-dev libssl-dev
 libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev zlib1g-dev libzstd-dev
-libmicrohttpd-dev
+libmicrohttpd-dev libarchive-dev
 libqrencode-dev sudo sudo-rs expect util-linux passwd openssl python3 procps acl strace
 valgrind curl openssh-server openssh-client nodejs npm ca-certificates"
 # inside the root: the tree, its e2e build (tests/run.sh installs it into

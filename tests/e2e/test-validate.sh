@@ -1034,7 +1034,7 @@ refused relative_path "$C0.argv[3]" "the message names /nc2hello" \
     "$(req1 '["install","-m","0755","nc2hello","/usr/local/bin/nc2hello"]')"
 as_req "$W" request <"$WT_T/in" >/dev/null 2>"$WT_T/err"
 check "without -j: the sentence names /nc2hello and the hint says how" \
-    sh -c 'grep -qF "root would use /nc2hello" "$1" && grep -q "hint: name the file by absolute path" "$1"' sh "$WT_T/err"
+    sh -c 'grep -qF "root would use /nc2hello" "$1" && grep -qF "hint: '"'"'nc2hello'"'"' is relative: name it by its absolute path" "$1"' sh "$WT_T/err"
 accepted "the same with the request's cwd named: found from there" \
     "$(req1 '["cat","hostname"]' '' '"cwd":"/etc"')"
 accepted "words that are not paths: modes, owners, scripts, values" \

@@ -815,7 +815,8 @@ else
 	rev mcp <"$SR_DIR/o5.jsonl" >"$T.mcp" 2>&1
 	GWD=$(rev list -a -j | jscan "' '.join(g['request_id'] for g in j if g['reason'] == 'outcome withdrawn')")
 	is "an MCP call whose session ends is withdrawn (a denial with the requester's words)" \
-	    "$(rev show -j "$GWD" | jscan 'j["state"] + ":" + j["feedback"].split(":")[0]')" denied:withdrawn
+	    "$(rev show -j "$GWD" | jscan 'j["state"] + ":" + j["feedback"].split(":")[0]')" \
+	    "denied:withdrawn by the requester"
 	# pending, with argv words that break badly when a line may break
 	# inside them: hyphens and spaces near where a 360 px line ends
 	"$PY" - "$SR_DIR" <<'EOF'
