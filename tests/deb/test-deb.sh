@@ -141,17 +141,18 @@ snapshot() {
 	    -o -path '/etc/*-' -o -path "$top" \) -prune -o -print 2>/dev/null | LC_ALL=C sort >"$1"
 }
 
-# same_files DESC AFTER [KEPT]: the file list AFTER is the one taken
-# before the install, but for new paths under the directory KEPT; the
+# same_files DESC AFTER [KEPT...]: the file list AFTER is the one taken
+# before the install, but for new paths under the directories KEPT; the
 # differences are shown.
 same_files() {
 	LC_ALL=C comm -13 "$ST/before" "$2" >"$ST/left"
 	LC_ALL=C comm -23 "$ST/before" "$2" >"$ST/gone"
-	if [ -n "${3:-}" ]; then
-		grep -v "^$3/" "$ST/left" >"$ST/left.not-kept"
-		grep "^$3/" "$ST/left" | sed 's/^/# kept until purge: /'
+	shift 2
+	for kept in "$@"; do
+		grep -v "^$kept/" "$ST/left" >"$ST/left.not-kept"
+		grep "^$kept/" "$ST/left" | sed 's/^/# kept until purge: /'
 		mv "$ST/left.not-kept" "$ST/left"
-	fi
+	done
 	if [ ! -s "$ST/left" ] && [ ! -s "$ST/gone" ]; then
 		ok "$1"
 	else
@@ -315,9 +316,10 @@ done <"$ST/files")
 is "remove: none of the package's files is left" "$left" ""
 snapshot "$ST/removed"
 # deb-systemd-helper keeps its record of the user unit's state (enabled
-# by whom) until purge, as dpkg keeps a removed package's conffiles.
-same_files "remove: the machine's files are the ones before the install (but deb-systemd-helper's record)" \
-    "$ST/removed" /var/lib/systemd/deb-systemd-user-helper-enabled
+# by whom) until purge, as dpkg keeps a removed package's conffiles, and
+# warrant its record of the ids of removed box users.
+same_files "remove: the machine's files are the ones before the install (but deb-systemd-helper's and the retired ids' records)" \
+    "$ST/removed" /var/lib/systemd/deb-systemd-user-helper-enabled /var/lib/warrant/box/retired
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q warrant >"$ST/purge.log" 2>&1
 rc=$?
 is "apt-get purge warrant exits 0" "$rc" 0
