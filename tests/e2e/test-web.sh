@@ -1096,7 +1096,7 @@ rev pair --revoke "$DEV" >"$T.rev"
 check "pair --revoke" grep -q "revoked" "$T.rev"
 hello
 is "after --revoke the daemon answers no hello for the session" \
-    "$(jval "$T.hello" 'j["error"]["code"]'):$(jval "$T.hello" '"nonce" in j')" no_session:False
+    "$(jval "$T.hello" 'j["error"]["code"]'):$(jval "$T.hello" '"nonce" in j')" no_session:false
 api GET /api/gates
 is "... and its calls get 401" "$ST" 401
 api POST "/api/gates/$G0/deny" '{}'
