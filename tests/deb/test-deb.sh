@@ -145,6 +145,7 @@ snapshot() {
 # before the install, but for new paths under the directories KEPT; the
 # differences are shown.
 same_files() {
+	sf_desc=$1
 	LC_ALL=C comm -13 "$ST/before" "$2" >"$ST/left"
 	LC_ALL=C comm -23 "$ST/before" "$2" >"$ST/gone"
 	shift 2
@@ -154,9 +155,9 @@ same_files() {
 		mv "$ST/left.not-kept" "$ST/left"
 	done
 	if [ ! -s "$ST/left" ] && [ ! -s "$ST/gone" ]; then
-		ok "$1"
+		ok "$sf_desc"
 	else
-		not_ok "$1"
+		not_ok "$sf_desc"
 		head -20 "$ST/left" | sed 's/^/# left: /'
 		head -20 "$ST/gone" | sed 's/^/# gone: /'
 	fi
