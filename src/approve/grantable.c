@@ -79,42 +79,30 @@ path_agent_input(const struct writer *w, const char *cwd, const char *path, char
 	return rc != 0;
 }
 
-/*
- * The paths a word may name: the word itself, what follows its first '='
- * (--config=x, NAME=x), what follows a short option's letters (-fx/y),
- * and each absolute piece of a ':' or ',' list (search paths), also after
- * a '=' of its own. 1 with why when one is the requester's to change.
- */
+struct agent_check {
+	const struct writer *w;
+	const char	*cwd;
+	char		*why;
+	size_t		 size;
+};
+
+static int
+agent_check_one(void *arg, const char *path)
+{
+	const struct agent_check *c = arg;
+
+	return path_agent_input(c->w, c->cwd, path, c->why, c->size);
+}
+
+/* Is a path the word may name (word_paths) the requester's to change?
+ * 1 with why. */
 static int
 word_agent_input(const struct writer *w, const char *cwd, const char *word, char *why,
     size_t size)
 {
-	char piece[PATH_MAX];
-	const char *s, *e, *v;
-	size_t n;
+	struct agent_check c = { w, cwd, why, size };
 
-	if (path_agent_input(w, cwd, word, why, size) ||
-	    ((e = strchr(word, '=')) != NULL && e[1] != '\0' &&
-	    path_agent_input(w, cwd, e + 1, why, size)) ||
-	    (word[0] == '-' && word[1] != '-' && (v = strchr(word, '/')) != NULL &&
-	    path_agent_input(w, cwd, v, why, size)))
-		return 1;
-	for (s = word; *s != '\0'; s += n + (s[n] != '\0')) {
-		n = strcspn(s, ":,");
-		if (n == 0 || n >= sizeof piece)
-			continue;
-		memcpy(piece, s, n);
-		piece[n] = '\0';
-		if (piece[0] == '/')
-			v = piece;
-		else if ((e = strchr(piece, '=')) != NULL && e[1] == '/')
-			v = e + 1;
-		else
-			continue;
-		if (path_agent_input(w, cwd, v, why, size))
-			return 1;
-	}
-	return 0;
+	return word_paths(word, agent_check_one, &c) != 0;
 }
 
 /*

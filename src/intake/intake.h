@@ -261,6 +261,7 @@ json_t	*blob_archive(const char *, const json_t *);
 void	 blob_archives(const char *, json_t *);
 
 /* validate.c: the rules, judged for the requester; fills its defaults. */
+int	 word_paths(const char *, int (*)(void *, const char *), void *);
 int	 validate_request(struct wrequest *, const struct requester *, struct refusal *);
 int	 validate_remote_text(struct wrequest *, struct refusal *);
 void	 risk_all(struct wrequest *);

@@ -201,27 +201,26 @@ check_path(const struct requester *p, const char *cwd, const char *path,
 }
 
 /*
- * The paths a word may name for root: the word itself, what follows its
- * first '=' (--config=/x, NAME=/x) and the letters of a short option
- * (-f/x), and each absolute piece of a ':' or ',' list (search paths,
- * mount options), also after a '=' of its own.
+ * The paths a word may name: the word itself, what follows its first '='
+ * (--config=/x, NAME=/x) and the letters of a short option (-f/x), and
+ * each absolute piece of a ':' or ',' list (search paths, mount options),
+ * also after a '=' of its own; each given to each(arg, path) in turn. The
+ * first nonzero answer, or 0.
  */
-static int
-check_word_paths(const struct requester *p, const char *cwd, const char *w,
-    struct refusal *r, const char *sub)
+int
+word_paths(const char *w, int (*each)(void *, const char *), void *arg)
 {
 	char piece[PATH_MAX];
 	const char *s, *e, *v;
 	size_t n;
+	int rc;
 
-	if (check_path(p, cwd, w, r, sub) != 0)
-		return -1;
-	if ((e = strchr(w, '=')) != NULL && e[1] != '\0' &&
-	    check_path(p, cwd, e + 1, r, sub) != 0)
-		return -1;
-	if (w[0] == '-' && w[1] != '-' && (v = strchr(w, '/')) != NULL &&
-	    check_path(p, cwd, v, r, sub) != 0)
-		return -1;
+	if ((rc = each(arg, w)) != 0)
+		return rc;
+	if ((e = strchr(w, '=')) != NULL && e[1] != '\0' && (rc = each(arg, e + 1)) != 0)
+		return rc;
+	if (w[0] == '-' && w[1] != '-' && (v = strchr(w, '/')) != NULL && (rc = each(arg, v)) != 0)
+		return rc;
 	for (s = w; *s != '\0'; s += n + (s[n] != '\0')) {
 		n = strcspn(s, ":,");
 		if (n == 0 || n >= sizeof piece)
@@ -234,10 +233,34 @@ check_word_paths(const struct requester *p, const char *cwd, const char *w,
 			v = e + 1;
 		else
 			continue;
-		if (check_path(p, cwd, v, r, sub) != 0)
-			return -1;
+		if ((rc = each(arg, v)) != 0)
+			return rc;
 	}
 	return 0;
+}
+
+struct word_check {
+	const struct requester *p;
+	const char	*cwd, *sub;
+	struct refusal	*r;
+};
+
+static int
+word_check_one(void *arg, const char *path)
+{
+	const struct word_check *c = arg;
+
+	return check_path(c->p, c->cwd, path, c->r, c->sub) != 0;
+}
+
+/* Every path a word may name for root (word_paths), checked. */
+static int
+check_word_paths(const struct requester *p, const char *cwd, const char *w,
+    struct refusal *r, const char *sub)
+{
+	struct word_check c = { p, cwd, sub, r };
+
+	return word_paths(w, word_check_one, &c) != 0 ? -1 : 0;
 }
 
 /* An element after an env that looks like NAME=VALUE goes through the
