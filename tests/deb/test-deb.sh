@@ -150,8 +150,8 @@ same_files() {
 	LC_ALL=C comm -23 "$ST/before" "$2" >"$ST/gone"
 	shift 2
 	for kept in "$@"; do
-		grep -v "^$kept/" "$ST/left" >"$ST/left.not-kept"
-		grep "^$kept/" "$ST/left" | sed 's/^/# kept until purge: /'
+		grep -v -e "^$kept\$" -e "^$kept/" "$ST/left" >"$ST/left.not-kept"
+		grep -e "^$kept\$" -e "^$kept/" "$ST/left" | sed 's/^/# kept until purge: /'
 		mv "$ST/left.not-kept" "$ST/left"
 	done
 	if [ ! -s "$ST/left" ] && [ ! -s "$ST/gone" ]; then
