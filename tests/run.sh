@@ -76,7 +76,9 @@ run() {
 	failed=$((failed + f))
 	echo "== $name: $p passed, $f failed ($took s)"
 	if [ "$f" -ne 0 ]; then
-		grep -E '^not ok|^#' "$out" | head -40
+		# each failure with the diagnostics after it: a long suite's
+		# section headings would push them out of a CI log's tail
+		grep -E -A8 '^not ok' "$out" | grep -E '^not ok|^#|^--' | head -60
 		tail -20 "$out.err"
 	fi
 }
