@@ -109,7 +109,9 @@ async function signedCall(method, path, body) {
 	    !(await signedBy("warrant-server-v1\n" + challenge + "\n" + hj.nonce, hj.proof)))
 		return NOT_DAEMON;
 	const text = body === undefined ? "" : JSON.stringify(body);
-	const time = String(Math.floor(Date.now() / 1000));
+	// the daemon's clock, from its hello: a phone whose clock is off still
+	// signs a time the daemon takes
+	const time = String(Number.isSafeInteger(hj.time) ? hj.time : Math.floor(Date.now() / 1000));
 	const mac = await sign("warrant-page-v1\n" + method + "\n" + path + "\n" +
 		await sha256hex(utf8.encode(text)) + "\n" + time + "\n" + hj.nonce);
 	const headers = { "X-Warrant-Session": session.name, "X-Warrant-Nonce": hj.nonce,
@@ -143,6 +145,12 @@ async function api(method, path, body) {
 		if (r.status !== 0 || !again || i >= 4) return r;
 		await new Promise(ok => setTimeout(ok, 250 * (i + 1)));
 	}
+}
+
+// Not paired (or revoked): the one refusal that forgets nothing but says
+// so. Any other refusal, signed by the daemon, is shown as it is.
+function unpairedAnswer(r) {
+	return r.status === 401 && (!r.body || !r.body.error || r.body.error.code === "no_session");
 }
 
 function errText(r) {
@@ -245,6 +253,8 @@ function confinementView(c) {
 function outcomeOf(g) {
 	if (g.state === "denied") return /^withdrawn\b/.test(g.feedback || "") ? "withdrawn" : "denied";
 	if (g.state !== "approved" || !g.ledger) return g.state;
+	// stopped by the reviewer: its command's signal is the stop, not a failure
+	if (g.ledger.stopped) return "stopped";
 	const bad = (g.ledger.entries || []).find(e => e.status !== "ran" && e.status !== "not_approved");
 	if (bad && bad.status === "failed")
 		return "failed" + (bad.exit_code != null ? " (exit " + bad.exit_code + ")" :
@@ -305,6 +315,7 @@ function commandItem(g, c, i) {
 	if (c.approvable) {
 		const box = el("input", { type: "checkbox", "data-id": c.id, "aria-label": "run " + c.id });
 		box.checked = true;
+		box.disabled = !!g.busy;	// running: what runs is no longer chosen
 		li.append(box);
 	}
 	const cmd = el("div", { class: "cmd" });
@@ -358,13 +369,25 @@ async function deny(g, card, feedback) {
 	load();
 }
 
-async function approve(g, card) {
+// What to approve, named: the first tap asks again with the gate's id and
+// requester, so a card that moved under the finger approves nothing; the
+// second tap runs. Changing the ticks asks again.
+function approveTap(g, card, b) {
 	const ids = [...card.querySelectorAll("input[type=checkbox][data-id]")]
-		.filter(b => b.checked).map(b => b.getAttribute("data-id"));
+		.filter(x => x.checked).map(x => x.getAttribute("data-id"));
 	if (ids.length === 0) {
 		showResult(card, g.request_id, "Tick at least one command.", true);
 		return;
 	}
+	if (b.classList.contains("confirm")) return approve(g, card, ids);
+	const grant = grantChosen(card);
+	b.classList.add("confirm");
+	b.textContent = "Run " + plural(ids.length, "command", "commands") + " of " + g.request_id +
+		" from " + g.requester + " as you" + (grant ? ", and allow again for " + grant : "") +
+		": tap again";
+}
+
+async function approve(g, card, ids) {
 	busy.add(g.request_id);
 	card.querySelectorAll("button").forEach(b => b.disabled = true);
 	showResult(card, g.request_id, "Running " + plural(ids.length, "command", "commands") + "…", false);
@@ -392,11 +415,11 @@ function liveView(g, card) {
 		box.append(el("pre", { class: "live-output", text: lines.join("\n") }));
 	}
 	const b = el("button", { type: "button", class: "stop", text: "Stop" });
-	b.addEventListener("click", () => {
+	b.addEventListener("click", steady(() => {
 		if (b.classList.contains("confirm")) return stop(g, card);
 		b.classList.add("confirm");
-		b.textContent = "Stop it: kill the running command, skip the rest";
-	});
+		b.textContent = "Stop " + g.request_id + ": kill the running command, skip the rest";
+	}));
 	box.append(b);
 	return box;
 }
@@ -516,21 +539,90 @@ function gateCard(g) {
 	if (pending && !g.busy) {
 		const acts = el("div", { class: "actions" });
 		if (g.approvable) {
-			acts.append(el("button", { type: "button", class: "approve", text: "Run the ticked commands as you",
-				on: { click: () => approve(g, card) } }));
+			const run = el("button", { type: "button", class: "approve", text: "Run the ticked commands as you" });
+			run.addEventListener("click", steady(() => approveTap(g, card, run)));
+			acts.append(run);
 			const grant = grantChoice(g, card);
 			if (grant) acts.append(grant);
+			const ask = () => {
+				run.classList.remove("confirm");
+				run.textContent = "Run the ticked commands as you";
+			};
+			card.querySelectorAll("input[type=checkbox][data-id]").forEach(x => x.addEventListener("change", ask));
+			acts.querySelectorAll("select.grant").forEach(x => x.addEventListener("change", ask));
 		}
 		const fb = el("textarea", { placeholder: "Feedback for the agent (optional)", maxlength: "4096",
 			"aria-label": "feedback" });
 		acts.append(fb);
 		acts.append(el("button", { type: "button", class: "deny", text: "Deny",
-			on: { click: () => deny(g, card, fb.value) } }));
+			on: { click: steady(() => deny(g, card, fb.value)) } }));
 		card.append(acts);
 	}
 	const last = results.get(g.request_id);
 	if (last) card.append(el("div", { class: "result last" + (last.error ? " error" : ""), text: last.text }));
 	return card;
+}
+
+// The layout under the reviewer's finger (docs/web.md, "What you tap is
+// what you read"): pending cards stay in the order they came, a new one
+// below the rest; each new list keeps the card being read where it was
+// on the screen; and for a moment after the list changed, a tap on an
+// action does nothing but say so.
+const STEADY_MS = 1000;
+let movedAt = 0, touched = null;
+
+function steady(f) {
+	return (ev) => {
+		if (Date.now() - movedAt < STEADY_MS) {
+			notice("The list just changed: look again, then tap.");
+			if (ev) ev.preventDefault();
+			return;
+		}
+		return f(ev);
+	};
+}
+
+document.addEventListener("pointerdown", ev => {
+	const card = ev.target.closest && ev.target.closest("article.gate");
+	touched = card ? card.getAttribute("data-gate") : null;
+}, true);
+
+// The cards on the screen now, the one last touched first.
+function anchorsNow() {
+	const seen = [];
+	for (const card of document.querySelectorAll("article.gate")) {
+		const r = card.getBoundingClientRect();
+		if (r.bottom > 0 && r.top < window.innerHeight)
+			seen.push({ id: card.getAttribute("data-gate"), list: card.parentElement.id, top: r.top });
+	}
+	const t = seen.findIndex(a => a.id === touched);
+	if (t > 0) seen.unshift(seen.splice(t, 1)[0]);
+	return seen;
+}
+
+// Scroll so that the first of those cards still in its list is where it was.
+function keepInPlace(anchors) {
+	for (const a of anchors) {
+		const card = [...document.querySelectorAll("#" + a.list + " > article.gate")]
+			.find(c => c.getAttribute("data-gate") === a.id);
+		if (card) {
+			window.scrollBy(0, card.getBoundingClientRect().top - a.top);
+			return;
+		}
+	}
+}
+
+// The list's children become cards, in order, without taking out a card
+// that stays: a node taken out of the page, even for a moment, loses the
+// focus inside it (a phone's keyboard closes). Kept cards are already in
+// their order (oldest first), so only the others are inserted.
+function placeCards(list, cards) {
+	for (const c of [...list.children]) if (!cards.includes(c)) c.remove();
+	let at = list.firstChild;
+	for (const c of cards) {
+		if (c === at) at = at.nextSibling;
+		else list.insertBefore(c, at);
+	}
 }
 
 let loading = false, again = false, liveTimer = null;
@@ -539,30 +631,42 @@ async function load() {
 	loading = true;
 	try {
 		const r = await api("GET", "/api/gates?all=1");
-		if (r.status === 401) return unpaired();
+		if (unpairedAnswer(r)) return unpaired();
 		if (r.status !== 200) { notice("Cannot read the requests: " + errText(r)); return; }
 		notice("");
 		const pend = document.getElementById("pending"), rec = document.getElementById("recent");
 		// keep what is being typed or run: cards with work under way stay,
-		// and one whose Stop asks to be confirmed
+		// and one whose Stop or Run asks to be confirmed
 		const keep = new Map();
+		// (a focused field or button stays focused: a phone's keyboard
+		// stays open while a request arrives)
 		for (const card of pend.querySelectorAll("article.gate")) {
 			const id = card.getAttribute("data-gate"), ta = card.querySelector("textarea");
-			if (busy.has(id) || (ta && ta.value && document.activeElement === ta) ||
-				card.querySelector("button.stop.confirm")) keep.set(id, card);
+			if (busy.has(id) || (ta && ta.value) || card.contains(document.activeElement) ||
+				card.querySelector("button.confirm")) keep.set(id, card);
 		}
-		pend.replaceChildren();
+		const before = [...pend.children].map(c => c.getAttribute("data-gate")).join(" ");
+		const anchors = anchorsNow();
+		// the daemon lists the newest first; pending ones are shown oldest
+		// first, so one that arrives goes below the rest
+		const pendingGates = r.body.gates.filter(g => g.state === "pending").reverse();
+		placeCards(pend, pendingGates.map(g => keep.get(g.request_id) || gateCard(g)));
 		rec.replaceChildren();
-		let np = 0, nr = 0;
+		let nr = 0;
 		for (const g of r.body.gates) {
-			if (g.state === "pending") {
-				pend.append(keep.get(g.request_id) || gateCard(g));
-				np++;
-			} else if (nr < 20) {
+			if (g.state !== "pending" && nr < 20) {
 				rec.append(gateCard(g));
 				nr++;
 			}
 		}
+		const np = pendingGates.length;
+		if (before !== "" && [...pend.children].map(c => c.getAttribute("data-gate")).join(" ") !== before) {
+			// data-steady says when taps count again (tests wait on it)
+			const at = movedAt = Date.now();
+			pend.dataset.steady = "0";
+			setTimeout(() => { if (movedAt === at) pend.dataset.steady = "1"; }, STEADY_MS + 50);
+		}
+		keepInPlace(anchors);
 		// a batch running: its output is read again every second
 		if (r.body.gates.some(g => g.busy) && !liveTimer)
 			liveTimer = setTimeout(() => { liveTimer = null; load(); }, 1000);
@@ -587,7 +691,7 @@ function unpaired() {
 // single-use ticket fetched with the key, and a new one at each reconnect.
 async function listen() {
 	const t = await api("POST", "/api/events/ticket", {});
-	if (t.status === 401) return unpaired();
+	if (unpairedAnswer(t)) return unpaired();
 	if (t.status !== 200) { setTimeout(listen, 3000); return; }
 	events = new EventSource("/api/events?ticket=" + encodeURIComponent(t.body.ticket));
 	events.addEventListener("gates", () => load());
@@ -626,8 +730,8 @@ async function start() {
 	}
 	session = await sessionStore("readonly", st => st.get("current")).catch(() => null) || null;
 	const s = await api("GET", "/api/session");
-	if (s.status === 0) { notice(errText(s)); return; }
-	if (s.status !== 200) return unpaired();
+	if (unpairedAnswer(s)) return unpaired();
+	if (s.status !== 200) { notice(errText(s)); return; }
 	document.getElementById("conn").textContent = "device " + s.body.device +
 		(s.body.port_held ? "" : " · port not held for the daemon");
 	await load();

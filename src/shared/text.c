@@ -145,17 +145,34 @@ text_word_marks(const char *w)
 	return marks;
 }
 
+/*
+ * A look-alike that prose may keep: the en and em dash and the ellipsis
+ * of ordinary writing, and the full-width punctuation of CJK writing but
+ * for the full-width '/', '\\', '.', '~' and '-' (which build a path or an
+ * option). A reason or a label may not pass for a path either; it may
+ * read like text.
+ */
+static int
+prose_keeps(unsigned cp)
+{
+	if (cp == 0x2013 || cp == 0x2014 || cp == 0x2026)
+		return 1;
+	return cp >= 0xFF01 && cp <= 0xFF5E && cp != 0xFF0F && cp != 0xFF3C &&
+	    cp != 0xFF0E && cp != 0xFF5E && cp != 0xFF0D;
+}
+
 #define N_RAW		0x1	/* output: backslash, newline, tab as they are */
-#define N_WORD		0x2	/* an argv word: look-alikes escaped too */
+#define N_WORD		0x2	/* an argv word: every look-alike escaped */
 #define N_RTL		0x4	/* and strong right-to-left letters */
+#define N_PROSE		0x8	/* prose: look-alikes but prose_keeps escaped */
 
 /*
  * Append n bytes of s, neutralised: invalid UTF-8, control characters
  * and invisible code points as visible escapes. For text_visible (no
  * N_RAW) a backslash is doubled and newline, tab and CR are escaped too,
  * so the result is one unambiguous line; for output (N_RAW) backslash,
- * newline and tab stay as they are. N_WORD and N_RTL escape more, for
- * text_word.
+ * newline and tab stay as they are. N_PROSE, N_WORD and N_RTL escape
+ * more, for text_visible and text_word.
  */
 static void
 neutralise(struct sbuf *b, const char *s, size_t n, int how)
@@ -189,6 +206,7 @@ neutralise(struct sbuf *b, const char *s, size_t n, int how)
 			snprintf(esc, sizeof esc, "\\x%02x", cp);
 			sb_put(b, esc, strlen(esc));
 		} else if (invisible(cp) || ((how & N_WORD) && text_lookalike(cp)) ||
+		    ((how & N_PROSE) && text_lookalike(cp) && !prose_keeps(cp)) ||
 		    bidi == UC_BIDI_R || bidi == UC_BIDI_AL) {
 			snprintf(esc, sizeof esc, "<U+%04X>", cp);
 			sb_put(b, esc, strlen(esc));
@@ -198,14 +216,16 @@ neutralise(struct sbuf *b, const char *s, size_t n, int how)
 	}
 }
 
-/* A newly allocated copy of s that is safe to print on a terminal. */
+/* A newly allocated copy of s (prose: a reason, a label, a message) that
+ * is safe to print on a terminal and cannot pass for a path or an option
+ * it is not: look-alikes escaped as in a word, but the marks prose uses. */
 char *
 text_visible(const char *s)
 {
 	struct sbuf b = { NULL, 0, 0 };
 
 	sb_put(&b, "", 0);
-	neutralise(&b, s, strlen(s), 0);
+	neutralise(&b, s, strlen(s), N_PROSE);
 	return b.p;
 }
 

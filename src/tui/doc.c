@@ -318,10 +318,12 @@ doc_add(struct tdoc *d, enum style s, const char *text)
 	free(w);
 }
 
+/* Append one word that must not be split (a path, a name, KEY=VALUE, a
+ * hash): as an argv word is shown (tui_word), look-alikes escaped. */
 void
 doc_word(struct tdoc *d, enum style s, const char *text)
 {
-	wchar_t *w = tui_wide(text);
+	wchar_t *w = tui_word(text);
 
 	doc_wordw(d, s, w);
 	free(w);

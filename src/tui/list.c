@@ -121,19 +121,6 @@ page(struct tui *t)
 	return t->page;
 }
 
-/* The gate's state as the reviewer reads it: a gate its requester
- * withdrew (a denial in the store) reads "withdrawn". */
-static const char *
-state_word(const json_t *g)
-{
-	const char *st = json_str(g, "state");
-
-	if (strcmp(st, "denied") == 0 && strncmp(json_str(g, "feedback"),
-	    "withdrawn by the requester", 26) == 0)
-		return "withdrawn";
-	return st;
-}
-
 static void
 gate_rows(int y, const json_t *g, int selected)
 {
@@ -170,7 +157,7 @@ gate_rows(int y, const json_t *g, int selected)
 		x += tui_puts(y, x, COLS - 1 - x, at - now < 60 ? ST_BAD : ST_NORMAL, buf) + 2;
 	} else
 		x += tui_puts(y, x, COLS - 1 - x, strcmp(json_str(g, "state"), "approved") == 0 ?
-		    ST_GOOD : ST_BAD, state_word(g)) + 2;
+		    ST_GOOD : ST_BAD, tui_state_word(g)) + 2;
 	requester_label(g, who, sizeof who);
 	if (x < COLS - 1)
 		x += tui_cut(y, x, COLS - 1 - x < 28 ? COLS - 1 - x : 28, ST_NORMAL, who);

@@ -28,19 +28,6 @@ gate_cmd_root(const json_t *c)
 	return strcmp(json_str(c, "as"), "root") == 0;
 }
 
-/* The gate's state as the reviewer reads it: a gate its requester
- * withdrew (a denial in the store) reads "withdrawn". */
-static const char *
-state_word(const json_t *g)
-{
-	const char *st = json_str(g, "state");
-
-	if (strcmp(st, "denied") == 0 && strncmp(json_str(g, "feedback"),
-	    "withdrawn by the requester", 26) == 0)
-		return "withdrawn";
-	return st;
-}
-
 static int
 pending(const struct tui *t)
 {
@@ -201,7 +188,7 @@ expiry(struct tui *t, struct tdoc *d)
 		return;
 	}
 	doc_add(d, strcmp(json_str(g, "state"), "approved") == 0 ? ST_GOOD : ST_BAD,
-	    state_word(g));
+	    tui_state_word(g));
 	doc_addf(d, ST_DIM, " (review window to %s)", when);
 }
 
@@ -237,9 +224,9 @@ context(struct tui *t, struct tdoc *d)
 	context_field(d, "Requester", who);
 	if (*json_str(g, "agent") != '\0') {
 		doc_add(d, ST_NORMAL, " via agent ");
-		doc_add(d, ST_NORMAL, json_str(g, "agent"));
+		doc_word(d, ST_NORMAL, json_str(g, "agent"));
 	}
-	context_field(d, "Project", *json_str(g, "project") ? json_str(g, "project") : "-");
+	context_word(d, "Project", *json_str(g, "project") ? json_str(g, "project") : "-");
 	expiry(t, d);
 	doc_line(d, -1, LINE_PLAIN, LABEL_COL);
 	doc_add(d, ST_LABEL, "Risk");
@@ -249,16 +236,6 @@ context(struct tui *t, struct tdoc *d)
 		context_field(d, "Feedback", json_str(g, "feedback"));
 }
 
-/* One argv word or path as the console shows it (tui_word). */
-static void
-doc_argword(struct tdoc *d, enum style s, const char *value)
-{
-	wchar_t *w = tui_word(value);
-
-	doc_wordw(d, s, w);
-	free(w);
-}
-
 /* A detail of a card: its value is one word (an argv element, a path). */
 static void
 detail(struct tdoc *d, int card, const char *label, enum style s, const char *value)
@@ -266,7 +243,7 @@ detail(struct tdoc *d, int card, const char *label, enum style s, const char *va
 	doc_line(d, card, LINE_MID, DETAIL_COL);
 	doc_add(d, ST_LABEL, label);
 	doc_tab(d, DETAIL_COL);
-	doc_argword(d, s, value);
+	doc_word(d, s, value);
 }
 
 static void
@@ -288,7 +265,7 @@ card_details(struct tui *t, struct tdoc *d, int card, const json_t *c)
 	detail(d, card, "path", ST_NORMAL, json_str(c, "path"));
 	if (strcmp(json_str(c, "path"), json_str(c, "given_path")) != 0) {
 		doc_add(d, ST_DIM, " (given as ");
-		doc_argword(d, ST_DIM, json_str(c, "given_path"));
+		doc_word(d, ST_DIM, json_str(c, "given_path"));
 		doc_add(d, ST_DIM, ")");
 	}
 	if (json_is_true(json_object_get(c, "sealed_at_run")))
@@ -446,7 +423,7 @@ checkbox(struct tui *t, struct tdoc *d, int i, const json_t *c)
 			return;
 		}
 	doc_add(d, ST_DIM, strcmp(json_str(t->gate, "state"), "approved") == 0 ?
-	    "not run" : state_word(t->gate));
+	    "not run" : tui_state_word(t->gate));
 }
 
 /* One command's card; rootno is its number among the ROOT commands. */
@@ -483,7 +460,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 		doc_line(d, i, LINE_MID, CARD_INDENT);
 		doc_tab(d, CARD_INDENT);
 		doc_add(d, ST_NORMAL, "as ");
-		doc_add(d, ST_ROOT_BORDER, json_str(t->gate, "run_as"));
+		doc_word(d, ST_ROOT_BORDER, json_str(t->gate, "run_as"));
 		doc_add(d, ST_NORMAL, ", in ");
 		doc_word(d, ST_BOLD, json_str(c, "cwd"));
 	}
@@ -503,7 +480,7 @@ card(struct tui *t, struct tdoc *d, int i, const json_t *c, int rootno)
 		doc_line(d, i, LINE_MID, CARD_INDENT + 5);
 		doc_tab(d, CARD_INDENT);
 		doc_add(d, ST_RISK, "[sealed-at-run] ");
-		doc_add(d, ST_NORMAL, json_str(c, "path"));
+		doc_word(d, ST_NORMAL, json_str(c, "path"));
 		doc_add(d, ST_NORMAL, " does not exist yet: an earlier ROOT command may create it. "
 		    "It is resolved, checked (who could change it, the denylists) and hashed "
 		    "when it runs; the ledger gets the hash that ran.");
@@ -612,6 +589,11 @@ ledger(struct tui *t, struct tdoc *d)
 	doc_line(d, -1, LINE_PLAIN, 0);
 	doc_add(d, ST_BOLD, "Ledger");
 	doc_addf(d, ST_DIM, " (%s)", json_str(t->ledger, "outcome"));
+	/* a stopped batch: its killed command's signal is the stop */
+	if (json_is_object(json_object_get(t->ledger, "stopped"))) {
+		doc_add(d, ST_BAD, " stopped by ");
+		doc_word(d, ST_BAD, json_str(json_object_get(t->ledger, "stopped"), "by"));
+	}
 	json_array_foreach(json_object_get(t->ledger, "entries"), i, e) {
 		s = json_str(e, "status");
 		doc_line(d, -1, LINE_PLAIN, 4);
@@ -791,7 +773,7 @@ gate_reload(struct tui *t)
 	now = json_str(g, "state");
 	if (strcmp(was, now) != 0) {
 		tui_status(t, strcmp(now, "approved") == 0 ? ST_GOOD : ST_BAD,
-		    "%s is now %s", t->gate_id, state_word(g));
+		    "%s is now %s", t->gate_id, tui_state_word(g));
 		if (t->mode != MODE_NORMAL)
 			t->mode = MODE_NORMAL;
 	}
@@ -836,7 +818,7 @@ top_bar(struct tui *t)
 		tui_duration(at - now_seconds(), left, sizeof left);
 		snprintf(buf, sizeof buf, "expires in %s ", left);
 	} else
-		snprintf(buf, sizeof buf, "%s ", state_word(t->gate));
+		snprintf(buf, sizeof buf, "%s ", tui_state_word(t->gate));
 	if ((int)strlen(buf) < COLS - 1 - x)
 		tui_puts(0, COLS - (int)strlen(buf), (int)strlen(buf), ST_BAR, buf);
 }
@@ -909,7 +891,7 @@ toggle(struct tui *t)
 {
 	if (!pending(t)) {
 		tui_status(t, ST_BAD, "%s is %s: nothing to tick", t->gate_id,
-		    state_word(t->gate));
+		    tui_state_word(t->gate));
 		return;
 	}
 	if (t->ncmds == 0)

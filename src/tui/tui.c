@@ -43,6 +43,19 @@ tui_now_ms(void)
 }
 
 /* A duration for humans: 42s, 4m08s, 3h05m, 2d04h; "0s" when past. */
+/* The gate's state as the reviewer reads it: a gate its requester
+ * withdrew (a denial in the store) reads "withdrawn". */
+const char *
+tui_state_word(const json_t *g)
+{
+	const char *st = json_str(g, "state");
+
+	if (strcmp(st, "denied") == 0 && strncmp(json_str(g, "feedback"),
+	    "withdrawn by the requester", 26) == 0)
+		return "withdrawn";
+	return st;
+}
+
 void
 tui_duration(int64_t s, char *buf, size_t size)
 {

@@ -147,6 +147,7 @@ void	 tui_draw(struct tui *);
 void	 tui_forget_interrupt(void);
 int	 tui_body_height(void);
 void	 tui_duration(int64_t, char *, size_t);
+const char *tui_state_word(const json_t *);
 int	 tui_run(struct store *, int, const char *, const char *);
 
 /* list.c */

@@ -62,15 +62,22 @@ visible_lines(const char *s)
 enum shown { SHOWN_TEXT, SHOWN_LINES, SHOWN_WORD };
 
 /* How the value of a member is shown: output tails keep their line
- * breaks; argv words and executable paths are words (text_word). */
+ * breaks; argv words, paths, names and the environment's values are
+ * words (text_word: every look-alike escaped); reasons, feedback and
+ * messages are prose (text_visible). */
 static enum shown
 member_shown(const char *key)
 {
+	static const char *const words[] = { "argv", "path", "given_path", "cwd",
+	    "source", "written", "env", "run_as", "host", "machine",
+	    "machine_destination", "agent", "project", "requester", NULL };
+	size_t i;
+
 	if (strcmp(key, "output_tail") == 0)
 		return SHOWN_LINES;
-	if (strcmp(key, "argv") == 0 || strcmp(key, "path") == 0 ||
-	    strcmp(key, "given_path") == 0)
-		return SHOWN_WORD;
+	for (i = 0; words[i] != NULL; i++)
+		if (strcmp(key, words[i]) == 0)
+			return SHOWN_WORD;
 	return SHOWN_TEXT;
 }
 
@@ -106,7 +113,8 @@ neutral(const json_t *j, enum shown how)
 		out = json_object();
 		json_object_foreach((json_t *)j, key, v) {
 			t = text_visible(key);
-			json_object_set_new(out, t, neutral(v, member_shown(key)));
+			json_object_set_new(out, t, neutral(v, how == SHOWN_WORD ?
+			    SHOWN_WORD : member_shown(key)));
 			free(t);
 		}
 		return out;
@@ -857,9 +865,24 @@ grants_route(struct web *w, struct MHD_Connection *c, struct web_req *r, int get
  */
 struct sse {
 	struct web	*w;
+	char		 sid[SHA256_HEX_LEN + 1];	/* the session it was opened for */
 	char		 seen[SHA256_HEX_LEN + 1];
 	int64_t		 beat;
 };
+
+/* Is the stream's session still paired? `warrant pair --revoke` (another
+ * process) ends it in the store: the stream ends at its next look. */
+static int
+sse_paired(struct sse *e)
+{
+	char device[32];
+	int rc;
+
+	pthread_mutex_lock(&e->w->lock);
+	rc = device_lookup(&e->w->st, e->sid, device, sizeof device);
+	pthread_mutex_unlock(&e->w->lock);
+	return rc == 0;
+}
 
 /* A fingerprint of every gate's id and state and of the live grants (one
  * made, revoked or expired anywhere changes the page's list), and the
@@ -903,7 +926,7 @@ sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	for (;;) {
-		if (e->w->stopping)
+		if (e->w->stopping || !sse_paired(e))
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		pending = fingerprint(e->w, fp);
 		if (strcmp(fp, e->seen) != 0) {
@@ -922,13 +945,14 @@ sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 }
 
 static enum MHD_Result
-events_route(struct web *w, struct MHD_Connection *c)
+events_route(struct web *w, struct MHD_Connection *c, const struct web_req *r)
 {
 	struct sse *e = xcalloc(1, sizeof *e);
 	struct MHD_Response *resp;
 	enum MHD_Result rc;
 
 	e->w = w;
+	memcpy(e->sid, r->sid, sizeof e->sid);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, sse_read, e, free);
 	if (resp == NULL) {
 		free(e);
@@ -956,7 +980,7 @@ api_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char
 	int get = strcmp(method, "GET") == 0;
 
 	if (get && strcmp(url, "/api/events") == 0)
-		return events_route(w, c);
+		return events_route(w, c, r);
 	if (get && strcmp(url, "/api/gates") == 0) {
 		all = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "all");
 		return list_route(w, c, all != NULL && strcmp(all, "1") == 0);

@@ -310,10 +310,11 @@ sig_start(struct web *w, struct MHD_Connection *c, struct web_req *r)
 	r->sig.nonce = header(c, PAGESIG_NONCE);
 	r->sig.time = header(c, PAGESIG_TIME);
 	r->sig.mac = header(c, PAGESIG_MAC);
-	if ((code = pagesig_parse(&r->sig, now_seconds())) != NULL)
-		return code;
+	/* the session first: a refusal of its call is then signed */
 	if (session_find(w, r->sig.session, r) != 0)
 		return "no_session";
+	if ((code = pagesig_parse(&r->sig, now_seconds())) != NULL)
+		return code;
 	return pagesig_nonce_check(w->boot, r->sid, r->sig.nonce, monotonic_ms(), &r->nonce);
 }
 
@@ -356,20 +357,34 @@ sig_finish(struct web *w, struct web_req *r, const char *method)
 	return rc == 0 ? NULL : rc == 1 ? "replayed" : "busy";
 }
 
-/* A refusal of a call short of a signed one of a session: one status for
- * all, the code says which (the page asks again on all but no_session). */
+/*
+ * A refusal of a call short of a signed one of a session: one status for
+ * all, the code says which (the page asks again on all but no_session).
+ * When the call named a paired session and carried a MAC, the refusal is
+ * signed as an answer to that MAC: the page then tells this daemon's
+ * refusal (a stale time, a nonce spent) from someone else on the port.
+ * The MAC binds the status and body, so a signed refusal is never more.
+ */
 static enum MHD_Result
-unsigned_call(struct web *w, struct MHD_Connection *c, const char *code)
+unsigned_call(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *code)
 {
+	enum MHD_Result ret;
+
 	if (strcmp(code, "no_session") == 0)
 		return web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
 		    "paired (or was revoked): run `warrant pair` on the computer");
+	if (r != NULL && r->device[0] != '\0' && pagesig_token(r->sig.mac))
+		signing = r;
 	if (strcmp(code, "busy") == 0)
-		return web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy", "too many calls in "
+		ret = web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy", "too many calls in "
 		    "the last minute; try again");
-	log_refusal(w, "signature", code);
-	return web_error(c, MHD_HTTP_UNAUTHORIZED, code, "the call is not signed by this "
-	    "session's key with a fresh nonce of this daemon (%s)", code);
+	else {
+		log_refusal(w, "signature", code);
+		ret = web_error(c, MHD_HTTP_UNAUTHORIZED, code, "the call is not signed by "
+		    "this session's key with a fresh nonce of this daemon (%s)", code);
+	}
+	signing = NULL;
+	return ret;
 }
 
 /*
@@ -387,13 +402,16 @@ hello_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 		return web_error(c, MHD_HTTP_BAD_REQUEST, "bad_challenge", PAGESIG_CHALLENGE
 		    " is 43 base64url characters (32 random bytes)");
 	if (session_find(w, header(c, PAGESIG_SESSION), r) != 0)
-		return unsigned_call(w, c, "no_session");
+		return unsigned_call(w, c, NULL, "no_session");
 	if (pagesig_nonce_make(w->boot, r->sid, monotonic_ms(), nonce) != 0)
 		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
 		    "no randomness for a nonce");
 	pagesig_proof(r->key, challenge, nonce, proof);
 	explicit_bzero(r->key, sizeof r->key);
-	return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s}", "nonce", nonce, "proof", proof));
+	/* the time is this daemon's clock, which the page signs with: a
+	 * phone's own may be off (it proves nothing; the nonce does) */
+	return web_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s,s:I}", "nonce", nonce, "proof", proof,
+	    "time", (json_int_t)now_seconds()));
 }
 
 /* POST /api/events/ticket: a single-use ticket to the event stream, which
@@ -569,13 +587,13 @@ precheck(struct web *w, struct MHD_Connection *c, struct web_req *r, const char 
 		r->answered = 0;
 	else if (strcmp(method, "GET") == 0 && strcmp(url, "/api/events") == 0) {
 		if (ticket_use(w, c, r) != 0)
-			*ret = unsigned_call(w, c, "no_session");
+			*ret = unsigned_call(w, c, NULL, "no_session");
 		else if (web_conn_session(&w->pool, c, r->device) != 0)
 			*ret = too_many(c);
 		else
 			r->answered = 0;
 	} else if ((code = sig_start(w, c, r)) != NULL)
-		*ret = unsigned_call(w, c, code);
+		*ret = unsigned_call(w, c, r, code);
 	else
 		r->answered = 0;
 	return r->answered;
@@ -653,7 +671,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		const char *code = sig_finish(w, r, method);
 
 		if (code != NULL)
-			return unsigned_call(w, c, code);
+			return unsigned_call(w, c, r, code);
 		if (web_conn_session(&w->pool, c, r->device) != 0)
 			return too_many(c);
 		r->signing = 1;

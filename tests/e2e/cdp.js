@@ -3,7 +3,12 @@
 // pipe: --remote-debugging-pipe, fds 3 and 4), for tests/e2e/test-web.sh.
 //   node cdp.js CHROMIUM PROFILE_DIR STEPS.json
 // STEPS is an array of {"open": URL}, {"wait": JS expression, "ms": N},
-// {"eval": JS expression}, {"click": CSS selector}, {"type": [selector, text]},
+// {"eval": JS expression}, {"click": CSS selector[, "when": JS expression]}
+// (with "when", once that is true, in the same turn of the page's event
+// loop, waiting as "wait" does), {"type": [selector, text]},
+// {"tap": JS expression giving [X, Y]} (a press and release of the pointer
+// at that point of the viewport, as a finger's: the page's own listeners
+// see it as input),
 // {"shot": PNG path}, {"viewport": [WIDTH, HEIGHT]} (a phone's, from then
 // on; 390x844 at the start). Prints one JSON line per step: {"step", "ok", "value"}.
 // Exits 1 at the first step that fails.
@@ -78,14 +83,28 @@ async function main() {
 		} else if (s.eval) {
 			value = await evaluate(s.eval);
 		} else if (s.click) {
-			value = await evaluate("(() => { const e = document.querySelector(" +
-				JSON.stringify(s.click) + "); if (!e) return false; e.click(); return true; })()");
+			const until = Date.now() + (s.ms || 8000);
+			for (;;) {
+				value = await evaluate("(() => { if (!(" + (s.when || "true") + ")) return null; " +
+					"const e = document.querySelector(" + JSON.stringify(s.click) + "); " +
+					"if (!e) return false; e.click(); return true; })()");
+				if (value !== null) break;
+				if (Date.now() > until) throw Object.assign(new Error("timed out"), { step: s });
+				await sleep(100);
+			}
 			if (!value) throw Object.assign(new Error("nothing to click"), { step: s });
 		} else if (s.type) {
 			value = await evaluate("(() => { const e = document.querySelector(" +
 				JSON.stringify(s.type[0]) + "); if (!e) return false; e.value = " +
 				JSON.stringify(s.type[1]) + "; return true; })()");
 			if (!value) throw Object.assign(new Error("nothing to type in"), { step: s });
+		} else if (s.tap) {
+			const xy = await evaluate(s.tap);
+			if (!Array.isArray(xy)) throw Object.assign(new Error("no point to tap"), { step: s });
+			const at = { x: xy[0], y: xy[1], button: "left", clickCount: 1 };
+			await page("Input.dispatchMouseEvent", { type: "mousePressed", ...at });
+			await page("Input.dispatchMouseEvent", { type: "mouseReleased", ...at });
+			value = xy;
 		} else if (s.viewport) {
 			await page("Emulation.setDeviceMetricsOverride", { width: s.viewport[0],
 				height: s.viewport[1], deviceScaleFactor: 1, mobile: true });

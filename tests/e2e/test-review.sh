@@ -639,13 +639,19 @@ tm kill-session -t "$CS"
 
 # ---------------------------------------------------------------- look-alikes
 section "look-alike punctuation and right-to-left text"
+# a directory whose name holds U+2215 DIVISION SLASH reads as another path
+LOOKDIR="$TD/x$(printf '\342\210\225')home"
+mkdir -p "$LOOKDIR"
+chmod 755 "$TD" "$LOOKDIR"
 mkgate lookalike <<JSON
-{"reason": "look-alikes",
+{"reason": "look-alikes: see /tmp\u2215x \u2014 or not",
  "commands": [{"id": "lk", "as": "user", "argv": ["/usr/bin/cp", "\u2010n", "/etc/skel/.bashrc", "\u05d0\u05d1-/x"],
-   "why": "-n: never overwrites"}]}
+   "why": "-n: never overwrites", "cwd": "$LOOKDIR"}]}
 JSON
 LK=$G
 console lookalike -- "$LK"
+shows "the directory's look-alike is escaped on the card" "x<U+2215>home"
+shows "so is the reason's, which keeps its em dash" "see /tmp<U+2215>x $(printf '\342\200\224') or not"
 shows "the look-alike gate opens" "0 commands as root and 1 as you"
 shows "the card has the lookalike badge" "[lookalike]"
 shows "the card has the rtl-text badge" "[rtl-text]"

@@ -442,7 +442,7 @@ EOF
 	check "(p) ... its credential redacted" \
 	    pstep 6 "'SECRETVALUE' not in j['value'] and '[redacted]' in j['value']"
 	check "(p) the first click on Stop only asks" \
-	    pstep 8 "j['value'].startswith('Stop it')"
+	    pstep 8 "j['value'].startswith('Stop $GP: kill')"
 	check "(p) ... and the batch runs on" pstep 9 "j['value'] == 0"
 	check "(p) the second stops it: the gate settles with 'stopped by $SR_USER'" pstep 11 "j['ok']"
 	check "(p) its command is gone" gone "$S_P"

@@ -40,6 +40,8 @@ sr_user_setup || bail "the reviewer users are set up"
 sr_install || bail "warrant is installed in its private prefix"
 W=$SR_WARRANT
 rev() { sr_as "$REV" "$W" "$@"; }
+# pair_link: a fresh pairing link, for a browser profile of its own
+pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
 start_daemon() {
 	(
 		set -f
@@ -136,7 +138,7 @@ errcode() { jval "$T" 'j["error"]["code"]'; }
 gate() {
 	chmod 644 "$1"
 	rev request <"$1" >"$1.out" 2>"$1.err"
-	G=$(jscan 'j["request_id"]' "$1.out")
+	G=$(jscan 'j["request_id"]' "$1.out") || diag "request $1 refused: $(cat "$1.out" "$1.err")"
 	H=$(rev show -j "$G" | jscan 'j["manifest_sha256"]')
 }
 state_of() { rev show -j "$1" | jscan 'j["state"]'; }
@@ -214,10 +216,19 @@ check "... after a hello whose proof that key does not confirm" [ "$PROOF_OK" = 
 KEY=$KEY_RIGHT
 hello
 printf '' >"$T.body"
-ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" -H "X-Warrant-Nonce: $NONCE" \
-    -H "X-Warrant-Time: 1000" -H "X-Warrant-Mac: $(python3 "$SIG" mac "$KEY" GET /api/gates "$T.body" 1000 "$NONCE")" \
-    "$U/api/gates")
+jcheck "hello gives the daemon's clock, which the page signs with (a phone's own may be off)" \
+    "abs(j['time'] - $(date +%s)) <= 5" "$T.hello"
+STALE_MAC=$(python3 "$SIG" mac "$KEY" GET /api/gates "$T.body" 1000 "$NONCE")
+ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -H "X-Warrant-Session: $SESS" -H "X-Warrant-Nonce: $NONCE" \
+    -H "X-Warrant-Time: 1000" -H "X-Warrant-Mac: $STALE_MAC" "$U/api/gates")
 is "a call signed with a stale time: 401" "$ST:$(errcode)" 401:stale_time
+check "... a refusal the daemon signs (the page tells it from someone else on the port)" \
+    python3 "$SIG" answer "$KEY" "$STALE_MAC" 401 "$T" \
+    "$(sed -n 's/^X-Warrant-Answer: \([A-Za-z0-9_-]*\).*/\1/p' "$T.h")"
+ST=$(curl -s -o "$T" -D "$T.h" -w '%{http_code}' -H "X-Warrant-Session: $NOKEY43" -H "X-Warrant-Nonce: $NONCE" \
+    -H "X-Warrant-Time: 1000" -H "X-Warrant-Mac: $STALE_MAC" "$U/api/gates")
+is "a call of a session nobody paired: 401 no_session" "$ST:$(errcode)" 401:no_session
+check "... unsigned" sh -c "! grep -qi '^X-Warrant-Answer:' '$T.h'"
 hello
 api POST "/api/gates/nothing/deny" '{}'
 { sed -n 1p "$T.req"; echo "/api/gates/other/deny"; sed -n '3,6p' "$T.req"; } >"$T.req2"
@@ -228,9 +239,22 @@ check "pair --list shows the device" grep -q "^$DEV  curl" "$T.list"
 
 # ------------------------------------------------------------ requests that are refused
 section "hostile requests"
-printf '{"reason":"r","commands":[{"id":"a","why":"w","as":"user","argv":["/bin/true"]}]}\n' >"$SR_DIR/g0.json"
+# G0 also carries look-alikes: U+2215 DIVISION SLASH in a directory, an
+# environment value and the reason, which the API escapes alike (the
+# reason keeping the em dash prose uses)
+LOOK="$SR_DIR/x$(printf '\342\210\225')home"
+mkdir -p "$LOOK"
+chmod 755 "$LOOK"
+printf '{"reason":"see /tmp%sx \342\200\224 done","env":{"WT_LOOK":"a%sb"},"commands":[{"id":"a","why":"w","as":"user","argv":["/bin/true"],"cwd":"%s"}]}\n' \
+    "$(printf '\342\210\225')" "$(printf '\342\210\225')" "$LOOK" >"$SR_DIR/g0.json"
 gate "$SR_DIR/g0.json"
 G0=$G
+api GET "/api/gates/$G0"
+jcheck "the directory shows its look-alike as <U+2215>" \
+    "j['commands'][0]['cwd'] == '$SR_DIR/x<U+2215>home'" "$T"
+jcheck "so does the environment's value" "j['env']['WT_LOOK'] == 'a<U+2215>b'" "$T"
+jcheck "and the reason, which keeps its em dash" \
+    "j['reason'] == 'see /tmp<U+2215>x \u2014 done'" "$T"
 api GET /api/gates '' -H 'Host: evil.example'
 is "DNS rebinding (Host: evil.example) is refused" "$ST:$(errcode)" 421:bad_host
 ST=$(curl -s -o "$T" -w '%{http_code}' -H "Host: evil.example:$PORT" "$U/")
@@ -398,7 +422,9 @@ else
  {"type": ["article[data-gate=\"$GD\"] textarea", "not from the phone"]},
  {"click": "article[data-gate=\"$GD\"] button.deny"},
  {"wait": "!document.querySelector('#pending article[data-gate=\"$GD\"]')"},
- {"click": "article[data-gate=\"$GY\"] button.approve"},
+ {"click": "article[data-gate=\"$GY\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'"},
+ {"eval": "document.querySelector('article[data-gate=\"$GY\"] button.approve').textContent"},
+ {"click": "article[data-gate=\"$GY\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'"},
  {"wait": "(document.querySelector('#recent article[data-gate=\"$GY\"]') || {textContent: ''}).textContent.includes('hello-from-you')", "ms": 20000},
  {"eval": "document.querySelector('#recent article[data-gate=\"$GY\"]').scrollIntoView(), 1"},
  {"shot": "$SHOTS/gate-390x844.png"}]
@@ -416,12 +442,80 @@ EOF
 	rev wait -j -t 5 "$GD" >"$T.wait" 2>&1
 	jcheck "the agent's wait sees the denial and the feedback" \
 	    'j["state"] == "denied" and j["feedback"] == "not from the phone"' "$T.wait"
-	check "approve a YOU-only gate: its ledger shows up on the page" step 13 "j['ok']"
+	check "the first tap on Run only asks, naming the gate and its requester" \
+	    step 13 "j['value'] == 'Run 1 command of $GY from $REV as you: tap again'"
+	check "approve a YOU-only gate with the second: its ledger shows up on the page" step 15 "j['ok']"
 	check "it ran" [ -e "$SR_DIR/page-mark" ]
 	check "a screenshot of the settled gate" [ -s "$SHOTS/gate-390x844.png" ]
 	check "[P3] the ROOT gate's command did not run" [ ! -e "$RMARK" ]
 	is "[P3] and its gate is pending" "$(state_of "$GR")" pending
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp" "$T.cdp.err" | tail -c 1500)"; fi
+	chmod 755 "$SR_DIR"
+fi
+
+# ------------------------------------------------------------ a card arriving during a tap
+section "what you tap is what you read"
+# The reviewer has gate A on the screen, its Run button under the finger;
+# then a look-alike B arrives (the agent's, in the attack). B goes below
+# A, A stays where it was, a tap at that very moment (in the page, as the
+# new card lands) does nothing but say so, and the taps after approve A,
+# named, and never B.
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	skip "a card arriving during a tap approves nothing unintended" "chromium or node is missing"
+else
+	chmod 777 "$SR_DIR"
+	for x in a b; do
+		printf '{"reason":"look here","commands":[{"id":"a1","why":"w","as":"user","argv":["/usr/bin/touch","%s/tap-%s"]}]}\n' \
+		    "$SR_DIR" "$x" >"$SR_DIR/t$x.json"
+	done
+	gate "$SR_DIR/ta.json"
+	GA=$G
+	A="#pending article[data-gate=\\\"$GA\\\"]"
+	LAST="#pending article.gate:last-child"
+	cat >"$SR_DIR/tap-steps.json" <<EOF
+[{"open": "$(pair_link)"},
+ {"wait": "document.querySelector('$A button.approve') && document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
+ {"eval": "document.querySelector('$A textarea').focus(), document.querySelector('$A').scrollIntoView({block: 'start'}), window.wtAt = (r => [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)])(document.querySelector('$A button.approve').getBoundingClientRect())"},
+ {"eval": "new Promise(ok => { const pend = document.getElementById('pending'); const look = () => { const b = pend.querySelector('article.gate:last-child'); if (!b || b.getAttribute('data-gate') === '$GA') return false; const hit = document.elementFromPoint(window.wtAt[0], window.wtAt[1]); const same = hit === document.querySelector('$A button.approve'); if (hit) hit.click(); ok({ b: b.getAttribute('data-gate'), same, focused: document.activeElement === document.querySelector('$A textarea'), armed: document.querySelectorAll('button.confirm').length, notice: document.getElementById('notice').textContent }); return true; }; if (!look()) new MutationObserver((m, o) => { if (look()) o.disconnect(); }).observe(pend, { childList: true }); })"},
+ {"wait": "document.getElementById('pending').dataset.steady !== '0'"},
+ {"eval": "(b => [document.elementFromPoint(window.wtAt[0], window.wtAt[1]) === document.querySelector('$A button.approve'), !!(document.querySelector('$A').compareDocumentPosition(b) & 4), b.getBoundingClientRect().top < innerHeight])(document.querySelector('$LAST'))"},
+ {"tap": "window.wtAt"},
+ {"eval": "document.querySelector('$A button.approve').textContent + '|' + document.querySelectorAll('$LAST button.confirm').length"},
+ {"eval": "(() => { let last = document.querySelector('$LAST').getBoundingClientRect().top; window.wtMoved = null; new MutationObserver(() => { const t = document.querySelector('$LAST').getBoundingClientRect().top; if (!document.querySelector('$A') && window.wtMoved === null) window.wtMoved = t - last; last = t; }).observe(document.body, { childList: true, subtree: true, characterData: true }); return true; })()"},
+ {"tap": "window.wtAt"},
+ {"wait": "(document.querySelector('#recent article[data-gate=\"$GA\"]') || {textContent: ''}).textContent.includes('completed')", "ms": 20000},
+ {"eval": "window.wtMoved"}]
+EOF
+	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome-tap" "$SR_DIR/tap-steps.json" \
+	    >"$T.tap" 2>"$T.tap.err" &
+	TAPPID=$!
+	# B is made once the page has A under the finger (step 3 printed)
+	i=0
+	until [ "$(grep -c '"ok":true' "$T.tap" 2>/dev/null)" -ge 3 ] || [ "$i" -ge 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	gate "$SR_DIR/tb.json"
+	GB=$G
+	wait "$TAPPID"
+	tstep() { sed -n "${1}p" "$T.tap" | jscan "$2" >/dev/null 2>&1; }
+	check "B arrived while A was on the screen" tstep 4 "j['value']['b'] == '$GB'"
+	check "A did not move: its Run button is still under the finger" tstep 4 "j['value']['same'] is True"
+	check "the feedback field being typed in kept its focus (a phone's keyboard stays open)" \
+	    tstep 4 "j['value']['focused'] is True"
+	check "a tap as B landed armed nothing and said the list changed" \
+	    tstep 4 "j['value']['armed'] == 0 and 'just changed' in j['value']['notice']"
+	check "B came below A, in view; A's button is still where it was" tstep 6 "j['value'] == [True, True, True]"
+	check "the first tap arms A's Run, naming A and its requester; B's is not armed" \
+	    tstep 8 "j['value'] == 'Run 1 command of $GA from $REV as you: tap again|0'"
+	check "the second tap runs A" tstep 11 "j['ok']"
+	check "A ran" [ -e "$SR_DIR/tap-a" ]
+	check "B did not run" [ ! -e "$SR_DIR/tap-b" ]
+	is "... and B is still pending" "$(state_of "$GB")" pending
+	check "after approving, the view stays where it was: B did not move as A left the list" \
+	    tstep 12 "j['value'] is not None and abs(j['value']) < 1"
+	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.tap" "$T.tap.err" | tail -c 1500)"; fi
+	rev answer "$GB" --deny >/dev/null 2>&1
 	chmod 755 "$SR_DIR"
 fi
 
@@ -751,8 +845,9 @@ PY
 	sleep 4
 	cat >"$SR_DIR/steps3.json" <<EOF
 [{"open": "$FURL"},
- {"wait": "document.querySelector('#pending article[data-gate=\"$GF\"] button.approve')", "ms": 20000},
- {"click": "#pending article[data-gate=\"$GF\"] button.approve"},
+ {"wait": "document.querySelector('#pending article[data-gate=\"$GF\"] button.approve') && document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
+ {"click": "#pending article[data-gate=\"$GF\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
+ {"click": "#pending article[data-gate=\"$GF\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
  {"wait": "(document.querySelector('article[data-gate=\"$GF\"]') || {textContent: ''}).textContent.includes('Ran:')", "ms": 20000}]
 EOF
 	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome3" "$SR_DIR/steps3.json" \
@@ -765,14 +860,14 @@ EOF
 	check "the flood ran all along ($fmade connections opened, $fcut cut)" \
 	    [ "$FLOODING" = 1 -a "${fcut:-0}" -gt 80 ]
 	check "under the flood the paired browser loads the page" sh -c "sed -n 2p '$T.cdp3' | grep -q '\"ok\":true'"
-	check "... and approves a YOU command" sh -c "sed -n 4p '$T.cdp3' | grep -q '\"ok\":true'"
+	check "... and approves a YOU command" sh -c "sed -n 5p '$T.cdp3' | grep -q '\"ok\":true'"
 	check "it ran" [ -e "$SR_DIR/flood-mark" ]
 	NREF=$(tail -n +"$((LOGN + 1))" "$SR_DIR/serve.log" | grep -c 'refused or cut\|was cut\|refused a')
 	NLOG=$(($(wc -l <"$SR_DIR/serve.log") - LOGN))
 	check "the refusals are logged at most once every 10 s ($NREF lines of them, $NLOG in all)" \
 	    [ "$NREF" -ge 1 -a "$NREF" -le 7 -a "$NLOG" -le 20 ]
 	check "... with the count" grep -q 'connections or requests refused or cut in the last 10 s' "$SR_DIR/serve.log"
-	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp2" "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"; fi
+	if [ "$fails" -ne 0 ]; then diag "flood browser: $(cat "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"; fi
 	chmod 755 "$SR_DIR"
 fi
 
@@ -943,8 +1038,6 @@ ST=$(curl -s -o "$T" -w '%{http_code}' -H "X-Warrant-Session: $SESS" "$U/api/gra
 is "the grants list without a signature: 401" "$ST:$(errcode)" 401:no_signature
 is "after the refusals the gate is pending, nothing attempted" "$(state_of "$GK"):$(attempts_of "$GK")" pending:0
 is "... and no grant exists" "$(rev grants -j | jscan 'len(j)')" 0
-# pair_link: a fresh pairing link, for a browser profile of its own
-pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
 if [ -n "$CHROMIUM" ] && command -v node >/dev/null 2>&1; then
 	KURL=$(pair_link)
 	K="article[data-gate=\\\"$GK\\\"]"
@@ -954,7 +1047,8 @@ if [ -n "$CHROMIUM" ] && command -v node >/dev/null 2>&1; then
  {"eval": "document.querySelectorAll('article[data-gate=\"$GKR\"] label.grant, article[data-gate=\"$GKS\"] label.grant').length"},
  {"eval": "[...document.querySelectorAll('$K select.grant option')].map(o => o.textContent)"},
  {"eval": "(s => (s.value = '1h', s.value))(document.querySelector('$K select.grant'))"},
- {"click": "$K button.approve"},
+ {"click": "$K button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'"},
+ {"click": "$K button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'"},
  {"wait": "(document.querySelector('$K') || {textContent: ''}).textContent.includes('Allowed again until')", "ms": 20000},
  {"wait": "document.querySelectorAll('#grants article.grant').length === 1"},
  {"eval": "document.querySelector('#grants article.grant').getAttribute('data-grant') + ' ' + document.querySelector('#grants article.grant .argv').textContent"},
@@ -968,13 +1062,13 @@ EOF
 	check "the page offers 'allow again for' on a YOU gate that may be granted" step5 2 "j['ok']"
 	check "... not on a ROOT gate nor on a shell's" step5 3 "j['value'] == 0"
 	check "... none, 10 min, 1 h, 8 h or 24 h" step5 4 "j['value'] == ['none', '10 min', '1 h', '8 h', '24 h']"
-	check "approve with allow again for 1 h from the page: it says so" step5 7 "j['ok']"
+	check "approve with allow again for 1 h from the page: it says so" step5 8 "j['ok']"
 	rev grants -j >"$T.grants"
 	jcheck "warrant grants -j as the reviewer shows the grant: the gate's command, for 1 h" \
 	    "len(j) == 1 and j[0]['gate_id'] == '$GK' and j[0]['command_id'] == 'e' and j[0]['argv'] == ['/bin/echo', '$GWORD'] and 3500 <= j[0]['expires_at'] - j[0]['created_at'] <= 3600" "$T.grants"
 	GID=$(jval "$T.grants" 'j[0]["id"]')
-	check "the page lists it" step5 9 "j['value'].startswith('$GID ') and '$GWORD' in j['value']"
-	check "... naming its requester by name and uid" step5 10 "j['value'].startswith('$REV (uid $(id -u "$REV")), in ')"
+	check "the page lists it" step5 10 "j['value'].startswith('$GID ') and '$GWORD' in j['value']"
+	check "... naming its requester by name and uid" step5 11 "j['value'].startswith('$REV (uid $(id -u "$REV")), in ')"
 	check "a screenshot of the grants list" [ -s "$SHOTS/grants-390x844.png" ]
 	api GET /api/grants
 	jcheck "GET /api/grants lists it, with its requester" \
@@ -1092,8 +1186,18 @@ check "a trickling client is cut at its total deadline ($how after ${secs}s, 2 s
 
 # ------------------------------------------------------------ revoke
 section "revoke"
+# an event stream open at the revocation ends with it (the stream looks
+# twice a second); 30 s is only the bound on a broken daemon
+api POST /api/events/ticket '{}'
+TICKET=$(jval "$T" 'j["ticket"]')
+curl -s -N --max-time 30 -o "$T.rsse" "$U/api/events?ticket=$TICKET" &
+RSSE=$!
+i=0
+until grep -q '^data: ' "$T.rsse" 2>/dev/null || [ "$i" -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 rev pair --revoke "$DEV" >"$T.rev"
 check "pair --revoke" grep -q "revoked" "$T.rev"
+wait "$RSSE"
+is "... ends the session's open event stream (curl ends, not at its 30 s bound)" "$?" 0
 hello
 is "after --revoke the daemon answers no hello for the session" \
     "$(jval "$T.hello" 'j["error"]["code"]'):$(jval "$T.hello" '"nonce" in j')" no_session:false

@@ -255,8 +255,16 @@ test_word(void **s)
 	expect_word("\xd7\x90\xd7\x91-/x", 1, "\xe2\x81\xa6\xd7\x90\xd7\x91-/x\xe2\x81\xa9");
 	expect_word("\xd7\x90\xd7\x91-/x", 0, "<U+05D0><U+05D1>-/x");
 	expect_word("\xd8\xa7", 0, "<U+0627>");			/* Arabic (AL) */
-	/* text_visible itself leaves both alone */
-	expect("\xe2\x80\x90n \xd7\x90", "\xe2\x80\x90n \xd7\x90");
+	/* prose (text_visible): right-to-left letters stay, look-alikes of
+	 * path and option punctuation go, the marks of writing stay */
+	expect("\xe2\x80\x90n \xd7\x90", "<U+2010>n \xd7\x90");
+	expect("/tmp/x/..\xe2\x88\x95home\xe2\x88\x95rev", "/tmp/x/..<U+2215>home<U+2215>rev");
+	expect("\xef\xbc\x8f" "etc", "<U+FF0F>etc");
+	expect("a \xe2\x80\x94 b \xe2\x80\x93 c\xe2\x80\xa6", "a \xe2\x80\x94 b \xe2\x80\x93 c\xe2\x80\xa6");
+	expect("\xe4\xbd\xa0\xe5\xa5\xbd\xef\xbc\x8c\xef\xbc\x9a\xef\xbc\x81",
+	    "\xe4\xbd\xa0\xe5\xa5\xbd\xef\xbc\x8c\xef\xbc\x9a\xef\xbc\x81");
+	/* and the word keeps none of them */
+	expect_word("a\xe2\x80\x94" "b", 1, "a<U+2014>b");
 }
 
 static void
