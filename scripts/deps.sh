@@ -21,7 +21,7 @@ for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev 
          libarchive-dev bzip2 xz-utils zstd zip \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \
          libmicrohttpd-dev libqrencode-dev curl chromium fonts-dejavu-core \
-         openssh-server openssh-client locales-all debootstrap ${extra:-}; do
+         openssh-server openssh-client locales-all debootstrap systemd ${extra:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 # The MCP tests drive `warrant mcp` with the official SDK from npm: any

@@ -616,22 +616,43 @@ user_env(const struct runner *r)
 
 /* One line per ROOT command for the system's log, as sudo and doas
  * write: who, which request, as whom, what ran and how it ended. Bytes
- * outside printable ASCII in the path become '?'. */
+ * outside printable ASCII in the path become '?'. Where the systemd
+ * journal runs, the same line goes there with fields of its own
+ * (WARRANT_REQUEST, WARRANT_MANIFEST, WARRANT_COMMAND_ID, WARRANT_EXIT,
+ * WARRANT_ARGV as JSON, ...; docs/audit.md) instead of through syslog. */
 static void
-syslog_command(const struct runner *r, const json_t *c, const char *path, const json_t *entry)
+syslog_command(const struct runner *r, const json_t *line, const json_t *entry)
 {
-	char safe[PATH_MAX];
+	const char *path = str(line, "path");
+	char safe[PATH_MAX], msg[PATH_MAX + 512], exit_code[24], uid[16], pid[16];
+	char *argv = json_dumps(json_object_get(line, "argv"), JSON_COMPACT);
 	size_t i;
 
-	snprintf(safe, sizeof safe, "%s", path != NULL ? path : "");
+	snprintf(safe, sizeof safe, "%s", path);
 	for (i = 0; safe[i] != '\0'; i++)
 		if ((unsigned char)safe[i] < 0x20 || (unsigned char)safe[i] >= 0x7f)
 			safe[i] = '?';
-	syslog(LOG_NOTICE, "%s ran as %s: request %s command %s %s: %s (exit %lld, %zu refused)",
-	    r->sudo_user, r->target_name, r->request_id, str(c, "id"), safe,
-	    str(entry, "status"), (long long)json_integer_value(json_object_get(entry,
-	    "exit_code")), json_array_size(json_object_get(json_object_get(entry,
-	    "confinement"), "refused")));
+	snprintf(exit_code, sizeof exit_code, "%lld",
+	    (long long)json_integer_value(json_object_get(entry, "exit_code")));
+	snprintf(msg, sizeof msg, "%s ran as %s: request %s command %s %s: %s (exit %s, %zu refused)",
+	    r->sudo_user, r->target_name, r->request_id, str(line, "id"), safe,
+	    str(entry, "status"), exit_code, json_array_size(json_object_get(json_object_get(
+	    entry, "confinement"), "refused")));
+	snprintf(uid, sizeof uid, "%d", (int)r->sudo_uid);
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	const char *const fields[] = { "MESSAGE", msg, "PRIORITY", "5",
+	    "SYSLOG_FACILITY", "10", "SYSLOG_IDENTIFIER", "warrant", "SYSLOG_PID", pid,
+	    "WARRANT_REQUEST", r->request_id, "WARRANT_MANIFEST", r->sha,
+	    "WARRANT_COMMAND_ID", str(line, "id"), "WARRANT_STATUS", str(entry, "status"),
+	    "WARRANT_EXIT", json_is_integer(json_object_get(entry, "exit_code")) ? exit_code : "",
+	    "WARRANT_RUN_AS", r->target_name, "WARRANT_SUDO_USER", r->sudo_user,
+	    "WARRANT_SUDO_UID", uid, "WARRANT_PATH", path,
+	    "WARRANT_EXECUTABLE_SHA256", str(line, "executable_sha256"),
+	    "WARRANT_ARGV", argv != NULL ? argv : "", NULL };
+
+	if (journal_send(fields) != 0)
+		syslog(LOG_NOTICE, "%s", msg);
+	free(argv);
 }
 
 static void
@@ -671,7 +692,7 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	if (iolog_error != NULL && *iolog_error != '\0')
 		json_object_set_new(line, "iolog_error", json_string(iolog_error));
 	s = json_dumps(line, JSON_COMPACT);
-	syslog_command(r, c, json_string_value(json_object_get(line, "path")), entry);
+	syslog_command(r, line, entry);
 	json_decref(line);
 	fd = open(WARRANT_ROOT_LOG, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0) {

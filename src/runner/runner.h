@@ -6,4 +6,7 @@
 /* reviews.c: the two-person rule, before anything runs */
 void	 reviews_verify(const json_t *, const char *, uid_t, uid_t, struct tp_policy *);
 
+/* journal.c: a ROOT command's structured entry in the systemd journal */
+int	 journal_send(const char *const *);
+
 #endif

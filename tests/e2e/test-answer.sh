@@ -243,6 +243,20 @@ order_reset
 
 RL=/var/log/warrant.log
 RL0=$(wc -l <"$RL" 2>/dev/null || echo 0)
+# The systemd journal (docs/audit.md): the host's, or, where none runs (a
+# container, a machine booted without systemd), one started for this
+# suite and taken down at its end with what it made.
+JD=/lib/systemd/systemd-journald JD_PID= JD_MADE=
+if command -v journalctl >/dev/null 2>&1 && [ -x "$JD" ] && ! pgrep -x systemd-journal >/dev/null; then
+	for d in /run/systemd/journal /run/log/journal /run/log; do
+		[ -e "$d" ] || JD_MADE="$JD_MADE $d"
+	done
+	"$JD" >/dev/null 2>&1 &
+	JD_PID=$!
+	at_exit 'kill "$JD_PID" 2>/dev/null; wait "$JD_PID" 2>/dev/null; for d in $JD_MADE; do rm -rf "$d"; done'
+	i=0
+	until [ -S /run/systemd/journal/socket ] || [ "$i" -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 sr_sampler_start
 
 # Cases need `warrant answer`, `warrant wait` and the runner. Without them
@@ -1037,6 +1051,32 @@ for path in sys.argv[2:]:
 sys.exit(bad)
 ' "$SR_DIR/rootlog.new" "$SR_DIR/wait-$GA.json" "$SR_DIR/wait-$GF.json" \
     "$SR_DIR/wait-$GG.json" "$SR_DIR/wait-$GI.json"
+
+# The same commands in the journal, with fields of their own.
+if command -v journalctl >/dev/null 2>&1 && pgrep -x systemd-journal >/dev/null; then
+	journalctl --sync 2>/dev/null
+	journalctl -t warrant WARRANT_REQUEST="$GA" -o json --no-pager >"$SR_DIR/journal-a.json" 2>&1
+	check "(p) the journal has one entry per ROOT command of (a) (journalctl -t warrant WARRANT_REQUEST=ID)" \
+	    "$PY" -c '
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+sys.exit(0 if sorted(e["WARRANT_COMMAND_ID"] for e in es) == ["r1", "r2", "r3"] else 1)
+' "$SR_DIR/journal-a.json"
+	check "(p) ... with its manifest, exit, run-as, argv as it ran, and the line syslog would get" \
+	    "$PY" -c '
+import json, sys
+es = {e["WARRANT_COMMAND_ID"]: e for e in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{"))}
+e = es["r2"]
+ok = (e["WARRANT_MANIFEST"] == sys.argv[2] and e["WARRANT_EXIT"] == "0" and
+      e["WARRANT_STATUS"] == "ran" and e["WARRANT_RUN_AS"] == "root" and
+      json.loads(e["WARRANT_ARGV"]) == ["/usr/bin/id", "-un"] and
+      e["WARRANT_PATH"] == "/usr/bin/id" and len(e["WARRANT_EXECUTABLE_SHA256"]) == 64 and
+      e["MESSAGE"].endswith("request %s command r2 /usr/bin/id: ran (exit 0, 0 refused)" % e["WARRANT_REQUEST"]))
+sys.exit(0 if ok else 1)
+' "$SR_DIR/journal-a.json" "$SHA_A"
+else
+	skip "(p) the journal has one entry per ROOT command of (a)" "no journald here (systemd is not installed)"
+fi
 
 # ============================================================ (l) canary
 section "(l) canary"
