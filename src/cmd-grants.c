@@ -17,17 +17,18 @@ const struct cmd_entry cmd_grants_entry = {
 	.name = "grants",
 	.summary = "list or revoke standing grants of exact YOU commands",
 	.group = CMD_REVIEWER,
-	.usage = "[-j] | --revoke ID [-j] | --all [-j]",
+	.usage = "[-j] | --revoke ID [-j] | --revoke --all [-j]",
 	.help =
 	"List the live grants, newest first: each lets one requester (uid and\n"
 	"agent label) run one exact YOU command (argv, executable SHA-256, cwd,\n"
 	"env, output policy, timeout, badges) again without review until it\n"
 	"expires. Grants are made with `warrant answer ID --run --grant DURATION`.\n\n"
-	"  -j, --json       a JSON array of grants (with --revoke/--all:\n"
-	"                   {\"revoked\": N})\n"
+	"  -j, --json       a JSON array of grants (with --revoke: {\"revoked\": N})\n"
 	"  -r, --revoke ID  revoke the live grant ID (g-...); refused (no_such_grant)\n"
 	"                   when no live grant has that id\n"
-	"  -a, --all        revoke every live grant\n",
+	"  -r, --revoke --all\n"
+	"                   revoke every live grant (--all alone is refused: it\n"
+	"                   would read as \"list all\")\n",
 	.exec = cmd_grants_exec,
 };
 
@@ -108,33 +109,39 @@ cmd_grants_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "revoke", required_argument, NULL, 'r' },
+		{ "revoke", no_argument, NULL, 'r' },
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *id = NULL;
-	int ch, json = 0, all = 0, rc;
+	int ch, json = 0, revoke = 0, all = 0, rc;
 	struct store st;
 
-	while ((ch = getopt_long(argc, argv, "jr:a", longopts, NULL)) != -1) {
+	/* --revoke takes the grant's id as its operand, or --all */
+	while ((ch = getopt_long(argc, argv, "jra", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json = 1; break;
-		case 'r': id = optarg; break;
+		case 'r': revoke = 1; break;
 		case 'a': all = 1; break;
 		default:
 			return usage_error(&cmd_grants_entry, NULL);
 		}
 	}
+	if (all && !revoke)
+		return usage_error(&cmd_grants_entry, "--all revokes, so it goes with --revoke: "
+		    "`warrant grants --revoke --all`; `warrant grants` lists every live grant");
+	if (revoke && !all && optind < argc)
+		id = argv[optind++];
 	if (optind != argc)
 		return usage_error(&cmd_grants_entry, "unexpected argument '%s'", argv[optind]);
-	if (id != NULL && all)
-		return usage_error(&cmd_grants_entry, "--revoke and --all exclude each other");
+	if (revoke && !all && id == NULL)
+		return usage_error(&cmd_grants_entry, "--revoke needs a grant's id, or --all");
 	if (id != NULL && !grant_id_valid(id))
 		return usage_error(&cmd_grants_entry, "a grant id is g- and 10 letters a-z "
 		    "or digits 2-7");
 	if (open_store_current(&st) != 0)
 		return EXIT_INTERNAL;
-	rc = id != NULL || all ? grants_revoke_print(&st, id, json) : grants_list_print(&st, json);
+	rc = revoke ? grants_revoke_print(&st, id, json) : grants_list_print(&st, json);
 	store_close(&st);
 	return rc;
 }

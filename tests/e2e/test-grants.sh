@@ -391,7 +391,13 @@ rev log -j
 jcheck "the audit chain has the revocation" \
     "any(e['kind'] == 'grant_revoked' and e['detail']['grant'] == '$GR1' for e in j)" "$OUT"
 rev grants --all -j
-expect_rc "grants --all revokes every live grant" 0 '"revoked": *1'
+expect_rc "[P5] grants --all alone is refused (it reads as \"list all\"), with the hint" 2 \
+    'warrant grants --revoke --all'
+is "... and revokes nothing" "$(live_grants)" 1
+rev grants --revoke -j
+expect_rc "[P5] --revoke without an id or --all is a usage error" 2 'needs a grant'
+rev grants --revoke --all -j
+expect_rc "grants --revoke --all revokes every live grant" 0 '"revoked": *1'
 is "... none is left" "$(live_grants)" 0
 submit wtgr1 "$WT_DIR/barrier.json"
 BG=$G
@@ -427,7 +433,7 @@ is "... and the gate stays pending, unrun" "$(state_of "$G"):$(attempts_of "$G")
 submit wtgr2 "$WT_DIR/barrier.json"
 rev answer "$G" --run --grant 1h -j
 expect_rc "another requester still gets a grant (the quota is per requester)" 0
-rev grants --all -j
+rev grants --revoke --all -j
 expect_rc "--all revokes all 65" 0 '"revoked": *65'
 
 # --- what runs by grants keep -----------------------------------------------------
@@ -457,7 +463,7 @@ expect_rc "[P5] past the quota, a run by the grant is refused (quota_exceeded)" 
 is "... the gate waits for review, unrun" "$(state_of "$GQ"):$(attempts_of "$GQ")" "pending:0"
 rev answer "$GQ" --run -j
 expect_rc "the reviewer still runs it, reviewed" 0
-rev grants --all -j
+rev grants --revoke --all -j
 
 # --- the console: a ----------------------------------------------------------
 section "the console's a (allow again)"
@@ -557,7 +563,7 @@ else
 		    "$(state_of "$GMK"):$(attempts_of "$GMK"):$(live_grants)" "pending:0:$_n"
 	fi
 	tm kill-server >/dev/null 2>&1
-	rev grants --all -j
+	rev grants --revoke --all -j
 fi
 
 # --- the reviewer's own requests (the store directly, no daemon) ----------------
@@ -571,7 +577,7 @@ GOWN=$(jval "$OUT" 'j["grants"][0]["id"]')
 REV_IN=$WT_DIR/own.json rev request -w -j
 expect_rc "... the identical request runs with no review" 0
 jcheck "... its ledger names the grant" "entry(j, 'a')['granted_by'] == '$GOWN'" "$OUT"
-rev grants --all -j
+rev grants --revoke --all -j
 
 rev log --verify
 expect_rc "the audit chain verifies at the end" 0 "audit chain intact"
