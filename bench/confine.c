@@ -2,16 +2,32 @@
 /*
  * Benchmark 10: one command run N times through the runner's own
  * executor (exec_capture), supervised (supervise.c) and not, interleaved
- * round-robin; median and p90 in ms of each, their ratio, and this
- * process's peak RSS (it plays the runner). Needs root.
+ * round-robin; median and p90 in ms of each, their ratio, the calls the
+ * supervisor received and its cost per call beyond the unconfined run,
+ * and this process's peak RSS (it plays the runner). With "floor": the
+ * kernel's floor under that cost, a notified getppid answered by a
+ * supervisor that judges nothing, with and without SYNC_WAKE_UP, beside a
+ * plain getppid. Needs root. The last line, "= LABEL RATIO PER_CALL_US",
+ * or "= floor PLAIN_US BARE_US SYNC_US", is for bench/confine.sh's aims.
  * usage: confine N LABEL PATH ARG...
+ *        confine floor N
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "shared.h"
 #include "supervise.h"
@@ -24,8 +40,134 @@ cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int
+cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS	/* Linux 6.6; Debian 12's headers lack it */
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	_IOW('!', 4, __u64)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
+#endif
+
 static int64_t
-run(char **argv, int supervised, int *failed)
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* n plain getppid calls: µs each */
+static double
+plain_us(int n)
+{
+	int64_t t0 = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++)
+		(void)syscall(SYS_getppid);
+	return (double)(now_ns() - t0) / n / 1000.0;
+}
+
+/*
+ * n getppid calls of a child, each notified and answered here at once
+ * (no judgement, no /proc, no descriptor): µs each, or -1 when the kernel
+ * refuses (sync: SYNC_WAKE_UP asked of the listener).
+ */
+static double
+bare_us(int n, int sync)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	struct seccomp_notif_sizes sz;
+	struct seccomp_notif *rq;
+	struct seccomp_notif_resp *rs;
+	int up[2], go[2], fd, lfd = -1, pidfd, i, status, ok = 1;
+	int64_t took = -1;
+	pid_t pid;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0 || pipe(up) != 0 ||
+	    pipe(go) != 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		char c;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0 ||
+		    write(up[1], &fd, sizeof fd) != sizeof fd || read(go[0], &c, 1) != 1)
+			_exit(2);
+		close(fd);
+		took = now_ns();
+		for (i = 0; i < n; i++)
+			(void)syscall(SYS_getppid);
+		took = now_ns() - took;
+		_exit(write(up[1], &took, sizeof took) == sizeof took ? 0 : 2);
+	}
+	close(up[1]);
+	close(go[0]);
+	rq = calloc(1, sz.seccomp_notif);
+	rs = calloc(1, sz.seccomp_notif_resp);
+	if (pid < 0 || rq == NULL || rs == NULL || read(up[0], &fd, sizeof fd) != sizeof fd ||
+	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 ||
+	    (lfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0)) < 0)
+		ok = 0;
+	if (ok && sync && ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) != 0)
+		ok = 0;
+	if (write(go[1], "g", 1) != 1)
+		ok = 0;
+	close(go[1]);
+	for (i = 0; ok && i < n; i++) {
+		memset(rq, 0, sz.seccomp_notif);
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, rq) != 0) {
+			ok = errno == EINTR;
+			i -= ok;
+			continue;
+		}
+		memset(rs, 0, sz.seccomp_notif_resp);
+		rs->id = rq->id;
+		rs->val = 1;
+		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, rs);
+	}
+	if (!ok)
+		kill(pid, SIGKILL);
+	else if (read(up[0], &took, sizeof took) != sizeof took)
+		ok = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	close(up[0]);
+	if (lfd >= 0)
+		close(lfd);
+	free(rq);
+	free(rs);
+	return ok ? (double)took / n / 1000.0 : -1;
+}
+
+static int
+floor_main(int n)
+{
+	double plain = plain_us(n), bare = bare_us(n, 0), sync = bare_us(n, 1);
+
+	printf("  floor        plain getppid %.2f us | notified getppid, answered at once: "
+	    "%.2f us, with SYNC_WAKE_UP %s%.2f us\n", plain, bare,
+	    sync < 0 ? "(refused by this kernel) " : "", sync);
+	printf("= floor %.3f %.3f %.3f\n", plain, bare, sync);
+	return bare < 0;
+}
+
+static int64_t
+run(char **argv, int supervised, int *failed, unsigned long *calls)
 {
 	static char *envp[] = { "PATH=" TRUSTED_PATH, "LC_ALL=C", NULL };
 	struct writer nobody = { .uid = 65534 };
@@ -51,6 +193,7 @@ run(char **argv, int supervised, int *failed)
 	if (exec_capture(&x, &cap, &res) != 0 || res.exit_code != 0)
 		(*failed)++;
 	t0 = monotonic_ms() - t0;
+	*calls = sv.calls;
 	json_decref(supervise_record(&sv));
 	supervise_end(&sv);
 	close(x.exefd);
@@ -61,12 +204,17 @@ int
 main(int argc, char **argv)
 {
 	int n = argc > 3 ? atoi(argv[1]) : 0, i, failed[2] = { 0, 0 };
-	int64_t *t[2];
+	unsigned long *calls, none;
+	int64_t *t[2], u, c;
+	double per_call;
 	struct rusage ru;
 	char why[256];
 
+	if (argc == 3 && strcmp(argv[1], "floor") == 0 && atoi(argv[2]) > 0)
+		return floor_main(atoi(argv[2]));
 	if (n <= 0 || geteuid() != 0) {
-		fprintf(stderr, "usage (as root): confine N LABEL PATH ARG...\n");
+		fprintf(stderr, "usage (as root): confine N LABEL PATH ARG...\n"
+		    "                 confine floor N\n");
 		return 2;
 	}
 	if (supervise_probe(why, sizeof why) != 0) {
@@ -75,19 +223,28 @@ main(int argc, char **argv)
 	}
 	t[0] = calloc((size_t)n, sizeof *t[0]);
 	t[1] = calloc((size_t)n, sizeof *t[1]);
+	calls = calloc((size_t)n, sizeof *calls);
+	if (t[0] == NULL || t[1] == NULL || calls == NULL)
+		return 2;
 	for (i = 0; i < n; i++) {
-		t[0][i] = run(argv + 3, 0, &failed[0]);
-		t[1][i] = run(argv + 3, 1, &failed[1]);
+		t[0][i] = run(argv + 3, 0, &failed[0], &none);
+		t[1][i] = run(argv + 3, 1, &failed[1], &calls[i]);
 	}
 	qsort(t[0], (size_t)n, sizeof *t[0], cmp);
 	qsort(t[1], (size_t)n, sizeof *t[1], cmp);
+	qsort(calls, (size_t)n, sizeof *calls, cmp_ulong);
+	u = t[0][(n - 1) / 2];
+	c = t[1][(n - 1) / 2];
+	per_call = calls[(n - 1) / 2] > 0 ? (double)(c - u) * 1000.0 / calls[(n - 1) / 2] : 0.0;
 	printf("  %-12s unconfined median %lld p90 %lld | confined median %lld p90 %lld ms | "
-	    "ratio %.2f (aim <= 1.30)%s\n", argv[2], (long long)t[0][(n - 1) / 2],
-	    (long long)t[0][(n * 9 + 9) / 10 - 1], (long long)t[1][(n - 1) / 2],
-	    (long long)t[1][(n * 9 + 9) / 10 - 1],
-	    t[0][(n - 1) / 2] > 0 ? (double)t[1][(n - 1) / 2] / (double)t[0][(n - 1) / 2] : 0.0,
+	    "ratio %.2f%s\n", argv[2], (long long)u, (long long)t[0][(n * 9 + 9) / 10 - 1],
+	    (long long)c, (long long)t[1][(n * 9 + 9) / 10 - 1],
+	    u > 0 ? (double)c / (double)u : 0.0,
 	    failed[0] || failed[1] ? "  WARNING: some runs did not exit 0" : "");
+	printf("  %-12s %lu calls received by the supervisor (median), %.1f us each beyond the "
+	    "unconfined run\n", argv[2], calls[(n - 1) / 2], per_call);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  %-12s peak RSS of the supervising process %ld KiB\n", argv[2], ru.ru_maxrss);
+	printf("= %s %.3f %.2f\n", argv[2], u > 0 ? (double)c / (double)u : 0.0, per_call);
 	return 0;
 }

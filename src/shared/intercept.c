@@ -54,6 +54,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
 #include <linux/seccomp.h>
@@ -342,7 +343,13 @@ out:
 	judged_close(&j);
 }
 
-/* The SHA-256 of what fd holds, remembered by inode and change time. */
+/*
+ * The SHA-256 of what fd holds, remembered by inode, size and times:
+ * any write moves the change time, which nobody can set back. A file
+ * changed in the last two seconds is not remembered: the kernel's clock
+ * for file times may be coarse (a tick), and a same-size rewrite within
+ * the tick of the hash would leave all three as they were.
+ */
 static void
 exe_hash(int fd, const struct stat *st, char hex[SHA256_HEX_LEN + 1])
 {
@@ -354,6 +361,7 @@ exe_hash(int fd, const struct stat *st, char hex[SHA256_HEX_LEN + 1])
 		char hex[SHA256_HEX_LEN + 1];
 	} cache[32];
 	static size_t next;
+	struct timespec now;
 	size_t i;
 
 	for (i = 0; i < sizeof cache / sizeof cache[0]; i++)
@@ -370,6 +378,9 @@ exe_hash(int fd, const struct stat *st, char hex[SHA256_HEX_LEN + 1])
 		strcpy(hex, "");
 		return;
 	}
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0 || st->st_ctim.tv_sec + 2 > now.tv_sec ||
+	    st->st_mtim.tv_sec + 2 > now.tv_sec)
+		return;
 	i = next++ % (sizeof cache / sizeof cache[0]);
 	cache[i].dev = st->st_dev;
 	cache[i].ino = st->st_ino;

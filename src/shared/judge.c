@@ -164,10 +164,25 @@ judged_close(struct judged *j)
 	j->dirfd = -1;
 }
 
-static int
-refused(int cur)
+/* The walk's directory, done with: closed unless lent by the caller. */
+static void
+drop(int cur, int lent)
 {
-	close(cur);
+	if (!lent)
+		close(cur);
+}
+
+/* The walk's directory as the answer's own descriptor (j->dirfd). */
+static int
+kept(int cur, int lent)
+{
+	return lent ? fcntl(cur, F_DUPFD_CLOEXEC, 0) : cur;
+}
+
+static int
+refused(int cur, int lent)
+{
+	drop(cur, lent);
 	return 1;
 }
 
@@ -176,7 +191,8 @@ refused(int cur)
  * (shown to people as base). Returns 0 with the final entry's directory
  * and name in j (judged_close after), 1 when refused (j->why), or -errno
  * as the kernel would fail (with JUDGE_MISSING a missing final entry is
- * 0 with j->exists unset).
+ * 0 with j->exists unset). startfd and c->rootfd stay the caller's: the walk
+ * never closes them.
  */
 int
 judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
@@ -186,7 +202,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 	    ptxt[PATH_MAX + 64];
 	const char *s, *after, *e;
 	struct stat dst, st, rootst;
-	int cur, nfd, links = 0, last, follow, at_proc_root;
+	int cur, nfd, links = 0, last, follow, at_proc_root, lent;
 	pid_t procpid = 0;
 	ssize_t ll;
 	size_t n;
@@ -202,8 +218,9 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		strcpy(j->shown, "/");
 	else
 		snprintf(j->shown, sizeof j->shown, "%s", base);
-	if ((cur = fcntl(path[0] == '/' ? ctx_root(c) : startfd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return -errno;
+	/* the walk starts from the caller's descriptor as it is: not closed */
+	cur = path[0] == '/' ? ctx_root(c) : startfd;
+	lent = 1;
 	if (fstat(cur, &dst) != 0)
 		goto fail;
 	for (;;) {
@@ -220,8 +237,9 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			    !(dst.st_dev == rootst.st_dev && dst.st_ino == rootst.st_ino))) {
 				if ((nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 					goto fail;
-				close(cur);
+				drop(cur, lent);
 				cur = nfd;
+				lent = 0;
 				shown_pop(j->shown);
 				procpid = 0;
 				if (fstat(cur, &dst) != 0)
@@ -231,7 +249,8 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				strcpy(j->name, ".");
 				j->exists = 1;
 				j->st = dst;
-				j->dirfd = cur;
+				if ((j->dirfd = kept(cur, lent)) < 0)
+					return -errno;
 				if (!(flags & JUDGE_ENTRY) && judge_object(c->w, cur, &dst, flags,
 				    j->shown, j->why, sizeof j->why)) {
 					judged_close(j);
@@ -243,7 +262,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			continue;
 		}
 		if (n > NAME_MAX) {
-			close(cur);
+			drop(cur, lent);
 			return -ENAMETOOLONG;
 		}
 		memcpy(comp, s, n);
@@ -275,15 +294,16 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				shown_pop(ptxt);
 				reason_set(j->why, sizeof j->why, c->w, j->shown,
 				    "it may create it in ", ptxt);
-				return refused(cur);
+				return refused(cur, lent);
 			}
 			if (!last) {
-				close(cur);
+				drop(cur, lent);
 				return -ENOENT;
 			}
 			shown_push(j->shown, sizeof j->shown, comp);
 			strcpy(j->name, comp);
-			j->dirfd = cur;
+			if ((j->dirfd = kept(cur, lent)) < 0)
+				return -errno;
 			return 0;
 		}
 		if (fstat(nfd, &st) != 0) {
@@ -292,7 +312,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		}
 		if (last && (flags & JUDGE_EXCL)) {	/* O_EXCL: any name, a symlink too */
 			close(nfd);
-			close(cur);
+			drop(cur, lent);
 			return -EEXIST;
 		}
 		shown_push(j->shown, sizeof j->shown, comp);
@@ -310,7 +330,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				shown_pop(ptxt);
 				reason_set(j->why, sizeof j->why, c->w, j->shown,
 				    "it may replace entries of ", ptxt);
-				return refused(cur);
+				return refused(cur, lent);
 			}
 		}
 		if (S_ISLNK(st.st_mode) && follow) {
@@ -321,19 +341,21 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				    process_touchable(c->w, procpid, ptxt, sizeof ptxt) != 0) {
 					close(nfd);
 					reason_set(j->why, sizeof j->why, c->w, j->shown, ptxt, "");
-					return refused(cur);
+					return refused(cur, lent);
 				}
 				close(nfd);
 				if (last) {
 					strcpy(j->name, comp);
 					j->exists = j->magic = 1;
-					j->dirfd = cur;
+					if ((j->dirfd = kept(cur, lent)) < 0)
+						return -errno;
 					return 0;
 				}
 				if ((nfd = openat(cur, comp, O_PATH | O_CLOEXEC)) < 0)
 					goto fail;
-				close(cur);
+				drop(cur, lent);
 				cur = nfd;
+				lent = 0;
 				procpid = 0;
 				if (fstat(cur, &dst) != 0)
 					goto fail;
@@ -342,7 +364,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			}
 			if (++links > LINKS_MAX) {
 				close(nfd);
-				close(cur);
+				drop(cur, lent);
 				return -ELOOP;
 			}
 			ll = readlinkat(nfd, "", link, sizeof link - 1);
@@ -352,15 +374,15 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 			link[ll] = '\0';
 			if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", link, after) >= sizeof tmp ||
 			    strlen(tmp) >= PATH_MAX) {
-				close(cur);
+				drop(cur, lent);
 				return -ENAMETOOLONG;
 			}
 			strcpy(rest, tmp);
 			shown_pop(j->shown);
 			if (link[0] == '/') {
-				close(cur);
-				if ((cur = fcntl(ctx_root(c), F_DUPFD_CLOEXEC, 0)) < 0)
-					return -errno;
+				drop(cur, lent);
+				cur = ctx_root(c);
+				lent = 1;
 				if (fstat(cur, &dst) != 0)
 					goto fail;
 				strcpy(j->shown, "/");
@@ -371,11 +393,12 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		if (!last) {
 			if (!S_ISDIR(st.st_mode)) {
 				close(nfd);
-				close(cur);
+				drop(cur, lent);
 				return -ENOTDIR;
 			}
-			close(cur);
+			drop(cur, lent);
 			cur = nfd;
+			lent = 0;
 			dst = st;
 			if (at_proc_root)
 				procpid = (pid_t)strtol(comp, NULL, 10);
@@ -385,13 +408,17 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		/* the final entry */
 		if (*after == '/' && !S_ISDIR(st.st_mode)) {
 			close(nfd);
-			close(cur);
+			drop(cur, lent);
 			return -ENOTDIR;
 		}
 		strcpy(j->name, comp);
 		j->exists = 1;
 		j->st = st;
-		j->dirfd = cur;
+		if ((j->dirfd = kept(cur, lent)) < 0) {
+			n = (size_t)errno;
+			close(nfd);
+			return -(int)n;
+		}
 		if (!S_ISLNK(st.st_mode) && !(flags & JUDGE_ENTRY) && judge_object(c->w, nfd,
 		    &st, flags, j->shown, j->why, sizeof j->why)) {
 			close(nfd);
@@ -403,6 +430,6 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 	}
 fail:
 	n = (size_t)errno;
-	close(cur);
+	drop(cur, lent);
 	return -(int)n;
 }

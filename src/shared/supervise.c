@@ -44,17 +44,29 @@
 #define SUPERVISE_ARCH	AUDIT_ARCH_AARCH64
 #endif
 
-#define STATUS_MAX		(1024 * 1024)	/* /proc/PID/status with 65536 groups */
-
-
-#define FILTER_MAX	1024
-#define BURST_MAX	64	/* calls answered before the caller's loop runs again */	/* instructions: every rule of syscalls.c, and a head */
+#define STATUS_MAX	(1024 * 1024)	/* /proc/PID/status with 65536 groups */
+#define STATUS_FDS	8	/* callers whose status file is kept open */
+#define FILTER_MAX	1024	/* instructions: every rule of syscalls.c, and a head */
+#define BURST_MAX	64	/* calls answered before the caller's loop runs again */
 
 /* the groups, umask and fs identity of the runner, restored after each
  * call made as a caller */
 static gid_t self_groups[NGROUPS_MAX];
 static int self_ngroups = -1;
 static char status_buf[STATUS_MAX + 1];
+/*
+ * The status files of the last callers, kept open: a caller's status is
+ * read anew for every call (nothing of it is remembered), but opening
+ * and closing the file each time was two of a call's ~25 system calls.
+ * The descriptor is bound to the thread, not to its number: once the
+ * thread has ended, a read fails (ESRCH) and the number, if used again,
+ * is opened afresh. A free slot has tid 0.
+ */
+static struct {
+	pid_t	 tid;
+	int	 fd;
+} status_fds[STATUS_FDS];
+static unsigned status_next;
 static gid_t caller_groups[NGROUPS_MAX];
 
 static struct seccomp_notif_sizes sizes;
@@ -325,6 +337,13 @@ supervise_record(struct supervisor *sv)
 void
 supervise_end(struct supervisor *sv)
 {
+	unsigned i;
+
+	for (i = 0; i < STATUS_FDS; i++)
+		if (status_fds[i].tid != 0) {
+			close(status_fds[i].fd);
+			status_fds[i].tid = 0;
+		}
 	if (sv->listener >= 0)
 		close(sv->listener);
 	sv->listener = -1;
@@ -380,8 +399,6 @@ sv_still_valid(const struct call *k)
 	return ioctl(k->sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-
-
 int
 sv_proc_open(pid_t tid, const char *what, int flags)
 {
@@ -403,27 +420,68 @@ sv_proc_readlink(pid_t tid, const char *what, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* The status file of thread tid, kept open (status_fds); anew: the
+ * one kept could not be read. -1 when it cannot be opened. */
+static int
+status_fd(pid_t tid, int anew)
+{
+	unsigned i;
+	int fd;
+
+	if (tid <= 0)	/* not in this process's pid namespace */
+		return -1;
+	for (i = 0; i < STATUS_FDS; i++)
+		if (status_fds[i].tid == tid) {
+			if (!anew)
+				return status_fds[i].fd;
+			close(status_fds[i].fd);
+			status_fds[i].tid = 0;
+			break;
+		}
+	if ((fd = sv_proc_open(tid, "status", O_RDONLY)) < 0)
+		return -1;
+	if (i == STATUS_FDS) {
+		i = status_next++ % STATUS_FDS;
+		if (status_fds[i].tid != 0)
+			close(status_fds[i].fd);
+	}
+	status_fds[i].tid = tid;
+	status_fds[i].fd = fd;
+	return fd;
+}
+
+/* The whole of a status file, read from its start (procfs makes it anew
+ * for each read at offset 0; a short read is its end). */
+static ssize_t
+read_status(int fd)
+{
+	ssize_t n;
+	size_t len = 0;
+
+	while (len < STATUS_MAX && (n = pread(fd, status_buf + len, STATUS_MAX - len,
+	    (off_t)len)) > 0) {
+		len += (size_t)n;
+		if ((size_t)n < STATUS_MAX - (len - (size_t)n))
+			break;
+	}
+	if (len == 0)
+		return -1;
+	status_buf[len] = '\0';
+	return (ssize_t)len;
+}
+
 /* The caller's thread group, umask, fs identity and groups. */
 static int
 load_status(struct call *k)
 {
 	unsigned long u[4], g[4];
 	char *line, *s, *end;
-	ssize_t n;
-	size_t len = 0;
 	int fd, have = 0;
 
-	if ((fd = sv_proc_open(k->tid, "status", O_RDONLY)) < 0)
+	if ((fd = status_fd(k->tid, 0)) < 0)
 		return -1;
-	/* procfs gives the whole file to one read big enough for it: a short
-	 * read is its end (one call fewer for each notification) */
-	while (len < STATUS_MAX && (n = read(fd, status_buf + len, STATUS_MAX - len)) > 0) {
-		len += (size_t)n;
-		if ((size_t)n < STATUS_MAX - (len - (size_t)n))
-			break;
-	}
-	close(fd);
-	status_buf[len] = '\0';
+	if (read_status(fd) < 0 && ((fd = status_fd(k->tid, 1)) < 0 || read_status(fd) < 0))
+		return -1;
 	k->ngroups = 0;
 	for (line = status_buf; line != NULL && *line; line = s) {
 		if ((s = strchr(line, '\n')) != NULL)
@@ -479,25 +537,6 @@ sv_as_self(const struct call *k, int creates)
 	(void)setgroups((size_t)(self_ngroups > 0 ? self_ngroups : 0), self_groups);
 }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 /* Answer one call of the supervised command (the listener is readable). */
 void
 supervise_handle(struct supervisor *sv)
@@ -506,6 +545,7 @@ supervise_handle(struct supervisor *sv)
 	memset(req, 0, sizes.seccomp_notif);
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 		return;	/* EINTR, or the caller is gone (ENOENT) */
+	sv->calls++;
 	memset(&k, 0, sizeof k);
 	k.sv = sv;
 	k.req = req;

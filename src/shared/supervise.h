@@ -92,6 +92,7 @@ struct supervisor {
 	int		 listener;	/* -1: none */
 	json_t		*executed, *written, *refused;
 	size_t		 omitted[3];
+	unsigned long	 calls;		/* notifications received (the benchmark's count) */
 	char		 probe_why[256];
 };
 

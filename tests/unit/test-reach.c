@@ -544,6 +544,78 @@ test_ordinary(void **state)
 	free(text);
 }
 
+/*
+ * A caller's identity is read anew for every call (supervise.c keeps its
+ * status file open, never its values): a umask set between two creates,
+ * and a setuid to the requester by the same thread (setpriv, then exec
+ * of sh, which keeps the thread) are each seen by the next call.
+ */
+static void
+test_identity_live(void **state)
+{
+	static const char script[] =
+	    "umask 022; : > a; umask 077; : > b; stat -c '%n=%a' a b\n"
+	    ": > e; echo e=$?\n"
+	    "exec setpriv --reuid=4242 --regid=4242 --clear-groups -- sh -c 'touch c; echo c=$?'\n";
+	char p[256], *tail, *text;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	supervised(script, 0, NULL, &tail, &text);
+	has(tail, "a=644");
+	has(tail, "b=600");
+	has(tail, "c=1");
+	path_of(p, sizeof p, "sv/c");
+	assert_int_equal(lstat(p, &st), -1);
+	has(tail, "e=0");
+	free(tail);
+	free(text);
+}
+
+/*
+ * The SHA-256 of an executed program is remembered by inode, size and
+ * times (intercept.c, exe_hash): the same program rewritten in place,
+ * same size, at once, and executed again is hashed again.
+ */
+static void
+test_exe_rehashed(void **state)
+{
+	static const char script[] =
+	    "printf '#!/bin/sh\\necho one\\n' > p && chmod 755 p && ./p\n"
+	    "printf '#!/bin/sh\\necho two\\n' > p && ./p\n";
+	char *tail, *text;
+	const char *seen[2] = { NULL, NULL };
+	json_t *rec, *e;
+	size_t i, n = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	supervised(script, 0, NULL, &tail, &text);
+	has(tail, "one");
+	has(tail, "two");
+	assert_non_null(rec = json_loads(text, 0, NULL));
+	json_array_foreach(json_object_get(rec, "executed"), i, e) {
+		const char *path = json_string_value(json_object_get(e, "path"));
+
+		if (path != NULL && n < 2 && strlen(path) > 5 &&
+		    strcmp(path + strlen(path) - 5, "/sv/p") == 0)
+			seen[n++] = json_string_value(json_object_get(e, "sha256"));
+	}
+	if (n != 2)
+		fail_msg("sv/p executed %zu times in:\n%s", n, text);
+	assert_non_null(seen[0]);
+	assert_non_null(seen[1]);
+	assert_string_not_equal(seen[0], seen[1]);
+	json_decref(rec);
+	free(tail);
+	free(text);
+}
+
 /* A daemon a command leaves behind (started with &, not systemctl) is
  * named in the record: once the command ends nobody answers its calls. */
 static void
@@ -621,6 +693,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interpreters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ordinary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exe_rehashed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),
 		cmocka_unit_test(test_groups_live),
 	};
