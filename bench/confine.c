@@ -29,8 +29,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "shared.h"
-#include "supervise.h"
+#include "root.h"
+#include "confine/supervise.h"
 
 static int
 cmp(const void *a, const void *b)

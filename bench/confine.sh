@@ -32,8 +32,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 work=$(mktemp -d /tmp/warrant-bench-confine.XXXXXX) || exit 1
 trap 'umount "$work/tmpfs" 2>/dev/null; rm -rf "$work" /opt/wt-bench-confine; dpkg -P wt-bench-confine >/dev/null 2>&1' EXIT
-cc -O2 -D_GNU_SOURCE -I"$build" -I"$top/src/shared" -o "$work/confine" "$top/bench/confine.c" \
-    "$build/libwarrantshared.a" -ljansson -lcrypto || exit 1
+cc -O2 -D_GNU_SOURCE -I"$build" -I"$top/src/root" -o "$work/confine" "$top/bench/confine.c" \
+    "$build/libwarrantroot.a" -ljansson -lcrypto || exit 1
 mkdir -p "$work/tree/d" /opt/wt-bench-confine
 i=0
 while [ $i -lt 100 ]; do

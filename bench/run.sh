@@ -57,7 +57,7 @@ else
 fi
 # shellcheck disable=SC2086
 cc $cflags -I"$build" -I"$top/src" $pc_cflags -o "$work/hashfile" \
-    "$top/bench/hashfile.c" "$top/src/shared/sha256.c" "$top/src/shared/util.c" -I"$top/src/shared" $pc_libs
+    "$top/bench/hashfile.c" "$top/src/root/sha256.c" "$top/src/root/util.c" -I"$top/src/root" $pc_libs
 timeit=$work/timeit
 
 # field FILE LABEL KEY: one figure from timeit's output.

@@ -42,7 +42,7 @@ for line in open(trace):
     # objects not built here (crt files, static libcrypto's) are not ours
     if line.endswith(".o") and line in source:
         files.add(source[line])
-if not any(f.endswith("/src/runner/runner.c") for f in files):
+if not any(f.endswith("/src/root/runner.c") for f in files):
     sys.exit("runner-lines: the trace names no runner object")
 total = 0
 for f in sorted(files):

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
+#include "display/display.h"
 #include "store/store.h"
 #include "intake/intake.h"
 #include "approve/approve.h"

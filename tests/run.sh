@@ -88,8 +88,10 @@ if [ -n "${build:-}" ]; then
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		run "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 	done
-	# the root binary links no libunistring, no redaction, no display code
+	# the root binary links exactly src/root/: no libunistring, no
+	# redaction, no display code
 	run "unit/runner-links" sh "$top/tests/unit/runner-links.sh" "$build/warrant-runner"
+	run "unit/docs-paths" sh "$top/tests/unit/docs-paths.sh"
 	for t in "$asan"/test-*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \

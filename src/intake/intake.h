@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
 
 #define REQUEST_MAX	(256 * 1024)	/* whole request, bytes */
 

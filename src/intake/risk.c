@@ -9,7 +9,7 @@
 #include <unictype.h>
 
 #include "warrant.h"
-#include "shared/supervise.h"
+#include "root/confine/supervise.h"
 
 static const char *const badge_names[] = {
 	"shell", "network", "package-manager", "system-path-write",

@@ -4,7 +4,7 @@
  * Grant ids are made the same way, with "g-". */
 #include <string.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
 #include "store.h"
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";

@@ -6,7 +6,7 @@
 
 #include <sqlite3.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
 #include "store/store.h"
 
 /* SQL for "this attempt is not settled": the partial index attempts_open

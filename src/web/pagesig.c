@@ -29,7 +29,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
 #include "web/pagesig.h"
 
 static const char b64url[] =

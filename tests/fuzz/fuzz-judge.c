@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/supervise.h"
+#include "root/confine/supervise.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

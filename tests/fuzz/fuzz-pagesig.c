@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/shared.h"
+#include "root/root.h"
 #include "web/pagesig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

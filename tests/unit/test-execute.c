@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The one batch loop (src/shared/execute.c): what runs and what each
+ * The one batch loop (src/root/execute.c): what runs and what each
  * entry says, with the executor's parts (run, record, judge) given here
  * as the runner and `warrant answer` give theirs.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* The runner's I/O log (src/runner/iolog.c): session ids and the seq
+/* The runner's I/O log (src/root/iolog.c): session ids and the seq
  * file, the files of a session with their modes, the timing lines
  * adding up to the output (stdout and stderr in the order written),
  * the legacy log and log.json as sudo reads them, and the cap. */

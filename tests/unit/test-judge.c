@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The run-time supervisor's path judgement (src/shared/judge.c) on a
+ * The run-time supervisor's path judgement (src/root/confine/judge.c) on a
  * table of paths and owners: a tree made under /tmp with entries of a
  * requester uid, of a group of its, world-writable, sticky, with an ACL,
  * symlinks relative and absolute, procfs and devices; and a supervised
@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "shared/supervise.h"
+#include "root/confine/supervise.h"
 
 #define REQ	4242
 #define REQGRP	4343

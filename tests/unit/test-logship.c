@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The policy's "log_server" (logship_config, src/shared/logship.c): the
+ * The policy's "log_server" (logship_config, src/root/logship.c): the
  * address forms it takes (HOST:PORT, [IPV6]:PORT), plain TCP only to a
  * loopback address (log_server_needs_tls), TLS files (ca, cert, key) that
  * must be root's and unchangeable by anyone else, a key nobody else can

@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "shared/supervise.h"
+#include "root/confine/supervise.h"
 
 #define REQ	4242
 

@@ -243,11 +243,11 @@ test_table_covers_the_validator(void **state)
 	scan(&fd, "src/cmd-request.c", text, &call, 2);
 	free(text);
 	/* the denylists' codes, returned by deny_code() */
-	assert_non_null(text = source("src/shared/denylist.c"));
+	assert_non_null(text = source("src/root/denylist.c"));
 	assert_non_null(body = strstr(text, "\ndeny_code("));
 	assert_non_null(end = strstr(body, "\n}\n"));
 	*end = '\0';
-	scan(&fd, "src/shared/denylist.c", body, &lit, 1);
+	scan(&fd, "src/root/denylist.c", body, &lit, 1);
 	free(text);
 	/* what an ssh failure means, returned by ssh_failure() */
 	assert_non_null(text = source("src/remote/ssh.c"));

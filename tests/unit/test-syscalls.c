@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The supervisor's table of system calls (src/shared/syscalls.c): it
+ * The supervisor's table of system calls (src/root/confine/syscalls.c): it
  * names every call the kernel headers this builds with know, by the
  * same number; each notified or refused call says why; and
  * docs/execution.md holds exactly the table made from it. With
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shared/supervise.h"
+#include "root/confine/supervise.h"
 
 #define BEGIN_MARK	"<!-- syscalls: made by test-syscalls --markdown -->\n"
 #define END_MARK	"<!-- /syscalls -->\n"

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * What the root runner shares with the CLI: hashing, canonical JSON and
- * the manifest seal, the environment policy, starting children, output
- * capture, the ledger, JSON-safe UTF-8 and a few small helpers. This is
- * the only project header warrant-runner includes, so whatever the runner
- * links is listed here; the last part (terminal-safe text, credential
- * shapes) is the CLI's alone and is not in the runner's library.
+ * The trusted base: what warrant-runner links, and the CLI may too.
+ * Hashing, canonical JSON and the manifest seal, the environment policy,
+ * starting children, output capture, the ledger, JSON-safe UTF-8 and a
+ * few small helpers; the run-time supervisor has its own header
+ * (confine/supervise.h). Nothing here includes a header from outside
+ * src/root/ but the build's config.h.
  */
-#ifndef WARRANT_SHARED_H
-#define WARRANT_SHARED_H
+#ifndef WARRANT_ROOT_H
+#define WARRANT_ROOT_H
 
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -403,38 +403,5 @@ int	 uid_map_identity(int);
 #define CONFINE_REASON_MAX	4352	/* bytes of a reason */
 int	 confinement_check(const json_t *, char *, size_t);
 int	 is_hex64(const char *);	/* manifest.c */
-
-/*
- * Not in warrant-runner (libwarrantdisplay): what only the unprivileged
- * side does with agent text and with the runner's raw records. A runner
- * source that used one of these would not link.
- */
-/* text.c: agent text made safe for a terminal (libunistring). */
-char	*text_visible(const char *);
-char	*text_output(const char *);
-void	 text_print_output(FILE *, const char *, const char *, const char *);
-void	 text_print(FILE *, const char *);
-void	 text_print_lines(FILE *, const char *, const char *);
-/* an argv word: look-alikes escaped, right-to-left text isolated */
-#define TEXT_LOOKALIKE		0x1	/* a look-alike of option or path punctuation */
-#define TEXT_LOOKALIKE_FIRST	0x2	/* one is the word's first character */
-#define TEXT_RTL		0x4	/* strong right-to-left letters */
-int	 text_lookalike(unsigned);
-unsigned text_word_marks(const char *);
-char	*text_word(const char *, int);
-void	 text_print_word(FILE *, const char *);
-/* text.c: words for a POSIX shell (ssh joins argv into one string) */
-char	*sh_quote(const char *);
-char	*sh_join(const char *const *);
-
-/* policy.c: credential shapes, refused in requests and redacted from
- * what the runner recorded. */
-const char *credential_shape(const char *);
-int	 contains_credential(const char *);
-int	 credential_flag(const char *);
-const char *credential_word(const char *);
-size_t	 redact_credentials(const char *, size_t, char *, size_t, int *);
-char	*redact_text(const char *);
-void	 redact_json(json_t *);
 
 #endif

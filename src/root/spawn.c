@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shared.h"
-#include "supervise.h"
+#include "root.h"
+#include "confine/supervise.h"
 
 /* user's groups (getgrouplist, with gid) for a child that runs as
  * uid:gid. 0, or -1 when the groups cannot be found. */

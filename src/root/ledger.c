@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 /* Every status an entry can have, and what it means (ledger_check
  * accepts these; `warrant skill` explains them). */

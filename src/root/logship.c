@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared.h"
-#include "supervise.h"
+#include "root.h"
+#include "confine/supervise.h"
 
 #define SENDLOG_PATH	"/usr/sbin/sudo_sendlog"
 #define SPOOL_LOCK	".lock"		/* in the spool; not a session's name */

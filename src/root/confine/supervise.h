@@ -8,7 +8,7 @@
 #ifndef WARRANT_SUPERVISE_H
 #define WARRANT_SUPERVISE_H
 
-#include "shared.h"
+#include "../root.h"
 
 /* judge.c */
 #define JUDGE_FOLLOW	0x01	/* follow a final symlink */

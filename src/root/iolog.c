@@ -42,7 +42,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 #include "iolog.h"
 
 #define SEQ_MAX		2176782336UL	/* 36^6: ids 000001 .. ZZZZZZ, then 000001 again */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 /* Open a regular file for reading without following a final symlink and
  * without blocking on a FIFO; -1 with errno when it is anything else. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unictype.h>
 
-#include "shared.h"
+#include "display.h"
 
 enum shape_kind {
 	SHAPE_NAME,	/* NAME=VALUE, NAME: VALUE, --NAME VALUE; env names */

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 
 static int
 has_real(const json_t *j)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 
 /* The canonical bytes of m, with their SHA-256 in hex. */
 char *

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 
 json_t *
 batch_execute(const struct batch_exec *x, int *broken, int *stopped)

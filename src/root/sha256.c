@@ -23,7 +23,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include "shared.h"
+#include "root.h"
 
 #if !defined(OPENSSL_NO_DEPRECATED_3_0)
 #define SHA256_LOW_LEVEL	1

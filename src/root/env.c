@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 
 /* Environment names that make a program load or run code chosen by
  * whoever sets them (the loader, shells, interpreters, pagers), or read

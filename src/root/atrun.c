@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 /*
  * Resolve path now and judge it: a regular file with an execute bit,

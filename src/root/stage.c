@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 #define REMOVE_DEPTH	16
 

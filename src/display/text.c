@@ -11,7 +11,7 @@
 #include <unictype.h>
 #include <uninorm.h>
 
-#include "shared.h"
+#include "display.h"
 
 struct sbuf {
 	char	*p;

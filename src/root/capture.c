@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared.h"
-#include "supervise.h"
+#include "root.h"
+#include "confine/supervise.h"
 
 #define KILL_GRACE_MS	5000
 #define DRAIN_AFTER_EXIT_MS 1000

@@ -12,7 +12,7 @@
 #include <err.h>
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 #include "runner.h"
 
 static json_t *

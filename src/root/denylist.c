@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 static const char *const nested_tools[] = {
 	"sudo", "sudoedit", "su", "doas", "pkexec", "run0", NULL

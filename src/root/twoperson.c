@@ -20,7 +20,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 #define POLICY_MAX	4096
 #define REVIEW_MAX	8192

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shared.h"
+#include "root.h"
 
 /* Decode one UTF-8 sequence from at most avail bytes; returns its
  * length, or 0 when invalid or cut short. */

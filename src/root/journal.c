@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 #include "runner.h"
 
 #define JOURNAL_SOCKET	"/run/systemd/journal/socket"

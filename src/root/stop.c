@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 #define LIVE_EVERY_MS	250
 #define REAP_WAIT_MS	2000	/* for killed processes to end */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 #define PROC_STATUS_MAX	8192
 #define STATUS_GROUPS_MAX	(1024 * 1024)	/* /proc/PID/status with 65536 groups */

@@ -66,8 +66,8 @@
 
 #include <syslog.h>
 
-#include "shared.h"
-#include "supervise.h"
+#include "root.h"
+#include "confine/supervise.h"
 #include "runner.h"
 #include "iolog.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared.h"
+#include "root.h"
 
 void *
 xmalloc(size_t n)
