@@ -3,7 +3,7 @@
  * warrant skill: the instructions an agent needs to use warrant, printed
  * from the tables the rest of warrant uses — the MCP tool's description
  * (src/mcp/tool.c), every refusal code with its meaning and hint
- * (src/intake/hint.c), the exit codes (util.c) and the usage of request
+ * (src/intake/hint.c), the exit codes (cli.c) and the usage of request
  * and wait — so the skill cannot say something the code does not do. As
  * a Claude Code skill (SKILL.md with YAML front matter), as a section for
  * AGENTS.md (Codex, OpenCode, others), or as plain text.

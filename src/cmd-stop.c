@@ -5,7 +5,7 @@
  * started get SIGTERM, then SIGKILL after a grace; the commands after it
  * are skipped "stopped by REVIEWER"; the ledger and the audit chain say
  * who stopped it and when. Only the reviewer can: the request goes
- * through their own 0700 run directory (src/approve/stop.c), which no
+ * through their own 0700 run directory (src/approve/askstop.c), which no
  * requester can write, and a requester's environment is refused here.
  */
 #include <getopt.h>

@@ -44,7 +44,7 @@
 /* the reviewer's daemon cannot be reached */
 #define EXIT_UNREACHABLE	7
 /* What each exit code means: `warrant help request|wait` and `warrant
- * skill` print it from here (util.c). */
+ * skill` print it from here (cli.c). */
 struct exit_meaning {
 	int		 code;
 	const char	*meaning;
@@ -52,7 +52,7 @@ struct exit_meaning {
 extern const struct exit_meaning exit_meanings[];	/* ends with a NULL meaning */
 const char *exit_meaning(int);
 
-/* util.c: CLI helpers */
+/* cli.c: CLI helpers */
 void	 format_time(int64_t, char *, size_t);
 const char *user_label(uid_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);

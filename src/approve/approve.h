@@ -25,7 +25,7 @@ json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
 int	 approve_guard(void);
 
-/* reviews.c: the two-person rule, seen from a gate */
+/* cosign-check.c: the two-person rule, seen from a gate */
 #include <sys/types.h>
 struct tp_binding;
 json_t	*review_binding(const json_t *, const char *const *, size_t, uid_t, char *, size_t);
@@ -45,7 +45,7 @@ int	 refresh_store(struct store *);
 int	 open_store_current(struct store *);
 int	 finalize_main(const char *, long long);
 
-/* stop.c: the reviewer stops a running batch, and sees its live output */
+/* askstop.c: the reviewer stops a running batch, and sees its live output */
 struct refusal;
 int	 approve_stop(struct store *, const char *, struct refusal *);
 int	 approve_stop_wait(struct store *, const char *, int64_t);

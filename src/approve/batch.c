@@ -388,7 +388,7 @@ batch_from_disk(struct batch *b)
 		l = read_record(b->run_fd, RUN_PROGRESS);
 		found = ours(b, l) ? 1 : 0;
 	}
-	/* who stopped the batch, as the executor heard it (stop.c) */
+	/* who stopped the batch, as the executor heard it (stopfile.c) */
 	if (found == 2 && stopped_ok(json_object_get(l, "stopped"))) {
 		json_decref(b->stopped);
 		b->stopped = json_deep_copy(json_object_get(l, "stopped"));

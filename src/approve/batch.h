@@ -68,7 +68,7 @@ int	 batch_record(struct batch *);
 json_t	*read_record(int, const char *);
 int	 runner_live(int);
 int	 runner_await(int, int64_t);
-/* reviews.c: the two-person rule's front end */
+/* cosign-check.c: the two-person rule's front end */
 json_t	*batch_binding(const struct batch *, struct tp_binding *);
 int	 approve_reviews(struct batch *, int, int);
 int	 batch_from_disk(struct batch *);

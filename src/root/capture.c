@@ -7,7 +7,7 @@
  * them (credential shapes are redacted by the unprivileged finisher, from
  * the ledger, never here: this runs in the root runner); a timeout, or
  * the caller's tick saying stop, sends SIGTERM to the whole group and
- * every descendant (stop.c), then
+ * every descendant (stopfile.c), then
  * SIGKILL after a grace; at the caller's hard deadline (the runner's
  * overall bound) SIGKILL at once and no more draining. Memory stays flat
  * however much is printed. An optional sink (the runner's I/O log) sees

@@ -7,7 +7,7 @@
  *
  *  - after the overall deadline (the runner's) no command starts;
  *  - with stop_on_failure, none after an entry that is not "ran";
- *  - once told to stop, none; once the reviewer said stop (stop.c),
+ *  - once told to stop, none; once the reviewer said stop (stopfile.c),
  *    none, each "skipped" with who stopped it;
  *  - each is judged just before it starts (the caller's judge: an
  *    executable sealed at run time, paths an earlier command opened up);

@@ -78,8 +78,8 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
 #define RUN_STARTED	"started.json"	/* the runner passed its checks */
 #define RUN_PROGRESS	"progress.json"	/* durable before each command starts */
 #define RUN_LEDGER	"ledger.json"	/* the batch is over */
-#define RUN_STOP	"stop"		/* the reviewer's: stop the batch (stop.c) */
-#define RUN_LIVE	"live.json"	/* the running command's output tail (stop.c) */
+#define RUN_STOP	"stop"		/* the reviewer's: stop the batch (stopfile.c) */
+#define RUN_LIVE	"live.json"	/* the running command's output tail (stopfile.c) */
 #define RUN_OUTPUT	"output-%zu.log"
 #define RUN_BLOB	"blob-%s"		/* a file's sealed content, by its SHA-256 */
 #define RUN_FILES	"files"		/* YOU commands' staged files */
@@ -350,7 +350,7 @@ struct batch_exec {
 	int		 (*record)(void *, json_t *);
 	json_t		*(*run)(void *, const json_t *, size_t);	/* its entry */
 	void		*arg;
-	/* the reviewer said stop (stop.c): none starts, each skipped with
+	/* the reviewer said stop (stopfile.c): none starts, each skipped with
 	 * halted_why; NULL: no such channel */
 	int		 (*halted)(void *);
 	const char	*halted_why;
@@ -358,7 +358,7 @@ struct batch_exec {
 json_t	*batch_execute(const struct batch_exec *, int *, int *);
 
 /*
- * stop.c: the reviewer's stop, heard through RUN_STOP in the run
+ * stopfile.c: the reviewer's stop, heard through RUN_STOP in the run
  * directory, and the running command's live output in RUN_LIVE.
  */
 #define LIVE_TAIL	4096	/* bytes of output kept in RUN_LIVE */

@@ -24,7 +24,7 @@
  * on the way; one that does not match refuses the whole batch. The
  * staging directories are removed when the runner ends, whatever happened.
  *
- * Under the two-person rule (reviews.c), the other reviewers' approvals
+ * Under the two-person rule (approvals.c), the other reviewers' approvals
  * of exactly this subset must be in the spool before anything else.
  *
  * Its records in the run directory are root-owned, so nobody else can

@@ -3,7 +3,7 @@
 #ifndef RUNNER_H
 #define RUNNER_H
 
-/* reviews.c: the two-person rule, before anything runs */
+/* approvals.c: the two-person rule, before anything runs */
 void	 reviews_verify(const json_t *, const char *, uid_t, uid_t, struct tp_policy *);
 
 /* journal.c: a ROOT command's structured entry in the systemd journal */

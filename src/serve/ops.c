@@ -6,7 +6,7 @@
  * pending gates, rate and metadata, once per request key), wait,
  * withdraw, list and show. A refusal changes nothing.
  * Nothing here approves anything. (The co-reviewers' operations of the
- * two-person rule are in review.c.)
+ * two-person rule are in coreview.c.)
  */
 #include <err.h>
 #include <unistd.h>

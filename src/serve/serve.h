@@ -89,7 +89,7 @@ void	 peer_free(struct peer *);
 int	 peer_admitted(const struct daemon *, struct peer *, char *, size_t);
 int	 daemon_identity(struct daemon *);
 
-/* review.c: the co-reviewers' operations (two-person rule) */
+/* coreview.c: the co-reviewers' operations (two-person rule) */
 void	 op_review_list(struct daemon *, struct conn *, json_t *);
 void	 op_review_show(struct daemon *, struct conn *, json_t *);
 void	 op_review(struct daemon *, struct conn *, json_t *);

@@ -643,7 +643,7 @@ gate_settle(struct store *st, const char *gate, int64_t attempt, const json_t *l
 		goto fail;
 	d = json_pack("{s:I,s:s,s:s?}", "attempt", (json_int_t)attempt,
 	    "ledger_sha256", sha, "outcome", outcome);
-	/* a batch the reviewer stopped: who, and when (stop.c) */
+	/* a batch the reviewer stopped: who, and when (stopfile.c) */
 	if (d != NULL && json_object_get(ledger, "stopped") != NULL)
 		json_object_set(d, "stopped", json_object_get(ledger, "stopped"));
 	rc = d != NULL ? audit_append(st, gate, "approved", d, now) : -1;

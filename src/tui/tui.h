@@ -172,7 +172,7 @@ void	 grant_begin(struct tui *);
 void	 deny_key(struct tui *, int, wint_t);
 void	 deny_draw(struct tui *);
 
-/* stop.c */
+/* stopkey.c */
 void	 stop_begin(struct tui *);
 void	 stop_key(struct tui *, int, wint_t);
 

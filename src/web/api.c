@@ -431,7 +431,7 @@ deny_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 	    "the daemon cannot deny the gate");
 }
 
-/* Stop a running batch (src/approve/stop.c), as the reviewer this daemon
+/* Stop a running batch (src/approve/askstop.c), as the reviewer this daemon
  * runs as: its command killed, the rest skipped. */
 static enum MHD_Result
 stop_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *arg)

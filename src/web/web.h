@@ -161,7 +161,7 @@ enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
 enum MHD_Result web_error(struct MHD_Connection *, unsigned, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 
-/* listen.c */
+/* pageport.c */
 int	 web_listen_inherited(const struct web_config *, int [WEB_LISTEN_MAX]);
 int	 web_listen_bind(const char *, unsigned);
 int	 web_listener_addr(int, char *, size_t, unsigned *);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Stopping a running command (src/root/stop.c, through exec_capture's
+/* Stopping a running command (src/root/stopfile.c, through exec_capture's
  * tick): the stop file is heard without being followed, the whole tree
  * goes (a daemon-like orphan in a session of its own too, and what an
  * earlier command of the batch left) and nothing else (a child the

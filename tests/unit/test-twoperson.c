@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * What an approval under the two-person rule binds to (review_binding,
- * src/approve/reviews.c): the seal of exactly the selected subset, its
+ * src/approve/cosign-check.c): the seal of exactly the selected subset, its
  * ids, the requester and the reviewer; a manifest that no longer matches
  * the gate's seal binds nothing. And the review object it is written as
  * (tp_review_json): approvals of different subsets are different objects.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The reviewer's side of stopping a running batch and of its live output
- * (src/root/stop.c is the executor's side). Stopping is creating
+ * (src/root/stopfile.c is the executor's side). Stopping is creating
  * RUN_STOP in the run directory of the gate's unsettled attempt: the
  * directory is the reviewer's own, 0700, so nobody else (the agent on
  * another uid, in particular) can ask; the executor hears the file and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The console's stop: `s` on a gate whose batch runs asks "stop it?",
- * and `y` stops it as `warrant stop` does (src/approve/stop.c): the
+ * and `y` stops it as `warrant stop` does (src/approve/askstop.c): the
  * command running and every process it started are killed, the rest are
  * skipped "stopped by REVIEWER". Any other key keeps it running. The
  * gate view shows the command running and its latest output meanwhile
