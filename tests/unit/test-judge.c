@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -252,6 +253,63 @@ test_table(void **state)
 	assert_int_equal(judge(&w, "root/link-rel", JUDGE_FOLLOW, why, sizeof why), 1);
 	assert_non_null(strstr(why, "/req"));
 	assert_non_null(strstr(why, "the requester can change"));
+}
+
+/*
+ * A procfs link is followed only into a process the requester cannot
+ * touch, however the way to it is spelled: /proc/PID/fd/N,
+ * /proc/PID/task/TID/fd/N, /proc/PID/cwd/..., of a process of REQ's
+ * (refused) and of root's own (followed).
+ */
+static void
+proc_way(char *p, size_t size, int i, pid_t pid)
+{
+	if (i == 0)
+		snprintf(p, size, "/proc/%d/fd/0", (int)pid);
+	else if (i == 1)
+		snprintf(p, size, "/proc/%d/task/%d/fd/0", (int)pid, (int)pid);
+	else if (i == 2)
+		snprintf(p, size, "/proc/%d/cwd/", (int)pid);
+	else
+		snprintf(p, size, "/proc/%d/task/%d/root/", (int)pid, (int)pid);
+}
+
+static void
+test_procfs_links(void **state)
+{
+	static const gid_t reqgroups[] = { REQ };
+	const struct writer w = { .uid = REQ, .groups = reqgroups, .ngroups = 1 };
+	int ready[2], status, i, rc;
+	char p[128], why[PATH_MAX + 256], wrong[PATH_MAX + 512], c;
+	pid_t pid, self = getpid();
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(ready), 0);
+	if ((pid = fork()) == 0) {
+		close(ready[0]);
+		if (setresgid(REQ, REQ, REQ) != 0 || setresuid(REQ, REQ, REQ) != 0 ||
+		    write(ready[1], "r", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	for (i = 0, wrong[0] = '\0'; i < 8 && wrong[0] == '\0'; i++) {
+		proc_way(p, sizeof p, i / 2, i % 2 ? self : pid);
+		rc = judge(&w, p, JUDGE_FOLLOW | JUDGE_DIR_OK, why, sizeof why);
+		if (rc != (i % 2 ? 0 : 1))
+			snprintf(wrong, sizeof wrong, "%s (%s): got %d (%s)", p,
+			    i % 2 ? "root's own, want 0" : "the requester's process, want 1", rc, why);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (wrong[0] != '\0')
+		fail_msg("%s", wrong);
 }
 
 /* every group counts: the 290th of 300 makes a directory changeable */
@@ -649,6 +707,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_procfs_links),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_anyone_but_root),
 		cmocka_unit_test(test_changed_since_judged),

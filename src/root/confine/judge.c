@@ -186,25 +186,219 @@ refused(int cur, int lent)
 	return 1;
 }
 
+/* A path being walked: where it is, and what is left. */
+struct walk {
+	struct judge_ctx *c;
+	struct judged	*j;
+	int		 flags;
+	int		 cur;		/* the directory reached (O_PATH) */
+	int		 lent;		/* cur is the caller's: never closed here */
+	struct stat	 dst;		/* of cur */
+	pid_t		 procpid;	/* cur is /proc/PID or below it; 0: not in procfs */
+	int		 links;		/* symlinks followed */
+	char		 rest[2 * PATH_MAX];	/* what is left to walk */
+};
+
+#define WALK_ON	2	/* a step's answer: go on walking (else judge_path's) */
+
+/* Move to directory fd (lent: the caller's); WALK_ON, or -errno. */
+static int
+walk_to(struct walk *w, int fd, int lent)
+{
+	drop(w->cur, w->lent);
+	w->cur = fd;
+	w->lent = lent;
+	w->procpid = 0;
+	return fstat(fd, &w->dst) == 0 ? WALK_ON : -errno;
+}
+
+/* The walk ends: with a -errno, or refused (1), cur given back. */
+static int
+walk_fail(struct walk *w, int rc)
+{
+	drop(w->cur, w->lent);
+	return rc;
+}
+
+/* The walk ends on name in cur: 0 with j->dirfd, or -errno. */
+static int
+walk_found(struct walk *w, const char *name)
+{
+	strcpy(w->j->name, name);
+	if ((w->j->dirfd = kept(w->cur, w->lent)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* An empty component, "." or ".." (not above the caller's root); a
+ * last one ends the walk on the directory itself. e: what follows. */
+static int
+step_dots(struct walk *w, size_t n, int last, const char *e)
+{
+	struct judged *j = w->j;
+	struct stat rootst;
+	int fd, rc;
+
+	if (n == 2 && (fstat(ctx_root(w->c), &rootst) != 0 || !(w->dst.st_dev ==
+	    rootst.st_dev && w->dst.st_ino == rootst.st_ino))) {
+		if ((fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return walk_fail(w, -errno);
+		shown_pop(j->shown);
+		if ((rc = walk_to(w, fd, 0)) != WALK_ON)
+			return walk_fail(w, rc);
+	}
+	if (n == 0 || last) {	/* the directory itself */
+		j->exists = 1;
+		j->st = w->dst;
+		if ((rc = walk_found(w, ".")) != 0)
+			return rc;
+		if (!(w->flags & JUDGE_ENTRY) && judge_object(w->c->w, w->cur, &w->dst, w->flags,
+		    j->shown, j->why, sizeof j->why)) {
+			judged_close(j);
+			return 1;
+		}
+		return 0;
+	}
+	memmove(w->rest, e, strlen(e) + 1);
+	return WALK_ON;
+}
+
+/* comp is not in cur: an answer only for a final entry the call may
+ * create, and only where the requester could not have made it first. */
+static int
+step_missing(struct walk *w, const char *comp, int last)
+{
+	struct judged *j = w->j;
+	char dir[PATH_MAX + 64];
+
+	if (errno != ENOENT || !(w->flags & JUDGE_MISSING))
+		return walk_fail(w, -errno);
+	/* a new name root makes exclusively in a sticky directory not the
+	 * requester's is root's: the requester cannot remove, rename or
+	 * replace it (mkstemp in /tmp) */
+	if (inode_writable(w->c->w, w->cur, &w->dst) && !on_procfs(w->cur, &w->dst) &&
+	    !(last && (w->flags & JUDGE_ENTRY)) &&
+	    !(last && (w->flags & JUDGE_EXCL) && (w->dst.st_mode & S_ISVTX) &&
+	    !inode_owned(w->c->w, &w->dst))) {
+		shown_push(j->shown, sizeof j->shown, comp);
+		snprintf(dir, sizeof dir, "%s", j->shown);
+		shown_pop(dir);
+		reason_set(j->why, sizeof j->why, w->c->w, j->shown, "it may create it in ", dir);
+		return refused(w->cur, w->lent);
+	}
+	if (!last)
+		return walk_fail(w, -ENOENT);
+	shown_push(j->shown, sizeof j->shown, comp);
+	return walk_found(w, comp);
+}
+
+/* A link of procfs (cwd, root, exe, fd/N, ns/...): only into a process
+ * the requester cannot touch (the caller's own is not another), and
+ * never by name: the kernel's own link is opened. nfd: the link's. */
+static int
+step_proc_link(struct walk *w, const char *comp, int nfd, int last, const char *after)
+{
+	struct judged *j = w->j;
+	char why[PATH_MAX + 64];
+	int fd, rc;
+
+	close(nfd);
+	if (w->procpid > 0 && w->procpid != w->c->tgid &&
+	    process_touchable(w->c->w, w->procpid, why, sizeof why) != 0) {
+		reason_set(j->why, sizeof j->why, w->c->w, j->shown, why, "");
+		return refused(w->cur, w->lent);
+	}
+	if (last) {
+		j->exists = j->magic = 1;
+		return walk_found(w, comp);
+	}
+	if ((fd = openat(w->cur, comp, O_PATH | O_CLOEXEC)) < 0)
+		return walk_fail(w, -errno);
+	if ((rc = walk_to(w, fd, 0)) != WALK_ON)
+		return walk_fail(w, rc);
+	memmove(w->rest, after, strlen(after) + 1);
+	return WALK_ON;
+}
+
+/* A symlink to follow: its target, then what was after it, walked from
+ * the link's directory or (an absolute target) the caller's root. */
+static int
+step_symlink(struct walk *w, int nfd, const char *after)
+{
+	char link[PATH_MAX], tmp[2 * PATH_MAX];
+	ssize_t ll;
+	int rc;
+
+	if (++w->links > LINKS_MAX) {
+		close(nfd);
+		return walk_fail(w, -ELOOP);
+	}
+	ll = readlinkat(nfd, "", link, sizeof link - 1);
+	close(nfd);
+	if (ll < 0)
+		return walk_fail(w, -errno);
+	link[ll] = '\0';
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", link, after) >= sizeof tmp ||
+	    strlen(tmp) >= PATH_MAX)
+		return walk_fail(w, -ENAMETOOLONG);
+	strcpy(w->rest, tmp);
+	shown_pop(w->j->shown);
+	if (link[0] == '/') {
+		if ((rc = walk_to(w, ctx_root(w->c), 1)) != WALK_ON)
+			return walk_fail(w, rc);
+		strcpy(w->j->shown, "/");
+	}
+	return WALK_ON;
+}
+
+/* The final entry, comp in cur (nfd, st): its object judged unless the
+ * call acts on the entry itself or it is a symlink not followed. */
+static int
+step_final(struct walk *w, const char *comp, int nfd, const struct stat *st, const char *after)
+{
+	struct judged *j = w->j;
+	int rc;
+
+	if (*after == '/' && !S_ISDIR(st->st_mode)) {
+		close(nfd);
+		return walk_fail(w, -ENOTDIR);
+	}
+	j->exists = 1;
+	j->st = *st;
+	if ((rc = walk_found(w, comp)) != 0) {
+		close(nfd);
+		return rc;
+	}
+	if (!S_ISLNK(st->st_mode) && !(w->flags & JUDGE_ENTRY) && judge_object(w->c->w, nfd,
+	    st, w->flags, j->shown, j->why, sizeof j->why)) {
+		close(nfd);
+		judged_close(j);
+		return 1;
+	}
+	close(nfd);
+	return 0;
+}
+
 /*
  * Resolve path for c's caller: absolute from c->rootfd, else from startfd
  * (shown to people as base). Returns 0 with the final entry's directory
  * and name in j (judged_close after), 1 when refused (j->why), or -errno
  * as the kernel would fail (with JUDGE_MISSING a missing final entry is
- * 0 with j->exists unset). startfd and c->rootfd stay the caller's: the walk
- * never closes them.
+ * 0 with j->exists unset). startfd and c->rootfd stay the caller's: the
+ * walk never closes them. Each component is one step: "." and ".."
+ * (step_dots), missing (step_missing), a procfs link (step_proc_link), a
+ * symlink (step_symlink), a directory to enter, or the final entry
+ * (step_final).
  */
 int
 judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
     int flags, struct judged *j)
 {
-	char rest[2 * PATH_MAX], tmp[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1],
-	    ptxt[PATH_MAX + 64];
+	struct walk w = { .c = c, .j = j, .flags = flags };
+	char tmp[2 * PATH_MAX], comp[NAME_MAX + 1], ptxt[PATH_MAX + 64];
 	const char *s, *after, *e;
-	struct stat dst, st, rootst;
-	int cur, nfd, links = 0, last, follow, at_proc_root, lent;
-	pid_t procpid = 0;
-	ssize_t ll;
+	struct stat st;
+	int nfd, last, follow, at_proc_root, rc;
 	size_t n;
 
 	memset(j, 0, sizeof *j);
@@ -213,113 +407,61 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		return -ENOENT;
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	strcpy(rest, path);
+	strcpy(w.rest, path);
 	if (path[0] == '/')
 		strcpy(j->shown, "/");
 	else
 		snprintf(j->shown, sizeof j->shown, "%s", base);
 	/* the walk starts from the caller's descriptor as it is: not closed */
-	cur = path[0] == '/' ? ctx_root(c) : startfd;
-	lent = 1;
-	if (fstat(cur, &dst) != 0)
-		goto fail;
+	w.cur = path[0] == '/' ? ctx_root(c) : startfd;
+	w.lent = 1;
+	if (fstat(w.cur, &w.dst) != 0)
+		return -errno;
 	for (;;) {
-		for (s = rest; *s == '/'; s++)
+		for (s = w.rest; *s == '/'; s++)
 			;
 		n = strcspn(s, "/");
 		after = s + n;
 		for (e = after; *e == '/'; e++)
 			;
 		last = *e == '\0';
-		if (n == 0 || (n == 1 && s[0] == '.') ||
-		    (n == 2 && s[0] == '.' && s[1] == '.')) {
-			if (n == 2 && (fstat(ctx_root(c), &rootst) != 0 ||
-			    !(dst.st_dev == rootst.st_dev && dst.st_ino == rootst.st_ino))) {
-				if ((nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-					goto fail;
-				drop(cur, lent);
-				cur = nfd;
-				lent = 0;
-				shown_pop(j->shown);
-				procpid = 0;
-				if (fstat(cur, &dst) != 0)
-					goto fail;
-			}
-			if (n == 0 || last) {	/* the directory itself */
-				strcpy(j->name, ".");
-				j->exists = 1;
-				j->st = dst;
-				if ((j->dirfd = kept(cur, lent)) < 0)
-					return -errno;
-				if (!(flags & JUDGE_ENTRY) && judge_object(c->w, cur, &dst, flags,
-				    j->shown, j->why, sizeof j->why)) {
-					judged_close(j);
-					return 1;
-				}
-				return 0;
-			}
-			memmove(rest, e, strlen(e) + 1);
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) {
+			if ((rc = step_dots(&w, n, last, e)) != WALK_ON)
+				return rc;
 			continue;
 		}
-		if (n > NAME_MAX) {
-			drop(cur, lent);
-			return -ENAMETOOLONG;
-		}
+		if (n > NAME_MAX)
+			return walk_fail(&w, -ENAMETOOLONG);
 		memcpy(comp, s, n);
 		comp[n] = '\0';
-		at_proc_root = dst.st_ino == PROC_ROOT_INO && on_procfs(cur, &dst);
+		at_proc_root = w.dst.st_ino == PROC_ROOT_INO && on_procfs(w.cur, &w.dst);
 		if (at_proc_root && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
 			if (strcmp(comp, "self") == 0)
 				snprintf(tmp, sizeof tmp, "%d%s", (int)c->tgid, after);
 			else
 				snprintf(tmp, sizeof tmp, "%d/task/%d%s", (int)c->tgid,
 				    (int)c->tid, after);
-			strcpy(rest, tmp);
+			strcpy(w.rest, tmp);
 			continue;
 		}
 		/* a trailing slash makes the kernel follow a final symlink */
 		follow = !last || (flags & JUDGE_FOLLOW) || *after == '/';
-		if ((nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			if (errno != ENOENT || !(flags & JUDGE_MISSING))
-				goto fail;
-			/* a new name root makes exclusively in a sticky directory
-			 * not the requester's is root's: the requester cannot
-			 * remove, rename or replace it (mkstemp in /tmp) */
-			if (inode_writable(c->w, cur, &dst) && !on_procfs(cur, &dst) &&
-			    !(last && (flags & JUDGE_ENTRY)) &&
-			    !(last && (flags & JUDGE_EXCL) && (dst.st_mode & S_ISVTX) &&
-			    !inode_owned(c->w, &dst))) {
-				shown_push(j->shown, sizeof j->shown, comp);
-				snprintf(ptxt, sizeof ptxt, "%s", j->shown);
-				shown_pop(ptxt);
-				reason_set(j->why, sizeof j->why, c->w, j->shown,
-				    "it may create it in ", ptxt);
-				return refused(cur, lent);
-			}
-			if (!last) {
-				drop(cur, lent);
-				return -ENOENT;
-			}
-			shown_push(j->shown, sizeof j->shown, comp);
-			strcpy(j->name, comp);
-			if ((j->dirfd = kept(cur, lent)) < 0)
-				return -errno;
-			return 0;
-		}
+		if ((nfd = openat(w.cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return step_missing(&w, comp, last);
 		if (fstat(nfd, &st) != 0) {
+			rc = -errno;
 			close(nfd);
-			goto fail;
+			return walk_fail(&w, rc);
 		}
 		if (last && (flags & JUDGE_EXCL)) {	/* O_EXCL: any name, a symlink too */
 			close(nfd);
-			drop(cur, lent);
-			return -EEXIST;
+			return walk_fail(&w, -EEXIST);
 		}
 		shown_push(j->shown, sizeof j->shown, comp);
 		/* procfs (whose entries nobody replaces) asked only of an entry
 		 * that would be refused: it costs an fstatfs on tmpfs and the
 		 * like, and every component is asked */
-		if (entry_changeable(c->w, cur, &dst, &st) && !on_procfs(cur, &dst) &&
+		if (entry_changeable(c->w, w.cur, &w.dst, &st) && !on_procfs(w.cur, &w.dst) &&
 		    !(last && (flags & JUDGE_DIR_OK) && !(flags & JUDGE_WRITE) &&
 		    S_ISDIR(st.st_mode))) {
 			if (last && (flags & JUDGE_ENTRY) && !(S_ISLNK(st.st_mode) && follow)) {
@@ -330,106 +472,30 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 				shown_pop(ptxt);
 				reason_set(j->why, sizeof j->why, c->w, j->shown,
 				    "it may replace entries of ", ptxt);
-				return refused(cur, lent);
+				return refused(w.cur, w.lent);
 			}
 		}
 		if (S_ISLNK(st.st_mode) && follow) {
-			if (on_procfs(cur, &dst) && !at_proc_root) {
-				/* a process's own file: only of a process it cannot touch */
-				/* the caller's own (/proc/self) is not another process */
-				if (procpid > 0 && procpid != c->tgid &&
-				    process_touchable(c->w, procpid, ptxt, sizeof ptxt) != 0) {
-					close(nfd);
-					reason_set(j->why, sizeof j->why, c->w, j->shown, ptxt, "");
-					return refused(cur, lent);
-				}
-				close(nfd);
-				if (last) {
-					strcpy(j->name, comp);
-					j->exists = j->magic = 1;
-					if ((j->dirfd = kept(cur, lent)) < 0)
-						return -errno;
-					return 0;
-				}
-				if ((nfd = openat(cur, comp, O_PATH | O_CLOEXEC)) < 0)
-					goto fail;
-				drop(cur, lent);
-				cur = nfd;
-				lent = 0;
-				procpid = 0;
-				if (fstat(cur, &dst) != 0)
-					goto fail;
-				memmove(rest, after, strlen(after) + 1);
-				continue;
-			}
-			if (++links > LINKS_MAX) {
-				close(nfd);
-				drop(cur, lent);
-				return -ELOOP;
-			}
-			ll = readlinkat(nfd, "", link, sizeof link - 1);
-			close(nfd);
-			if (ll < 0)
-				goto fail;
-			link[ll] = '\0';
-			if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", link, after) >= sizeof tmp ||
-			    strlen(tmp) >= PATH_MAX) {
-				drop(cur, lent);
-				return -ENAMETOOLONG;
-			}
-			strcpy(rest, tmp);
-			shown_pop(j->shown);
-			if (link[0] == '/') {
-				drop(cur, lent);
-				cur = ctx_root(c);
-				lent = 1;
-				if (fstat(cur, &dst) != 0)
-					goto fail;
-				strcpy(j->shown, "/");
-				procpid = 0;
-			}
+			rc = on_procfs(w.cur, &w.dst) && !at_proc_root ?
+			    step_proc_link(&w, comp, nfd, last, after) : step_symlink(&w, nfd, after);
+			if (rc != WALK_ON)
+				return rc;
 			continue;
 		}
 		if (!last) {
 			if (!S_ISDIR(st.st_mode)) {
 				close(nfd);
-				drop(cur, lent);
-				return -ENOTDIR;
+				return walk_fail(&w, -ENOTDIR);
 			}
-			drop(cur, lent);
-			cur = nfd;
-			lent = 0;
-			dst = st;
+			drop(w.cur, w.lent);
+			w.cur = nfd;
+			w.lent = 0;
+			w.dst = st;
 			if (at_proc_root)
-				procpid = (pid_t)strtol(comp, NULL, 10);
-			memmove(rest, e, strlen(e) + 1);
+				w.procpid = (pid_t)strtol(comp, NULL, 10);
+			memmove(w.rest, e, strlen(e) + 1);
 			continue;
 		}
-		/* the final entry */
-		if (*after == '/' && !S_ISDIR(st.st_mode)) {
-			close(nfd);
-			drop(cur, lent);
-			return -ENOTDIR;
-		}
-		strcpy(j->name, comp);
-		j->exists = 1;
-		j->st = st;
-		if ((j->dirfd = kept(cur, lent)) < 0) {
-			n = (size_t)errno;
-			close(nfd);
-			return -(int)n;
-		}
-		if (!S_ISLNK(st.st_mode) && !(flags & JUDGE_ENTRY) && judge_object(c->w, nfd,
-		    &st, flags, j->shown, j->why, sizeof j->why)) {
-			close(nfd);
-			judged_close(j);
-			return 1;
-		}
-		close(nfd);
-		return 0;
+		return step_final(&w, comp, nfd, &st, after);
 	}
-fail:
-	n = (size_t)errno;
-	drop(cur, lent);
-	return -(int)n;
 }
