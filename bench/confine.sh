@@ -18,6 +18,8 @@ echo "10. ROOT commands confined vs unconfined, $runs interleaved runs each"
 # start that refuses at once (no SUDO_UID), its libraries loaded
 set -- $(sh "$top/bench/runner-lines.sh" "$build") || exit 1
 echo "  warrant-runner links $1 lines of C in $2 files (its link's objects; bench/runner-lines.sh -v lists them)"
+# the layout: circles of calls between the files of one folder
+sh "$top/bench/circles.sh" "$build"
 if [ -x /usr/bin/time ]; then
 	floor=$(env -i /usr/bin/time -f %M "$build/warrant-runner" --manifest /nonexistent \
 	    --expected-sha256 x 2>&1 >/dev/null | tail -n 1)
