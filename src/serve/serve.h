@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * warrant serve: the reviewer's daemon (docs/protocol.md). listen.c owns
- * the socket and the connections (framing, limits, timeouts, output
- * buffers) and knows nothing of gates; peer.c says who a peer is and
+ * the socket and the loop over the connections (framing, limits,
+ * timeouts) and knows nothing of gates; conn.c is what an operation does
+ * with a connection (replies, output buffers, workers); peer.c says who a peer is and
  * whether it may ask; ops.c answers the requester operations for one
  * peer, on the reviewer's store, only ever about that peer's own gates;
  * worker.c judges and stores each request in a process of its own.
@@ -73,6 +74,8 @@ struct conn;
 
 /* listen.c */
 int	 serve_run(struct daemon *);
+
+/* conn.c */
 struct conn *conn_open(int, struct peer *);
 void	 conn_close(struct conn *);
 void	 conn_reply(struct conn *, json_t *, int);
