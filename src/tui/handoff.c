@@ -313,7 +313,7 @@ approve_ticked(struct tui *t, long long grant_seconds)
 	else {
 		tui_status(t, ST_NORMAL, "running %zu command%s as %s...", n, n == 1 ? "" : "s",
 		    t->user);
-		tui_draw(t);
+		t->redraw(t);
 		r = approve_run(t->st, t->gate_id, ids, n, &opts, &code);
 		clearok(curscr, TRUE);
 	}

@@ -251,8 +251,7 @@ list_key(struct tui *t, int type, wint_t k)
 	case L'a':
 		t->all = !t->all;
 		t->version[0] = -1;	/* another list */
-		t->last_poll = 0;
-		tui_poll(t);
+		t->last_poll = 0;	/* read before the next draw (the loop's tui_poll) */
 		tui_status(t, ST_NORMAL, t->all ? "showing settled gates too" :
 		    "showing pending gates only");
 		break;

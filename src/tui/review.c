@@ -975,7 +975,7 @@ gate_key(struct tui *t, int type, wint_t k)
 		break;
 	case L'q': case 27:
 		gate_close(t);
-		tui_poll(t);
+		t->last_poll = 0;	/* read before the next draw (the loop's tui_poll) */
 		break;
 	default:
 		break;

@@ -45,5 +45,5 @@ stop_key(struct tui *t, int type, wint_t k)
 	default:
 		tui_status(t, ST_BAD, "%s: the stop could not be asked for", t->gate_id);
 	}
-	tui_poll(t);
+	t->last_poll = 0;	/* read before the next draw (the loop's tui_poll) */
 }

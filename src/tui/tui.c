@@ -25,72 +25,6 @@
 #define MIN_LINES	10
 #define MIN_COLS	40
 
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-int64_t
-tui_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A duration for humans: 42s, 4m08s, 3h05m, 2d04h; "0s" when past. */
-/* The gate's state as the reviewer reads it: a gate its requester
- * withdrew (a denial in the store) reads "withdrawn". */
-const char *
-tui_state_word(const json_t *g)
-{
-	const char *st = json_str(g, "state");
-
-	if (strcmp(st, "denied") == 0 && strncmp(json_str(g, "feedback"),
-	    "withdrawn by the requester", 26) == 0)
-		return "withdrawn";
-	return st;
-}
-
-void
-tui_duration(int64_t s, char *buf, size_t size)
-{
-	if (s < 0)
-		s = 0;
-	if (s < 60)
-		snprintf(buf, size, "%llds", (long long)s);
-	else if (s < 3600)
-		snprintf(buf, size, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
-	else if (s < 86400)
-		snprintf(buf, size, "%lldh%02lldm", (long long)(s / 3600),
-		    (long long)(s % 3600 / 60));
-	else
-		snprintf(buf, size, "%lldd%02lldh", (long long)(s / 86400),
-		    (long long)(s % 86400 / 3600));
-}
-
-void
-tui_status(struct tui *t, enum style s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->status, sizeof t->status, fmt, ap);
-	va_end(ap);
-	t->status_style = s;
-}
-
-/* Rows between the top bar and the two bottom lines. */
-int
-tui_body_height(void)
-{
-	return LINES - 3 > 1 ? LINES - 3 : 1;
-}
-
 /* Ring the bell once for pending gates not seen before (not on the first
  * look: those were there when the console started). */
 static void
@@ -132,15 +66,7 @@ tui_poll(struct tui *t)
 		gate_reload(t);
 }
 
-/* An interrupt while the terminal was handed over answered that, not us. */
-void
-tui_forget_interrupt(void)
-{
-	if (stop_signal == SIGINT)
-		stop_signal = 0;
-}
-
-void
+static void
 tui_draw(struct tui *t)
 {
 	erase();
@@ -201,7 +127,7 @@ screen_start(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
+	sa.sa_handler = tui_on_signal;
 	sigaction(SIGINT, &sa, NULL);	/* installed first: curses keeps it */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -250,7 +176,7 @@ loop(struct tui *t)
 	wint_t k;
 	int type;
 
-	while (!t->quit && !t->gone && !stop_signal) {
+	while (!t->quit && !t->gone && !tui_signalled()) {
 		tui_draw(t);
 		idle(t);
 		/* every key curses has (it may hold some already read) */
@@ -290,6 +216,7 @@ tui_run(struct store *st, int all, const char *project, const char *open_id)
 	t.project = project;
 	t.user = pw != NULL ? xstrdup(pw->pw_name) : xstrdup("you");
 	t.seen = json_object();
+	t.redraw = tui_draw;
 	if (screen_start() != 0) {
 		json_decref(t.seen);
 		free((char *)t.user);

@@ -3,7 +3,9 @@
  * The review console (warrant review): state shared by its parts. wtext.c
  * turns agent text into safe wide characters and owns the styles; doc.c
  * lays text out in wrapped lines; list.c is the gate list, review.c the
- * review of one gate, handoff.c approval and denial, tui.c the loop.
+ * review of one gate, handoff.c approval and denial, stopkey.c the stop
+ * key, screen.c what they all use, tui.c the loop (which calls them; they
+ * never call it).
  */
 #ifndef TUI_H
 #define TUI_H
@@ -133,22 +135,28 @@ struct tui {
 	char		 outcome[1024];
 	enum style	 outcome_style;
 
+	/* the loop's draw (tui.c): a screen about to block draws the whole
+	 * screen first (the screens do not call the loop) */
+	void		(*redraw)(struct tui *);
 	/* denial feedback being typed (FEEDBACK_MAX bytes as UTF-8) */
 	wchar_t		 fb[FEEDBACK_MAX + 1];
 	size_t		 fblen;
 };
 
 /* tui.c */
+void	 tui_poll(struct tui *);
+int	 tui_run(struct store *, int, const char *, const char *);
+
+/* screen.c */
+void	 tui_on_signal(int);
+int	 tui_signalled(void);
+void	 tui_forget_interrupt(void);
 int64_t	 tui_now_ms(void);
 void	 tui_status(struct tui *, enum style, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
-void	 tui_poll(struct tui *);
-void	 tui_draw(struct tui *);
-void	 tui_forget_interrupt(void);
 int	 tui_body_height(void);
 void	 tui_duration(int64_t, char *, size_t);
 const char *tui_state_word(const json_t *);
-int	 tui_run(struct store *, int, const char *, const char *);
 
 /* list.c */
 void	 list_draw(struct tui *);
