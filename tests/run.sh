@@ -92,6 +92,7 @@ if [ -n "${build:-}" ]; then
 	# redaction, no display code
 	run "unit/runner-links" sh "$top/tests/unit/runner-links.sh" "$build/warrant-runner"
 	run "unit/docs-paths" sh "$top/tests/unit/docs-paths.sh"
+	run "unit/layout" sh "$top/tests/unit/layout.sh" "$build"
 	for t in "$asan"/test-*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		run "asan/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP \

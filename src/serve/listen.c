@@ -7,7 +7,7 @@
  * connections that wait on a gate. An operation that may take long (a
  * request for an enrolled machine, which asks the target over ssh; one
  * with snapshots to read, hash and copy, worker.c) goes on in a child
- * process of its own (conn_fork, conn.c), bounded in number and time,
+ * process of its own (conn_fork, connection.c), bounded in number and time,
  * while the loop serves everyone else; its one line of result comes back
  * on a pipe and is handed to ops.c. Nothing here knows what a gate is.
  * SIGINT and SIGTERM stop the loop; the socket is removed if it is still
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "serve.h"
-#include "conn.h"
+#include "connection.h"
 
 static volatile sig_atomic_t stopping;
 

@@ -2,7 +2,7 @@
 /*
  * warrant serve: the reviewer's daemon (docs/protocol.md). listen.c owns
  * the socket and the loop over the connections (framing, limits,
- * timeouts) and knows nothing of gates; conn.c is what an operation does
+ * timeouts) and knows nothing of gates; connection.c is what an operation does
  * with a connection (replies, output buffers, workers); peer.c says who a peer is and
  * whether it may ask; ops.c answers the requester operations for one
  * peer, on the reviewer's store, only ever about that peer's own gates;
@@ -75,7 +75,7 @@ struct conn;
 /* listen.c */
 int	 serve_run(struct daemon *);
 
-/* conn.c */
+/* connection.c */
 struct conn *conn_open(int, struct peer *);
 void	 conn_close(struct conn *);
 void	 conn_reply(struct conn *, json_t *, int);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * A requester connection's fields: conn.c (what an operation does with
+ * A requester connection's fields: connection.c (what an operation does with
  * it) and listen.c (the loop) only; everyone else has serve.h's calls.
  */
-#ifndef WARRANT_SERVE_CONN_H
-#define WARRANT_SERVE_CONN_H
+#ifndef WARRANT_SERVE_CONNECTION_H
+#define WARRANT_SERVE_CONNECTION_H
 
 struct conn {
 	int		 fd;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "serve.h"
-#include "conn.h"
+#include "connection.h"
 
 /* every connection, for conn_fork's bounds (conn_track) */
 static struct conn **all_conns;
