@@ -176,9 +176,8 @@ listed(const char *s, const char *const *list)
  */
 static const char *const confine_calls[] = { "open", "exec", "symlink", "link",
 	"rename", "truncate", "chown", "chmod", "unlink", "mkdir", "mknod", "xattr", "connect",
-	"send", "bind", "chroot", "swapon", "swapoff", "acct", "umount", "quotactl", "utimensat",
-	"mount", "setns",
-	"pidfd", "ptrace", "process_vm", NULL };
+	"send", "receive", "bind", "chroot", "swapon", "swapoff", "acct", "umount", "quotactl",
+	"utimensat", "mount", "setns", "pidfd", "ptrace", "process_vm", NULL };
 
 /* Does object o have exactly the members keys (NULL-terminated)? */
 static int

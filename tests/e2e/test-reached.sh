@@ -19,7 +19,11 @@
 # serves on 0.0.0.0, read by a reviewed script; (5) positive controls:
 # a FIFO hand-off between two root processes in /root, `install -o root
 # -m 0755` of a reviewed file, `chown -R AGENT:` of its project, a script
-# with an absolute interpreter, curl from a root-owned local service.
+# with an absolute interpreter, curl from a root-owned local service;
+# (6) descriptors the agent sends (SCM_RIGHTS) to a root program, as a
+# datagram to an abstract name and over a stream it connected: refused,
+# while the stream's data and a root pair's descriptors pass. (6) runs
+# before (5), whose controls come last.
 #
 # Needs root. Creates (and removes): the users of lib.sh and sudo-lib.sh,
 # the group warrant-wt-reviewer and /run/warrant/wt-reviewer,
@@ -166,6 +170,74 @@ approve port "$G"
 approved port
 names "(4) the ledger names the agent's port" fetch "serves"
 no_content "(4) /etc got nothing of the agent's" /etc/wt-reached-net agent-payload
+
+# ============================================================ (6) descriptors
+section "(6) descriptors the agent sends to a root program (SCM_RIGHTS)"
+FDN=wt-reached-fd-$TAG
+as_r sh -c 'echo agent-payload > "$1"' sh "$TMPD/payload"
+# the agent offers a write descriptor of its file, in a loop: as a
+# datagram to an abstract name, and over each stream it connects
+# (socket.send_fds ignores its address: sendmsg is called as it is)
+as_r "$PY" -c 'import array, os, socket, sys, time
+fd = os.open(sys.argv[2], os.O_RDWR)
+rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))]
+open(sys.argv[3], "w").close()
+while True:
+    for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+        s = socket.socket(socket.AF_UNIX, kind)
+        try:
+            if kind == socket.SOCK_DGRAM:
+                s.sendmsg([b"x"], rights, 0, "\0" + sys.argv[1] + "-dgram")
+            else:
+                s.connect("\0" + sys.argv[1] + "-stream")
+                s.sendmsg([b"x"], rights)
+        except OSError:
+            pass
+        s.close()
+    time.sleep(0.005)' "$FDN" "$TMPD/payload" "$AG/sending" </dev/null >/dev/null 2>&1 &
+BG="$BG $!"
+check "(6) the agent is offering its descriptor" wait_for "[ -e '$AG/sending' ]" 30
+cat >"$SR_DIR/take.py" <<'EOF'
+#!/usr/bin/python3
+import os, socket
+def took(k, s):
+    try:
+        fds = socket.recv_fds(s, 16, 4)[1]
+        data = os.read(fds[0], 64).decode(errors='replace').strip() if fds else 'none'
+        open('/etc/wt-reached-fd-' + k, 'w').write(data)
+        print(k + '=took:' + data)
+    except OSError as e:
+        print(k + '=' + str(e.errno))
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+d.bind('\0@FDN@-dgram')
+d.settimeout(30)
+took('dgram', d)
+l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+l.bind('\0@FDN@-stream')
+l.listen(8)
+l.settimeout(30)
+took('stream', l.accept()[0])
+print('plain=' + l.accept()[0].recvmsg(16)[0].decode())
+a, b = socket.socketpair()
+socket.send_fds(a, [b'y'], [os.open('/etc/hostname', os.O_RDONLY)])
+print('pair=%d' % len(socket.recv_fds(b, 16, 4)[1]))
+EOF
+gate fds <<EOF
+{"reason":"collect what local clients hand over","stop_on_failure":false,
+ "files":{$(sfile take.py "$(sed "s|@FDN@|$FDN|g" "$SR_DIR/take.py")")},
+ "commands":[$(scmd take take.py "take descriptors from local clients")]}
+EOF
+approve fds "$G"
+approved fds
+tail_has "(6) the datagram's descriptor was refused (EACCES)" take "dgram=13"
+tail_has "(6) ... and the stream's" take "stream=13"
+refused_call "(6) the ledger names the named datagram socket" take receive "named datagram socket"
+refused_call "(6) ... and the agent as the stream's peer" take receive "descriptors would come from"
+no_content "(6) /etc got nothing of the agent's (datagram)" /etc/wt-reached-fd-dgram agent-payload
+no_content "(6) ... nor through the stream" /etc/wt-reached-fd-stream agent-payload
+tail_has "(6 control) the stream's data still reached root" take "plain=x"
+tail_has "(6 control) two root processes pass a descriptor over a pair" take "pair=1"
+canary_absent "(6) the agent's payload never ran as root"
 
 # ============================================================ (5) controls
 section "(5) ordinary root work still runs"

@@ -28,6 +28,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -103,12 +104,77 @@ put_script(const char *rel, const char *text)
 }
 
 /* What a requester's process does before it waits to be killed. */
-enum hold { HOLD_WRITE, HOLD_MAP, HOLD_UNIX, HOLD_TCP_ANY };
+enum hold { HOLD_WRITE, HOLD_MAP, HOLD_UNIX, HOLD_TCP_ANY, HOLD_SEND };
+
+/* The descriptor fd passed (SCM_RIGHTS) with one byte over sock to the
+ * abstract name "@name", by connecting first or as a datagram */
+static void
+send_fd(int sock, const char *name, int fd, int connected)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct sockaddr_un sun;
+	struct iovec iov = { "x", 1 };
+	struct msghdr msg;
+	struct cmsghdr *c;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path + 1, sizeof sun.sun_path - 1, "%s", name);
+	memset(&msg, 0, sizeof msg);
+	memset(&u, 0, sizeof u);
+	if (!connected) {
+		msg.msg_name = &sun;
+		msg.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+		    strlen(name));
+	} else if (connect(sock, (struct sockaddr *)&sun, (socklen_t)(offsetof(struct
+	    sockaddr_un, sun_path) + 1 + strlen(name))) != 0)
+		return;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof u.buf;
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	(void)sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* HOLD_SEND's loop: the requester's file p offered to root, every 5 ms */
+static void
+send_forever(const char *p)
+{
+	const struct timespec pace = { 0, 5000000 };
+	char dgram[128], stream[128];
+	int fd, s;
+
+	if ((fd = open(p, O_RDWR)) < 0)
+		_exit(3);
+	snprintf(dgram, sizeof dgram, "%s-dgram", p);
+	snprintf(stream, sizeof stream, "%s-stream", p);
+	for (;;) {
+		if ((s = socket(AF_UNIX, SOCK_DGRAM, 0)) >= 0) {
+			send_fd(s, dgram, fd, 0);
+			close(s);
+		}
+		if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0) {
+			send_fd(s, stream, fd, 1);
+			close(s);
+		}
+		nanosleep(&pace, NULL);
+	}
+}
 
 /* A process of REQ's that holds rel (HOLD_WRITE, HOLD_MAP: opened for
  * writing, or mapped shared and writable and the descriptor closed) or
  * serves it (HOLD_UNIX: listens there; HOLD_TCP_ANY: on 0.0.0.0, its
- * port written to *port). Returns once it does. */
+ * port written to *port), or (HOLD_SEND) offers a descriptor of rel to
+ * whoever listens on the abstract names "@PATH-dgram" and "@PATH-stream",
+ * in a loop that never sleeps long. Returns once it does. */
 static void
 holder(enum hold how, const char *rel, unsigned *port)
 {
@@ -149,6 +215,8 @@ holder(enum hold how, const char *rel, unsigned *port)
 			    bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(fd, 8) != 0)
 				_exit(3);
 			break;
+		case HOLD_SEND:
+			break;
 		case HOLD_TCP_ANY:
 			memset(&sin, 0, sizeof sin);
 			sin.sin_family = AF_INET;
@@ -161,6 +229,8 @@ holder(enum hold how, const char *rel, unsigned *port)
 		}
 		if (write(ready[1], &got, sizeof got) != (ssize_t)sizeof got)
 			_exit(4);
+		if (how == HOLD_SEND)
+			send_forever(p);
 		for (;;)
 			pause();
 	}
@@ -685,6 +755,76 @@ test_groups_live(void **state)
 	assert_true(have);
 }
 
+/*
+ * Descriptors the requester sends (SCM_RIGHTS) are objects it holds: a
+ * supervised root program takes none, from a named datagram socket (an
+ * abstract name anyone can send to) or from a stream the requester
+ * connected; the data of that stream still flows without a control
+ * buffer, and two root processes still pass descriptors over a pair.
+ */
+static void
+test_descriptors(void **state)
+{
+	static const char script[] =
+	    "python3 - \"$NAME\" <<'EOF'\n"
+	    "import os, socket, sys\n"
+	    "name = '\\0' + sys.argv[1]\n"
+	    "def took(k, fds):\n"
+	    "    print(k + '=took:' + os.read(fds[0], 64).decode(errors='replace').strip())\n"
+	    "d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+	    "d.bind(name + '-dgram')\n"
+	    "d.settimeout(20)\n"
+	    "try:\n"
+	    "    took('dgram', socket.recv_fds(d, 16, 4)[1])\n"
+	    "except OSError as e:\n"
+	    "    print('dgram=%d' % e.errno)\n"
+	    "l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+	    "l.bind(name + '-stream')\n"
+	    "l.listen(8)\n"
+	    "l.settimeout(20)\n"
+	    "c = l.accept()[0]\n"
+	    "try:\n"
+	    "    took('stream', socket.recv_fds(c, 16, 4)[1])\n"
+	    "except OSError as e:\n"
+	    "    print('stream=%d' % e.errno)\n"
+	    "c = l.accept()[0]\n"
+	    "print('plain=' + c.recvmsg(16)[0].decode())\n"
+	    "a, b = socket.socketpair()\n"
+	    "socket.send_fds(a, [b'y'], [os.open('/etc/hostname', os.O_RDONLY)])\n"
+	    "print('pair=%d' % len(socket.recv_fds(b, 16, 4)[1]))\n"
+	    "EOF\n";
+	char name[160], *envx[] = { name, NULL }, *tail, *text;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/w", 0755, REQ, 1);
+	mk("sv/w/mine", 0644, REQ, 0);
+	{
+		char p[256];
+		int fd;
+
+		path_of(p, sizeof p, "sv/w/mine");
+		assert_true((fd = open(p, O_WRONLY | O_TRUNC)) >= 0);
+		assert_int_equal(write(fd, "agent-payload\n", 14), 14);
+		close(fd);
+	}
+	holder(HOLD_SEND, "sv/w/mine", NULL);
+	snprintf(name, sizeof name, "NAME=%s/sv/w/mine", top);
+	supervised(script, 0, envx, &tail, &text);
+	has(tail, "dgram=13");
+	has(tail, "stream=13");
+	has(tail, "plain=x");
+	has(tail, "pair=1");
+	lacks(tail, "agent-payload");
+	has(text, "\"call\":\"receive\"");
+	has(text, "named datagram socket");
+	has(text, "descriptors would come from the requester");
+	free(tail);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -697,6 +837,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_exe_rehashed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),
 		cmocka_unit_test(test_groups_live),
+		cmocka_unit_test_setup_teardown(test_descriptors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

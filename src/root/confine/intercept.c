@@ -61,6 +61,10 @@
 
 #include "intercept.h"
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD	77	/* Linux 6.5: a pidfd of the peer */
+#endif
+
 #define PTRACE_ATTACH_REQ	16
 #define PTRACE_SEIZE_REQ	0x4206
 #define INTERP_DEPTH		5	/* interpreters the kernel follows (exec_binprm) */
@@ -866,6 +870,31 @@ on_xattr(struct call *k, int follow, int sets)
 	judged_close(&j);
 }
 
+/* The pid a pidfd of the caller's (or ours, tid 0) refers to; -1. */
+static pid_t
+pidfd_pid(pid_t tid, int fd)
+{
+	char what[64], buf[1024], *p;
+	ssize_t n;
+	int f;
+
+	if (tid != 0)
+		snprintf(what, sizeof what, "fdinfo/%d", fd);
+	f = tid != 0 ? sv_proc_open(tid, what, O_RDONLY) :
+	    (snprintf(what, sizeof what, "/proc/self/fdinfo/%d", fd), open(what,
+	    O_RDONLY | O_CLOEXEC));
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof buf - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:")) == NULL)
+		return -1;
+	return (pid_t)strtol(p + 5, NULL, 10);
+}
+
 /* The caller's descriptor fd, duplicated here (the same open file
  * description: what is done on it is done on the caller's); -1. */
 static int
@@ -903,6 +932,46 @@ static const char *
 requester_word(const struct writer *w)
 {
 	return w->uid == 0 ? "a non-root user" : "the requester";
+}
+
+/*
+ * The peer of the Unix socket sock, as the kernel recorded it when the
+ * two were joined (whoever connected, or listened; a socketpair's
+ * maker): its credentials (SO_PEERCRED), and where the kernel hands a
+ * pidfd of that very process (SO_PEERPIDFD, Linux 6.5) and it still
+ * lives, the process as process_touchable judges it (a user namespace
+ * the requester made counts). 1 the requester's (why says whose), 0
+ * not, -1 not known, 2 no peer at all.
+ */
+static int
+unix_peer_touchable(const struct call *k, int sock, char *why, size_t size)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	int pidfd = -1, rc = 0;
+	pid_t pid;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		return -1;
+	if (cred.pid == 0)
+		return 2;
+	if (touches_uid(k->jc.w, cred.uid)) {
+		snprintf(why, size, "%s is its peer (uid %u)", requester_word(k->jc.w),
+		    (unsigned)cred.uid);
+		return 1;
+	}
+	len = sizeof pidfd;
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0)
+		return 0;	/* an older kernel: the credentials are what is known */
+	/* a process gone (now or during the look: its pid may be another's)
+	 * is judged by its credentials alone, or by what was seen of it */
+	if ((pid = pidfd_pid(0, pidfd)) > 0) {
+		rc = process_touchable(k->jc.w, pid, why, size);
+		if (rc != 1 && pidfd_pid(0, pidfd) != pid)
+			rc = 0;
+	}
+	close(pidfd);
+	return rc;
 }
 
 /*
@@ -980,15 +1049,14 @@ static void
 on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 {
 	const size_t at = offsetof(struct sockaddr_un, sun_path);
-	char path[PATH_MAX], why[PATH_MAX + 256], shown[PATH_MAX];
+	char path[PATH_MAX], why[2 * PATH_MAX + 256], shown[PATH_MAX], peerwhy[PATH_MAX];
 	struct sockaddr_storage ss, peer, self;
 	struct sockaddr_un via;
 	struct sockaddr *to = (struct sockaddr *)&ss;
-	struct ucred cred;
 	struct judged j;
 	struct stat st;
 	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
-	socklen_t tolen = (socklen_t)n, plen = sizeof peer, slen = sizeof self, clen = sizeof cred;
+	socklen_t tolen = (socklen_t)n, plen = sizeof peer, slen = sizeof self, clen = sizeof(int);
 	int sock = -1, pfd = -1, type = 0, e, rc;
 	uid_t uid;
 
@@ -1063,22 +1131,21 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 			sv_respond(k, -e, 0, 0);
 		goto out;
 	}
-	clen = sizeof cred;
-	if (ss.ss_family == AF_UNIX)
-		rc = getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? 1 : -1,
-		    uid = cred.uid;
-	else if (getpeername(sock, (struct sockaddr *)&peer, &plen) != 0 ||
+	if (ss.ss_family == AF_UNIX) {
+		if ((rc = unix_peer_touchable(k, sock, peerwhy, sizeof peerwhy)) == 1)
+			snprintf(why, sizeof why, "%s serves %s: %s", requester_word(k->jc.w),
+			    shown, peerwhy);
+	} else if (getpeername(sock, (struct sockaddr *)&peer, &plen) != 0 ||
 	    getsockname(sock, (struct sockaddr *)&self, &slen) != 0)
 		rc = -1;
-	else
-		rc = tcp_peer_owner(k->tid, &peer, &self, &uid);
-	if (rc < 0 || (rc > 0 && touches_uid(k->jc.w, uid))) {
+	else if ((rc = tcp_peer_owner(k->tid, &peer, &self, &uid)) > 0 &&
+	    (rc = touches_uid(k->jc.w, uid)) == 1)
+		snprintf(why, sizeof why, "%s serves %s (TCP, uid %u)", requester_word(k->jc.w),
+		    shown, (unsigned)uid);
+	if (rc == 1 || rc < 0) {
 		(void)shutdown(sock, SHUT_RDWR);
 		if (rc < 0)
 			snprintf(why, sizeof why, "its peer cannot be judged");
-		else
-			snprintf(why, sizeof why, "%s serves %s (%s, uid %u)", requester_word(k->jc.w),
-			    shown, ss.ss_family == AF_UNIX ? "Unix socket" : "TCP", (unsigned)uid);
 		sv_refuse(k, "connect", shown, why);
 	} else
 		sv_respond(k, 0, 0, 0);
@@ -1176,6 +1243,71 @@ on_sendmsg(struct call *k, int fd, uint64_t msgs, unsigned count, int flags)
 	}
 	if (sv_still_valid(k))
 		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+/*
+ * recvmsg (count 0) and recvmmsg (count messages): descriptors
+ * (SCM_RIGHTS) are taken only from a peer judged beyond the requester.
+ * Only a Unix socket carries them, and only into a control buffer (the
+ * kernel closes those that find none), so anything else continues. A
+ * stream or seqpacket socket hears only its peer, fixed since the two
+ * were joined: judged as connect judges it. A datagram socket with a
+ * name (a path, an abstract or automatic name) hears whoever can
+ * address it, senders nobody can judge before the message is taken:
+ * its control data is refused. An unnamed one hears only its pair.
+ */
+static void
+on_recvmsg(struct call *k, int fd, uint64_t msgs, unsigned count)
+{
+	char shown[PATH_MAX], why[2 * PATH_MAX], peerwhy[PATH_MAX];
+	struct sockaddr_un self;
+	struct mmsghdr m;
+	struct stat st;
+	socklen_t slen = sizeof self, olen = sizeof(int);
+	unsigned i;
+	int sock = -1, domain = 0, type = 0, control = 0, rc;
+
+	if (count > UIO_MAXIOV)
+		count = UIO_MAXIOV;
+	for (i = 0; i < (count == 0 ? 1 : count) && !control; i++) {
+		if (read_mem(k, msgs + (uint64_t)i * (count == 0 ? sizeof m.msg_hdr : sizeof m),
+		    &m.msg_hdr, sizeof m.msg_hdr) != (ssize_t)sizeof m.msg_hdr)
+			break;	/* the kernel fails it (EFAULT) there */
+		control = m.msg_hdr.msg_control != NULL && m.msg_hdr.msg_controllen > 0;
+	}
+	if (!control || (sock = caller_dup(k, fd)) < 0 ||
+	    getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) != 0 || domain != AF_UNIX ||
+	    getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &olen) != 0 ||
+	    getsockname(sock, (struct sockaddr *)&self, &slen) != 0) {
+		/* no descriptor can come (or the kernel fails the call itself) */
+		if (sv_still_valid(k))
+			sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		goto out;
+	}
+	if (slen > offsetof(struct sockaddr_un, sun_path) && self.sun_path[0] != '\0')
+		snprintf(shown, sizeof shown, "%.*s", (int)(slen - offsetof(struct sockaddr_un,
+		    sun_path)), self.sun_path);
+	else if (slen > offsetof(struct sockaddr_un, sun_path) + 1)
+		snprintf(shown, sizeof shown, "@%.*s", (int)(slen - offsetof(struct sockaddr_un,
+		    sun_path) - 1), self.sun_path + 1);
+	else
+		snprintf(shown, sizeof shown, "socket:[%lu]", fstat(sock, &st) == 0 ?
+		    (unsigned long)st.st_ino : 0UL);
+	if (type == SOCK_DGRAM && slen > offsetof(struct sockaddr_un, sun_path))
+		rc = 1, snprintf(why, sizeof why, "descriptors sent to a named datagram socket "
+		    "come from whoever can address it, which cannot be judged");
+	else if ((rc = unix_peer_touchable(k, sock, peerwhy, sizeof peerwhy)) == 1)
+		snprintf(why, sizeof why, "descriptors would come from %s: %s",
+		    requester_word(k->jc.w), peerwhy);
+	else if (rc < 0)
+		snprintf(why, sizeof why, "its peer cannot be judged");
+	if (rc == 1 || rc < 0)
+		sv_refuse(k, "receive", shown, why);
+	else if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+out:
+	if (sock >= 0)
+		close(sock);
 }
 
 /*
@@ -1294,31 +1426,6 @@ ns_touchable(const struct writer *w, int nsfd)
 			return errno == EPERM ? 0 : -1;
 		user = parent;
 	}
-}
-
-/* The pid a pidfd of the caller's (or ours, tid 0) refers to; -1. */
-static pid_t
-pidfd_pid(pid_t tid, int fd)
-{
-	char what[64], buf[1024], *p;
-	ssize_t n;
-	int f;
-
-	if (tid != 0)
-		snprintf(what, sizeof what, "fdinfo/%d", fd);
-	f = tid != 0 ? sv_proc_open(tid, what, O_RDONLY) :
-	    (snprintf(what, sizeof what, "/proc/self/fdinfo/%d", fd), open(what,
-	    O_RDONLY | O_CLOEXEC));
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof buf - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "\nPid:")) == NULL)
-		return -1;
-	return (pid_t)strtol(p + 5, NULL, 10);
 }
 
 /* Is the caller in our PID namespace (its pid arguments mean ours)? */
@@ -1464,6 +1571,10 @@ intercept(struct call *k)
 		on_sendmsg(k, (int)a[0], a[1], 0, (int)a[2]);
 	else if (nr == __NR_sendmmsg)
 		on_sendmsg(k, (int)a[0], a[1], (unsigned)a[2], (int)a[3]);
+	else if (nr == __NR_recvmsg)
+		on_recvmsg(k, (int)a[0], a[1], 0);
+	else if (nr == __NR_recvmmsg)
+		on_recvmsg(k, (int)a[0], a[1], (unsigned)a[2]);
 	else if (nr == __NR_setxattr || nr == __NR_removexattr)
 		on_xattr(k, 1, nr == __NR_setxattr);
 	else if (nr == __NR_lsetxattr || nr == __NR_lremovexattr)

@@ -43,6 +43,12 @@ static const char WHY_SENDTO[] =
     " it continues";
 static const char WHY_SENDMSG[] =
     "each message's address judged as sendto's; then it continues";
+static const char WHY_RECVMSG[] =
+    "descriptors (SCM_RIGHTS) only from a judged peer: a Unix socket with a "
+    "control buffer continues when its stream peer is judged beyond the "
+    "requester (SO_PEERCRED, SO_PEERPIDFD) or it is an unnamed pair; a "
+    "named datagram socket's senders cannot be judged, so its control data "
+    "is refused; anything else cannot carry descriptors";
 static const char WHY_BIND[] =
     "a Unix socket's new name: the way judged as mknod's; the kernel makes "
     "it without following";
@@ -142,7 +148,7 @@ const struct syscall_rule syscall_rules[] = {
 	{ __NR_sendto, "sendto", SC_WHEN, WHY_SENDTO, 4, 0 },
 	{ __NR_recvfrom, "recvfrom", SC_ALLOWED, NULL, 0, 0 },
 	{ __NR_sendmsg, "sendmsg", SC_CONTINUED, WHY_SENDMSG, 0, 0 },
-	{ __NR_recvmsg, "recvmsg", SC_ALLOWED, NULL, 0, 0 },
+	{ __NR_recvmsg, "recvmsg", SC_CONTINUED, WHY_RECVMSG, 0, 0 },
 	{ __NR_shutdown, "shutdown", SC_ALLOWED, NULL, 0, 0 },
 	{ __NR_bind, "bind", SC_CONTINUED, WHY_BIND, 0, 0 },
 	{ __NR_listen, "listen", SC_ALLOWED, NULL, 0, 0 },
@@ -348,7 +354,7 @@ const struct syscall_rule syscall_rules[] = {
 	{ __NR_pwritev, "pwritev", SC_ALLOWED, NULL, 0, 0 },
 	{ __NR_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", SC_ALLOWED, NULL, 0, 0 },
 	{ __NR_perf_event_open, "perf_event_open", SC_ALLOWED, NULL, 0, 0 },
-	{ __NR_recvmmsg, "recvmmsg", SC_ALLOWED, NULL, 0, 0 },
+	{ __NR_recvmmsg, "recvmmsg", SC_CONTINUED, WHY_RECVMSG, 0, 0 },
 	{ __NR_fanotify_init, "fanotify_init", SC_ENOSYS, WHY_PAST, 0, 0 },
 	{ __NR_fanotify_mark, "fanotify_mark", SC_ALLOWED, WHY_METADATA, 0, 0 },
 	{ __NR_prlimit64, "prlimit64", SC_ALLOWED, NULL, 0, 0 },
