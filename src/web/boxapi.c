@@ -255,6 +255,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (!r->started) {
 		r->started = 1;
 		r->answered = 1;
+		web_conn_started(&a->pool, c);
 		if (strcmp(method, "POST") != 0)
 			return refuse_req(c, "", MHD_HTTP_METHOD_NOT_ALLOWED,
 			    "method_not_allowed", "only POST");

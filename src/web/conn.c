@@ -5,13 +5,16 @@
  * long. At accept time nothing tells the reviewer's browser (or the
  * platform's call) from an agent's flood, so a connection starts in a
  * small pool of its own (WEB_UNAUTH_MAX): when the pool is full, a new
- * connection takes the place of the oldest one in it that is not being
- * answered and has no whole request head waiting to be read. One address
- * holds at most WEB_PEER_POOL_MAX of the pool the same way: past that, a
- * new connection from it takes the place of its own oldest such one, so
- * a flood from a few addresses leaves room for the others and never
- * shuts out a browser, whose new connection may take its own idle one's
- * place. A connection in
+ * connection takes the place of one in it that is not being answered and
+ * has no whole request head waiting to be read: the one that made the
+ * least progress (nothing whole sent and nothing answered, before idle
+ * after answers, before a request whose body is coming), then the
+ * oldest. One address holds at most WEB_PEER_POOL_MAX of the pool the
+ * same way: past that, a new connection from it takes the place of one
+ * of its own, so a flood from a few addresses leaves room for the
+ * others and never shuts out a browser, whose new connection may take
+ * the place of a flood's, and whose requests in progress a flood's new
+ * connections pass over. A connection in
  * the pool has WEB_READ_DEADLINE_MS in total, from its start or the end
  * of its last request, to send a whole request, headers and body: a
  * trickle of bytes does not extend it. A connection whose request was
@@ -113,16 +116,29 @@ unread(int fd)
 	return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : 0;
 }
 
-/* May a new connection take k's place? Idle and with no whole request
- * head in, or its answer stalled in the socket. */
+/*
+ * May a new connection take k's place, and how readily (lower first; 0
+ * not at all)? A flood of connections that never send a whole request
+ * must not push out the reviewer's browser, whose connections make
+ * progress; age alone would, since the flood's, cut and made again,
+ * are always the youngest. First one whose answer is stalled, or that
+ * has neither sent a whole request head nor been answered (1); then one
+ * idle after answers, kept alive (2); last one whose request head is
+ * read and whose body is coming (3). Never one being answered, or with
+ * a whole head unread in its socket (it is about to be).
+ */
 static int
-evictable(const struct web_conn *k)
+eviction_rank(const struct web_conn *k)
 {
 	if (!in_pool(k))
 		return 0;
 	if (k->answering)
-		return k->stalled != 0;
-	return !head_waiting(k->fd);
+		return k->stalled != 0 ? 1 : 0;
+	if (head_waiting(k->fd))
+		return 0;
+	if (k->head_in)
+		return 3;
+	return k->served > 0 ? 2 : 1;
 }
 
 /* An address as a key: its family, then its bytes (zeros for others). */
@@ -139,30 +155,37 @@ peer_key(const struct sockaddr *sa, unsigned char key[17])
 		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 }
 
-/* The oldest connection of the pool a new one may replace, of the
- * address peer only when peer is not NULL; or NULL. */
+/* The connection of the pool a new one may replace (the lowest rank,
+ * then the oldest), of the address peer only when peer is not NULL; or
+ * NULL. */
 static struct web_conn *
-oldest_evictable(struct web_pool *w, const unsigned char *peer)
+replaceable(struct web_pool *w, const unsigned char *peer)
 {
-	struct web_conn *oldest = NULL, *k;
+	struct web_conn *best = NULL, *k;
+	int rank, best_rank = 0;
 	size_t i;
 
 	for (i = 0; i < WEB_CONN_MAX; i++) {
 		k = &w->conns[i];
 		if (peer != NULL && memcmp(k->peer, peer, sizeof k->peer) != 0)
 			continue;
-		if ((oldest == NULL || k->since < oldest->since) && evictable(k))
-			oldest = k;
+		if ((rank = eviction_rank(k)) == 0)
+			continue;
+		if (best == NULL || rank < best_rank ||
+		    (rank == best_rank && k->since < best->since)) {
+			best = k;
+			best_rank = rank;
+		}
 	}
-	return oldest;
+	return best;
 }
 
 /*
  * MHD_OPTION_APC: a new connection. When its address holds
- * WEB_PEER_POOL_MAX of the pool, it takes the place of that address's
- * oldest one that is idle without a whole request head unread, or whose
- * answer is stalled; else, when the pool is full, of the oldest such one
- * of any address. When there is none, it is refused.
+ * WEB_PEER_POOL_MAX of the pool, it takes the place of one of that
+ * address's (replaceable: the least progress, then the oldest); else,
+ * when the pool is full, of one of any address's. When there is none,
+ * it is refused.
  */
 static enum MHD_Result
 conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
@@ -183,9 +206,9 @@ conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 		np += memcmp(w->conns[i].peer, peer, sizeof peer) == 0;
 	}
 	if ((full = np >= WEB_PEER_POOL_MAX))
-		k = oldest_evictable(w, peer);
+		k = replaceable(w, peer);
 	else if ((full = n >= WEB_UNAUTH_MAX))
-		k = oldest_evictable(w, NULL);
+		k = replaceable(w, NULL);
 	if (k != NULL) {
 		cut(k);
 		refused_locked(w, "a connection without a session was cut to make room");
@@ -263,6 +286,19 @@ web_conn_session(struct web_pool *w, struct MHD_Connection *c, const char *devic
 	return rc;
 }
 
+/* A request's head on c is read: it is not cut before others for a
+ * newcomer (its read deadline goes on). */
+void
+web_conn_started(struct web_pool *w, struct MHD_Connection *c)
+{
+	struct web_conn *k = conn_of(c);
+
+	pthread_mutex_lock(&w->lock);
+	if (k != NULL)
+		k->head_in = 1;
+	pthread_mutex_unlock(&w->lock);
+}
+
 /* A request on c is read in full: the read deadline stops. */
 void
 web_conn_read(struct web_pool *w, struct MHD_Connection *c)
@@ -283,7 +319,8 @@ web_conn_done(struct web_pool *w, struct MHD_Connection *c)
 
 	pthread_mutex_lock(&w->lock);
 	if (k != NULL) {
-		k->answering = 0;
+		k->head_in = k->answering = 0;
+		k->served++;
 		k->since = monotonic_ms();
 	}
 	pthread_mutex_unlock(&w->lock);

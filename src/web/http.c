@@ -639,6 +639,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return MHD_NO;
 	if (!r->started) {
 		r->started = 1;
+		web_conn_started(&w->pool, c);
 		if (precheck(w, c, r, url, method, &ret))
 			return ret;
 		return MHD_YES;

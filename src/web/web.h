@@ -60,7 +60,9 @@ struct web_config {
 /* A connection of the page (conn.c). */
 struct web_conn {
 	int		 used, cut;
+	int		 head_in;	/* its request's head is read, its body coming */
 	int		 answering;	/* its request is in: no read deadline */
+	unsigned	 served;	/* requests answered on it */
 	int		 fd;
 	unsigned char	 peer[17];	/* its address: family, then the bytes */
 	int64_t		 since;		/* start, or the end of its last request */
@@ -171,6 +173,7 @@ void	 web_conn_hooks(struct web_pool *, struct web_hooks *);
 int	 web_conn_start(struct web_pool *, const char *);
 void	 web_conn_stop(struct web_pool *);
 int	 web_conn_session(struct web_pool *, struct MHD_Connection *, const char *);
+void	 web_conn_started(struct web_pool *, struct MHD_Connection *);
 void	 web_conn_read(struct web_pool *, struct MHD_Connection *);
 void	 web_conn_done(struct web_pool *, struct MHD_Connection *);
 void	 web_refused(struct web_pool *, const char *);

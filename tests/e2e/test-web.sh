@@ -1184,6 +1184,70 @@ read -r how secs <"$T.slow"
 check "a trickling client is cut at its total deadline ($how after ${secs}s, 2 s in this build; idle limit 3 s)" \
     [ "$how" = closed -a "${secs:-99}" -le 6 ]
 
+# a flood's new connections pass over a browser's that made progress:
+# one idle after an answer (kept alive), and one whose request head is
+# in while its body comes; with age alone, the flood's (the youngest)
+# would always push those out
+"$PY" - "$PORT" >"$T.rank" <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+def conn():
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+def answer(s):
+    s.settimeout(5)
+    try:
+        d = s.recv(4096)
+    except OSError:
+        return "cut"
+    return d.split(b"\r\n")[0].decode(errors="replace") if d else "cut"
+def flood(n):
+    fl = []
+    for _ in range(n):
+        f = conn()
+        f.sendall(b"GET / HTTP/1.1\r\n")
+        fl.append(f)
+    time.sleep(0.5)
+    cut = 0
+    for f in fl:
+        f.settimeout(0.01)
+        try:
+            cut += f.recv(1) == b""
+        except socket.timeout:
+            pass
+        except OSError:
+            cut += 1
+        f.close()
+    return cut
+# idle after an answer
+k = conn()
+k.sendall(b"GET /app.css HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+head = b""
+k.settimeout(5)
+while b"\r\n\r\n" not in head:
+    head += k.recv(1)
+size = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+while size > 0:
+    size -= len(k.recv(min(size, 65536)))
+cut1 = flood(12)
+k.sendall(b"GET /app.css HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+print("kept", answer(k).replace(" ", "_"), cut1)
+# a request head in, its body coming
+b = conn()
+b.sendall(b"POST /api/hello HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n" % port)
+time.sleep(0.3)
+cut2 = flood(12)
+b.sendall(b"{}")
+print("body", answer(b).replace(" ", "_"), cut2)
+EOF
+read -r _ kept cut1 <"$T.rank"
+check "a connection idle after its answer outlives a flood's 12 new ones ($kept; $cut1 of the flood's cut)" \
+    [ "$kept" = HTTP/1.1_200_OK -a "${cut1:-0}" -ge 4 ]
+read -r _ body cut2 <<EOF
+$(sed -n 2p "$T.rank")
+EOF
+check "... and one whose body is still coming is answered ($body; $cut2 of the flood's cut)" \
+    sh -c '[ "${1#HTTP/1.1_}" != "$1" -a "$2" -ge 4 ]' sh "$body" "${cut2:-0}"
+
 # ------------------------------------------------------------ revoke
 section "revoke"
 # an event stream open at the revocation ends with it (the stream looks
