@@ -72,11 +72,13 @@ answer(json_t *j)
 	json_decref(j);
 }
 
+/* Give up: the message on stderr, {"error","message"} as the answer, and
+ * the exit status code. */
 static int
-fail(int code, const char *err, const char *fmt, ...)
+bail(int code, const char *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int
-fail(int code, const char *err, const char *fmt, ...)
+bail(int code, const char *err, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -128,7 +130,7 @@ do_resolve(void)
 	int rc;
 
 	if (read_bounded(STDIN_FILENO, &buf, &len, REQUEST_MAX) != 0)
-		return fail(EXIT_REFUSED, "bad_input", "the request is unreadable or larger "
+		return bail(EXIT_REFUSED, "bad_input", "the request is unreadable or larger "
 		    "than %d bytes", REQUEST_MAX);
 	if ((rc = requester_self(&rq, &r)) != EXIT_OK) {
 		free(buf);
@@ -214,15 +216,15 @@ do_stage(const char *runner_sha)
 	int sfd, dfd, fd;
 
 	if (!runner_is(runner_sha))
-		return fail(EXEC_CHANGED, "machine_changed", "this host's runner (%s) is not the "
+		return bail(EXEC_CHANGED, "machine_changed", "this host's runner (%s) is not the "
 		    "enrolled one", WARRANT_RUNNER_PATH);
 	if (read_bounded(STDIN_FILENO, &buf, &len, MANIFEST_MAX) != 0)
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "the manifest is unreadable or "
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "the manifest is unreadable or "
 		    "too large");
 	umask(077);
 	if (state_dir(state, sizeof state) != 0 || (sfd = state_dir_open(state)) < 0) {
 		free(buf);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "no state directory");
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "no state directory");
 	}
 	close(sfd);
 	if ((size_t)snprintf(dir, sizeof dir, "%s/runs", state) >= sizeof dir ||
@@ -230,14 +232,14 @@ do_stage(const char *runner_sha)
 	    (size_t)snprintf(dir, sizeof dir, "%s/runs/remote.XXXXXX", state) >= sizeof dir ||
 	    mkdtemp(dir) == NULL || (dfd = open_run_dir(dir, NULL)) < 0) {
 		free(buf);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "cannot make a run directory: %s",
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "cannot make a run directory: %s",
 		    strerror(errno));
 	}
 	fd = openat(dfd, APPROVED, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, buf, len) != 0 || fsync(fd) != 0 || close(fd) != 0) {
 		free(buf);
 		close(dfd);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "cannot write the manifest: %s",
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "cannot write the manifest: %s",
 		    strerror(errno));
 	}
 	free(buf);
@@ -291,27 +293,27 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 	int dfd, tty, fd, status, you = 0, k = 0;
 
 	if (!runner_is(runner_sha))
-		return fail(EXEC_CHANGED, "machine_changed", "this host's runner (%s) is not the "
+		return bail(EXEC_CHANGED, "machine_changed", "this host's runner (%s) is not the "
 		    "enrolled one; nothing ran", WARRANT_RUNNER_PATH);
 	if (path_replaceable(&requester_anyone, WARRANT_RUNNER_PATH, why, sizeof why) != 0)
-		return fail(EXEC_STAGE_FAILED, "runner_error", "refusing to hand %s to sudo; "
+		return bail(EXEC_STAGE_FAILED, "runner_error", "refusing to hand %s to sudo; "
 		    "nothing ran", WARRANT_RUNNER_PATH);
 	if (strlen(sha) != SHA256_HEX_LEN || (slash = strrchr(file, '/')) == NULL ||
 	    strcmp(slash + 1, APPROVED) != 0 || (size_t)(slash - file) >= sizeof dir)
-		return fail(EXIT_REFUSED, "usage", "--manifest must name a staged %s", APPROVED);
+		return bail(EXIT_REFUSED, "usage", "--manifest must name a staged %s", APPROVED);
 	memcpy(dir, file, (size_t)(slash - file));
 	dir[slash - file] = '\0';
 	if ((dfd = open_run_dir(dir, NULL)) < 0)
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "%s is not a run directory of "
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "%s is not a run directory of "
 		    "yours (STATE/runs/remote.XXXXXX, 0700, no symlink); nothing ran", dir);
 	if ((m = load_approved(dfd, sha, why, sizeof why)) == NULL) {
 		close(dfd);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "%s; nothing ran", why);
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "%s; nothing ran", why);
 	}
 	if (json_object_get(m, "user_env") != NULL || json_object_get(m, "requester") != NULL) {
 		json_decref(m);
 		close(dfd);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "the approved manifest carries "
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "the approved manifest carries "
 		    "what only this host adds; nothing ran");
 	}
 	json_array_foreach(json_object_get(m, "commands"), i, c)
@@ -328,14 +330,14 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 		free(bytes);
 		json_decref(m);
 		close(dfd);
-		return fail(EXEC_STAGE_FAILED, "stage_failed", "cannot write the run manifest; "
+		return bail(EXEC_STAGE_FAILED, "stage_failed", "cannot write the run manifest; "
 		    "nothing ran");
 	}
 	free(bytes);
 	if ((tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		json_decref(m);
 		close(dfd);
-		return fail(EXEC_STAGE_FAILED, "missing_tty", "no terminal for sudo's prompt "
+		return bail(EXEC_STAGE_FAILED, "missing_tty", "no terminal for sudo's prompt "
 		    "(ssh -t); nothing ran");
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_MANIFEST);
@@ -398,7 +400,7 @@ do_fetch(const char *dir)
 	int dfd, rfd, started;
 
 	if ((dfd = open_run_dir(dir, &rfd)) < 0)
-		return fail(EXEC_STAGE_FAILED, "fetch_failed", "%s is not a run directory of "
+		return bail(EXEC_STAGE_FAILED, "fetch_failed", "%s is not a run directory of "
 		    "yours (STATE/runs/remote.XXXXXX, 0700, no symlink): left as it is", dir);
 	ledger = read_record(dfd, RUN_LEDGER);
 	progress = read_record(dfd, RUN_PROGRESS);
@@ -408,7 +410,7 @@ do_fetch(const char *dir)
 		json_decref(progress);
 		close(dfd);
 		close(rfd);
-		return fail(EXEC_STAGE_FAILED, "execution_in_progress", "the runner still runs");
+		return bail(EXEC_STAGE_FAILED, "execution_in_progress", "the runner still runs");
 	}
 	/* only the runner's own records count: root-owned */
 	if (ledger != NULL && (fstatat(dfd, RUN_LEDGER, &st, AT_SYMLINK_NOFOLLOW) != 0 ||

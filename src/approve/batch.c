@@ -18,8 +18,10 @@
 
 #include "batch.h"
 
+/* What the reviewer is told: the batch's outcome (NULL: as it is) and
+ * its message. */
 void
-say(struct batch *b, const char *outcome, const char *fmt, ...)
+tell(struct batch *b, const char *outcome, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -36,14 +38,14 @@ say(struct batch *b, const char *outcome, const char *fmt, ...)
  * runner_error; either way the message names the file.
  */
 void
-say_unwritable(struct batch *b, const char *path, int e)
+tell_unwritable(struct batch *b, const char *path, int e)
 {
 	if (e == ENOSPC || e == EDQUOT)
-		say(b, "state_full", "the state directory %s is full: %s cannot be written "
+		tell(b, "state_full", "the state directory %s is full: %s cannot be written "
 		    "(%s); nothing ran: free space there and answer again", b->st->dir, path,
 		    strerror(e));
 	else
-		say(b, "runner_error", "%s cannot be written: %s; nothing ran", path,
+		tell(b, "runner_error", "%s cannot be written: %s; nothing ran", path,
 		    strerror(e));
 }
 
@@ -67,18 +69,18 @@ batch_load(struct batch *b, struct store *st, const char *gate_id)
 	b->attempt = -1;
 	b->entries = json_array();
 	if ((b->gate = store_gate(st, gate_id, 1)) == NULL) {
-		say(b, "runner_error", "cannot read the gate");
+		tell(b, "runner_error", "cannot read the gate");
 		return -1;
 	}
 	b->manifest = json_object_get(b->gate, "manifest");
 	if (manifest_check(b->manifest, why, sizeof why) != 0) {
-		say(b, "runner_error", "the stored manifest is refused: %s", why);
+		tell(b, "runner_error", "the stored manifest is refused: %s", why);
 		return -1;
 	}
 	if ((bytes = manifest_seal(b->manifest, sha)) == NULL ||
 	    !digest_equal(sha, json_str(b->gate, "manifest_sha256"))) {
 		free(bytes);
-		say(b, "runner_error", "the stored manifest no longer matches its seal");
+		tell(b, "runner_error", "the stored manifest no longer matches its seal");
 		return -1;
 	}
 	free(bytes);
@@ -200,18 +202,18 @@ batch_seal_run(struct batch *b, json_t *selected)
 	/* the ledger binds to the approved subset as sealed; the runner gets
 	 * the hash of the file it reads, the subset with user_env */
 	if ((bytes = manifest_seal(b->run, b->sha)) == NULL) {
-		say(b, "runner_error", "cannot seal the approved commands");
+		tell(b, "runner_error", "cannot seal the approved commands");
 		return -1;
 	}
 	free(bytes);
 	json_object_set_new(b->run, "user_env", you ? user_env_json() : json_null());
 	json_object_set_new(b->run, "requester", requester_json(b->gate));
 	if (json_is_null(json_object_get(b->run, "user_env")) && you) {
-		say(b, "runner_error", "cannot find your passwd entry");
+		tell(b, "runner_error", "cannot find your passwd entry");
 		return -1;
 	}
 	if ((bytes = manifest_seal(b->run, b->run_sha)) == NULL) {
-		say(b, "runner_error", "cannot seal the run manifest");
+		tell(b, "runner_error", "cannot seal the run manifest");
 		return -1;
 	}
 	free(bytes);
@@ -235,7 +237,7 @@ batch_link_files(struct batch *b)
 		if (blob_link(b->st->dir, json_str(f, "sha256"),
 		    (uint64_t)json_integer_value(json_object_get(f, "size")), b->run_fd,
 		    why, sizeof why) != 0) {
-			say(b, "runner_error", "file '%s': %s; nothing ran", name, why);
+			tell(b, "runner_error", "file '%s': %s; nothing ran", name, why);
 			return -1;
 		}
 	return 0;
@@ -286,7 +288,7 @@ batch_record(struct batch *b)
 
 	json_decref(l);
 	if (rc != 0)
-		say(b, "runner_error", "cannot record progress in %s: %s", b->run_dir,
+		tell(b, "runner_error", "cannot record progress in %s: %s", b->run_dir,
 		    strerror(errno));
 	return rc;
 }

@@ -52,9 +52,9 @@ executor exec_runner;		/* exec-runner.c: the whole batch in warrant-runner */
 executor exec_remote;		/* exec-remote.c: the batch in an enrolled machine's runner */
 
 /* batch.c */
-void	 say(struct batch *, const char *, const char *, ...)
+void	 tell(struct batch *, const char *, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
-void	 say_unwritable(struct batch *, const char *, int);
+void	 tell_unwritable(struct batch *, const char *, int);
 int	 is_root(const json_t *);
 int	 batch_load(struct batch *, struct store *, const char *);
 void	 batch_free(struct batch *);

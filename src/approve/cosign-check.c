@@ -47,13 +47,13 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 	if (!root)
 		return 0;
 	if (tp_policy_load(&p, why, sizeof why) != 0) {
-		say(b, "policy_invalid", "the two-person policy is refused (%s): the runner "
+		tell(b, "policy_invalid", "the two-person policy is refused (%s): the runner "
 		    "would refuse too; nothing ran", why);
 		return -1;
 	}
 	/* sudo runs each command itself, outside the runner's supervisor */
 	if (via_sudo && !p.unconfined) {
-		say(b, "unconfined_refused", "--via sudo runs ROOT commands outside the runner's "
+		tell(b, "unconfined_refused", "--via sudo runs ROOT commands outside the runner's "
 		    "run-time supervisor, which this host's policy does not allow (%s has no "
 		    "\"unconfined\": \"allow\"): answer without it; nothing ran",
 		    WARRANT_POLICY_FILE);
@@ -62,7 +62,7 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 	if (p.approvals <= 1)
 		return 0;
 	if (via_sudo) {
-		say(b, "two_person_via_sudo", "this host's two-person rule needs the runner, "
+		tell(b, "two_person_via_sudo", "this host's two-person rule needs the runner, "
 		    "which checks the reviews: answer without --via sudo; nothing ran");
 		return -1;
 	}
@@ -70,7 +70,7 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 	rc = tp_count(&p, &tb, &t, why, sizeof why);
 	json_decref(ids);
 	if (rc != 0) {
-		say(b, "reviews_missing", "the two-person rule needs %d approvals, and the "
+		tell(b, "reviews_missing", "the two-person rule needs %d approvals, and the "
 		    "reviews cannot be read (%s); nothing ran, the gate stays pending",
 		    p.approvals, why);
 		return -1;
@@ -79,16 +79,16 @@ approve_reviews(struct batch *b, int root, int via_sudo)
 		snprintf(note, sizeof note, "denied by %s (two-person rule)",
 		    user_label(t.denied_by, who, sizeof who));
 		if (gate_deny(b->st, b->gate_id, note) == 0) {
-			say(b, "review_denied", "%s, a member of %s, denied this request; "
+			tell(b, "review_denied", "%s, a member of %s, denied this request; "
 			    "it is denied, nothing ran", who, p.group);
 			return -1;
 		}
-		say(b, "review_denied", "%s, a member of %s, denied this request; nothing ran",
+		tell(b, "review_denied", "%s, a member of %s, denied this request; nothing ran",
 		    who, p.group);
 		return -1;
 	}
 	if (t.approvals < p.approvals - 1) {
-		say(b, "reviews_missing", "the two-person rule needs %d approvals of these "
+		tell(b, "reviews_missing", "the two-person rule needs %d approvals of these "
 		    "commands: yours and %d by other members of %s; %d %s in. Ask one to run "
 		    "`warrant answer %s --approve --to %s`%s; nothing ran, the gate stays "
 		    "pending", p.approvals, p.approvals - 1, p.group, t.approvals,

@@ -163,7 +163,7 @@ stage_you(struct batch *b, char dir[PATH_MAX])
 	if (mkdirat(b->run_fd, RUN_FILES, 0700) != 0 ||
 	    (dfd = openat(b->run_fd, RUN_FILES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0) {
-		say(b, "runner_error", "cannot create %s/%s: %s; nothing ran", b->run_dir,
+		tell(b, "runner_error", "cannot create %s/%s: %s; nothing ran", b->run_dir,
 		    RUN_FILES, strerror(errno));
 		stage_remove(b->run_fd, RUN_FILES);
 		return -1;
@@ -178,10 +178,10 @@ stage_you(struct batch *b, char dir[PATH_MAX])
 		    (uid_t)-1, (gid_t)-1);
 		if (rc != 0) {
 			if (rc > 0)
-				say(b, "runner_error", "file '%s' does not match its seal; nothing ran",
+				tell(b, "runner_error", "file '%s' does not match its seal; nothing ran",
 				    name);
 			else
-				say(b, "runner_error", "cannot stage file '%s': %s; nothing ran", name,
+				tell(b, "runner_error", "cannot stage file '%s': %s; nothing ran", name,
 				    strerror(errno));
 			close(dfd);
 			stage_remove(b->run_fd, RUN_FILES);
@@ -190,7 +190,7 @@ stage_you(struct batch *b, char dir[PATH_MAX])
 	}
 	close(dfd);
 	if ((size_t)snprintf(dir, PATH_MAX, "%s/%s", b->run_dir, RUN_FILES) >= PATH_MAX) {
-		say(b, "runner_error", "the run directory's path is too long; nothing ran");
+		tell(b, "runner_error", "the run directory's path is too long; nothing ran");
 		stage_remove(b->run_fd, RUN_FILES);
 		return -1;
 	}
@@ -279,7 +279,7 @@ exec_local(struct batch *b, const struct approve_opts *opts)
 	b->entries = batch_execute(&x, &broken, &stopped);
 	b->stopped = run_watch_record(&l.watch);
 	if (stopped)
-		say(b, "runner_error", "warrant answer was told to stop "
+		tell(b, "runner_error", "warrant answer was told to stop "
 		    "(interrupt, SIGHUP or SIGTERM)");
 	if (broken || stopped)
 		end = EXEC_BROKEN;

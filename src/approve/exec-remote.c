@@ -47,12 +47,12 @@ call(struct batch *b, const json_t *m, const char *const *words, const char *in,
 	*status = -1;
 	if (ssh_run(&c, &res) != 0) {
 		ssh_result_free(&res);
-		say(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
+		tell(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
 		return NULL;
 	}
 	if (!ssh_answered(&res)) {
 		code = ssh_failure(&res, why, sizeof why);
-		say(b, code, "%s: %s", json_str(m, "name"), why);
+		tell(b, code, "%s: %s", json_str(m, "name"), why);
 		ssh_result_free(&res);
 		return NULL;
 	}
@@ -60,12 +60,12 @@ call(struct batch *b, const json_t *m, const char *const *words, const char *in,
 	a = remote_answer(res.out);
 	ssh_result_free(&res);
 	if (a == NULL)
-		say(b, "machine_incompatible", "%s: `warrant exec` gave no answer",
+		tell(b, "machine_incompatible", "%s: `warrant exec` gave no answer",
 		    json_str(m, "name"));
 	else if (*status == EXEC_CHANGED)
-		say(b, "machine_changed", "%s: %s", json_str(m, "name"), json_str(a, "message"));
+		tell(b, "machine_changed", "%s: %s", json_str(m, "name"), json_str(a, "message"));
 	else if (*status != 0)
-		say(b, "runner_error", "%s: %s", json_str(m, "name"), json_str(a, "message"));
+		tell(b, "runner_error", "%s: %s", json_str(m, "name"), json_str(a, "message"));
 	return a;
 }
 
@@ -137,7 +137,7 @@ from_records(struct batch *b, int found, const char *why)
 	else
 		batch_mark_rest(b, "interrupted", "may have run: the runner left no record of it "
 		    "that checks out");
-	say(b, "runner_error", "%s", why);
+	tell(b, "runner_error", "%s", why);
 	return EXEC_BROKEN;
 }
 
@@ -183,14 +183,14 @@ exec_remote(struct batch *b, const struct approve_opts *opts)
 
 	(void)opts;
 	if ((m = machine_get(b->st->dir, name, &r)) == NULL) {
-		say(b, r.code, "%s; nothing ran", r.message);
+		tell(b, r.code, "%s; nothing ran", r.message);
 		return EXEC_NOTHING_RAN;
 	}
 	/* the account the reviewer saw is the one whose password is typed */
 	sealed = json_object_get(json_object_get(b->run, "machine"), "sudo_user");
 	if (strcmp(sealed != NULL ? json_string_value(sealed) : json_str(m, "user"),
 	    machine_sudo_user(m)) != 0) {
-		say(b, "machine_changed", "%s was enrolled again: its batches now run through "
+		tell(b, "machine_changed", "%s was enrolled again: its batches now run through "
 		    "%s, not the account this request shows; ask again; nothing ran", name,
 		    machine_sudo_user(m));
 		goto out;
@@ -201,7 +201,7 @@ exec_remote(struct batch *b, const struct approve_opts *opts)
 	json_object_del(approved, "user_env");
 	json_object_del(approved, "requester");
 	if ((bytes = manifest_seal(approved, sha)) == NULL || !digest_equal(sha, b->sha)) {
-		say(b, "runner_error", "cannot seal the approved commands; nothing ran");
+		tell(b, "runner_error", "cannot seal the approved commands; nothing ran");
 		goto out;
 	}
 	/* 1. stage */
@@ -221,9 +221,9 @@ exec_remote(struct batch *b, const struct approve_opts *opts)
 		char *v = text_visible(json_str(a, "dir"));
 
 		if (*r.message)
-			say(b, r.code, "%s; nothing ran", r.message);
+			tell(b, r.code, "%s; nothing ran", r.message);
 		else
-			say(b, "machine_incompatible", "%s: the target named '%.200s' as its run "
+			tell(b, "machine_incompatible", "%s: the target named '%.200s' as its run "
 			    "directory, not STATE/runs/remote.XXXXXX; nothing ran", name, v);
 		free(v);
 		json_decref(a);
@@ -256,7 +256,7 @@ exec_remote(struct batch *b, const struct approve_opts *opts)
 	status = res.status;
 	code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	if (status == -1) {
-		say(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
+		tell(b, "machine_unreachable", "cannot start " SSH_PATH "; nothing ran");
 		fetch(b, m, dir, why, sizeof why);
 		goto out;
 	}
@@ -267,32 +267,32 @@ exec_remote(struct batch *b, const struct approve_opts *opts)
 	} else if (code == 255) {
 		/* ssh failed: nothing ran only when the run never started */
 		if (found == 0) {
-			say(b, "machine_unreachable", "%s: ssh failed before the run; nothing ran",
+			tell(b, "machine_unreachable", "%s: ssh failed before the run; nothing ran",
 			    name);
 			end = EXEC_NOTHING_RAN;
 		} else
 			end = from_records(b, found, "the connection to the target was lost "
 			    "during the run");
 	} else if (code == 1) {
-		say(b, stop_requested ? "cancellation" : "authentication_failed",
+		tell(b, stop_requested ? "cancellation" : "authentication_failed",
 		    "%s: sudo authentication on the target %s; nothing ran", name,
 		    stop_requested ? "was cancelled" : "failed (or its sudoers does not allow "
 		    "the runner)");
 	} else if (code == RUNNER_REFUSED) {
-		say(b, "runner_error", "the target's runner refused the batch before running "
+		tell(b, "runner_error", "the target's runner refused the batch before running "
 		    "anything (its message is above)");
 	} else if (code == EXEC_CHANGED) {
-		say(b, "machine_changed", "%s: the target's runner is not the enrolled one; "
+		tell(b, "machine_changed", "%s: the target's runner is not the enrolled one; "
 		    "nothing ran", name);
 	} else if (code == EXEC_STAGE_FAILED || code == 127) {
-		say(b, "runner_error", "%s: the run could not be set up on the target (its "
+		tell(b, "runner_error", "%s: the run could not be set up on the target (its "
 		    "message is above); nothing ran", name);
 	} else if (code == 128 + SIGINT || code == 128 + SIGQUIT || code == 128 + SIGHUP ||
 	    code == 128 + SIGTERM) {
 		if (found > 0)
 			end = from_records(b, found, "the run was interrupted");
 		else
-			say(b, "cancellation", "authentication was cancelled; nothing ran");
+			tell(b, "cancellation", "authentication was cancelled; nothing ran");
 	} else
 		end = from_records(b, found, "the target's runner stopped part way");
 out:

@@ -32,7 +32,7 @@ write_run_manifest(struct batch *b)
 		rc = -1;
 	free(bytes);
 	if (rc != 0)
-		say(b, "runner_error", "cannot write the run manifest in %s: %s", b->run_dir,
+		tell(b, "runner_error", "cannot write the run manifest in %s: %s", b->run_dir,
 		    strerror(errno));
 	return rc;
 }
@@ -63,7 +63,7 @@ from_records(struct batch *b, const char *why)
 	default:
 		batch_mark_rest(b, "interrupted", "may have run: the runner left no record of it");
 	}
-	say(b, "runner_error", "%s", why);
+	tell(b, "runner_error", "%s", why);
 	return EXEC_BROKEN;
 }
 
@@ -77,7 +77,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 	if (write_run_manifest(b) != 0)
 		return EXEC_NOTHING_RAN;
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", b->run_dir, RUN_MANIFEST) >= sizeof path) {
-		say(b, "runner_error", "the run directory's path is too long");
+		tell(b, "runner_error", "the run directory's path is too long");
 		return EXEC_NOTHING_RAN;
 	}
 	argv[k++] = SUDO;
@@ -98,33 +98,33 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		return from_records(b, "the runner's ledger is missing or does not check out");
 	}
 	if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
-		say(b, "runner_error", "cannot start " SUDO "; nothing ran");
+		tell(b, "runner_error", "cannot start " SUDO "; nothing ran");
 		return EXEC_NOTHING_RAN;
 	}
 	/* the runner handles these signals and never dies of them: sudo did,
 	 * at its prompt */
 	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGQUIT ||
 	    WTERMSIG(status) == SIGHUP || WTERMSIG(status) == SIGTERM)) {
-		say(b, "cancellation", "authentication was cancelled; nothing ran");
+		tell(b, "cancellation", "authentication was cancelled; nothing ran");
 		return EXEC_NOTHING_RAN;
 	}
 	/* the runner never exits 1: that is sudo's own failure */
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
 		if (stop_requested)
-			say(b, "cancellation", "authentication was cancelled; nothing ran");
+			tell(b, "cancellation", "authentication was cancelled; nothing ran");
 		else
-			say(b, "authentication_failed", "sudo authentication failed (or sudoers "
+			tell(b, "authentication_failed", "sudo authentication failed (or sudoers "
 			    "does not allow the runner); nothing ran");
 		return EXEC_NOTHING_RAN;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REVIEWS) {
-		say(b, "reviews_missing", "the runner refused the batch: the two-person rule's "
+		tell(b, "reviews_missing", "the runner refused the batch: the two-person rule's "
 		    "reviews are missing or one denies it (its message is above); nothing ran, "
 		    "the gate stays pending");
 		return EXEC_NOTHING_RAN;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REFUSED) {
-		say(b, "runner_error", "the runner refused the batch before running anything "
+		tell(b, "runner_error", "the runner refused the batch before running anything "
 		    "(its message is above)");
 		return EXEC_NOTHING_RAN;
 	}

@@ -60,7 +60,7 @@ select_commands(struct batch *b, const char *const *ids, size_t nids)
 	json_t *sel = commands_select(b->manifest, ids, nids, &bad);
 
 	if (sel == NULL)
-		say(b, NULL, "no command '%s' in this request", bad);
+		tell(b, NULL, "no command '%s' in this request", bad);
 	return sel;
 }
 
@@ -72,7 +72,7 @@ runner_trusted(struct batch *b)
 
 	if (rc == 0)
 		return 1;
-	say(b, "runner_error", "refusing to hand %s to sudo: %s", WARRANT_RUNNER_PATH,
+	tell(b, "runner_error", "refusing to hand %s to sudo: %s", WARRANT_RUNNER_PATH,
 	    rc > 0 ? why : "it is missing");
 	return 0;
 }
@@ -86,19 +86,19 @@ make_run_dir(struct batch *b)
 	if ((size_t)snprintf(runs, sizeof runs, "%s/runs", b->st->dir) >= sizeof runs ||
 	    (size_t)snprintf(b->run_dir, sizeof b->run_dir, "%s/%s.XXXXXX", runs, b->gate_id) >=
 	    sizeof b->run_dir) {
-		say(b, "runner_error", "the state directory's path is too long");
+		tell(b, "runner_error", "the state directory's path is too long");
 		return -1;
 	}
 	if (mkdir(runs, 0700) != 0 && errno != EEXIST) {
-		say_unwritable(b, runs, errno);
+		tell_unwritable(b, runs, errno);
 		return -1;
 	}
 	if (mkdtemp(b->run_dir) == NULL) {
-		say_unwritable(b, b->run_dir, errno);
+		tell_unwritable(b, b->run_dir, errno);
 		return -1;
 	}
 	if ((b->run_fd = open(b->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		say(b, "runner_error", "%s: %s", b->run_dir, strerror(errno));
+		tell(b, "runner_error", "%s: %s", b->run_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -135,7 +135,7 @@ finish_settled(struct batch *b, int broken, int via_sudo, int *code)
 	    via_sudo ? VIA_SUDO_NOTE : NULL, &ledger);
 	if (rc != 0) {
 		json_decref(ledger);
-		say(b, "runner_error", rc > 0 ? "the gate was settled by another process" :
+		tell(b, "runner_error", rc > 0 ? "the gate was settled by another process" :
 		    "cannot settle the gate");
 		*code = EXIT_INTERNAL;
 		return failure(b);
@@ -158,12 +158,12 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 
 	*code = EXIT_REFUSED;
 	if (strcmp(json_str(b->gate, "state"), "pending") != 0) {
-		say(b, "not_pending", "the gate is %s, not pending", json_str(b->gate, "state"));
+		tell(b, "not_pending", "the gate is %s, not pending", json_str(b->gate, "state"));
 		return -1;
 	}
 	if (o->expect != NULL && (strlen(o->expect) < 12 || strlen(o->expect) > SHA256_HEX_LEN ||
 	    strncmp(json_str(b->gate, "manifest_sha256"), o->expect, strlen(o->expect)) != 0)) {
-		say(b, "gate_changed", "the gate's sealed manifest is not the one you reviewed "
+		tell(b, "gate_changed", "the gate's sealed manifest is not the one you reviewed "
 		    "(%.16s…); nothing ran", json_str(b->gate, "manifest_sha256"));
 		return -1;
 	}
@@ -179,7 +179,7 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	if (*json_str(b->gate, "machine") != '\0') {
 		if (o->you_only || o->via_sudo) {
 			json_decref(sel);
-			say(b, o->you_only ? "root_needs_terminal" : "runner_error",
+			tell(b, o->you_only ? "root_needs_terminal" : "runner_error",
 			    "commands for machine %s run under its sudo: approve them with "
 			    "`warrant answer %s --run` on a terminal%s; nothing ran",
 			    json_str(b->gate, "machine"), b->gate_id,
@@ -191,7 +191,7 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	/* the web page's approvals: nothing that needs sudo, ever */
 	if (o->you_only && *root) {
 		json_decref(sel);
-		say(b, "root_needs_terminal", "a selected command runs as root: approve it with "
+		tell(b, "root_needs_terminal", "a selected command runs as root: approve it with "
 		    "`warrant answer %s --run --expect %s` on a terminal; nothing ran",
 		    b->gate_id, json_str(b->gate, "manifest_sha256"));
 		return -1;
@@ -204,7 +204,7 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	}
 	if (o->via_sudo && *root && json_object_size(json_object_get(b->manifest, "env")) > 0) {
 		json_decref(sel);
-		say(b, "runner_error", "--via sudo cannot pass the reviewed environment; "
+		tell(b, "runner_error", "--via sudo cannot pass the reviewed environment; "
 		    "answer without it");
 		*code = EXIT_INTERNAL;
 		return -1;
@@ -212,7 +212,7 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	json_array_foreach(sel, i, c)
 		if (o->via_sudo && is_root(c) && argv_has_files(json_object_get(c, "argv"))) {
 			json_decref(sel);
-			say(b, "runner_error", "--via sudo cannot stage the reviewed files of "
+			tell(b, "runner_error", "--via sudo cannot stage the reviewed files of "
 			    "ROOT commands root-owned; answer without it");
 			*code = EXIT_INTERNAL;
 			return -1;
@@ -227,12 +227,13 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 	if (approve_reviews(b, *root, o->via_sudo) != 0)
 		return -1;
 	if (approve_guard() != 0) {
-		say(b, "traced", "warrant is being traced (TracerPid is not 0): "
+		tell(b, "traced", "warrant is being traced (TracerPid is not 0): "
 		    "refusing to approve; nothing ran");
 		return -1;
 	}
 	if ((b->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 && *root) {
-		say(b, "missing_tty", "approving ROOT commands needs a terminal for sudo's prompt");
+		tell(b, "missing_tty",
+		    "approving ROOT commands needs a terminal for sudo's prompt");
 		return -1;
 	}
 	if (*root && !o->via_sudo && *json_str(b->gate, "machine") == '\0' &&
@@ -281,10 +282,10 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	if ((lease = lease_take(st->dir, gate_id, o.granted ? (time_t)json_integer_value(
 	    json_object_get(b.gate, "expires_at")) : 0, holder, sizeof holder, path)) < 0) {
 		if (lease == LEASE_HELD) {
-			say(&b, "lock_contention", "another approval holds the lease: %s", holder);
+			tell(&b, "lock_contention", "another approval holds the lease: %s", holder);
 			*code = EXIT_REFUSED;
 		} else {
-			say_unwritable(&b, path, errno);
+			tell_unwritable(&b, path, errno);
 			*code = EXIT_INTERNAL;
 		}
 		result = failure(&b);
@@ -309,7 +310,7 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	/* under the lease: an attempt whose process died is settled first,
 	 * so that only a live one makes this request busy */
 	if (approve_recover(st) != 0) {
-		say(&b, "runner_error", "cannot recover earlier attempts");
+		tell(&b, "runner_error", "cannot recover earlier attempts");
 		result = failure(&b);
 		goto out;
 	}
@@ -318,19 +319,19 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		if (b.attempt == ATTEMPT_NOT_PENDING) {
 			json_t *g = store_gate(st, gate_id, 0);
 
-			say(&b, "not_pending", "the gate was settled meanwhile; nothing ran");
+			tell(&b, "not_pending", "the gate was settled meanwhile; nothing ran");
 			*code = EXIT_REFUSED;
 			result = json_pack("{s:s,s:s,s:s}", "request_id", gate_id, "status",
 			    g != NULL ? json_str(g, "state") : "unknown", "message", b.message);
 			json_decref(g);
 			goto out;
 		} else if (b.attempt == ATTEMPT_BUSY) {
-			say(&b, "execution_in_progress", "this request is already being executed");
+			tell(&b, "execution_in_progress", "this request is already being executed");
 			*code = EXIT_REFUSED;
 		} else if (st->full)
-			say_unwritable(&b, st->path, ENOSPC);
+			tell_unwritable(&b, st->path, ENOSPC);
 		else
-			say(&b, "runner_error", "cannot record the attempt");
+			tell(&b, "runner_error", "cannot record the attempt");
 		result = failure(&b);
 		goto out;
 	}
@@ -338,9 +339,9 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 	if (attempt_set(st, b.attempt, root ? ATTEMPT_AUTHENTICATING : ATTEMPT_RUNNING,
 	    getpid()) != 0) {
 		if (st->full)
-			say_unwritable(&b, st->path, ENOSPC);
+			tell_unwritable(&b, st->path, ENOSPC);
 		else
-			say(&b, "runner_error", "cannot record the attempt; nothing ran");
+			tell(&b, "runner_error", "cannot record the attempt; nothing ran");
 		attempt_abandon(st, b.attempt, gate_id, "runner_error");
 		result = failure(&b);
 		goto out;

@@ -99,17 +99,17 @@ grants_may_make(struct batch *b, const json_t *sel)
 	json_array_foreach(sel, i, c) {
 		listed = gate_command(b->gate, json_str(c, "id"), &idx);
 		if (listed == NULL || grant_judge(b->gate, idx, &r) != 0) {
-			say(b, listed != NULL ? r.code : "grant_risky", "%s; nothing ran",
+			tell(b, listed != NULL ? r.code : "grant_risky", "%s; nothing ran",
 			    listed != NULL ? r.message : "a selected command is not in the gate");
 			return -1;
 		}
 	}
 	if ((live = grants_live_count(b->st, uid)) < 0) {
-		say(b, "runner_error", "cannot count the requester's grants; nothing ran");
+		tell(b, "runner_error", "cannot count the requester's grants; nothing ran");
 		return -1;
 	}
 	if ((size_t)live + json_array_size(sel) > GRANT_QUOTA) {
-		say(b, "grant_quota", "uid %u holds %ld live grants; at most %d: revoke some "
+		tell(b, "grant_quota", "uid %u holds %ld live grants; at most %d: revoke some "
 		    "(warrant grants --revoke); nothing ran", (unsigned)uid, live, GRANT_QUOTA);
 		return -1;
 	}
@@ -172,12 +172,12 @@ granted_room(struct batch *b, size_t n)
 	long long stored = grants_stored(b->st, uid);
 
 	if (stored < 0) {
-		say(b, "runner_error", "cannot measure what runs by grants stored; the gate "
+		tell(b, "runner_error", "cannot measure what runs by grants stored; the gate "
 		    "waits for review");
 		return -1;
 	}
 	if (stored + (long long)n * GRANTED_COMMAND_MAX > GRANT_STORED_MAX) {
-		say(b, "quota_exceeded", "runs by grants of uid %u keep %lld KiB of output and "
+		tell(b, "quota_exceeded", "runs by grants of uid %u keep %lld KiB of output and "
 		    "ledgers from the last %d hours; with this one's %zu command%s they could "
 		    "pass %lld MiB, so it does not run by grants: the gate waits for review",
 		    (unsigned)uid, stored / 1024, GRANT_STORED_WINDOW / 3600, n, n == 1 ? "" : "s",
@@ -209,15 +209,15 @@ grants_find(struct batch *b, const json_t *sel)
 	json_array_foreach(sel, i, c) {
 		grant_identity(b->gate, c, &g);
 		if (is_root(c) || grant_match(b->st, &g, id) != 0) {
-			say(b, "not_granted", "command '%s' has no live grant that matches it "
+			tell(b, "not_granted", "command '%s' has no live grant that matches it "
 			    "exactly; the gate waits for review", json_str(c, "id"));
 			return -1;
 		}
 		listed = gate_command(b->gate, json_str(c, "id"), &idx);
 		if (listed == NULL || grant_judge(b->gate, idx, &r) != 0) {
-			say(b, "not_granted", "%s (%s); the gate waits for review", listed != NULL ?
-			    r.message : "a selected command is not in the gate", listed != NULL ?
-			    r.code : "grant_risky");
+			tell(b, "not_granted", "%s (%s); the gate waits for review",
+			    listed != NULL ? r.message : "a selected command is not in the gate",
+			    listed != NULL ? r.code : "grant_risky");
 			return -1;
 		}
 		json_object_set_new(b->granted, json_str(c, "id"), json_string(id));

@@ -748,7 +748,7 @@ ensure_sudo(const char *name, int *pwset)
 
 /* One line of the --adopt warning; values from /etc/passwd neutralised. */
 static void __attribute__((format(printf, 1, 2)))
-say(const char *fmt, ...)
+warn_adopt(const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -775,49 +775,49 @@ adopt_warning(const struct box_spec *s, const struct account *a)
 	fprintf(stderr, "warrant box: warning: adopting '%s' (uid %u), an account "
 	    "warrant box did not create; this changes:\n", a->name, (unsigned)a->uid);
 	if (s->uid >= 0 && (uid_t)s->uid != a->uid)
-		say("its uid: %u -> %ld (usermod -u)", (unsigned)a->uid, s->uid);
+		warn_adopt("its uid: %u -> %ld (usermod -u)", (unsigned)a->uid, s->uid);
 	if (s->gid >= 0 && (gid_t)s->gid != a->gid)
-		say("its group: gid %u -> %ld (usermod -g)", (unsigned)a->gid, s->gid);
+		warn_adopt("its group: gid %u -> %ld (usermod -g)", (unsigned)a->gid, s->gid);
 	if (strcmp(home, a->home) != 0)
-		say("its home: %s -> %s (usermod -d; nothing is moved)", a->home, home);
+		warn_adopt("its home: %s -> %s (usermod -d; nothing is moved)", a->home, home);
 	if (s->shell != NULL && strcmp(s->shell, a->shell) != 0)
-		say("its shell: %s -> %s", a->shell, s->shell);
+		warn_adopt("its shell: %s -> %s", a->shell, s->shell);
 	if (s->profile == BOX_PROFILE_CONTAINER && group != NULL &&
 	    !box_in_group(a->name, group))
-		say("it joins the admin group %s", group);
+		warn_adopt("it joins the admin group %s", group);
 	if (s->profile == BOX_PROFILE_AGENT) {
 		if (box_in_group(a->name, "wheel"))
-			say("it leaves the admin group wheel");
+			warn_adopt("it leaves the admin group wheel");
 		if (box_in_group(a->name, "sudo"))
-			say("it leaves the admin group sudo");
+			warn_adopt("it leaves the admin group sudo");
 		if (!box_req_member(s->reviewer, a->name))
-			say("it joins the group %s%s: a requester of %s", BOX_REQ_GROUP,
+			warn_adopt("it joins the group %s%s: a requester of %s", BOX_REQ_GROUP,
 			    s->reviewer, s->reviewer);
 	}
 	if (lstat(home, &st) != 0)
-		say("its home %s is created, mode 0700", home);
+		warn_adopt("its home %s is created, mode 0700", home);
 	else if (!marker_present(home))
-		say("every file in %s becomes its own, once: chown -R -P -h %ld:%ld",
+		warn_adopt("every file in %s becomes its own, once: chown -R -P -h %ld:%ld",
 		    home, s->uid >= 0 ? s->uid : (long)a->uid,
 		    s->gid >= 0 ? s->gid : (long)a->gid);
 	if (s->profile == BOX_PROFILE_AGENT) {
 		if (box_dropin_present(a->name) && box_dropin_path(a->name, dropin,
 		    sizeof dropin) == 0)
-			say("its NOPASSWD drop-in %s is removed", dropin);
+			warn_adopt("its NOPASSWD drop-in %s is removed", dropin);
 		if ((sp = getspnam(a->name)) != NULL && sp->sp_pwdp[0] == '\0')
-			say("its empty password is locked ('!')");
+			warn_adopt("its empty password is locked ('!')");
 	} else if (box_secret_exists(a->name) == 1)
-		say("its password becomes the stored box password (chpasswd), and "
+		warn_adopt("its password becomes the stored box password (chpasswd), and "
 		    "sudo asks for it");
 	else {
 		if (box_dropin_path(a->name, dropin, sizeof dropin) == 0)
-			say("it gets sudo without any password: %s grants '%s "
+			warn_adopt("it gets sudo without any password: %s grants '%s "
 			    "ALL=(ALL:ALL) NOPASSWD: ALL'", dropin, a->name);
 		if ((sp = getspnam(a->name)) != NULL && sp->sp_pwdp[0] == '\0')
-			say("its empty password is locked ('!')");
+			warn_adopt("its empty password is locked ('!')");
 	}
 	if (box_dir_path(dir, sizeof dir) == 0)
-		say("it is recorded as a box user in %s/%s.user", dir, a->name);
+		warn_adopt("it is recorded as a box user in %s/%s.user", dir, a->name);
 }
 
 /*

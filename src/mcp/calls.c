@@ -48,7 +48,7 @@ call_free(struct mcp_session *s, size_t i)
 
 /* A tools/call answered with an error text (not a refusal). */
 static int
-fail(struct mcp_session *s, json_t *id, const char *text)
+failed(struct mcp_session *s, json_t *id, const char *text)
 {
 	return rpc_result(s, id, result_text(text, 1, NULL, 0));
 }
@@ -116,9 +116,9 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	int rc;
 
 	if (s->ncalls >= MCP_MAX_CALLS)
-		return fail(s, id, TOO_MANY_TEXT);
+		return failed(s, id, TOO_MANY_TEXT);
 	if (link_ready(s) != 0)
-		return fail(s, id, UNREACHABLE_TEXT " Nothing was stored.");
+		return failed(s, id, UNREACHABLE_TEXT " Nothing was stored.");
 	if ((buf = json_dumps(args, JSON_COMPACT)) == NULL)
 		return rpc_error(s, id, RPC_INTERNAL_ERROR, "cannot encode the arguments");
 	rc = link_submit(&s->link, buf, strlen(buf), s->agent, NULL, &desc, &r);
@@ -126,9 +126,9 @@ calls_start(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 	if (rc == EXIT_REFUSED)
 		return rpc_result(s, id, result_refusal(&r, s->structured));
 	if (rc == EXIT_UNREACHABLE)
-		return fail(s, id, UNREACHABLE_TEXT " Nothing was stored.");
+		return failed(s, id, UNREACHABLE_TEXT " Nothing was stored.");
 	if (rc != EXIT_OK)
-		return fail(s, id, "warrant cannot store the request (its server log says why); "
+		return failed(s, id, "warrant cannot store the request (its server log says why); "
 		    "nothing is waiting for review");
 
 	c = call_add(s, id, token, json_str(desc, "request_id"), s->answer_s);
@@ -159,7 +159,7 @@ unknown_gate(struct mcp_session *s, json_t *id, const char *arg)
 	    "request_id that " MCP_TOOL_NAME " returned (the user sees yours with "
 	    "`warrant list`)", shown) < 0)
 		text = NULL;
-	rc = fail(s, id, text != NULL ? text : "no request of yours matches request_id");
+	rc = failed(s, id, text != NULL ? text : "no request of yours matches request_id");
 	free(text);
 	free(shown);
 	return rc;
@@ -181,24 +181,25 @@ calls_wait(struct mcp_session *s, json_t *id, json_t *token, json_t *args)
 
 	json_object_foreach(args, key, v)
 		if (strcmp(key, "request_id") != 0 && strcmp(key, "wait_seconds") != 0)
-			return fail(s, id, MCP_WAIT_TOOL " takes request_id and wait_seconds only");
+			return failed(s, id,
+			    MCP_WAIT_TOOL " takes request_id and wait_seconds only");
 	if (!json_is_string(arg) || json_string_length(arg) == 0 ||
 	    json_string_length(arg) > 64)
-		return fail(s, id, MCP_WAIT_TOOL " needs request_id: the request_id that "
+		return failed(s, id, MCP_WAIT_TOOL " needs request_id: the request_id that "
 		    MCP_TOOL_NAME " returned");
 	if (w != NULL && (!json_is_integer(w) || json_integer_value(w) < 0))
-		return fail(s, id, "wait_seconds is a whole number of seconds, 0 or more");
+		return failed(s, id, "wait_seconds is a whole number of seconds, 0 or more");
 	if (w != NULL && json_integer_value(w) < wait_s)
 		wait_s = json_integer_value(w);
 	if (s->ncalls >= MCP_MAX_CALLS)
-		return fail(s, id, TOO_MANY_TEXT);
+		return failed(s, id, TOO_MANY_TEXT);
 	if (link_ready(s) != 0)
-		return fail(s, id, UNREACHABLE_TEXT);
+		return failed(s, id, UNREACHABLE_TEXT);
 	rc = link_wait(&s->link, json_string_value(arg), 0, &out);
 	if (out == NULL && rc == EXIT_REFUSED)
 		return unknown_gate(s, id, json_string_value(arg));
 	if (out == NULL)
-		return fail(s, id, rc == EXIT_UNREACHABLE ? UNREACHABLE_TEXT " The request may "
+		return failed(s, id, rc == EXIT_UNREACHABLE ? UNREACHABLE_TEXT " The request may "
 		    "still be waiting for review." : "warrant cannot read the request's state; "
 		    "ask the user to check `warrant list`");
 	if (rc != EXIT_WAIT_PENDING || wait_s == 0) {
@@ -231,9 +232,10 @@ calls_tick(struct mcp_session *s)
 				i++;
 				continue;
 			}
-			fail(s, c->id, rc == EXIT_UNREACHABLE ? UNREACHABLE_TEXT " The request may "
-			    "still be waiting for review." : "warrant cannot read the request's "
-			    "state; ask the user to check `warrant list`");
+			failed(s, c->id, rc == EXIT_UNREACHABLE ?
+			    UNREACHABLE_TEXT " The request may still be waiting for review." :
+			    "warrant cannot read the request's state; ask the user to check "
+			    "`warrant list`");
 			call_free(s, i);
 			continue;
 		}
