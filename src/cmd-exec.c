@@ -285,12 +285,12 @@ static int
 do_run(const char *file, const char *sha, const char *ledger_path, const char *runner_sha)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], why[PATH_MAX + 128], run_sha[SHA256_HEX_LEN + 1];
-	const char *argv[9];
+	const char *argv[RUNNER_ARGV_MAX];
 	json_t *m, *c, *l;
 	const char **ids;
 	char *bytes, *slash;
 	size_t i, n;
-	int dfd, tty, fd, status, you = 0, k = 0;
+	int dfd, tty, fd, status, you = 0;
 
 	if (!runner_is(runner_sha))
 		return bail(EXEC_CHANGED, "machine_changed", "this host's runner (%s) is not the "
@@ -341,15 +341,7 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 		    "(ssh -t); nothing ran");
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_MANIFEST);
-	argv[k++] = SUDO;
-	argv[k++] = "-k";
-	argv[k++] = "--";
-	argv[k++] = WARRANT_RUNNER_PATH;
-	argv[k++] = "--manifest";
-	argv[k++] = path;
-	argv[k++] = "--expected-sha256";
-	argv[k++] = run_sha;
-	argv[k] = NULL;
+	runner_argv(argv, path, run_sha, 0);
 	sudo_forget();
 	status = run_sudo(tty, argv);
 	sudo_forget();

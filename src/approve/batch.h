@@ -12,7 +12,6 @@
 
 #include "warrant.h"
 
-#define SUDO		"/usr/bin/sudo"
 #define RECORD_MAX	(8 * 1024 * 1024)
 #define SUDO_ENV_MAX	8
 
@@ -82,6 +81,8 @@ int	 grants_find(struct batch *, const json_t *);
 
 /* sudo.c: sudo on the reviewer's terminal, and the stop signals */
 extern volatile sig_atomic_t stop_requested;
+#define RUNNER_ARGV_MAX	10
+void	 runner_argv(const char *[RUNNER_ARGV_MAX], const char *, const char *, int);
 int	 run_sudo(int, const char *const *);
 int	 sudo_ok(int);
 void	 sudo_forget(void);

@@ -66,15 +66,15 @@ run_command(struct batch *b, const json_t *cmd, size_t idx, char **env, const ch
 		return ledger_entry_not_run(json_str(cmd, "id"), json_str(cmd, "as"), "refused",
 		    "the executable changed since it was reviewed");
 	}
-	if (root && (sudofd = open(SUDO, O_RDONLY | O_CLOEXEC)) < 0) {
+	if (root && (sudofd = open(SUDO_PATH, O_RDONLY | O_CLOEXEC)) < 0) {
 		close(fd);
 		argv_strings_free(words);
 		return ledger_entry_not_run(json_str(cmd, "id"), "root", "refused",
-		    SUDO " cannot be opened");
+		    SUDO_PATH " cannot be opened");
 	}
 	argv = xcalloc(n + 8, sizeof *argv);
 	if (root) {
-		argv[k++] = SUDO;
+		argv[k++] = SUDO_PATH;
 		argv[k++] = "-k";
 		argv[k++] = "-u";
 		argv[k++] = (char *)json_str(b->run, "run_as");

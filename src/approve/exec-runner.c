@@ -71,8 +71,8 @@ enum exec_end
 exec_runner(struct batch *b, const struct approve_opts *opts)
 {
 	char path[PATH_MAX];
-	const char *argv[10];
-	int status, k = 0;
+	const char *argv[RUNNER_ARGV_MAX];
+	int status;
 
 	if (write_run_manifest(b) != 0)
 		return EXEC_NOTHING_RAN;
@@ -80,17 +80,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		tell(b, "runner_error", "the run directory's path is too long");
 		return EXEC_NOTHING_RAN;
 	}
-	argv[k++] = SUDO;
-	argv[k++] = "-k";
-	argv[k++] = "--";
-	argv[k++] = WARRANT_RUNNER_PATH;
-	argv[k++] = "--manifest";
-	argv[k++] = path;
-	argv[k++] = "--expected-sha256";
-	argv[k++] = b->run_sha;
-	if (opts->detach)
-		argv[k++] = "--detach";
-	argv[k] = NULL;
+	runner_argv(argv, path, b->run_sha, opts->detach);
 	status = run_sudo(b->tty, argv);
 	if (sudo_ok(status)) {
 		if (opts->detach)
@@ -98,7 +88,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		return from_records(b, "the runner's ledger is missing or does not check out");
 	}
 	if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
-		tell(b, "runner_error", "cannot start " SUDO "; nothing ran");
+		tell(b, "runner_error", "cannot start " SUDO_PATH "; nothing ran");
 		return EXEC_NOTHING_RAN;
 	}
 	/* the runner handles these signals and never dies of them: sudo did,

@@ -81,13 +81,37 @@ stop_signals_restore(const struct sigaction *saved)
 		sigaction(stop_signals[i], &saved[i], NULL);
 }
 
+/*
+ * The one way the runner is started: `sudo -k -- RUNNER --manifest PATH
+ * --expected-sha256 SHA [--detach]` into argv (RUNNER_ARGV_MAX entries,
+ * the last NULL).
+ */
+void
+runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char *sha,
+    int detach)
+{
+	int k = 0;
+
+	argv[k++] = SUDO_PATH;
+	argv[k++] = "-k";
+	argv[k++] = "--";
+	argv[k++] = WARRANT_RUNNER_PATH;
+	argv[k++] = "--manifest";
+	argv[k++] = manifest;
+	argv[k++] = "--expected-sha256";
+	argv[k++] = sha;
+	if (detach)
+		argv[k++] = "--detach";
+	argv[k] = NULL;
+}
+
 /* Run sudo with argv on the terminal (or /dev/null when tty < 0).
  * Returns the wait status, or -1 when it could not be started. */
 int
 run_sudo(int tty, const char *const *argv)
 {
 	char *envp[SUDO_ENV_MAX];
-	struct spawn s = { .path = SUDO, .argv = (char *const *)argv, .envp = envp,
+	struct spawn s = { .path = SUDO_PATH, .argv = (char *const *)argv, .envp = envp,
 	    .fd = { tty, tty, tty }, .group = EXEC_FOREGROUND };
 	sigset_t jobctl;
 	int status = -1, i;
@@ -117,7 +141,7 @@ sudo_ok(int status)
 void
 sudo_forget(void)
 {
-	static const char *const argv[] = { SUDO, "-k", NULL };
+	static const char *const argv[] = { SUDO_PATH, "-k", NULL };
 
 	if (!sudo_ok(run_sudo(-1, argv)))
 		warnx("sudo -k failed; run it yourself to drop any sudo ticket");

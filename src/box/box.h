@@ -33,7 +33,6 @@
 #define PATH_VISUDO	"/usr/sbin/visudo"
 #define PATH_CHOWN	"/usr/bin/chown"
 #define PATH_GPASSWD	"/usr/bin/gpasswd"
-#define PATH_SUDO	"/usr/bin/sudo"
 #define PATH_DETECT_VIRT "/usr/bin/systemd-detect-virt"
 #define PATH_LOGINCTL	"/usr/bin/loginctl"
 

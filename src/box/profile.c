@@ -103,13 +103,13 @@ box_in_container(char *why, size_t size)
 json_t *
 box_sudo_list(const char *name, char *err, size_t size)
 {
-	const char *argv[] = { PATH_SUDO, "-n", "-l", "-U", name, NULL };
+	const char *argv[] = { SUDO_PATH, "-n", "-l", "-U", name, NULL };
 	char out[16384];
 	json_t *rules;
 	int rc;
 
-	if (access(PATH_SUDO, X_OK) != 0) {
-		snprintf(err, size, "sudo is not installed (%s)", PATH_SUDO);
+	if (access(SUDO_PATH, X_OK) != 0) {
+		snprintf(err, size, "sudo is not installed (%s)", SUDO_PATH);
 		return NULL;
 	}
 	rc = box_run_output(argv, out, sizeof out);

@@ -23,6 +23,7 @@
 
 #define SHA256_HEX_LEN	64
 #define TRUSTED_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define SUDO_PATH	"/usr/bin/sudo"	/* the sudo warrant runs and asks, never looked up */
 
 /* util.c */
 void	*xmalloc(size_t);

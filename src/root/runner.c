@@ -229,11 +229,11 @@ policy_start(const struct runner *r, const json_t *c, size_t idx)
 	size_t n = json_array_size(argv), i, k = 0;
 	const char **av = xcalloc(n + 10, sizeof *av);
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	struct spawn s = { .path = "/usr/bin/sudo", .argv = (char *const *)av, .envp = envp,
+	struct spawn s = { .path = SUDO_PATH, .argv = (char *const *)av, .envp = envp,
 	    .fd = { -1, -1, -1 }, .group = EXEC_FOREGROUND };
 	pid_t pid;
 
-	av[k++] = "/usr/bin/sudo";
+	av[k++] = SUDO_PATH;
 	av[k++] = "-n";
 	av[k++] = "-l";
 	av[k++] = "-U";
