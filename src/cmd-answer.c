@@ -200,8 +200,20 @@ open_answer_store(struct store *st, const char *arg)
 	return 1;
 }
 
+/* What `answer` was asked to do (answer_options). */
+struct answer_args {
+	const char	*select[MAX_SELECT];
+	size_t		 nselect;
+	const char	*feedback, *to, *grant;
+	const char	*gate;		/* the ID operand */
+	int		 run, no, json;
+	struct approve_opts opts;
+};
+
+/* The options and the operand into a, checked together: -1, or the exit
+ * status of a usage error or refused grant duration (said already). */
 static int
-cmd_answer_exec(int argc, char **argv)
+answer_options(int argc, char **argv, struct answer_args *a)
 {
 	static const struct option longopts[] = {
 		{ "run", no_argument, NULL, 'r' },
@@ -220,39 +232,31 @@ cmd_answer_exec(int argc, char **argv)
 		{ "granted", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *select[MAX_SELECT], *feedback = NULL, *to = NULL, *grant = NULL;
-	char id[GATE_ID_LEN + 1];
-	struct approve_opts opts = { .detach = -1 };
-	int ch, run = 0, no = 0, json = 0, rc, code;
-	size_t nselect = 0;
-	struct store st;
-	json_t *r;
+	struct approve_opts *o = &a->opts;
+	int ch;
 
-	/* before anything else: no process of our uid may attach to us */
-	if (approve_guard() != 0)
-		warnx("this process is being traced: it will refuse to approve");
 	while ((ch = getopt_long(argc, argv, "rdc:DNe:f:g:jt:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'r': run = 1; break;
-		case 'd': no = 1; break;
+		case 'r': a->run = 1; break;
+		case 'd': a->no = 1; break;
 		case 'c':
-			if (nselect == MAX_SELECT)
+			if (a->nselect == MAX_SELECT)
 				return usage_error(&cmd_answer_entry, "too many -c");
-			select[nselect++] = optarg;
+			a->select[a->nselect++] = optarg;
 			break;
-		case 'D': opts.detach = 1; break;
-		case 'N': opts.detach = 0; break;
-		case 'e': opts.expect = optarg; break;
-		case 'Y': opts.you_only = 1; break;
-		case 'f': feedback = optarg; break;
-		case 'j': json = 1; break;
-		case 't': to = optarg; break;
-		case 'g': grant = optarg; break;
-		case 'G': opts.granted = 1; break;
+		case 'D': o->detach = 1; break;
+		case 'N': o->detach = 0; break;
+		case 'e': o->expect = optarg; break;
+		case 'Y': o->you_only = 1; break;
+		case 'f': a->feedback = optarg; break;
+		case 'j': a->json = 1; break;
+		case 't': a->to = optarg; break;
+		case 'g': a->grant = optarg; break;
+		case 'G': o->granted = 1; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");
-			opts.via_sudo = 1;
+			o->via_sudo = 1;
 			break;
 		default:
 			return usage_error(&cmd_answer_entry, NULL);
@@ -260,33 +264,45 @@ cmd_answer_exec(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_answer_entry, "give exactly one ID");
-	if (run && no)
+	a->gate = argv[optind];
+	if (a->run && a->no)
 		return usage_error(&cmd_answer_entry, "--run and --deny exclude each other");
-	if (no && nselect > 0)
+	if (a->no && a->nselect > 0)
 		return usage_error(&cmd_answer_entry, "a denial is of the whole gate: no -c");
-	if (feedback != NULL && !no)
+	if (a->feedback != NULL && !a->no)
 		return usage_error(&cmd_answer_entry, "-f goes with --deny");
-	if (feedback != NULL && !feedback_ok(feedback))
+	if (a->feedback != NULL && !feedback_ok(a->feedback))
 		return usage_error(&cmd_answer_entry, "-f: %s", FEEDBACK_RULE);
-	if ((grant != NULL || opts.granted) && (!run || to != NULL || opts.via_sudo))
+	if ((a->grant != NULL || o->granted) && (!a->run || a->to != NULL || o->via_sudo))
 		return usage_error(&cmd_answer_entry, "--grant and --granted go with --run "
 		    "(no --to, no --via sudo)");
-	if (grant != NULL && opts.granted)
+	if (a->grant != NULL && o->granted)
 		return usage_error(&cmd_answer_entry, "--grant and --granted exclude each other");
-	if (grant != NULL && (opts.grant_seconds = grant_duration_parse(grant)) <= 0)
-		return grant_refused(argv[optind], opts.grant_seconds, json);
-	if (to != NULL) {
-		if (opts.detach != -1 || opts.via_sudo || opts.expect != NULL || opts.you_only)
-			return usage_error(&cmd_answer_entry, "--to goes with --approve or --deny, "
-			    "-c, -f and -j only");
-		return cosign_answer(to, argv[optind], select, nselect, no, feedback, json);
-	}
-	if ((rc = open_answer_store(&st, argv[optind])) != 0) {
+	if (a->grant != NULL && (o->grant_seconds = grant_duration_parse(a->grant)) <= 0)
+		return grant_refused(a->gate, o->grant_seconds, a->json);
+	if (a->to != NULL && (o->detach != -1 || o->via_sudo || o->expect != NULL ||
+	    o->you_only))
+		return usage_error(&cmd_answer_entry, "--to goes with --approve or --deny, "
+		    "-c, -f and -j only");
+	return -1;
+}
+
+/* Answer gate a->gate of the reviewer's own store: ask when neither
+ * --run nor --deny was given, deny, or approve and run. */
+static int
+answer_gate(struct answer_args *a)
+{
+	char id[GATE_ID_LEN + 1];
+	struct store st;
+	json_t *r;
+	int rc, code;
+
+	if ((rc = open_answer_store(&st, a->gate)) != 0) {
 		if (rc > 0)
 			return EXIT_REFUSED;
 		/* said on standard error; a full disk is the answer's outcome too */
-		if (json && st.full) {
-			r = json_pack("{s:s,s:s,s:s,s:s++++}", "request_id", argv[optind],
+		if (a->json && st.full) {
+			r = json_pack("{s:s,s:s,s:s,s:s++++}", "request_id", a->gate,
 			    "status", "pending", "outcome", "state_full", "message",
 			    "the state directory ", st.dir, " is full: ", st.path,
 			    " cannot be written; nothing ran: free space there and answer again");
@@ -295,11 +311,11 @@ cmd_answer_exec(int argc, char **argv)
 		}
 		return EXIT_INTERNAL;
 	}
-	if ((rc = gate_arg(&st, argv[optind], id)) != EXIT_OK) {
+	if ((rc = gate_arg(&st, a->gate, id)) != EXIT_OK) {
 		store_close(&st);
 		return rc;
 	}
-	if (!run && !no) {
+	if (!a->run && !a->no) {
 		if ((rc = confirm(&st, id)) < 0) {
 			store_close(&st);
 			return usage_error(&cmd_answer_entry,
@@ -311,14 +327,14 @@ cmd_answer_exec(int argc, char **argv)
 			return EXIT_REFUSED;
 		}
 	}
-	if (no) {
-		rc = deny(&st, id, feedback, json);
+	if (a->no) {
+		rc = deny(&st, id, a->feedback, a->json);
 		store_close(&st);
 		return rc;
 	}
-	r = approve_run(&st, id, select, nselect, &opts, &code);
+	r = approve_run(&st, id, a->select, a->nselect, &a->opts, &code);
 	if (r != NULL) {
-		if (json)
+		if (a->json)
 			print_json(r);
 		else
 			print_human(r);
@@ -329,4 +345,20 @@ cmd_answer_exec(int argc, char **argv)
 	(void)gc_prune_default(&st);
 	store_close(&st);
 	return code;
+}
+
+static int
+cmd_answer_exec(int argc, char **argv)
+{
+	struct answer_args a = { .opts = { .detach = -1 } };
+	int rc;
+
+	/* before anything else: no process of our uid may attach to us */
+	if (approve_guard() != 0)
+		warnx("this process is being traced: it will refuse to approve");
+	if ((rc = answer_options(argc, argv, &a)) >= 0)
+		return rc;
+	if (a.to != NULL)
+		return cosign_answer(a.to, a.gate, a.select, a.nselect, a.no, a.feedback, a.json);
+	return answer_gate(&a);
 }
