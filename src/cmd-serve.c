@@ -71,8 +71,21 @@ const struct cmd_entry cmd_serve_entry = {
 
 #ifndef WARRANT_LEAN	/* the rest is warrant-ui's */
 
+/* What `serve` was asked to run (serve_options). */
+struct serve_args {
+	struct web_config cfg;
+	const char	*notify_url;
+	long		 max_pending, rate_count;
+	long		 blob_quota, blob_cap;	/* MiB */
+	long		 meta;			/* KiB */
+	int		 http, boxapi;
+	int		 other;			/* an option of the requester socket's */
+};
+
+/* The options into a, checked together: -1, or the exit status of a
+ * usage error (said already). */
 static int
-cmd_serve_exec(int argc, char **argv)
+serve_options(int argc, char **argv, struct serve_args *a)
 {
 	static const struct option longopts[] = {
 		{ "max-pending", required_argument, NULL, 'P' },
@@ -89,102 +102,107 @@ cmd_serve_exec(int argc, char **argv)
 		{ "notify-url", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct web_config cfg;
-	struct daemon d;
-	struct web *w = NULL;
-	struct push *push = NULL;
-	const char *notify_url = NULL, *why;
-	long blob_quota = BLOB_QUOTA_MIB, blob_cap = BLOB_CAP_MIB, meta = SERVE_META_QUOTA_KIB;
-	int ch, rc, http = 0, boxapi = 0, other = 0;
+	const char *why;
+	int ch;
 
-	memset(&cfg, 0, sizeof cfg);
-	memset(&d, 0, sizeof d);
-	d.max_pending = SERVE_QUOTA_PENDING;
-	d.rate_count = SERVE_RATE_COUNT;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
-			other = 1;
-			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.max_pending) != 0)
+			a->other = 1;
+			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &a->max_pending) != 0)
 				return usage_error(&cmd_serve_entry, "--max-pending takes 1 to %d",
 				    SERVE_LIMIT_MAX);
 			break;
 		case 'R':
-			other = 1;
-			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &d.rate_count) != 0)
+			a->other = 1;
+			if (parse_count(optarg, 1, SERVE_LIMIT_MAX, &a->rate_count) != 0)
 				return usage_error(&cmd_serve_entry, "--rate takes 1 to %d",
 				    SERVE_LIMIT_MAX);
 			break;
 		case 'M':
-			other = 1;
-			if (parse_count(optarg, 1, SERVE_META_QUOTA_MAX, &meta) != 0)
+			a->other = 1;
+			if (parse_count(optarg, 1, SERVE_META_QUOTA_MAX, &a->meta) != 0)
 				return usage_error(&cmd_serve_entry, "--meta-quota takes KiB from 1 "
 				    "to %d", SERVE_META_QUOTA_MAX);
 			break;
 		case 'q':
 		case 'c':
-			other = 1;
-			if (parse_count(optarg, 1, 1048576, ch == 'q' ? &blob_quota : &blob_cap) != 0)
+			a->other = 1;
+			if (parse_count(optarg, 1, 1048576,
+			    ch == 'q' ? &a->blob_quota : &a->blob_cap) != 0)
 				return usage_error(&cmd_serve_entry, "--blob-%s takes MiB from 1 to "
 				    "1048576", ch == 'q' ? "quota" : "cap");
 			break;
 		case 'H':
-			if (web_parse_listen(optarg, &cfg) != 0)
+			if (web_parse_listen(optarg, &a->cfg) != 0)
 				return usage_error(&cmd_serve_entry, "--http takes [ADDR:]PORT with a "
 				    "numeric address, such as 8722 or 127.0.0.1:8722");
-			http = 1;
+			a->http = 1;
 			break;
 		case 'N':
 			if (push_url_check(optarg, &why) != 0)
 				return usage_error(&cmd_serve_entry, "--notify-url is refused: %s",
 				    why);
-			notify_url = optarg;
-			other = 1;
+			a->notify_url = optarg;
+			a->other = 1;
 			break;
 		case 'B':
-			if (web_parse_listen(optarg, &cfg) != 0)
+			if (web_parse_listen(optarg, &a->cfg) != 0)
 				return usage_error(&cmd_serve_entry, "--box-api takes [ADDR:]PORT "
 				    "with a numeric address, such as 8723 or 127.0.0.1:8723");
-			boxapi = 1;
+			a->boxapi = 1;
 			break;
 		case 'n':
-			if (cfg.nhosts == WEB_HOSTS_MAX || !label_valid(optarg) ||
+			if (a->cfg.nhosts == WEB_HOSTS_MAX || !label_valid(optarg) ||
 			    strlen(optarg) > 150 || strpbrk(optarg, " /\\\"'") != NULL)
 				return usage_error(&cmd_serve_entry, "--host takes a host name (at "
 				    "most %d of them)", WEB_HOSTS_MAX);
-			cfg.hosts[cfg.nhosts++] = optarg;
+			a->cfg.hosts[a->cfg.nhosts++] = optarg;
 			break;
-		case 'A': cfg.listen_any = 1; break;
-		case 'C': cfg.tls_cert = optarg; break;
-		case 'K': cfg.tls_key = optarg; break;
+		case 'A': a->cfg.listen_any = 1; break;
+		case 'C': a->cfg.tls_cert = optarg; break;
+		case 'K': a->cfg.tls_key = optarg; break;
 		default:
 			return usage_error(&cmd_serve_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_serve_entry, "unexpected argument '%s'", argv[optind]);
-	if (boxapi && (http || other || cfg.nhosts > 0))
+	if (a->boxapi && (a->http || a->other || a->cfg.nhosts > 0))
 		return usage_error(&cmd_serve_entry, "--box-api is a mode of its own: it "
 		    "takes only --listen-any and --tls-cert/--tls-key");
-	if (boxapi)
-		return boxapi_serve(&cfg) == 0 ? EXIT_OK : EXIT_INTERNAL;
-	if (!http && (cfg.nhosts > 0 || cfg.listen_any || cfg.tls_cert != NULL ||
-	    cfg.tls_key != NULL))
+	if (!a->http && (a->cfg.nhosts > 0 || a->cfg.listen_any || a->cfg.tls_cert != NULL ||
+	    a->cfg.tls_key != NULL))
 		return usage_error(&cmd_serve_entry, "--host, --listen-any and --tls-* go "
 		    "with --http");
-	d.web = http;
+	return -1;
+}
+
+/* The daemon: the requester socket, the page when asked, the push. */
+static int
+serve_daemon(struct serve_args *a)
+{
+	struct daemon d;
+	struct web *w = NULL;
+	struct push *push = NULL;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	d.max_pending = a->max_pending;
+	d.rate_count = a->rate_count;
+	d.web = a->http;
 	if (daemon_identity(&d) != 0)
 		return EXIT_INTERNAL;
 	if (store_open(&d.st) != 0)
 		return EXIT_INTERNAL;
-	d.st.blob_quota = blob_quota * 1048576LL;
-	d.st.blob_cap = blob_cap * 1048576LL;
-	d.meta_quota = meta * 1024LL;
+	d.st.blob_quota = a->blob_quota * 1048576LL;
+	d.st.blob_cap = a->blob_cap * 1048576LL;
+	d.meta_quota = a->meta * 1024LL;
 	/* the page is a second door: one that cannot open (its port taken,
 	 * its certificate unreadable) leaves the requesters' door open */
-	if (http) {
+	if (a->http) {
 		w = xcalloc(1, sizeof *w);
-		if (web_start(w, &cfg) != 0) {
+		if (web_start(w, &a->cfg) != 0) {
 			warnx("serve: the web page is not served (said above why); the "
 			    "requester socket goes on without it");
 			free(w);
@@ -192,7 +210,7 @@ cmd_serve_exec(int argc, char **argv)
 			d.web = 0;
 		}
 	}
-	if (notify_url != NULL && (push = push_start(notify_url)) == NULL) {
+	if (a->notify_url != NULL && (push = push_start(a->notify_url)) == NULL) {
 		if (w != NULL) {
 			web_stop(w);
 			free(w);
@@ -212,5 +230,20 @@ cmd_serve_exec(int argc, char **argv)
 	free(d.rates);
 	free(d.home);
 	return rc;
+}
+
+static int
+cmd_serve_exec(int argc, char **argv)
+{
+	struct serve_args a = { .max_pending = SERVE_QUOTA_PENDING,
+	    .rate_count = SERVE_RATE_COUNT, .blob_quota = BLOB_QUOTA_MIB,
+	    .blob_cap = BLOB_CAP_MIB, .meta = SERVE_META_QUOTA_KIB };
+	int rc;
+
+	if ((rc = serve_options(argc, argv, &a)) >= 0)
+		return rc;
+	if (a.boxapi)
+		return boxapi_serve(&a.cfg) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	return serve_daemon(&a);
 }
 #endif	/* !WARRANT_LEAN */
