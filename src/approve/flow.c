@@ -245,6 +245,89 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 }
 
 /*
+ * The attempt recorded, and recorded as one that may run, before
+ * anything can: NULL, or the answer when it cannot be (the gate settled
+ * meanwhile, another attempt running, the store unwritable).
+ */
+static json_t *
+attempt_open(struct batch *b, struct store *st, int root, int *code)
+{
+	const char *gate_id = b->gate_id;
+	json_t *g, *result;
+
+	b->attempt = attempt_begin(st, gate_id, b->selected, b->sha, b->run_dir);
+	if (b->attempt == ATTEMPT_NOT_PENDING) {
+		g = store_gate(st, gate_id, 0);
+		tell(b, "not_pending", "the gate was settled meanwhile; nothing ran");
+		*code = EXIT_REFUSED;
+		result = json_pack("{s:s,s:s,s:s}", "request_id", gate_id, "status",
+		    g != NULL ? json_str(g, "state") : "unknown", "message", b->message);
+		json_decref(g);
+		return result;
+	}
+	if (b->attempt < 0) {
+		if (b->attempt == ATTEMPT_BUSY) {
+			tell(b, "execution_in_progress", "this request is already being executed");
+			*code = EXIT_REFUSED;
+		} else if (st->full)
+			tell_unwritable(b, st->path, ENOSPC);
+		else
+			tell(b, "runner_error", "cannot record the attempt");
+		return failure(b);
+	}
+	/* the record that something may run comes before it can */
+	if (attempt_set(st, b->attempt, root ? ATTEMPT_AUTHENTICATING : ATTEMPT_RUNNING,
+	    getpid()) != 0) {
+		if (st->full)
+			tell_unwritable(b, st->path, ENOSPC);
+		else
+			tell(b, "runner_error", "cannot record the attempt; nothing ran");
+		attempt_abandon(st, b->attempt, gate_id, "runner_error");
+		return failure(b);
+	}
+	return NULL;
+}
+
+/* The batch run by its executor, the stop signals caught meanwhile, and
+ * the answer: nothing ran, started detached, or settled. */
+static json_t *
+execute(struct batch *b, const struct approve_opts *o, executor *run, int root, int *code)
+{
+	struct sigaction saved[STOP_SIGNALS];
+	const char *gate_id = b->gate_id;
+	enum exec_end end;
+	json_t *result;
+	pid_t fin;
+
+	stop_signals_catch(saved);
+	sudo_forget();
+	end = run(b, o);
+	sudo_forget();
+	stop_signals_restore(saved);
+	switch (end) {
+	case EXEC_NOTHING_RAN:
+		*code = strcmp(b->outcome, "runner_error") == 0 ? EXIT_INTERNAL : EXIT_REFUSED;
+		if (attempt_abandon(b->st, b->attempt, gate_id, b->outcome) < 0)
+			warnx("%s: the attempt stays open; the next reader settles it", gate_id);
+		return failure(b);
+	case EXEC_STARTED:
+		/* the runner holds its lock: the gate is running until the
+		 * finalizer (or any later reader) settles it from its records */
+		fin = start_finalizer(b);
+		if (fin > 0 && attempt_set(b->st, b->attempt, ATTEMPT_RUNNING, fin) < 0)
+			warnx("%s: cannot record the finalizer; the next reader settles it", gate_id);
+		*code = EXIT_OK;
+		return json_pack("{s:s,s:s,s:s,s:i}", "request_id", gate_id, "status", "started",
+		    "outcome", "started", "finalizer_pid", (int)fin);
+	default:
+		result = finish_settled(b, end == EXEC_BROKEN, o->via_sudo && root, code);
+		if (o->grant_seconds > 0 && strcmp(json_str(result, "status"), "approved") == 0)
+			json_object_set_new(result, "grants", grants_make(b, o->grant_seconds));
+		return result;
+	}
+}
+
+/*
  * Approve and run gate_id (the selected command ids, or all). *code gets
  * the exit code; the returned object is the answer's JSON result.
  */
@@ -253,14 +336,11 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
     const struct approve_opts *opts, int *code)
 {
 	static const struct approve_opts defaults = { .detach = -1 };
-	struct sigaction saved[STOP_SIGNALS];
 	struct approve_opts o = opts != NULL ? *opts : defaults;
 	char holder[256], path[PATH_MAX];
 	json_t *result = NULL;
-	enum exec_end end;
 	executor *run;
 	int root = 0, lease = -1;
-	pid_t fin;
 	struct batch b;
 
 	*code = EXIT_INTERNAL;
@@ -314,65 +394,8 @@ approve_run(struct store *st, const char *gate_id, const char *const *ids, size_
 		result = failure(&b);
 		goto out;
 	}
-	b.attempt = attempt_begin(st, gate_id, b.selected, b.sha, b.run_dir);
-	if (b.attempt < 0) {
-		if (b.attempt == ATTEMPT_NOT_PENDING) {
-			json_t *g = store_gate(st, gate_id, 0);
-
-			tell(&b, "not_pending", "the gate was settled meanwhile; nothing ran");
-			*code = EXIT_REFUSED;
-			result = json_pack("{s:s,s:s,s:s}", "request_id", gate_id, "status",
-			    g != NULL ? json_str(g, "state") : "unknown", "message", b.message);
-			json_decref(g);
-			goto out;
-		} else if (b.attempt == ATTEMPT_BUSY) {
-			tell(&b, "execution_in_progress", "this request is already being executed");
-			*code = EXIT_REFUSED;
-		} else if (st->full)
-			tell_unwritable(&b, st->path, ENOSPC);
-		else
-			tell(&b, "runner_error", "cannot record the attempt");
-		result = failure(&b);
-		goto out;
-	}
-	/* the record that something may run comes before it can */
-	if (attempt_set(st, b.attempt, root ? ATTEMPT_AUTHENTICATING : ATTEMPT_RUNNING,
-	    getpid()) != 0) {
-		if (st->full)
-			tell_unwritable(&b, st->path, ENOSPC);
-		else
-			tell(&b, "runner_error", "cannot record the attempt; nothing ran");
-		attempt_abandon(st, b.attempt, gate_id, "runner_error");
-		result = failure(&b);
-		goto out;
-	}
-	stop_signals_catch(saved);
-	sudo_forget();
-	end = run(&b, &o);
-	sudo_forget();
-	stop_signals_restore(saved);
-	switch (end) {
-	case EXEC_NOTHING_RAN:
-		*code = strcmp(b.outcome, "runner_error") == 0 ? EXIT_INTERNAL : EXIT_REFUSED;
-		if (attempt_abandon(st, b.attempt, gate_id, b.outcome) < 0)
-			warnx("%s: the attempt stays open; the next reader settles it", gate_id);
-		result = failure(&b);
-		break;
-	case EXEC_STARTED:
-		/* the runner holds its lock: the gate is running until the
-		 * finalizer (or any later reader) settles it from its records */
-		fin = start_finalizer(&b);
-		if (fin > 0 && attempt_set(st, b.attempt, ATTEMPT_RUNNING, fin) < 0)
-			warnx("%s: cannot record the finalizer; the next reader settles it", gate_id);
-		*code = EXIT_OK;
-		result = json_pack("{s:s,s:s,s:s,s:i}", "request_id", gate_id, "status", "started",
-		    "outcome", "started", "finalizer_pid", (int)fin);
-		break;
-	default:
-		result = finish_settled(&b, end == EXEC_BROKEN, o.via_sudo && root, code);
-		if (o.grant_seconds > 0 && strcmp(json_str(result, "status"), "approved") == 0)
-			json_object_set_new(result, "grants", grants_make(&b, o.grant_seconds));
-	}
+	if ((result = attempt_open(&b, st, root, code)) == NULL)
+		result = execute(&b, &o, run, root, code);
 out:
 	lease_release(lease);
 	batch_free(&b);
