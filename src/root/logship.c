@@ -559,7 +559,7 @@ listener_root(const struct log_server *ls, char *why, size_t size)
 		snprintf(why, size, "log_server_unverified: %.64s is not an address", ls->host);
 		return -1;
 	}
-	if ((rc = port_holder(getpid(), &ss, 1, &uid)) == 1 && uid == 0)
+	if ((rc = port_holder(getpid(), &ss, 1, &uid, NULL)) == 1 && uid == 0)
 		return 0;
 	if (rc == 1)
 		snprintf(why, size, "log_server_unverified: the listener on %.64s port %u is "

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/mman.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -755,6 +756,121 @@ test_groups_live(void **state)
 	assert_true(have);
 }
 
+/* A listening Unix socket at path (abstract when it starts with '@'),
+ * root's; its descriptor. */
+static int
+unix_listening(const char *path)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';
+	else
+		len++;
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, len), 0);
+	assert_int_equal(listen(fd, 64), 0);
+	return fd;
+}
+
+/*
+ * A socket the requester serves that root made: systemd's socket
+ * activation of a service running as the requester. The listening
+ * sockets (a Unix one at a file of root's, an abstract one, TCP on
+ * 127.0.0.1) are made here as root, then held and served by a process
+ * of the requester's while this process keeps its own copies, as
+ * systemd does. Their credentials say root; who holds them is the
+ * requester, and root's connections to them are refused. A listener
+ * only root holds still answers.
+ */
+static void
+test_served_through(void **state)
+{
+	static const char script[] =
+	    "perl -MIO::Socket::UNIX -e 'print \"named=\", (IO::Socket::UNIX->new(Peer => "
+	    "\"given.sock\") ? 0 : $!+0), \"\\n\"'\n"
+	    "perl -MIO::Socket::UNIX -e 'print \"abstract=\", (IO::Socket::UNIX->new(Peer => "
+	    "\"\\0\" . $ENV{ANAME}) ? 0 : $!+0), \"\\n\"'\n"
+	    "perl -MIO::Socket::INET -e 'print \"tcp=\", (IO::Socket::INET->new(PeerAddr => "
+	    "\"127.0.0.1\", PeerPort => $ENV{GPORT}) ? 0 : $!+0), \"\\n\"'\n"
+	    "perl -MIO::Socket::UNIX -e 'print \"own=\", (IO::Socket::UNIX->new(Peer => "
+	    "\"own.sock\") ? 0 : $!+0), \"\\n\"'\n";
+	char p[256], aname[64], abs_[80], gport[32], envn[80], *envx[] = { gport, envn, NULL };
+	char *tail, *text;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	struct pollfd pf[3];
+	int lis[3], own, ready[2], i, c;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	path_of(p, sizeof p, "sv/given.sock");
+	lis[0] = unix_listening(p);
+	snprintf(aname, sizeof aname, "wt-reach-given-%d", (int)getpid());
+	snprintf(abs_, sizeof abs_, "@%s", aname);
+	lis[1] = unix_listening(abs_);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true((lis[2] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	assert_int_equal(bind(lis[2], (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(lis[2], 64), 0);
+	assert_int_equal(getsockname(lis[2], (struct sockaddr *)&sin, &len), 0);
+	snprintf(gport, sizeof gport, "GPORT=%u", ntohs(sin.sin_port));
+	snprintf(envn, sizeof envn, "ANAME=%s", aname);
+	path_of(p, sizeof p, "sv/own.sock");
+	own = unix_listening(p);
+	assert_int_equal(pipe(ready), 0);
+	if ((pid = fork()) == 0) {
+		close(ready[0]);
+		if (setgroups(0, NULL) != 0 || setresgid(REQ, REQ, REQ) != 0 ||
+		    setresuid(REQ, REQ, REQ) != 0 || write(ready[1], "r", 1) != 1)
+			_exit(2);
+		signal(SIGPIPE, SIG_IGN);
+		close(own);	/* root's alone */
+		for (i = 0; i < 3; i++)
+			pf[i] = (struct pollfd){ lis[i], POLLIN, 0 };
+		for (;;) {
+			if (poll(pf, 3, -1) < 0)
+				_exit(3);
+			for (i = 0; i < 3; i++)
+				if ((pf[i].revents & POLLIN) && (c = accept(lis[i], NULL, NULL)) >= 0) {
+					/* a connection root refused is shut down */
+					if (write(c, "agent-payload\n", 14) != 14 && errno != EPIPE &&
+					    errno != ECONNRESET)
+						_exit(4);
+					close(c);
+				}
+		}
+	}
+	assert_true(pid > 0);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_true(nholders < sizeof holders / sizeof holders[0]);
+	holders[nholders++] = pid;
+	supervised(script, 0, envx, &tail, &text);
+	has(tail, "named=13");
+	has(tail, "abstract=13");
+	has(tail, "tcp=13");
+	has(tail, "own=0");
+	has(text, "holds its listening socket (process");
+	for (i = 0; i < 3; i++)
+		close(lis[i]);
+	close(own);
+	free(tail);
+	free(text);
+}
+
 /*
  * Descriptors the requester sends (SCM_RIGHTS) are objects it holds: a
  * supervised root program takes none, from a named datagram socket (an
@@ -838,6 +954,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),
 		cmocka_unit_test(test_groups_live),
 		cmocka_unit_test_setup_teardown(test_descriptors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_served_through, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

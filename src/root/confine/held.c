@@ -11,7 +11,9 @@
  * does not say: the requester's processes (by uid, or in a user
  * namespace it owns: process_touchable) are searched for it, their
  * descriptors (/proc/PID/task/TID/fd, fdinfo's flags) and shared
- * writable mappings (/proc/PID/maps).
+ * writable mappings (/proc/PID/maps). The same search finds whether one
+ * of them holds a socket (requester_serves): whoever serves a listening
+ * socket is whoever holds it, not whoever made it.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -111,6 +113,89 @@ maps_hold(pid_t pid, dev_t dev, ino_t ino)
 	return found;
 }
 
+/* The sockets a process holds: one that is socket:[ino]? */
+static int
+task_socket_hold(pid_t pid, pid_t tid, unsigned long ino)
+{
+	char p[128], link[64], want[40];
+	struct dirent *d;
+	ssize_t n;
+	DIR *dir;
+	int found = 0;
+
+	snprintf(want, sizeof want, "socket:[%lu]", ino);
+	snprintf(p, sizeof p, "/proc/%d/task/%d/fd", (int)pid, (int)tid);
+	if ((dir = opendir(p)) == NULL)
+		return 0;
+	while (!found && (d = readdir(dir)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(p, sizeof p, "/proc/%d/task/%d/fd/%.20s", (int)pid, (int)tid, d->d_name);
+		if ((n = readlink(p, link, sizeof link - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		found = strcmp(link, want) == 0;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* What is looked for in a process: a file held for writing (dev, ino),
+ * or a socket (ino). */
+struct holding {
+	int		 socket;
+	dev_t		 dev;
+	unsigned long	 ino;
+};
+
+static int
+process_holds(pid_t pid, const struct holding *h)
+{
+	char task[64];
+	struct dirent *t;
+	DIR *tasks;
+	pid_t tid;
+	int found = !h->socket && maps_hold(pid, h->dev, (ino_t)h->ino);
+
+	snprintf(task, sizeof task, "/proc/%d/task", (int)pid);
+	if (found || (tasks = opendir(task)) == NULL)
+		return found;
+	/* a thread may have a descriptor table of its own */
+	while (!found && (t = readdir(tasks)) != NULL) {
+		if (!isdigit((unsigned char)t->d_name[0]))
+			continue;
+		tid = (pid_t)strtol(t->d_name, NULL, 10);
+		found = h->socket ? task_socket_hold(pid, tid, h->ino) :
+		    task_fds_hold(pid, tid, h->dev, (ino_t)h->ino);
+	}
+	closedir(tasks);
+	return found;
+}
+
+/* The first process of the requester's (by uid, or in a user namespace
+ * it owns) that holds h; 0 when none does. */
+static pid_t
+requester_holding(const struct writer *w, const struct holding *h)
+{
+	char reason[256];
+	struct dirent *d;
+	DIR *all;
+	pid_t pid, found = 0;
+
+	if ((all = opendir("/proc")) == NULL)
+		return 0;
+	while (found == 0 && (d = readdir(all)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = (pid_t)strtol(d->d_name, NULL, 10);
+		if (pid != getpid() && process_touchable(w, pid, reason, sizeof reason) > 0 &&
+		    process_holds(pid, h))
+			found = pid;
+	}
+	closedir(all);
+	return found;
+}
+
 /*
  * Does a process of the requester hold st's inode open for writing, or
  * map it shared and writable? 1 (with why naming the process), else 0.
@@ -118,36 +203,30 @@ maps_hold(pid_t pid, dev_t dev, ino_t ino)
 int
 requester_holds(const struct writer *w, const struct stat *st, char *why, size_t size)
 {
-	char task[64], reason[256];
-	struct dirent *d, *t;
-	DIR *all, *tasks;
-	pid_t pid;
-	int found = 0;
+	const struct holding h = { 0, st->st_dev, (unsigned long)st->st_ino };
+	pid_t pid = requester_holding(w, &h);
 
-	if ((all = opendir("/proc")) == NULL)
-		return 0;
-	while (!found && (d = readdir(all)) != NULL) {
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		pid = (pid_t)strtol(d->d_name, NULL, 10);
-		if (pid == getpid() || process_touchable(w, pid, reason, sizeof reason) <= 0)
-			continue;
-		found = maps_hold(pid, st->st_dev, st->st_ino);
-		snprintf(task, sizeof task, "/proc/%d/task", (int)pid);
-		if (!found && (tasks = opendir(task)) != NULL) {
-			/* a thread may have a descriptor table of its own */
-			while (!found && (t = readdir(tasks)) != NULL) {
-				if (!isdigit((unsigned char)t->d_name[0]))
-					continue;
-				found = task_fds_hold(pid, (pid_t)strtol(t->d_name, NULL, 10),
-				    st->st_dev, st->st_ino);
-			}
-			closedir(tasks);
-		}
-		if (found)
-			snprintf(why, size, "%s holds it open for writing (process %d)",
-			    w->uid == 0 ? "a non-root user" : "the requester", (int)pid);
-	}
-	closedir(all);
-	return found;
+	if (pid != 0)
+		snprintf(why, size, "%s holds it open for writing (process %d)",
+		    w->uid == 0 ? "a non-root user" : "the requester", (int)pid);
+	return pid != 0;
+}
+
+/*
+ * Does a process of the requester hold the socket whose inode is ino (a
+ * listening socket root connected through, whoever made it: systemd's
+ * socket activation of a service that runs as the requester)? 1 (with
+ * why naming the process), else 0.
+ */
+int
+requester_serves(const struct writer *w, unsigned long ino, const char *what, char *why,
+    size_t size)
+{
+	const struct holding h = { 1, 0, ino };
+	pid_t pid = requester_holding(w, &h);
+
+	if (pid != 0)
+		snprintf(why, size, "%s holds %s (process %d)", w->uid == 0 ?
+		    "a non-root user" : "the requester", what, (int)pid);
+	return pid != 0;
 }

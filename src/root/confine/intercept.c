@@ -993,7 +993,7 @@ datagram_refused(const struct call *k, const struct sockaddr_storage *ss, char *
 	if (!address_local(ss) || port < unprivileged_port_start())
 		return 0;
 	ip_shown(ss, shown, sizeof shown);
-	if ((rc = port_holder(k->tid, ss, 0, &uid)) < 0)
+	if ((rc = port_holder(k->tid, ss, 0, &uid, NULL)) < 0)
 		snprintf(why, size, "who is bound to %s (UDP) cannot be told", shown);
 	else if (rc == 0)
 		snprintf(why, size, "nobody is bound to %s (UDP): %s could bind it after the "
@@ -1058,6 +1058,7 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 	size_t n = len < sizeof ss ? (size_t)len : sizeof ss;
 	socklen_t tolen = (socklen_t)n, plen = sizeof peer, slen = sizeof self, clen = sizeof(int);
 	int sock = -1, pfd = -1, type = 0, e, rc;
+	unsigned long ino = 0;
 	uid_t uid;
 
 	memset(&ss, 0, sizeof ss);
@@ -1135,13 +1136,27 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 		if ((rc = unix_peer_touchable(k, sock, peerwhy, sizeof peerwhy)) == 1)
 			snprintf(why, sizeof why, "%s serves %s: %s", requester_word(k->jc.w),
 			    shown, peerwhy);
+		else if (rc == 0 && unix_listener(((struct sockaddr_un *)(void *)&ss)->sun_path[0] ?
+		    &st : NULL, ((struct sockaddr_un *)(void *)&ss)->sun_path, n - at, &ino) == 1 &&
+		    requester_serves(k->jc.w, ino, "its listening socket", peerwhy,
+		    sizeof peerwhy))
+			rc = 1, snprintf(why, sizeof why, "%s serves %s: %s",
+			    requester_word(k->jc.w), shown, peerwhy);
 	} else if (getpeername(sock, (struct sockaddr *)&peer, &plen) != 0 ||
 	    getsockname(sock, (struct sockaddr *)&self, &slen) != 0)
 		rc = -1;
-	else if ((rc = tcp_peer_owner(k->tid, &peer, &self, &uid)) > 0 &&
-	    (rc = touches_uid(k->jc.w, uid)) == 1)
-		snprintf(why, sizeof why, "%s serves %s (TCP, uid %u)", requester_word(k->jc.w),
-		    shown, (unsigned)uid);
+	else if ((rc = tcp_peer_owner(k->tid, &peer, &self, &uid, &ino)) > 0) {
+		if ((rc = touches_uid(k->jc.w, uid)) == 1)
+			snprintf(why, sizeof why, "%s serves %s (TCP, uid %u)",
+			    requester_word(k->jc.w), shown, (unsigned)uid);
+		/* whoever holds the far end, or the listener it came through */
+		else if ((ino != 0 && requester_serves(k->jc.w, ino, "the far end",
+		    peerwhy, sizeof peerwhy)) || (port_holder(k->tid, &peer, 1, &uid,
+		    &ino) == 1 && requester_serves(k->jc.w, ino, "its listening socket",
+		    peerwhy, sizeof peerwhy)))
+			rc = 1, snprintf(why, sizeof why, "%s serves %s (TCP): %s",
+			    requester_word(k->jc.w), shown, peerwhy);
+	}
 	if (rc == 1 || rc < 0) {
 		(void)shutdown(sock, SHUT_RDWR);
 		if (rc < 0)

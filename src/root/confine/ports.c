@@ -8,7 +8,9 @@
  * runner has made (tcp_peer_owner: an accepted socket carries its
  * listener's owner), or who is bound to a port now (port_holder: a
  * socket bound to that address, or to every address while the address
- * is one of this host's).
+ * is one of this host's); and which socket listens at a Unix socket's
+ * file or abstract name (unix_listener, from sock_diag), so that whoever
+ * holds it (held.c) can be judged.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 
 #include "supervise.h"
 
@@ -136,12 +144,13 @@ unprivileged_port_start(void)
 enum { LISTENER, PEER };
 static int
 table_owner(pid_t tid, int tcp, int mode, const struct sockaddr_storage *want_sa,
-    const struct sockaddr_storage *other_sa, uid_t *uid)
+    const struct sockaddr_storage *other_sa, uid_t *uid, unsigned long *ino)
 {
 	static const char *const names[2][2] = { { "udp", "udp6" }, { "tcp", "tcp6" } };
 	char path[64], line[512], lhex[40], rhex[40];
 	struct in6_addr want, other, la, ra;
 	unsigned wport, oport = 0, lport, rport, state, u;
+	unsigned long inode;
 	int v6, here = -1, found = 0;
 	FILE *fp;
 
@@ -156,8 +165,9 @@ table_owner(pid_t tid, int tcp, int mode, const struct sockaddr_storage *want_sa
 			return -1;
 		}
 		while (!found && fgets(line, sizeof line, fp) != NULL) {
-			if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %u",
-			    lhex, &lport, rhex, &rport, &state, &u) != 6 || lport != wport ||
+			if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s "
+			    "%u %*u %lu", lhex, &lport, rhex, &rport, &state, &u, &inode) != 7 ||
+			    lport != wport ||
 			    table_addr(lhex, v6, &la) != 0 || table_addr(rhex, v6, &ra) != 0)
 				continue;
 			if (mode == PEER) {
@@ -174,8 +184,11 @@ table_owner(pid_t tid, int tcp, int mode, const struct sockaddr_storage *want_sa
 					found = here > 0;
 				}
 			}
-			if (found)
+			if (found) {
 				*uid = (uid_t)u;
+				if (ino != NULL)
+					*ino = inode;	/* 0: no process has it yet */
+			}
 		}
 		fclose(fp);
 	}
@@ -183,19 +196,102 @@ table_owner(pid_t tid, int tcp, int mode, const struct sockaddr_storage *want_sa
 }
 
 /* Who listens for sa (TCP) or is bound to it (UDP), in tid's network
- * namespace: 1 with *uid, 0 for nobody, -1 when it cannot be told. */
+ * namespace: 1 with *uid (and the socket's inode in *ino, when not
+ * NULL), 0 for nobody, -1 when it cannot be told. */
 int
-port_holder(pid_t tid, const struct sockaddr_storage *sa, int tcp, uid_t *uid)
+port_holder(pid_t tid, const struct sockaddr_storage *sa, int tcp, uid_t *uid,
+    unsigned long *ino)
 {
-	return table_owner(tid, tcp, LISTENER, sa, NULL, uid);
+	return table_owner(tid, tcp, LISTENER, sa, NULL, uid, ino);
 }
 
 /* Who owns the far end of the TCP connection from self to peer, both on
  * this host (an accepted socket is its listener's owner's): 1 with
- * *uid, 0, -1. */
+ * *uid and the far end's inode in *ino (0 while nobody accepted it), 0,
+ * -1. */
 int
 tcp_peer_owner(pid_t tid, const struct sockaddr_storage *peer,
-    const struct sockaddr_storage *self, uid_t *uid)
+    const struct sockaddr_storage *self, uid_t *uid, unsigned long *ino)
 {
-	return table_owner(tid, 1, PEER, peer, self, uid);
+	return table_owner(tid, 1, PEER, peer, self, uid, ino);
+}
+
+/*
+ * The inode of the Unix socket listening at the socket file st (a named
+ * one), or at the abstract name of len bytes (st NULL), from the
+ * kernel's socket table (sock_diag, the runner's network namespace: a
+ * file is one object wherever it is reached from; an abstract name in
+ * another namespace is not found). 1 with *ino, 0 when none is found,
+ * -1 when the table cannot be read.
+ */
+int
+unix_listener(const struct stat *st, const char *name, size_t len, unsigned long *ino)
+{
+	struct {
+		struct nlmsghdr		nlh;
+		struct unix_diag_req	r;
+	} req;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	union {
+		char		buf[32768];
+		struct nlmsghdr	align;
+	} u;
+	const struct unix_diag_msg *m;
+	const struct unix_diag_vfs *vfs;
+	struct nlmsghdr *h;
+	struct rtattr *a;
+	ssize_t n;
+	int fd, left, alen, rc = -1, done = 0;
+
+	memset(&req, 0, sizeof req);
+	req.nlh.nlmsg_len = sizeof req;
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = 1U << TCP_LISTEN;
+	req.r.udiag_show = st != NULL ? UDIAG_SHOW_VFS : UDIAG_SHOW_NAME;
+	if ((fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+		return -1;
+	if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&nl, sizeof nl) !=
+	    (ssize_t)sizeof req)
+		goto out;
+	rc = 0;
+	while (!done && rc == 0 && (n = recv(fd, u.buf, sizeof u.buf, 0)) > 0) {
+		left = (int)n;
+		for (h = &u.align; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				rc = -1;
+				break;
+			}
+			m = NLMSG_DATA(h);
+			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+			for (a = (struct rtattr *)(void *)(m + 1); RTA_OK(a, alen);
+			    a = RTA_NEXT(a, alen)) {
+				if (st != NULL && a->rta_type == UNIX_DIAG_VFS &&
+				    RTA_PAYLOAD(a) >= sizeof *vfs) {
+					vfs = RTA_DATA(a);
+					/* the kernel's own dev_t: major << 20 | minor */
+					if (vfs->udiag_vfs_ino == st->st_ino &&
+					    vfs->udiag_vfs_dev >> 20 == major(st->st_dev) &&
+					    (vfs->udiag_vfs_dev & 0xfffff) == minor(st->st_dev))
+						rc = 1;
+				} else if (st == NULL && a->rta_type == UNIX_DIAG_NAME &&
+				    RTA_PAYLOAD(a) == len && memcmp(RTA_DATA(a), name, len) == 0)
+					rc = 1;
+				if (rc == 1) {
+					*ino = m->udiag_ino;
+					goto out;
+				}
+			}
+		}
+	}
+	if (!done)
+		rc = -1;
+out:
+	close(fd);
+	return rc;
 }

@@ -53,13 +53,15 @@ int	 touches_uid(const struct writer *, uid_t);
 struct sockaddr_storage;
 int	 address_local(const struct sockaddr_storage *);
 unsigned unprivileged_port_start(void);
-int	 port_holder(pid_t, const struct sockaddr_storage *, int, uid_t *);
+int	 port_holder(pid_t, const struct sockaddr_storage *, int, uid_t *, unsigned long *);
 int	 tcp_peer_owner(pid_t, const struct sockaddr_storage *, const struct sockaddr_storage *,
-	    uid_t *);
+	    uid_t *, unsigned long *);
+int	 unix_listener(const struct stat *, const char *, size_t, unsigned long *);
 
 /* held.c */
 int	 held_for_write(int);
 int	 requester_holds(const struct writer *, const struct stat *, char *, size_t);
+int	 requester_serves(const struct writer *, unsigned long, const char *, char *, size_t);
 
 /* interp.c */
 int	 elf_interp(int, char *, size_t);
