@@ -208,8 +208,17 @@ list_devices(struct store *st, int json)
 	return EXIT_OK;
 }
 
+/* What `pair` was asked to do (pair_options). */
+struct pair_args {
+	const char	*url, *revoke;
+	long		 ttl;
+	int		 list, json, qr;
+};
+
+/* The options into a, checked together: -1, or the exit status of a
+ * usage error (said already). */
 static int
-cmd_pair_exec(int argc, char **argv)
+pair_options(int argc, char **argv, struct pair_args *a)
 {
 	static const struct option longopts[] = {
 		{ "url", required_argument, NULL, 'u' },
@@ -220,61 +229,96 @@ cmd_pair_exec(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *url = NULL, *revoke = NULL;
-	char token[44], sha[SHA256_HEX_LEN + 1], *found = NULL, *link = NULL;
-	char host[64], port[8];
-	int ch, list = 0, json = 0, qr = 1, rc;
-	long ttl = PAIR_TTL_DEFAULT;
-	struct store st;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "j", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'u': url = optarg; break;
+		case 'u': a->url = optarg; break;
 		case 't':
-			if (parse_count(optarg, 30, PAIR_TTL_MAX, &ttl) != 0)
+			if (parse_count(optarg, 30, PAIR_TTL_MAX, &a->ttl) != 0)
 				return usage_error(&cmd_pair_entry, "--ttl takes 30 to %d seconds",
 				    PAIR_TTL_MAX);
 			break;
-		case 'Q': qr = 0; break;
-		case 'l': list = 1; break;
-		case 'R': revoke = optarg; break;
-		case 'j': json = 1; break;
+		case 'Q': a->qr = 0; break;
+		case 'l': a->list = 1; break;
+		case 'R': a->revoke = optarg; break;
+		case 'j': a->json = 1; break;
 		default:
 			return usage_error(&cmd_pair_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_pair_entry, "unexpected argument '%s'", argv[optind]);
-	if (list + (revoke != NULL) > 1 || ((list || revoke != NULL) && url != NULL))
+	if (a->list + (a->revoke != NULL) > 1 ||
+	    ((a->list || a->revoke != NULL) && a->url != NULL))
 		return usage_error(&cmd_pair_entry, "--list, --revoke and pairing exclude "
 		    "each other");
-	if (json && !list)
+	if (a->json && !a->list)
 		return usage_error(&cmd_pair_entry, "-j goes with --list");
-	if (url != NULL && !url_ok(url))
+	if (a->url != NULL && !url_ok(a->url))
 		return usage_error(&cmd_pair_entry, "--url takes an http:// or https:// URL "
 		    "without spaces, quotes or a fragment");
+	return -1;
+}
+
+/* What device_revoke's rc (0, 1 for no such device, -1) says of device. */
+static int
+revoke_said(const char *device, int rc)
+{
+	if (rc == 0) {
+		printf("%s: revoked; its session no longer works\n", device);
+		return EXIT_OK;
+	}
+	if (rc > 0) {
+		struct refusal r = { .code = "unknown_device" };
+
+		snprintf(r.message, sizeof r.message, "no paired device %.64s that is not "
+		    "revoked already (warrant pair --list)", device);
+		return refusal_print("revoke", &r);
+	}
+	return EXIT_INTERNAL;
+}
+
+/* The pairing link made (ttl seconds to use it), printed, with the two
+ * ways a phone can open it when it names this computer only, and its QR
+ * code unless qr is 0; then wiped and freed. */
+static int
+link_print(char *link, long ttl, int qr)
+{
+	char host[64], port[8];
+
+	if (url_loopback(link, host, port))
+		print_phone_ways(host, port);
+	printf("Open this link on the phone or in the browser to pair it (it works once,\n"
+	    "within %ld seconds; `warrant pair --list` shows the devices):\n\n  %s\n\n", ttl, link);
+	if (qr)
+		print_qr(link);
+	explicit_bzero(link, strlen(link));
+	free(link);
+	return EXIT_OK;
+}
+
+/* List or revoke the devices, or mint a token (only its SHA-256 stored)
+ * and print the link to the page that carries it. */
+static int
+pair_run(const struct pair_args *a)
+{
+	const char *url = a->url;
+	char token[44], sha[SHA256_HEX_LEN + 1], *found = NULL, *link = NULL;
+	struct store st;
+	int rc;
+
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	if (list) {
-		rc = list_devices(&st, json);
+	if (a->list) {
+		rc = list_devices(&st, a->json);
 		store_close(&st);
 		return rc;
 	}
-	if (revoke != NULL) {
-		rc = device_revoke(&st, revoke);
+	if (a->revoke != NULL) {
+		rc = device_revoke(&st, a->revoke);
 		store_close(&st);
-		if (rc == 0) {
-			printf("%s: revoked; its session no longer works\n", revoke);
-			return EXIT_OK;
-		}
-		if (rc > 0) {
-			struct refusal r = { .code = "unknown_device" };
-
-			snprintf(r.message, sizeof r.message, "no paired device %.64s that is not "
-			    "revoked already (warrant pair --list)", revoke);
-			return refusal_print("revoke", &r);
-		}
-		return EXIT_INTERNAL;
+		return revoke_said(a->revoke, rc);
 	}
 	if (url == NULL && (url = found = daemon_url(&st)) == NULL) {
 		store_close(&st);
@@ -287,7 +331,7 @@ cmd_pair_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	}
 	sha256_bytes(token, strlen(token), sha);
-	rc = pair_token_add(&st, sha, now_seconds() + ttl);
+	rc = pair_token_add(&st, sha, now_seconds() + a->ttl);
 	store_close(&st);
 	if (rc != 0 || asprintf(&link, "%s%s#token=%s", url,
 	    url[strlen(url) - 1] == '/' ? "" : "/", token) < 0) {
@@ -296,14 +340,17 @@ cmd_pair_exec(int argc, char **argv)
 	}
 	free(found);
 	explicit_bzero(token, sizeof token);
-	if (url_loopback(link, host, port))
-		print_phone_ways(host, port);
-	printf("Open this link on the phone or in the browser to pair it (it works once,\n"
-	    "within %ld seconds; `warrant pair --list` shows the devices):\n\n  %s\n\n", ttl, link);
-	if (qr)
-		print_qr(link);
-	explicit_bzero(link, strlen(link));
-	free(link);
-	return EXIT_OK;
+	return link_print(link, a->ttl, a->qr);
+}
+
+static int
+cmd_pair_exec(int argc, char **argv)
+{
+	struct pair_args a = { .ttl = PAIR_TTL_DEFAULT, .qr = 1 };
+	int rc;
+
+	if ((rc = pair_options(argc, argv, &a)) >= 0)
+		return rc;
+	return pair_run(&a);
 }
 #endif	/* !WARRANT_LEAN */
