@@ -125,8 +125,17 @@ box_username_exec(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* What `box init` was asked to do (init_options). */
+struct init_args {
+	struct box_spec	 s;
+	const char	*from_sudo;	/* the reviewer, taken from $SUDO_USER */
+	int		 script;
+};
+
+/* The options into a, checked together, the agent profile's reviewer
+ * defaulted: -1, or the exit status of a usage error (said already). */
 static int
-box_init_exec(int argc, char **argv)
+init_options(int argc, char **argv, struct init_args *a)
 {
 	static const struct option longopts[] = {
 		{ "user", required_argument, NULL, 'u' },
@@ -140,81 +149,89 @@ box_init_exec(int argc, char **argv)
 		{ "reviewer", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct box_spec s = { .uid = -1, .gid = -1, .profile = BOX_PROFILE_AGENT };
-	struct refusal r;
-	const char *sudo_user, *from_sudo = NULL;
-	int ch, script = 0;
+	struct box_spec *s = &a->s;
+	const char *sudo_user;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'u':
-			s.name = optarg;
-			break;
+		case 'u': s->name = optarg; break;
 		case 'U':
-			if (parse_id(optarg, "--uid", &s.uid) != 0)
+			if (parse_id(optarg, "--uid", &s->uid) != 0)
 				return EXIT_REFUSED;
 			break;
 		case 'G':
-			if (parse_id(optarg, "--gid", &s.gid) != 0)
+			if (parse_id(optarg, "--gid", &s->gid) != 0)
 				return EXIT_REFUSED;
 			break;
-		case 'd':
-			s.home = optarg;
-			break;
-		case 's':
-			s.shell = optarg;
-			break;
-		case 'S':
-			script = 1;
-			break;
-		case 'A':
-			s.adopt = 1;
-			break;
+		case 'd': s->home = optarg; break;
+		case 's': s->shell = optarg; break;
+		case 'S': a->script = 1; break;
+		case 'A': s->adopt = 1; break;
 		case 'P':
 			if (strcmp(optarg, "agent") == 0)
-				s.profile = BOX_PROFILE_AGENT;
+				s->profile = BOX_PROFILE_AGENT;
 			else if (strcmp(optarg, "container") == 0)
-				s.profile = BOX_PROFILE_CONTAINER;
+				s->profile = BOX_PROFILE_CONTAINER;
 			else
 				return usage_error(&cmd_box_entry, "--profile is agent "
 				    "or container");
 			break;
-		case 'R':
-			s.reviewer = optarg;
-			break;
+		case 'R': s->reviewer = optarg; break;
 		default:
 			return usage_error(&cmd_box_entry, NULL);
 		}
 	}
 	if (optind != argc)
 		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
-	if (s.name == NULL)
+	if (s->name == NULL)
 		return usage_error(&cmd_box_entry, "init needs --user NAME");
-	if (s.profile == BOX_PROFILE_CONTAINER && s.reviewer != NULL)
+	if (s->profile == BOX_PROFILE_CONTAINER && s->reviewer != NULL)
 		return usage_error(&cmd_box_entry, "--reviewer goes with --profile "
 		    "agent: a container-profile user has sudo in its container");
 	/* The agent profile's reviewer: given, or the user who ran sudo. */
-	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL &&
+	if (s->profile == BOX_PROFILE_AGENT && s->reviewer == NULL &&
 	    (sudo_user = getenv("SUDO_USER")) != NULL && *sudo_user != '\0' &&
 	    strcmp(sudo_user, "root") != 0)
-		s.reviewer = from_sudo = sudo_user;
-	if (s.profile == BOX_PROFILE_AGENT && s.reviewer == NULL)
+		s->reviewer = a->from_sudo = sudo_user;
+	if (s->profile == BOX_PROFILE_AGENT && s->reviewer == NULL)
 		return usage_error(&cmd_box_entry, "the agent profile needs --reviewer "
 		    "REVIEWER, the user whose warrant serve takes this box user's "
 		    "requests (or --profile container, inside a container)");
-	if (box_check_spec(&s, &r) != 0)
+	return -1;
+}
+
+/* Create or update the box user a->s on this host, or print the same
+ * work as a script. */
+static int
+init_provision(const struct init_args *a)
+{
+	struct refusal r;
+
+	if (box_check_spec(&a->s, &r) != 0)
 		return refused(&r);
-	if (from_sudo != NULL)	/* a checked name by now */
-		fprintf(script ? stderr : stdout, "reviewer: %s (from $SUDO_USER)\n",
-		    from_sudo);
-	if (script)
-		return box_script(stdout, &s) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	if (a->from_sudo != NULL)	/* a checked name by now */
+		fprintf(a->script ? stderr : stdout, "reviewer: %s (from $SUDO_USER)\n",
+		    a->from_sudo);
+	if (a->script)
+		return box_script(stdout, &a->s) == 0 ? EXIT_OK : EXIT_INTERNAL;
 	if (need_root() != 0)
 		return EXIT_REFUSED;
-	if (box_check_host(&s, &r) != 0)
+	if (box_check_host(&a->s, &r) != 0)
 		return refused(&r);
 	no_dumps();
-	return box_init(&s) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	return box_init(&a->s) == 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static int
+box_init_exec(int argc, char **argv)
+{
+	struct init_args a = { .s = { .uid = -1, .gid = -1, .profile = BOX_PROFILE_AGENT } };
+	int rc;
+
+	if ((rc = init_options(argc, argv, &a)) >= 0)
+		return rc;
+	return init_provision(&a);
 }
 
 static struct termios saved_tio;
@@ -508,102 +525,140 @@ print_list(const json_t *a, const char *none)
 	printf("%s\n", json_array_size(a) == 0 ? none : "");
 }
 
-static int
-box_status_exec(int argc, char **argv)
-{
-	const char *name = NULL, *group = box_admin_group(), *profile = "unknown";
-	char err[256], why[128], home[PATH_MAX] = "";
-	struct passwd *pw;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	int json = 0, exists, set, dropin, member, boxuser, container, warn, rc;
-	json_t *j, *revs, *rules = NULL;
-	size_t i;
+/* What `box status` says of a user (status_facts). */
+struct box_facts {
+	const char	*name, *group, *profile;
+	char		 err[256];		/* why the sudo rules are unknown */
+	char		 home[PATH_MAX];
+	uid_t		 uid;
+	gid_t		 gid;
+	int		 exists, set, dropin, member, boxuser, container;
+	int		 warn;			/* sudo rules outside review */
+	json_t		*revs, *rules;
+};
 
-	if ((rc = user_opts(argc, argv, "json", 'j', &name, &json)) != 0)
-		return rc;
-	if ((set = box_secret_exists(name)) < 0)
-		return EXIT_INTERNAL;
-	dropin = box_dropin_present(name);
-	member = group != NULL && box_in_group(name, group);
+/* The facts of user name into f (f->revs and f->rules to release);
+ * 0, or -1 when whether a password is set cannot be told. */
+static int
+status_facts(const char *name, struct box_facts *f)
+{
+	char why[128];
+	struct passwd *pw;
+
+	f->name = name;
+	f->group = box_admin_group();
+	f->profile = "unknown";
+	if ((f->set = box_secret_exists(name)) < 0)
+		return -1;
+	f->dropin = box_dropin_present(name);
+	f->member = f->group != NULL && box_in_group(name, f->group);
 	/* Copied: the lookups below reuse getpwnam's buffer. */
-	if ((exists = (pw = getpwnam(name)) != NULL)) {
-		uid = pw->pw_uid;
-		gid = pw->pw_gid;
-		snprintf(home, sizeof home, "%s", pw->pw_dir);
+	if ((f->exists = (pw = getpwnam(name)) != NULL)) {
+		f->uid = pw->pw_uid;
+		f->gid = pw->pw_gid;
+		snprintf(f->home, sizeof f->home, "%s", pw->pw_dir);
 	}
-	boxuser = exists && box_user_recorded(name, uid) == 1;
-	revs = box_req_reviewers(name);
-	container = box_in_container(why, sizeof why);
-	if (exists) {
-		profile = box_profile_of(name);
-		rules = box_sudo_list(name, err, sizeof err);
+	f->boxuser = f->exists && box_user_recorded(name, f->uid) == 1;
+	f->revs = box_req_reviewers(name);
+	f->container = box_in_container(why, sizeof why);
+	if (f->exists) {
+		f->profile = box_profile_of(name);
+		f->rules = box_sudo_list(name, f->err, sizeof f->err);
 	}
 	/* Sudo is the container profile's, inside a container; anywhere else
 	 * a rule is root for the agent, outside review. */
-	warn = rules != NULL && json_array_size(rules) > 0 &&
-	    (strcmp(profile, "container") != 0 || !container);
-	if (json) {
-		j = json_pack("{s:s,s:b,s:b,s:b,s:b,s:s?,s:b}", "user", name,
-		    "exists", exists, "box_user", boxuser, "password_set", set,
-		    "nopasswd_dropin", dropin, "admin_group", group, "admin_member",
-		    member);
-		if (j != NULL && exists)
-			json_object_set_new(j, "uid", json_integer(uid));
-		if (j != NULL) {
-			json_object_set_new(j, "profile", json_string(profile));
-			json_object_set(j, "requester_of", revs);
-			json_object_set(j, "sudo_rules", rules != NULL ? rules : json_null());
-			json_object_set_new(j, "sudo_warning", json_boolean(warn));
-			json_object_set_new(j, "container", json_boolean(container));
-		}
-		rc = print_json(j) == 0 ? EXIT_OK : EXIT_INTERNAL;
-		json_decref(j);
-		goto out;
+	f->warn = f->rules != NULL && json_array_size(f->rules) > 0 &&
+	    (strcmp(f->profile, "container") != 0 || !f->container);
+	return 0;
+}
+
+/* The facts as one JSON object. */
+static int
+status_json(const struct box_facts *f)
+{
+	json_t *j;
+	int rc;
+
+	j = json_pack("{s:s,s:b,s:b,s:b,s:b,s:s?,s:b}", "user", f->name,
+	    "exists", f->exists, "box_user", f->boxuser, "password_set", f->set,
+	    "nopasswd_dropin", f->dropin, "admin_group", f->group, "admin_member",
+	    f->member);
+	if (j != NULL && f->exists)
+		json_object_set_new(j, "uid", json_integer(f->uid));
+	if (j != NULL) {
+		json_object_set_new(j, "profile", json_string(f->profile));
+		json_object_set(j, "requester_of", f->revs);
+		json_object_set(j, "sudo_rules", f->rules != NULL ? f->rules : json_null());
+		json_object_set_new(j, "sudo_warning", json_boolean(f->warn));
+		json_object_set_new(j, "container", json_boolean(f->container));
 	}
-	if (exists)
-		printf("user: %s (uid %u, gid %u, home %s)\n", name, (unsigned)uid,
-		    (unsigned)gid, home);
+	rc = print_json(j) == 0 ? EXIT_OK : EXIT_INTERNAL;
+	json_decref(j);
+	return rc;
+}
+
+/* The facts as lines, with the warnings and notes they call for. */
+static int
+status_print(const struct box_facts *f)
+{
+	size_t i;
+
+	if (f->exists)
+		printf("user: %s (uid %u, gid %u, home %s)\n", f->name, (unsigned)f->uid,
+		    (unsigned)f->gid, f->home);
 	else
-		printf("user: %s (does not exist on this host)\n", name);
-	if (exists && !boxuser)
+		printf("user: %s (does not exist on this host)\n", f->name);
+	if (f->exists && !f->boxuser)
 		printf("note: warrant box did not create %s; box init refuses it "
-		    "without --adopt\n", name);
-	printf("profile: %s\n", profile);
+		    "without --adopt\n", f->name);
+	printf("profile: %s\n", f->profile);
 	printf("requester of: ");
-	print_list(revs, "none");
-	printf("admin group: %s\n", group == NULL ? "none (neither wheel nor sudo)" :
-	    member ? group : "not a member");
-	printf("password: %s\n", set ? "set" : "not set");
-	printf("drop-in: %s\n", dropin ? "NOPASSWD (sudo without a password)" : "none");
-	if (!exists)
+	print_list(f->revs, "none");
+	printf("admin group: %s\n", f->group == NULL ? "none (neither wheel nor sudo)" :
+	    f->member ? f->group : "not a member");
+	printf("password: %s\n", f->set ? "set" : "not set");
+	printf("drop-in: %s\n", f->dropin ? "NOPASSWD (sudo without a password)" : "none");
+	if (!f->exists)
 		;
-	else if (rules == NULL)
-		printf("sudo: unknown (%s)\n", err);
-	else if (json_array_size(rules) == 0)
+	else if (f->rules == NULL)
+		printf("sudo: unknown (%s)\n", f->err);
+	else if (json_array_size(f->rules) == 0)
 		printf("sudo: no rules\n");
 	else {
-		printf("sudo: %zu rule%s\n", json_array_size(rules),
-		    json_array_size(rules) == 1 ? "" : "s");
-		for (i = 0; i < json_array_size(rules); i++) {
+		printf("sudo: %zu rule%s\n", json_array_size(f->rules),
+		    json_array_size(f->rules) == 1 ? "" : "s");
+		for (i = 0; i < json_array_size(f->rules); i++) {
 			fputs("  ", stdout);
-			text_print(stdout, json_string_value(json_array_get(rules, i)));
+			text_print(stdout, json_string_value(json_array_get(f->rules, i)));
 			fputc('\n', stdout);
 		}
 	}
-	if (warn)
+	if (f->warn)
 		printf("warning: %s holds sudo rules on %s: it can run commands as root "
-		    "without a warrant review (%s)\n", name, container ? "this machine" :
-		    "this host, which is not a container", strcmp(profile, "container") == 0 ?
-		    "the container profile is for containers: re-run box init with "
-		    "--profile agent" : "remove them");
-	if (exists && strcmp(profile, "container") == 0 && set == dropin)
+		    "without a warrant review (%s)\n", f->name,
+		    f->container ? "this machine" : "this host, which is not a container",
+		    strcmp(f->profile, "container") == 0 ? "the container profile is for "
+		    "containers: re-run box init with --profile agent" : "remove them");
+	if (f->exists && strcmp(f->profile, "container") == 0 && f->set == f->dropin)
 		printf("note: run warrant box init --user %s --profile container to bring "
-		    "sudo in line\n", name);
-	rc = EXIT_OK;
-out:
-	json_decref(revs);
-	json_decref(rules);
+		    "sudo in line\n", f->name);
+	return EXIT_OK;
+}
+
+static int
+box_status_exec(int argc, char **argv)
+{
+	struct box_facts f = { 0 };
+	const char *name = NULL;
+	int json = 0, rc;
+
+	if ((rc = user_opts(argc, argv, "json", 'j', &name, &json)) != 0)
+		return rc;
+	if (status_facts(name, &f) != 0)
+		return EXIT_INTERNAL;
+	rc = json ? status_json(&f) : status_print(&f);
+	json_decref(f.revs);
+	json_decref(f.rules);
 	return rc;
 }
 
