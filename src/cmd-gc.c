@@ -408,8 +408,17 @@ print_text(const json_t *rep)
 		    (long long)json_integer_value(json_object_get(l, "waiting")));
 }
 
+/* What `gc` was asked to do (gc_options). */
+struct gc_args {
+	long		 age;		/* days */
+	long		 size;		/* MiB */
+	int		 dry, vacuum, json;
+};
+
+/* The options into a: -1, or the exit status of a usage error (said
+ * already). */
 static int
-cmd_gc_exec(int argc, char **argv)
+gc_options(int argc, char **argv, struct gc_args *a)
 {
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -419,29 +428,26 @@ cmd_gc_exec(int argc, char **argv)
 		{ "max-size", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
-	long age = GC_MAX_AGE_DAYS, size = GC_MAX_RUNS_MIB;
-	int ch, dry = 0, vacuum = 0, json = 0, fd, rc;
-	json_t *rep, *runs, *gates, *jsonl, *blobs;
-	long long before;
-	struct store st;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "nj", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
-			dry = 1;
+			a->dry = 1;
 			break;
 		case 'V':
-			vacuum = 1;
+			a->vacuum = 1;
 			break;
 		case 'j':
-			json = 1;
+			a->json = 1;
 			break;
 		case 'a':
-			if (parse_count(optarg, 0, 36500, &age) != 0)
-				return usage_error(&cmd_gc_entry, "--max-age takes days from 0 to 36500");
+			if (parse_count(optarg, 0, 36500, &a->age) != 0)
+				return usage_error(&cmd_gc_entry,
+				    "--max-age takes days from 0 to 36500");
 			break;
 		case 's':
-			if (parse_count(optarg, 0, 1048576, &size) != 0)
+			if (parse_count(optarg, 0, 1048576, &a->size) != 0)
 				return usage_error(&cmd_gc_entry,
 				    "--max-size takes MiB from 0 to 1048576");
 			break;
@@ -451,41 +457,65 @@ cmd_gc_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_gc_entry, "unexpected argument '%s'", argv[optind]);
-	/* recovery first: attempts whose executor is gone are settled */
-	if (open_store_current(&st) != 0)
-		return EXIT_INTERNAL;
-	fd = runs_open(&st);
-	if (fd == -1) {
-		store_close(&st);
-		return EXIT_INTERNAL;
-	}
+	return -1;
+}
+
+/* Under the runs directory's lock: the run directories, the gates and
+ * the blobs a's policy lets go, pruned (unless a->dry), requests.jsonl
+ * rotated, the waiting I/O logs shipped; the report, or NULL after a
+ * message. */
+static json_t *
+gc_report(struct store *st, const struct gc_args *a)
+{
+	json_t *runs, *gates, *jsonl, *blobs;
+	int fd;
+
+	if ((fd = runs_open(st)) == -1)
+		return NULL;
 	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
-		warn("%s/runs", st.dir);
+		warn("%s/runs", st->dir);
 		close(fd);
-		store_close(&st);
-		return EXIT_INTERNAL;
+		return NULL;
 	}
-	runs = fd >= 0 ? prune(&st, fd, age * 86400LL, size * 1048576LL, dry) :
+	runs = fd >= 0 ? prune(st, fd, a->age * 86400LL, a->size * 1048576LL, a->dry) :
 	    json_pack("{s:i,s:i,s:i,s:i,s:[]}", "count", 0, "pruned", 0, "pruned_bytes", 0,
 	    "kept_bytes", 0, "pruned_names");
-	gates = runs != NULL ? prune_gates(&st, age * 86400LL, dry) : NULL;
-	jsonl = gates != NULL ? rotate_jsonl(&st, dry) : NULL;
-	blobs = jsonl != NULL ? collect(&st, age * 86400LL, dry) : NULL;
+	gates = runs != NULL ? prune_gates(st, a->age * 86400LL, a->dry) : NULL;
+	jsonl = gates != NULL ? rotate_jsonl(st, a->dry) : NULL;
+	blobs = jsonl != NULL ? collect(st, a->age * 86400LL, a->dry) : NULL;
 	if (fd >= 0)
 		close(fd);
 	if (runs == NULL || gates == NULL || jsonl == NULL || blobs == NULL) {
 		json_decref(runs);
 		json_decref(gates);
 		json_decref(jsonl);
+		return NULL;
+	}
+	return json_pack("{s:b,s:o,s:o,s:o,s:o,s:o*}", "dry_run", a->dry, "run_dirs", runs,
+	    "gates", gates, "requests_jsonl", jsonl, "blobs", blobs, "log_server",
+	    ship_waiting(a->dry));
+}
+
+/* The store's pruning by a's policy, its database compacted when asked,
+ * and the report printed. */
+static int
+gc_run(const struct gc_args *a)
+{
+	json_t *rep;
+	long long before;
+	struct store st;
+	int rc;
+
+	/* recovery first: attempts whose executor is gone are settled */
+	if (open_store_current(&st) != 0)
+		return EXIT_INTERNAL;
+	if ((rep = gc_report(&st, a)) == NULL) {
 		store_close(&st);
 		return EXIT_INTERNAL;
 	}
-	rep = json_pack("{s:b,s:o,s:o,s:o,s:o,s:o*}", "dry_run", dry, "run_dirs", runs,
-	    "gates", gates, "requests_jsonl", jsonl, "blobs", blobs, "log_server",
-	    ship_waiting(dry));
-	if (vacuum) {
+	if (a->vacuum) {
 		before = db_bytes(&st);
-		if (!dry && store_vacuum(&st) != 0) {
+		if (!a->dry && store_vacuum(&st) != 0) {
 			json_decref(rep);
 			store_close(&st);
 			return EXIT_INTERNAL;
@@ -494,7 +524,7 @@ cmd_gc_exec(int argc, char **argv)
 		    (json_int_t)before, "bytes_after", (json_int_t)db_bytes(&st)));
 	}
 	store_close(&st);
-	if (json)
+	if (a->json)
 		rc = print_json(rep);
 	else {
 		print_text(rep);
@@ -502,4 +532,15 @@ cmd_gc_exec(int argc, char **argv)
 	}
 	json_decref(rep);
 	return rc == 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static int
+cmd_gc_exec(int argc, char **argv)
+{
+	struct gc_args a = { .age = GC_MAX_AGE_DAYS, .size = GC_MAX_RUNS_MIB };
+	int rc;
+
+	if ((rc = gc_options(argc, argv, &a)) >= 0)
+		return rc;
+	return gc_run(&a);
 }
