@@ -48,8 +48,17 @@ refused(const struct refusal *r, int json)
 	return refusal_print("request", r);
 }
 
+/* What `request` was asked to do (request_options). */
+struct request_args {
+	const char	*agent, *project;
+	const char	*to;		/* the reviewer whose daemon takes it */
+	int		 json, wait;
+};
+
+/* The options into a, checked together: -1, or the exit status of a
+ * usage error (said already). */
 static int
-cmd_request_exec(int argc, char **argv)
+request_options(int argc, char **argv, struct request_args *a)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -59,30 +68,24 @@ cmd_request_exec(int argc, char **argv)
 		{ "to", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *agent = NULL, *project = NULL, *to = NULL;
-	char *buf = NULL;
-	json_t *desc = NULL, *outcome = NULL;
-	struct refusal r;
-	struct link l;
-	size_t len;
-	int ch, json = 0, wait = 0, rc;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "jo:p:w", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'w':
-			wait = 1;
+			a->wait = 1;
 			break;
 		case 'j':
-			json = 1;
+			a->json = 1;
 			break;
 		case 'o':
-			agent = optarg;
+			a->agent = optarg;
 			break;
 		case 'p':
-			project = optarg;
+			a->project = optarg;
 			break;
 		case 'T':
-			to = optarg;
+			a->to = optarg;
 			break;
 		default:
 			return usage_error(&cmd_request_entry, NULL);
@@ -90,20 +93,31 @@ cmd_request_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_request_entry, "unexpected argument '%s'", argv[optind]);
-	if ((agent != NULL && !label_valid(agent)) || (project != NULL && !label_valid(project)))
+	if ((a->agent != NULL && !label_valid(a->agent)) ||
+	    (a->project != NULL && !label_valid(a->project)))
 		return usage_error(&cmd_request_entry,
 		    "agent and project must be 1-128 printable characters");
+	return -1;
+}
+
+/* The request on standard input into *buf (*len bytes): EXIT_OK, or
+ * the exit status after saying why there is none to send. */
+static int
+request_read(char **buf, size_t *len, int json)
+{
+	struct refusal r;
+	int rc;
 
 	if (isatty(STDIN_FILENO))
 		fputs("warrant request: reading one JSON request on standard input "
 		    "(end it with Ctrl-D; warrant-request(5) has the schema)\n", stderr);
-	rc = read_bounded(STDIN_FILENO, &buf, &len, REQUEST_MAX);
+	rc = read_bounded(STDIN_FILENO, buf, len, REQUEST_MAX);
 	if (rc < 0) {
 		warnx("reading the request: %m");
 		return EXIT_INTERNAL;
 	}
-	if (rc > 0 || len == 0) {
-		free(buf);
+	if (rc > 0 || *len == 0) {
+		free(*buf);
 		if (rc > 0)
 			refuse(&r, "invalid_field", "$", "the request is larger than %d bytes "
 			    "(reading stopped there)", REQUEST_MAX);
@@ -111,24 +125,41 @@ cmd_request_exec(int argc, char **argv)
 			refuse(&r, "invalid_json", "$", "no request on standard input");
 		return refused(&r, json);
 	}
+	return EXIT_OK;
+}
+
+/* Send the request on standard input; print its gate descriptor, or
+ * with --wait the outcome. */
+static int
+request_send(const struct request_args *a)
+{
+	char *buf = NULL;
+	json_t *desc = NULL, *outcome = NULL;
+	struct refusal r;
+	struct link l;
+	size_t len;
+	int rc;
+
+	if ((rc = request_read(&buf, &len, a->json)) != EXIT_OK)
+		return rc;
 	/* connected only now: the daemon gives a message 30 s to arrive */
-	if ((rc = link_open(&l, to)) != EXIT_OK) {
+	if ((rc = link_open(&l, a->to)) != EXIT_OK) {
 		if (rc == EXIT_UNREACHABLE)
 			warnx("nothing was sent: the request can be sent again once the daemon runs");
 		free(buf);
 		return rc;
 	}
-	if ((rc = link_submit(&l, buf, len, agent, project, &desc, &r)) == EXIT_REFUSED)
-		rc = refused(&r, json);
+	if ((rc = link_submit(&l, buf, len, a->agent, a->project, &desc, &r)) == EXIT_REFUSED)
+		rc = refused(&r, a->json);
 	if (rc != EXIT_OK)
 		goto out;
-	if (wait) {
+	if (a->wait) {
 		char *line = json_dumps(desc, JSON_COMPACT);
 
 		fprintf(stderr, "%s\n", line != NULL ? line : "");
 		free(line);
 		rc = link_wait(&l, json_str(desc, "request_id"), -1, &outcome);
-		if (outcome != NULL && wait_print(outcome, json) != EXIT_OK)
+		if (outcome != NULL && wait_print(outcome, a->json) != EXIT_OK)
 			rc = EXIT_INTERNAL;
 	} else
 		rc = print_json(desc) == 0 ? EXIT_OK : EXIT_INTERNAL;
@@ -138,4 +169,15 @@ out:
 	free(buf);
 	link_close(&l);
 	return rc;
+}
+
+static int
+cmd_request_exec(int argc, char **argv)
+{
+	struct request_args a = { 0 };
+	int rc;
+
+	if ((rc = request_options(argc, argv, &a)) >= 0)
+		return rc;
+	return request_send(&a);
 }
