@@ -120,8 +120,16 @@ unshipped(struct store *st, int json)
 	return rc == 0 ? EXIT_OK : EXIT_INTERNAL;
 }
 
+/* What `log` was asked to do (log_options). */
+struct log_args {
+	int		 json;
+	int		 verify, unshipped;	/* --verify, --unshipped */
+};
+
+/* The options into a, checked together: -1, or the exit status of a
+ * usage error (said already). */
 static int
-cmd_log_exec(int argc, char **argv)
+log_options(int argc, char **argv, struct log_args *a)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -129,22 +137,18 @@ cmd_log_exec(int argc, char **argv)
 		{ "unshipped", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, json = 0, check = 0, waiting = 0, rc;
-	struct store st;
-	json_t *events, *e, *stopper;
-	char when[32], who[128];
-	size_t i;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "j", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			json = 1;
+			a->json = 1;
 			break;
 		case 'V':
-			check = 1;
+			a->verify = 1;
 			break;
 		case 'U':
-			waiting = 1;
+			a->unshipped = 1;
 			break;
 		default:
 			return usage_error(&cmd_log_entry, NULL);
@@ -152,12 +156,63 @@ cmd_log_exec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error(&cmd_log_entry, "unexpected argument '%s'", argv[optind]);
-	if (check && waiting)
+	if (a->verify && a->unshipped)
 		return usage_error(&cmd_log_entry, "--verify and --unshipped do not go together");
+	return -1;
+}
+
+/* One audit event as a line: its sequence, time, kind and gate, and who
+ * asked, the grant, or who stopped the batch where it names them. */
+static void
+print_event(const json_t *e)
+{
+	char when[32], who[128];
+	json_t *stopper;
+
+	format_time(json_integer_value(json_object_get(e, "at")), when, sizeof when);
+	printf("%5lld  %s  %-8s  %s",
+	    (long long)json_integer_value(json_object_get(e, "seq")), when,
+	    json_string_value(json_object_get(e, "kind")),
+	    json_is_string(json_object_get(e, "gate_id")) ?
+	    json_string_value(json_object_get(e, "gate_id")) : "-");
+	/* a request event names who asked (with the uid when not you) */
+	requester_label(json_object_get(e, "detail"), who, sizeof who);
+	if (*who != '\0') {
+		fputs("  requester ", stdout);
+		text_print(stdout, who);
+	}
+	/* a grant's events (grants.c) name it and its gate */
+	if (json_is_string(json_object_get(json_object_get(e, "detail"), "grant"))) {
+		json_t *d = json_object_get(e, "detail");
+
+		printf("  grant %s", json_str(d, "grant"));
+		if (*json_str(d, "gate") != '\0')
+			printf("  gate %s", json_str(d, "gate"));
+	}
+	/* a batch the reviewer stopped names who did */
+	stopper = json_object_get(json_object_get(json_object_get(e, "detail"),
+	    "stopped"), "by");
+	if (json_is_string(stopper)) {
+		fputs("  stopped by ", stdout);
+		text_print(stdout, json_string_value(stopper));
+	}
+	putchar('\n');
+}
+
+/* The audit chain printed, verified (--verify), or the sessions still
+ * waiting for the log server (--unshipped). */
+static int
+log_run(const struct log_args *a)
+{
+	struct store st;
+	json_t *events, *e;
+	size_t i;
+	int rc;
+
 	if (store_open(&st) != 0)
 		return EXIT_INTERNAL;
-	if (check || waiting) {
-		rc = check ? verify(&st, json) : unshipped(&st, json);
+	if (a->verify || a->unshipped) {
+		rc = a->verify ? verify(&st, a->json) : unshipped(&st, a->json);
 		store_close(&st);
 		return rc;
 	}
@@ -167,41 +222,24 @@ cmd_log_exec(int argc, char **argv)
 		return EXIT_INTERNAL;
 	}
 	store_close(&st);
-	if (json)
+	if (a->json)
 		rc = print_json(events);
 	else {
-		json_array_foreach(events, i, e) {
-			format_time(json_integer_value(json_object_get(e, "at")), when, sizeof when);
-			printf("%5lld  %s  %-8s  %s",
-			    (long long)json_integer_value(json_object_get(e, "seq")), when,
-			    json_string_value(json_object_get(e, "kind")),
-			    json_is_string(json_object_get(e, "gate_id")) ?
-			    json_string_value(json_object_get(e, "gate_id")) : "-");
-			/* a request event names who asked (with the uid when not you) */
-			requester_label(json_object_get(e, "detail"), who, sizeof who);
-			if (*who != '\0') {
-				fputs("  requester ", stdout);
-				text_print(stdout, who);
-			}
-			/* a grant's events (grants.c) name it and its gate */
-			if (json_is_string(json_object_get(json_object_get(e, "detail"), "grant"))) {
-				json_t *d = json_object_get(e, "detail");
-
-				printf("  grant %s", json_str(d, "grant"));
-				if (*json_str(d, "gate") != '\0')
-					printf("  gate %s", json_str(d, "gate"));
-			}
-			/* a batch the reviewer stopped names who did */
-			stopper = json_object_get(json_object_get(json_object_get(e, "detail"),
-			    "stopped"), "by");
-			if (json_is_string(stopper)) {
-				fputs("  stopped by ", stdout);
-				text_print(stdout, json_string_value(stopper));
-			}
-			putchar('\n');
-		}
+		json_array_foreach(events, i, e)
+			print_event(e);
 		rc = fflush(stdout);
 	}
 	json_decref(events);
 	return rc == 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static int
+cmd_log_exec(int argc, char **argv)
+{
+	struct log_args a = { 0 };
+	int rc;
+
+	if ((rc = log_options(argc, argv, &a)) >= 0)
+		return rc;
+	return log_run(&a);
 }
