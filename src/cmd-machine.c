@@ -161,24 +161,28 @@ enroll_probe(const char *state, const json_t *rec, const char *known_hosts, cons
 	return contract;
 }
 
+/* What `machine add` was asked to enroll (add_options). */
+struct add_args {
+	const char	*name;
+	struct dest	 d;		/* the destination, parsed */
+	const char	*wpath;		/* --warrant; NULL: the login shell's */
+	const char	*root_via;	/* --root-via */
+};
+
+/* The operands and options of add into a, checked together: -1, or the
+ * exit status of a refusal (said already). */
 static int
-machine_add(const char *state, const char *name, const char *destination, const char *wpath,
-    const char *root_via)
+add_options(const char *name, const char *destination, const char *wpath,
+    const char *root_via, struct add_args *a)
 {
-	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], why[256], *text = NULL,
-	    *keys = NULL;
-	json_t *all, *rec = NULL, *contract, *old, *rc2 = NULL;
 	struct refusal r = { 0 };
-	struct dest d;
-	size_t len;
-	int fd, rc = EXIT_INTERNAL;
 
 	if (!machine_name_ok(name)) {
 		refuse(&r, "invalid_field", "NAME", "a machine's name is 1 to 64 letters, digits, "
 		    "'_', '.' or '-', starting with a letter or digit, and not \"local\"");
 		return refused(&r);
 	}
-	if (dest_parse(destination, &d, &r) != 0)
+	if (dest_parse(destination, &a->d, &r) != 0)
 		return refused(&r);
 	if (wpath != NULL && strcmp(wpath, "warrant") != 0 && (wpath[0] != '/' ||
 	    strpbrk(wpath, "\n\r\t ") != NULL || strlen(wpath) >= PATH_MAX)) {
@@ -189,75 +193,159 @@ machine_add(const char *state, const char *name, const char *destination, const 
 	if (wpath != NULL && strcmp(wpath, "warrant") == 0)
 		wpath = NULL;
 	if (root_via != NULL && (!dest_user_ok(root_via, strlen(root_via)) ||
-	    strcmp(root_via, d.user) == 0)) {
+	    strcmp(root_via, a->d.user) == 0)) {
 		refuse(&r, "bad_destination", "--root-via", "--root-via names another user of "
 		    "the target: letters, digits, '_', '.' or '-', not starting with '-' or '.'");
 		return refused(&r);
 	}
-	if (user_is_requester(d.user, why, sizeof why))
-		printf("%s: WARNING: %s is a requester of yours here (%s): if the agent runs as "
-		    "that account on the target too, it can answer for warrant there; enroll "
-		    "with --root-via an account that runs nothing of the agent's (docs/remote.md)\n",
-		    name, d.user, why);
-	if ((all = machines_load(state)) == NULL)
-		return EXIT_INTERNAL;
-	dest_format(&d, canon, sizeof canon);
-	rec = json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", name, "destination", canon,
-	    "user", d.user, "host", d.host, "port", (int)d.port);
-	/* ssh records the key it is shown in a file of its own */
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.known_hosts.enroll", state) >= sizeof tmp)
-		goto out;
+	a->name = name;
+	a->wpath = wpath;
+	a->root_via = root_via;
+	return -1;
+}
+
+/* STATE/.known_hosts.enroll into tmp, made anew and empty: where ssh
+ * records the key it is shown. 0, or -1. */
+static int
+enroll_file(const char *state, char tmp[PATH_MAX])
+{
+	int fd;
+
+	if ((size_t)snprintf(tmp, PATH_MAX, "%s/.known_hosts.enroll", state) >= PATH_MAX)
+		return -1;
 	unlink(tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
 		warn("%s", tmp);
-		goto out;
+		return -1;
 	}
 	close(fd);
-	if ((contract = enroll_probe(state, rec, tmp, NULL, wpath, &r)) == NULL ||
-	    (root_via != NULL && (rc2 = enroll_probe(state, rec, tmp, root_via, wpath,
-	    &r)) == NULL)) {
-		json_decref(contract);
-		unlink(tmp);
-		rc = refused(&r);
-		goto out;
+	return 0;
+}
+
+/*
+ * The contract of the destination's account (and of --root-via's, which
+ * must see the same host and runner) into *contract, a reference of the
+ * caller's, and the paths every later call runs into rec; 0, or -1 with
+ * the refusal in r.
+ */
+static int
+enroll_contracts(const char *state, const struct add_args *a, json_t *rec,
+    const char *tmp, json_t **contract, struct refusal *r)
+{
+	json_t *rc2 = NULL;
+
+	if ((*contract = enroll_probe(state, rec, tmp, NULL, a->wpath, r)) == NULL ||
+	    (a->root_via != NULL && (rc2 = enroll_probe(state, rec, tmp, a->root_via,
+	    a->wpath, r)) == NULL)) {
+		json_decref(*contract);
+		return -1;
 	}
 	/* the paths every later call runs directly: --warrant's, or the one
 	 * the login shell found now */
-	json_object_set_new(rec, "warrant", json_string(wpath != NULL ? wpath :
-	    json_str(contract, "warrant")));
-	json_object_set(rec, "contract", contract);
+	json_object_set_new(rec, "warrant", json_string(a->wpath != NULL ? a->wpath :
+	    json_str(*contract, "warrant")));
+	json_object_set(rec, "contract", *contract);
 	if (rc2 != NULL) {
 		/* one host, one runner: both accounts see the same */
-		if (contract_matches(rec, rc2, &r) == 0 &&
-		    strcmp(json_str(rc2, "host"), json_str(contract, "host")) != 0)
-			refuse(&r, "machine_changed", "--root-via", "%s and %s see different "
-			    "hosts", d.user, root_via);
-		if (*r.message != '\0') {
-			json_decref(contract);
-			unlink(tmp);
-			rc = refused(&r);
-			goto out;
+		if (contract_matches(rec, rc2, r) == 0 &&
+		    strcmp(json_str(rc2, "host"), json_str(*contract, "host")) != 0)
+			refuse(r, "machine_changed", "--root-via", "%s and %s see different "
+			    "hosts", a->d.user, a->root_via);
+		if (*r->message != '\0') {
+			json_decref(*contract);
+			json_decref(rc2);
+			return -1;
 		}
-		json_object_set_new(rec, "root_via", json_string(root_via));
-		json_object_set_new(rec, "root_warrant", json_string(wpath != NULL ? wpath :
-		    json_str(rc2, "warrant")));
+		json_object_set_new(rec, "root_via", json_string(a->root_via));
+		json_object_set_new(rec, "root_warrant", json_string(a->wpath != NULL ?
+		    a->wpath : json_str(rc2, "warrant")));
 	}
+	json_decref(rc2);
+	return 0;
+}
+
+/* The keys ssh recorded in tmp for host alias name (tmp removed); NULL
+ * after a message. */
+static char *
+enroll_keys(const char *tmp, const char *name)
+{
+	char *text = NULL, *keys;
+	size_t len;
+	int fd;
+
 	if ((fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    read_bounded(fd, &text, &len, 256 * 1024) != 0) {
 		warnx("cannot read the host key ssh recorded in %s", tmp);
 		if (fd >= 0)
 			close(fd);
-		json_decref(contract);
 		unlink(tmp);
-		goto out;
+		free(text);
+		return NULL;
 	}
 	close(fd);
 	unlink(tmp);
 	keys = alias_lines(text, name);
+	free(text);
+	return keys;
+}
+
+/* What was enrolled (rec, as canon) and whose password ROOT commands take. */
+static void
+print_enrolled(const struct add_args *a, const char *canon, const json_t *rec,
+    const json_t *contract)
+{
+	printf("enrolled %s: %s (host %s, warrant %s at %s, runner %s sha256 %s%s)\n", a->name,
+	    canon, json_str(contract, "host"), json_str(contract, "version"),
+	    json_str(rec, "warrant"), json_str(contract, "runner"),
+	    json_str(contract, "runner_sha256"),
+	    json_is_true(json_object_get(contract, "runner_trusted")) ? "" :
+	    "; WARNING: a non-root user can replace it, so approvals will be refused");
+	if (a->root_via != NULL)
+		printf("%s: ROOT commands go through %s (warrant at %s), whose password is the "
+		    "one typed; YOU commands are refused on %s\n", a->name, a->root_via,
+		    json_str(rec, "root_warrant"), a->name);
+	else
+		printf("%s: YOU and ROOT commands both go through %s, whose password is the one "
+		    "typed: anything %s ran can read it (see --root-via)\n", a->name, a->d.user,
+		    a->d.user);
+}
+
+/* Enroll a->name: ask its warrant over ssh, pin the host key ssh saw,
+ * record the contract in STATE/machines.json. */
+static int
+machine_add(const char *state, const struct add_args *a)
+{
+	char tmp[PATH_MAX], canon[320], sha[SHA256_HEX_LEN + 1], why[256], *keys = NULL;
+	json_t *all, *rec = NULL, *contract, *old;
+	struct refusal r = { 0 };
+	int rc = EXIT_INTERNAL;
+
+	if (user_is_requester(a->d.user, why, sizeof why))
+		printf("%s: WARNING: %s is a requester of yours here (%s): if the agent runs as "
+		    "that account on the target too, it can answer for warrant there; enroll "
+		    "with --root-via an account that runs nothing of the agent's (docs/remote.md)\n",
+		    a->name, a->d.user, why);
+	if ((all = machines_load(state)) == NULL)
+		return EXIT_INTERNAL;
+	dest_format(&a->d, canon, sizeof canon);
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", a->name, "destination", canon,
+	    "user", a->d.user, "host", a->d.host, "port", (int)a->d.port);
+	/* ssh records the key it is shown in a file of its own */
+	if (enroll_file(state, tmp) != 0)
+		goto out;
+	if (enroll_contracts(state, a, rec, tmp, &contract, &r) != 0) {
+		unlink(tmp);
+		rc = refused(&r);
+		goto out;
+	}
+	if ((keys = enroll_keys(tmp, a->name)) == NULL) {
+		json_decref(contract);
+		goto out;
+	}
 	if (*keys == '\0') {
 		json_decref(contract);
 		refuse(&r, "machine_incompatible", "destination", "ssh recorded no host key for "
-		    "%s", name);
+		    "%s", a->name);
 		rc = refused(&r);
 		goto out;
 	}
@@ -266,34 +354,20 @@ machine_add(const char *state, const char *name, const char *destination, const 
 	json_object_set_new(rec, "host_key_sha256", json_string(sha));
 	json_object_set_new(rec, "contract", contract);	/* the reference taken above */
 	json_object_set_new(rec, "enrolled_at", json_integer(now_seconds()));
-	if ((old = json_object_get(all, name)) != NULL) {
+	if ((old = json_object_get(all, a->name)) != NULL) {
 		if (strcmp(json_str(old, "host_key_sha256"), sha) != 0)
-			printf("%s: the host key changed; the new one is pinned\n", name);
+			printf("%s: the host key changed; the new one is pinned\n", a->name);
 		if (strcmp(json_str(json_object_get(old, "contract"), "runner_sha256"),
 		    json_str(contract, "runner_sha256")) != 0)
-			printf("%s: the runner changed; the new one is recorded\n", name);
+			printf("%s: the runner changed; the new one is recorded\n", a->name);
 	}
-	json_object_set(all, name, rec);
+	json_object_set(all, a->name, rec);
 	if (machines_save(state, all) != 0)
 		goto out;
-	printf("enrolled %s: %s (host %s, warrant %s at %s, runner %s sha256 %s%s)\n", name,
-	    canon, json_str(contract, "host"), json_str(contract, "version"),
-	    json_str(rec, "warrant"), json_str(contract, "runner"),
-	    json_str(contract, "runner_sha256"),
-	    json_is_true(json_object_get(contract, "runner_trusted")) ? "" :
-	    "; WARNING: a non-root user can replace it, so approvals will be refused");
-	if (rc2 != NULL)
-		printf("%s: ROOT commands go through %s (warrant at %s), whose password is the "
-		    "one typed; YOU commands are refused on %s\n", name, root_via,
-		    json_str(rec, "root_warrant"), name);
-	else
-		printf("%s: YOU and ROOT commands both go through %s, whose password is the one "
-		    "typed: anything %s ran can read it (see --root-via)\n", name, d.user, d.user);
+	print_enrolled(a, canon, rec, contract);
 	rc = EXIT_OK;
 out:
-	free(text);
 	free(keys);
-	json_decref(rc2);
 	json_decref(rec);
 	json_decref(all);
 	return rc;
@@ -406,7 +480,8 @@ cmd_machine_exec(int argc, char **argv)
 {
 	const char *wpath = NULL, *root_via = NULL, *sub, *pos[3] = { NULL, NULL, NULL };
 	char state[PATH_MAX];
-	int i, n = 0, json = 0, fd;
+	struct add_args add;
+	int i, n = 0, json = 0, fd, rc;
 
 	if (argc < 2)
 		return usage_error(&cmd_machine_entry, NULL);
@@ -434,8 +509,11 @@ cmd_machine_exec(int argc, char **argv)
 	if (state_dir(state, sizeof state) != 0 || (fd = state_dir_open(state)) < 0)
 		return EXIT_INTERNAL;
 	close(fd);
-	if (strcmp(sub, "add") == 0 && argc == 2)
-		return machine_add(state, argv[0], argv[1], wpath, root_via);
+	if (strcmp(sub, "add") == 0 && argc == 2) {
+		if ((rc = add_options(argv[0], argv[1], wpath, root_via, &add)) >= 0)
+			return rc;
+		return machine_add(state, &add);
+	}
 	if (strcmp(sub, "list") == 0 && argc == 0)
 		return machine_list(state, json);
 	if (strcmp(sub, "check") == 0 && argc == 1)
