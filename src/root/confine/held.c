@@ -51,9 +51,17 @@ held_for_write(int fd)
 	return rc;
 }
 
-/* One task's descriptors: one open for writing on (dev, ino)? */
+/* What is looked for in a process: a file held for writing (dev, ino),
+ * or a socket (ino). */
+struct holding {
+	int		 socket;
+	dev_t		 dev;
+	unsigned long	 ino;
+};
+
+/* One task's descriptors: one of h's (a file's: open for writing)? */
 static int
-task_fds_hold(pid_t pid, pid_t tid, dev_t dev, ino_t ino)
+task_fds_hold(pid_t pid, pid_t tid, const struct holding *h)
 {
 	char p[128], info[512];
 	struct dirent *d;
@@ -71,7 +79,13 @@ task_fds_hold(pid_t pid, pid_t tid, dev_t dev, ino_t ino)
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
 		snprintf(p, sizeof p, "/proc/%d/task/%d/fd/%.20s", (int)pid, (int)tid, d->d_name);
-		if (stat(p, &st) != 0 || st.st_dev != dev || st.st_ino != ino)
+		if (stat(p, &st) != 0 || st.st_ino != h->ino)
+			continue;
+		if (h->socket) {
+			found = S_ISSOCK(st.st_mode);
+			continue;
+		}
+		if (st.st_dev != h->dev)
 			continue;
 		snprintf(p, sizeof p, "/proc/%d/task/%d/fdinfo/%.20s", (int)pid, (int)tid,
 		    d->d_name);
@@ -113,41 +127,6 @@ maps_hold(pid_t pid, dev_t dev, ino_t ino)
 	return found;
 }
 
-/* The sockets a process holds: one that is socket:[ino]? */
-static int
-task_socket_hold(pid_t pid, pid_t tid, unsigned long ino)
-{
-	char p[128], link[64], want[40];
-	struct dirent *d;
-	ssize_t n;
-	DIR *dir;
-	int found = 0;
-
-	snprintf(want, sizeof want, "socket:[%lu]", ino);
-	snprintf(p, sizeof p, "/proc/%d/task/%d/fd", (int)pid, (int)tid);
-	if ((dir = opendir(p)) == NULL)
-		return 0;
-	while (!found && (d = readdir(dir)) != NULL) {
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		snprintf(p, sizeof p, "/proc/%d/task/%d/fd/%.20s", (int)pid, (int)tid, d->d_name);
-		if ((n = readlink(p, link, sizeof link - 1)) <= 0)
-			continue;
-		link[n] = '\0';
-		found = strcmp(link, want) == 0;
-	}
-	closedir(dir);
-	return found;
-}
-
-/* What is looked for in a process: a file held for writing (dev, ino),
- * or a socket (ino). */
-struct holding {
-	int		 socket;
-	dev_t		 dev;
-	unsigned long	 ino;
-};
-
 static int
 process_holds(pid_t pid, const struct holding *h)
 {
@@ -165,8 +144,7 @@ process_holds(pid_t pid, const struct holding *h)
 		if (!isdigit((unsigned char)t->d_name[0]))
 			continue;
 		tid = (pid_t)strtol(t->d_name, NULL, 10);
-		found = h->socket ? task_socket_hold(pid, tid, h->ino) :
-		    task_fds_hold(pid, tid, h->dev, (ino_t)h->ino);
+		found = task_fds_hold(pid, tid, h);
 	}
 	closedir(tasks);
 	return found;
