@@ -241,7 +241,8 @@ unix_listener(const struct stat *st, const char *name, size_t len, unsigned long
 	struct nlmsghdr *h;
 	struct rtattr *a;
 	ssize_t n;
-	int fd, left, alen, rc = -1, done = 0;
+	size_t off;
+	int fd, alen, rc = -1, done = 0;
 
 	memset(&req, 0, sizeof req);
 	req.nlh.nlmsg_len = sizeof req;
@@ -257,8 +258,10 @@ unix_listener(const struct stat *st, const char *name, size_t len, unsigned long
 		goto out;
 	rc = 0;
 	while (!done && rc == 0 && (n = recv(fd, u.buf, sizeof u.buf, 0)) > 0) {
-		left = (int)n;
-		for (h = &u.align; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+		for (off = 0; off + sizeof *h <= (size_t)n; off += NLMSG_ALIGN(h->nlmsg_len)) {
+			h = (struct nlmsghdr *)(void *)(u.buf + off);
+			if (h->nlmsg_len < sizeof *h || h->nlmsg_len > (size_t)n - off)
+				break;
 			if (h->nlmsg_type == NLMSG_DONE) {
 				done = 1;
 				break;
@@ -267,12 +270,14 @@ unix_listener(const struct stat *st, const char *name, size_t len, unsigned long
 				rc = -1;
 				break;
 			}
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof *m))
+				continue;
 			m = NLMSG_DATA(h);
 			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
 			for (a = (struct rtattr *)(void *)(m + 1); RTA_OK(a, alen);
 			    a = RTA_NEXT(a, alen)) {
 				if (st != NULL && a->rta_type == UNIX_DIAG_VFS &&
-				    RTA_PAYLOAD(a) >= sizeof *vfs) {
+				    (size_t)RTA_PAYLOAD(a) >= sizeof *vfs) {
 					vfs = RTA_DATA(a);
 					/* the kernel's own dev_t: major << 20 | minor */
 					if (vfs->udiag_vfs_ino == st->st_ino &&
@@ -280,7 +285,7 @@ unix_listener(const struct stat *st, const char *name, size_t len, unsigned long
 					    (vfs->udiag_vfs_dev & 0xfffff) == minor(st->st_dev))
 						rc = 1;
 				} else if (st == NULL && a->rta_type == UNIX_DIAG_NAME &&
-				    RTA_PAYLOAD(a) == len && memcmp(RTA_DATA(a), name, len) == 0)
+				    (size_t)RTA_PAYLOAD(a) == len && memcmp(RTA_DATA(a), name, len) == 0)
 					rc = 1;
 				if (rc == 1) {
 					*ino = m->udiag_ino;
