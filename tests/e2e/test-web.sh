@@ -848,7 +848,8 @@ PY
  {"wait": "document.querySelector('#pending article[data-gate=\"$GF\"] button.approve') && document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
  {"click": "#pending article[data-gate=\"$GF\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
  {"click": "#pending article[data-gate=\"$GF\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'", "ms": 20000},
- {"wait": "(document.querySelector('article[data-gate=\"$GF\"]') || {textContent: ''}).textContent.includes('Ran:')", "ms": 20000}]
+ {"wait": "/Ran:|Running;|Not approved|look again/.test((document.querySelector('article[data-gate=\"$GF\"]') || {textContent: ''}).textContent + document.getElementById('notice').textContent)", "ms": 20000},
+ {"eval": "(document.querySelector('article[data-gate=\"$GF\"]') || {textContent: 'no card'}).textContent + ' | notice: ' + document.getElementById('notice').textContent"}]
 EOF
 	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome3" "$SR_DIR/steps3.json" \
 	    >"$T.cdp3" 2>"$T.cdp3.err"
@@ -860,14 +861,17 @@ EOF
 	check "the flood ran all along ($fmade connections opened, $fcut cut)" \
 	    [ "$FLOODING" = 1 -a "${fcut:-0}" -gt 80 ]
 	check "under the flood the paired browser loads the page" sh -c "sed -n 2p '$T.cdp3' | grep -q '\"ok\":true'"
-	check "... and approves a YOU command" sh -c "sed -n 5p '$T.cdp3' | grep -q '\"ok\":true'"
+	check "... and approves a YOU command (the card says it ran)" sh -c "sed -n 6p '$T.cdp3' | grep -q 'Ran:'"
 	check "it ran" [ -e "$SR_DIR/flood-mark" ]
 	NREF=$(tail -n +"$((LOGN + 1))" "$SR_DIR/serve.log" | grep -c 'refused or cut\|was cut\|refused a')
 	NLOG=$(($(wc -l <"$SR_DIR/serve.log") - LOGN))
 	check "the refusals are logged at most once every 10 s ($NREF lines of them, $NLOG in all)" \
 	    [ "$NREF" -ge 1 -a "$NREF" -le 7 -a "$NLOG" -le 20 ]
 	check "... with the count" grep -q 'connections or requests refused or cut in the last 10 s' "$SR_DIR/serve.log"
-	if [ "$fails" -ne 0 ]; then diag "flood browser: $(cat "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"; fi
+	if [ "$fails" -ne 0 ]; then
+		diag "flood browser: $(cat "$T.cdp3" "$T.cdp3.err" | tail -c 1500)"
+		diag "flood daemon: $(tail -n +"$((LOGN + 1))" "$SR_DIR/serve.log" | tail -c 1500)"
+	fi
 	chmod 755 "$SR_DIR"
 fi
 
