@@ -194,7 +194,7 @@ await_exec(struct supervisor *sv, int report)
 		if (pfd[0].revents != 0)
 			return;
 		if (pfd[1].revents & POLLIN)
-			supervise_handle(sv);
+			supervise_burst(sv);
 		else if (pfd[1].revents != 0)
 			return;
 	}

@@ -619,7 +619,9 @@ test_ordinary(void **state)
  * A caller's identity is read anew for every call (supervise.c keeps its
  * status file open, never its values): a umask set between two creates,
  * and a setuid to the requester by the same thread (setpriv, then exec
- * of sh, which keeps the thread) are each seen by the next call.
+ * of sh, which keeps the thread) are each seen by the next call. The
+ * supervisor creates with the caller's umask and has its own again
+ * after (supervise_burst).
  */
 static void
 test_identity_live(void **state)
@@ -630,12 +632,15 @@ test_identity_live(void **state)
 	    "exec setpriv --reuid=4242 --regid=4242 --clear-groups -- sh -c 'touch c; echo c=$?'\n";
 	char p[256], *tail, *text;
 	struct stat st;
+	mode_t own;
 
 	(void)state;
 	if (geteuid() != 0)
 		skip();
+	own = umask(027);
 	mk("sv", 0755, 0, 1);
 	supervised(script, 0, NULL, &tail, &text);
+	assert_int_equal(umask(own), 027);
 	has(tail, "a=644");
 	has(tail, "b=600");
 	has(tail, "c=1");

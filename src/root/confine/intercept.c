@@ -223,6 +223,33 @@ static const char *const act_refusal[] = {
 };
 
 /*
+ * The object the walk judged (O_PATH, st its fstat): the walk's own
+ * descriptor where it kept one, else (a procfs link, ".") opened again
+ * by name, for the caller to compare. -1 with errno.
+ */
+static int
+judged_object(struct judged *j, struct stat *st)
+{
+	int fd, e;
+
+	if (j->objfd >= 0) {
+		fd = j->objfd;
+		j->objfd = -1;
+		*st = j->st;
+		return fd;
+	}
+	if ((fd = openat(j->dirfd, j->name, O_PATH | O_CLOEXEC | (j->magic ? 0 : O_NOFOLLOW))) < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Before root opens an existing regular file: is it held open for writing,
  * or mapped shared and writable, by a process of the requester (a
  * descriptor kept from before a chown)? The kernel says whether anyone
@@ -292,8 +319,7 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 		return;
 	}
 	if (j.exists && !tmpfile) {
-		pfd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
-		if (pfd < 0 || fstat(pfd, &pst) != 0) {
+		if ((pfd = judged_object(&j, &pst)) < 0) {
 			sv_respond(k, -errno, 0, 0);
 			goto out;
 		}
@@ -328,7 +354,7 @@ on_open(struct call *k, int dirfd, uint64_t addr, uint64_t flags, mode_t mode)
 	fd = openat(j.dirfd, j.name, (int)flags | O_CLOEXEC | O_NOCTTY |
 	    (j.magic ? 0 : O_NOFOLLOW), mode);
 	rc = errno;
-	sv_as_self(k, creates);
+	sv_as_self(k);
 	if (fd < 0) {
 		sv_respond(k, -rc, 0, 0);
 	} else if (fstat(fd, &st) != 0 || (pfd >= 0 && (st.st_dev != pst.st_dev ||
@@ -512,7 +538,7 @@ on_exec(struct call *k, int dirfd, uint64_t addr, uint64_t flags)
 	int rc, fd = -1;
 
 	memset(&j, 0, sizeof j);
-	j.dirfd = -1;
+	j.dirfd = j.objfd = -1;
 	if ((rc = read_string(k, addr, path, sizeof path)) != 0) {
 		sv_respond(k, rc, 0, 0);
 		return;
@@ -582,7 +608,7 @@ on_symlink(struct call *k, uint64_t taddr, int dirfd, uint64_t laddr)
 	sv_as_caller(k, 1);
 	rc = symlinkat(target, j.dirfd, j.name);
 	e = errno;
-	sv_as_self(k, 1);
+	sv_as_self(k);
 	done(k, rc, e, j.shown);
 	judged_close(&j);
 }
@@ -619,7 +645,7 @@ on_move(struct call *k, int is_link, int odirfd, uint64_t oaddr, int ndirfd, uin
 	rc = is_link ? linkat(o.dirfd, o.name, n.dirfd, n.name, 0) :
 	    (int)syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags);
 	e = errno;
-	sv_as_self(k, 0);
+	sv_as_self(k);
 	done(k, rc, e, n.shown);
 	judged_close(&o);
 	judged_close(&n);
@@ -643,7 +669,7 @@ on_truncate(struct call *k, uint64_t addr, off_t length)
 	fd = openat(j.dirfd, j.name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	rc = fd >= 0 ? ftruncate(fd, length) : -1;
 	e = errno;
-	sv_as_self(k, 0);
+	sv_as_self(k);
 	if (fd >= 0)
 		close(fd);
 	done(k, rc, e, j.shown);
@@ -719,21 +745,25 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 	int rc, fd, e, before, undone;
 
 	memset(&j, 0, sizeof j);
-	j.dirfd = -1;
+	j.dirfd = j.objfd = -1;
 	if ((rc = read_string(k, addr, path, sizeof path)) != 0 && !(atflags & AT_EMPTY_PATH)) {
 		sv_respond(k, rc, 0, 0);
 		return;
 	}
 	if ((rc != 0 || *path == '\0') && (atflags & AT_EMPTY_PATH)) {
-		fd = caller_fd(k, dirfd, O_PATH, j.shown, sizeof j.shown);
+		if ((fd = caller_fd(k, dirfd, O_PATH, j.shown, sizeof j.shown)) >= 0 &&
+		    fstat(fd, &st) != 0) {
+			close(fd);
+			fd = -1;
+		}
 	} else {
 		if (answered(k, callname, judge_read(k, dirfd, path, JUDGE_ENTRY |
 		    ((atflags & AT_SYMLINK_NOFOLLOW) ? 0 : JUDGE_FOLLOW), &j), &j))
 			return;
-		fd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
+		fd = judged_object(&j, &st);
 	}
 	snprintf(what, sizeof what, "/proc/self/fd/%d", fd);
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0) {
 		sv_respond(k, -errno, 0, 0);
 	} else if (j.exists && !j.magic && (st.st_dev != j.st.st_dev || st.st_ino != j.st.st_ino)) {
 		sv_refuse(k, callname, j.shown, "it was replaced while it was judged");
@@ -754,7 +784,7 @@ on_owner_mode(struct call *k, int is_chmod, int dirfd, uint64_t addr, unsigned a
 			rc = chmod(what, (mode_t)x);
 		}
 		e = errno;
-		sv_as_self(k, 0);
+		sv_as_self(k);
 		if (rc == 0 && before && fstat(fd, &now) == 0 &&
 		    !requester_may_write(k->jc.w, fd, &now) && taken_while_held(k, fd, &now)) {
 			undone = fchownat(fd, "", st.st_uid, st.st_gid, AT_EMPTY_PATH) == 0 &&
@@ -787,7 +817,7 @@ on_unlink(struct call *k, int dirfd, uint64_t addr, unsigned atflags)
 		sv_as_caller(k, 0);
 		rc = unlinkat(j.dirfd, j.name, (int)(atflags & AT_REMOVEDIR));
 		e = errno;
-		sv_as_self(k, 0);
+		sv_as_self(k);
 		done(k, rc, e, NULL);
 	}
 	judged_close(&j);
@@ -817,7 +847,7 @@ on_make(struct call *k, int is_dir, int dirfd, uint64_t addr, mode_t mode, dev_t
 		sv_as_caller(k, 1);
 		rc = is_dir ? mkdirat(j.dirfd, j.name, mode) : mknodat(j.dirfd, j.name, mode, dev);
 		e = errno;
-		sv_as_self(k, 1);
+		sv_as_self(k);
 		done(k, rc, e, j.shown);
 	}
 	judged_close(&j);
@@ -1063,7 +1093,7 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 
 	memset(&ss, 0, sizeof ss);
 	memset(&j, 0, sizeof j);
-	j.dirfd = -1;
+	j.dirfd = j.objfd = -1;
 	if (n <= at || read_mem(k, addr, &ss, n) != (ssize_t)n ||
 	    (ss.ss_family != AF_UNIX && ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
 	    (ss.ss_family == AF_INET && n < sizeof(struct sockaddr_in)) ||
@@ -1084,8 +1114,7 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 			if (answered(k, "connect", judge_arg(k, AT_FDCWD, addr + at, JUDGE_FOLLOW,
 			    path, &j), &j))
 				goto out;
-			pfd = openat(j.dirfd, j.name, O_PATH | O_CLOEXEC | (j.magic ? 0 : O_NOFOLLOW));
-			if (pfd < 0 || fstat(pfd, &st) != 0 || (!j.magic &&
+			if ((pfd = judged_object(&j, &st)) < 0 || (!j.magic &&
 			    (st.st_dev != j.st.st_dev || st.st_ino != j.st.st_ino))) {
 				sv_refuse(k, "connect", j.shown, "it was replaced while it was judged");
 				goto out;
@@ -1103,6 +1132,8 @@ on_connect(struct call *k, int fd, uint64_t addr, uint64_t len)
 			/* a datagram socket's peer: the file was judged (a socket
 			 * the requester owns is refused), the name reached by
 			 * descriptor */
+			if (!sv_still_valid(k))
+				goto out;
 			rc = connect(sock, to, tolen);
 			sv_respond(k, rc == 0 ? 0 : -errno, 0, 0);
 			goto out;

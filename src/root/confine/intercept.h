@@ -60,6 +60,6 @@ int	 sv_still_valid(const struct call *);
 int	 sv_proc_open(pid_t, const char *, int);
 void	 sv_proc_readlink(pid_t, const char *, char *, size_t);
 void	 sv_as_caller(const struct call *, int);
-void	 sv_as_self(const struct call *, int);
+void	 sv_as_self(const struct call *);
 
 #endif

@@ -161,7 +161,9 @@ judged_close(struct judged *j)
 {
 	if (j->dirfd >= 0)
 		close(j->dirfd);
-	j->dirfd = -1;
+	if (j->objfd >= 0)
+		close(j->objfd);
+	j->dirfd = j->objfd = -1;
 }
 
 /* The walk's directory, done with: closed unless lent by the caller. */
@@ -369,20 +371,20 @@ step_final(struct walk *w, const char *comp, int nfd, const struct stat *st, con
 		close(nfd);
 		return rc;
 	}
+	j->objfd = nfd;
 	if (!S_ISLNK(st->st_mode) && !(w->flags & JUDGE_ENTRY) && judge_object(w->c->w, nfd,
 	    st, w->flags, j->shown, j->why, sizeof j->why)) {
-		close(nfd);
 		judged_close(j);
 		return 1;
 	}
-	close(nfd);
 	return 0;
 }
 
 /*
  * Resolve path for c's caller: absolute from c->rootfd, else from startfd
  * (shown to people as base). Returns 0 with the final entry's directory
- * and name in j (judged_close after), 1 when refused (j->why), or -errno
+ * and name in j, and the object the final entry judged (O_PATH, when it
+ * exists and is neither "." nor a procfs link) (judged_close after), 1 when refused (j->why), or -errno
  * as the kernel would fail (with JUDGE_MISSING a missing final entry is
  * 0 with j->exists unset). startfd and c->rootfd stay the caller's: the
  * walk never closes them. Each component is one step: "." and ".."
@@ -402,7 +404,7 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 	size_t n;
 
 	memset(j, 0, sizeof *j);
-	j->dirfd = -1;
+	j->dirfd = j->objfd = -1;
 	if (*path == '\0')
 		return -ENOENT;
 	if (strlen(path) >= PATH_MAX)

@@ -49,10 +49,14 @@
 #define FILTER_MAX	1024	/* instructions: every rule of syscalls.c, and a head */
 #define BURST_MAX	64	/* calls answered before the caller's loop runs again */
 
-/* the groups, umask and fs identity of the runner, restored after each
- * call made as a caller */
+/* the groups and fs identity of the runner, restored after each call
+ * made as a caller */
 static gid_t self_groups[NGROUPS_MAX];
 static int self_ngroups = -1;
+/* the runner's own umask (077), and the one it has now: the last
+ * caller's while a burst lasts (only calls made for callers create files
+ * then), its own again when the burst ends */
+static mode_t umask_self, umask_now;
 static char status_buf[STATUS_MAX + 1];
 /*
  * The status files of the last callers, kept open: a caller's status is
@@ -234,6 +238,8 @@ supervise_init(struct supervisor *sv, const struct writer *requester)
 	}
 	if (self_ngroups < 0)
 		self_ngroups = getgroups(NGROUPS_MAX, self_groups);
+	umask_self = umask_now = umask(077);
+	umask(umask_self);
 }
 
 /* A name the command met, for the ledger: valid UTF-8 (other bytes as
@@ -369,6 +375,8 @@ sv_respond(const struct call *k, int error, int64_t val, uint32_t flags)
 void
 sv_refuse(const struct call *k, const char *callname, const char *path, const char *why)
 {
+	if (!sv_still_valid(k))	/* its /proc files may have been another's */
+		return;
 	sv_note(k->sv, REC_REFUSED, json_pack("{s:s,s:o,s:o}", "call", callname,
 	    "path", sv_record_string(path, CONFINE_PATH_MAX),
 	    "reason", sv_record_string(why, CONFINE_REASON_MAX)));
@@ -512,12 +520,15 @@ load_status(struct call *k)
 }
 
 /* Make the following file calls as the caller would (its fs uid and
- * gid, groups and umask); as_self undoes it. Root's calls need neither. */
+ * gid, groups and umask); as_self undoes the identity. Root's calls need
+ * no identity change. */
 void
 sv_as_caller(const struct call *k, int creates)
 {
-	if (creates && k->umask != 077)
+	if (creates && k->umask != umask_now) {
 		umask(k->umask);
+		umask_now = k->umask;
+	}
 	if (k->fsuid == 0 && k->fsgid == 0)
 		return;
 	(void)setgroups((size_t)k->ngroups, caller_groups);
@@ -526,10 +537,8 @@ sv_as_caller(const struct call *k, int creates)
 }
 
 void
-sv_as_self(const struct call *k, int creates)
+sv_as_self(const struct call *k)
 {
-	if (creates && k->umask != 077)
-		umask(077);
 	if (k->fsuid == 0 && k->fsgid == 0)
 		return;
 	(void)setfsuid(0);
@@ -538,7 +547,7 @@ sv_as_self(const struct call *k, int creates)
 }
 
 /* Answer one call of the supervised command (the listener is readable). */
-void
+static void
 supervise_handle(struct supervisor *sv)
 {
 	struct call k;
@@ -553,9 +562,11 @@ supervise_handle(struct supervisor *sv)
 	k.cwdfd = k.jc.rootfd = -1;
 	k.jc.w = sv->requester;
 	k.jc.tid = k.tid;
-	/* after reading its status: the thread is still the one that asked;
-	 * what dispatch opens of /proc/TID is checked again before it acts */
-	if (load_status(&k) != 0 || !sv_still_valid(&k))
+	/* what was read of /proc/TID (its status too) is known to be the
+	 * caller's only once the call is still valid after: intercept asks
+	 * before it acts or refuses; a call answered otherwise needs not,
+	 * as an answer to a call that is gone goes nowhere */
+	if (load_status(&k) != 0)
 		sv_respond(&k, -EACCES, 0, 0);
 	else
 		intercept(&k);
@@ -580,6 +591,10 @@ supervise_burst(struct supervisor *sv)
 	do
 		supervise_handle(sv);
 	while (++n < BURST_MAX && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN));
+	if (umask_now != umask_self) {
+		umask(umask_self);
+		umask_now = umask_self;
+	}
 }
 
 /*
@@ -618,7 +633,7 @@ supervise_probe(char *why, size_t size)
 		pfd.fd = sv.listener;
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 10000) == 1)
-			supervise_handle(&sv);
+			supervise_burst(&sv);
 	}
 	close(sp[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -24,6 +24,7 @@
 
 struct judged {
 	int		 dirfd;		/* O_PATH: the directory that holds the final entry */
+	int		 objfd;		/* O_PATH: the final entry judged; -1: not opened */
 	char		 name[NAME_MAX + 1];	/* the final entry in it ("." for a directory) */
 	int		 exists;
 	int		 magic;		/* a procfs link to a process's file: open it to follow */
@@ -103,7 +104,6 @@ int	 supervise_unconfined(void);
 void	 supervise_init(struct supervisor *, const struct writer *);
 int	 supervise_child(int);
 int	 supervise_receive(struct supervisor *, int, pid_t);
-void	 supervise_handle(struct supervisor *);
 void	 supervise_burst(struct supervisor *);
 json_t	*supervise_record(struct supervisor *);
 void	 supervise_end(struct supervisor *);
