@@ -8,13 +8,15 @@
  * and this process's peak RSS (it plays the runner). With "floor": the
  * kernel's floor under that cost, a notified getppid answered by a
  * supervisor that judges nothing, with and without SYNC_WAKE_UP, beside a
- * plain getppid. Needs root. The last line, "= LABEL RATIO PER_CALL_US",
- * or "= floor PLAIN_US BARE_US SYNC_US", is for bench/confine.sh's aims.
+ * plain getppid, and the system calls of one judgement made alone. Needs
+ * root. The last line, "= LABEL RATIO PER_CALL_US", or
+ * "= floor PLAIN_US BARE_US SYNC_US JUDGE_US", is for bench/confine.sh.
  * usage: confine N LABEL PATH ARG...
  *        confine floor N
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,7 +25,9 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,15 +159,97 @@ bare_us(int n, int sync)
 	return ok ? (double)took / n / 1000.0 : -1;
 }
 
+/*
+ * The system calls the supervisor makes to judge one open of d/3/11
+ * relative to a directory descriptor (intercept.c, judge.c), made here
+ * alone, n times, on this process's own files: the caller's status, the
+ * path from its memory, its descriptor through /proc and the name shown,
+ * the start's fstat, per component an O_PATH openat and an fstat, the
+ * closes, the validity check (an ioctl; here one on a pipe) and the poll
+ * for the next call. Not counted: the round trip (bare_us) and the act
+ * itself, which the command makes unconfined too. µs each sequence, or
+ * -1; *count: the system calls in one.
+ */
+static double
+judgement_us(int n, int *count)
+{
+	static const char *const comp[] = { "d", "3", "11" };
+	char dir[] = "/tmp/warrant-bench-judge.XXXXXX", p[PATH_MAX], buf[4096], mem[3712];
+	struct iovec local = { buf, sizeof mem }, remote = { mem, sizeof mem };
+	struct pollfd pfd;
+	struct stat st;
+	int start, sfd, fd, prev, pipefd[2], avail, i, c;
+	int64_t t0;
+	double us = -1;
+
+	memset(mem, 'x', sizeof mem);
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(p, sizeof p, "%s/d/3/11", dir);
+	if ((start = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    mkdirat(start, "d", 0755) != 0 || mkdirat(start, "d/3", 0755) != 0 ||
+	    (fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+		goto out;
+	close(fd);
+	if ((sfd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) < 0)
+		goto out;
+	if (pipe(pipefd) != 0) {
+		close(sfd);
+		goto out;
+	}
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)getpid(), start);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		(void)pread(sfd, buf, sizeof buf, 0);
+		(void)process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		prev = open(p, O_PATH | O_CLOEXEC);
+		(void)readlink(p, buf, sizeof buf);
+		(void)fstat(prev, &st);
+		for (c = 0; c < 3; c++) {
+			fd = openat(prev, comp[c], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			(void)fstat(fd, &st);
+			if (c < 2)
+				close(prev);	/* the last directory is kept for the act */
+			prev = c < 2 ? fd : prev;
+		}
+		(void)ioctl(pipefd[0], FIONREAD, &avail);
+		close(fd);
+		close(prev);
+		(void)poll(&pfd, 1, 0);
+	}
+	us = (double)(now_ns() - t0) / n / 1000.0;
+	*count = 2 + 3 + 3 * 2 + 2 + 1 + 2 + 1;
+	close(sfd);
+	close(pipefd[0]);
+	close(pipefd[1]);
+out:
+	if (start >= 0)
+		close(start);
+	snprintf(p, sizeof p, "%s/d/3/11", dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/d/3", dir);
+	rmdir(p);
+	snprintf(p, sizeof p, "%s/d", dir);
+	rmdir(p);
+	rmdir(dir);
+	return us;
+}
+
 static int
 floor_main(int n)
 {
-	double plain = plain_us(n), bare = bare_us(n, 0), sync = bare_us(n, 1);
+	double plain = plain_us(n), bare = bare_us(n, 0), sync = bare_us(n, 1), judge;
+	int count = 0;
 
+	judge = judgement_us(n, &count);
 	printf("  floor        plain getppid %.2f us | notified getppid, answered at once: "
 	    "%.2f us, with SYNC_WAKE_UP %s%.2f us\n", plain, bare,
 	    sync < 0 ? "(refused by this kernel) " : "", sync);
-	printf("= floor %.3f %.3f %.3f\n", plain, bare, sync);
+	printf("  judgement    the %d system calls judging an open of d/3/11 needs, made alone: "
+	    "%.2f us\n", count, judge);
+	printf("= floor %.3f %.3f %.3f %.3f\n", plain, bare, sync, judge);
 	return bare < 0;
 }
 

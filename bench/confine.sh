@@ -60,6 +60,10 @@ figures() {
 				echo "  $label: per call $per_call us against the floor $rtt us" \
 				    "($(awk -v p="$per_call" -v f="$rtt" 'BEGIN { printf "%.1f", p / f }')x)," \
 				    "$(aim "$(awk -v p="$per_call" -v f="$rtt" 'BEGIN { print p / f }')" le 2 x)"
+				[ -n "$judge" ] && [ -n "$syscalls" ] && awk -v l="$label" -v p="$per_call" \
+				    -v r="$rtt" -v j="$judge" -v n="$syscalls" 'BEGIN {
+				    c = j / 17; k = r + (n - 2) * c
+				    printf "  %s: of which the kernel: round trip %.1f + %.1f system calls (besides receive and answer) at %.2f us = %.1f us; the rest %.1f us\n", l, r, n - 2, c, k, p - k }'
 			fi
 			;;
 		*) echo "$line" ;;
@@ -71,12 +75,33 @@ echo "$out" | grep -v '^='
 set -- $(echo "$out" | sed -n 's/^= floor //p')
 rtt=${3:-}
 case $rtt in -*) rtt=${2:-} ;; esac
-"$work/confine" "$runs" tar /bin/tar -xzf "$work/a.tgz" -C /opt/wt-bench-confine | figures
+judge=${4:-}
+case $judge in -*) judge= ;; esac
+# LABEL CMD...: the runs, and first, where strace is, one more confined
+# run with the supervising process under strace -c (not what it runs):
+# the system calls it made per call received, for the line that splits
+# the cost per call into the kernel's and the rest (a system call costs
+# what one of the judgement's 17 cost alone, on average)
+measure() {
+	label=$1
+	shift
+	syscalls=
+	if command -v strace >/dev/null 2>&1; then
+		got=$(strace -c -o "$work/strace" "$work/confine" 1 "$label" "$@" |
+		    sed -n 's/.* \([0-9][0-9]*\) calls received.*/\1/p')
+		total=$(awk '$NF == "total" { print (NF >= 6 ? $(NF - 2) : $(NF - 1)) }' "$work/strace")
+		[ -n "$got" ] && [ "$got" -gt 0 ] && [ -n "$total" ] &&
+		    syscalls=$(awk -v t="$total" -v c="$got" 'BEGIN { printf "%.1f", t / c }') &&
+		    echo "  $label: the supervisor made $syscalls system calls per call received (strace -c, one run)"
+	fi
+	"$work/confine" "$runs" "$label" "$@" | figures
+}
+measure tar /bin/tar -xzf "$work/a.tgz" -C /opt/wt-bench-confine
 # the same into a tmpfs: no filesystem state (ext4's recently deleted
 # inodes) moves the unconfined figure from run to run
 mkdir "$work/tmpfs"
 if mount -t tmpfs -o size=256m,mode=0755 tmpfs "$work/tmpfs"; then
-	"$work/confine" "$runs" tar-tmpfs /bin/tar -xzf "$work/a.tgz" -C "$work/tmpfs" | figures
+	measure tar-tmpfs /bin/tar -xzf "$work/a.tgz" -C "$work/tmpfs"
 fi
 mkdir -p "$work/pkg/DEBIAN" "$work/pkg/opt/wt-bench-confine/pkg"
 printf 'Package: wt-bench-confine\nVersion: 1\nArchitecture: all\nMaintainer: bench <b@example.org>\nDescription: benchmark\n' \
@@ -84,5 +109,5 @@ printf 'Package: wt-bench-confine\nVersion: 1\nArchitecture: all\nMaintainer: be
 i=0
 while [ $i -lt 200 ]; do echo "$i" >"$work/pkg/opt/wt-bench-confine/pkg/$i"; i=$((i + 1)); done
 dpkg-deb -b "$work/pkg" "$work/p.deb" >/dev/null || exit 1
-"$work/confine" "$runs" dpkg /usr/bin/dpkg -i "$work/p.deb" | figures
-"$work/confine" "$runs" apt-get /usr/bin/apt-get install -y -q --reinstall "$work/p.deb" | figures
+measure dpkg /usr/bin/dpkg -i "$work/p.deb"
+measure apt-get /usr/bin/apt-get install -y -q --reinstall "$work/p.deb"
