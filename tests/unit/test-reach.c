@@ -880,7 +880,8 @@ test_served_through(void **state)
  * Descriptors the requester sends (SCM_RIGHTS) are objects it holds: a
  * supervised root program takes none, from a named datagram socket (an
  * abstract name anyone can send to) or from a stream the requester
- * connected; the data of that stream still flows without a control
+ * connected (recvmsg, and recvmmsg with the buffer in a later header
+ * than the first read at once); the data of that stream still flows without a control
  * buffer, and two root processes still pass descriptors over a pair.
  */
 static void
@@ -908,6 +909,29 @@ test_descriptors(void **state)
 	    "    took('stream', socket.recv_fds(c, 16, 4)[1])\n"
 	    "except OSError as e:\n"
 	    "    print('stream=%d' % e.errno)\n"
+	    "import ctypes\n"
+	    "libc = ctypes.CDLL(None, use_errno=True)\n"
+	    "class iovec(ctypes.Structure):\n"
+	    "    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]\n"
+	    "class msghdr(ctypes.Structure):\n"
+	    "    _fields_ = [('name', ctypes.c_void_p), ('namelen', ctypes.c_uint32),\n"
+	    "        ('iov', ctypes.POINTER(iovec)), ('iovlen', ctypes.c_size_t),\n"
+	    "        ('control', ctypes.c_void_p), ('controllen', ctypes.c_size_t),\n"
+	    "        ('flags', ctypes.c_int)]\n"
+	    "class mmsghdr(ctypes.Structure):\n"
+	    "    _fields_ = [('hdr', msghdr), ('len', ctypes.c_uint)]\n"
+	    "bufs = [ctypes.create_string_buffer(16) for i in range(20)]\n"
+	    "iovs = [iovec(ctypes.cast(b, ctypes.c_void_p), 16) for b in bufs]\n"
+	    "ctl = ctypes.create_string_buffer(64)\n"
+	    "m = (mmsghdr * 20)()\n"
+	    "for i in range(20):\n"
+	    "    m[i].hdr.iov = ctypes.pointer(iovs[i])\n"
+	    "    m[i].hdr.iovlen = 1\n"
+	    "m[18].hdr.control = ctypes.cast(ctl, ctypes.c_void_p)\n"
+	    "m[18].hdr.controllen = 64\n"
+	    "c = l.accept()[0]\n"
+	    "r = libc.recvmmsg(c.fileno(), m, 20, 0x10000, None)\n"
+	    "print('mmsg=%d' % (ctypes.get_errno() if r < 0 else 100 + r))\n"
 	    "c = l.accept()[0]\n"
 	    "print('plain=' + c.recvmsg(16)[0].decode())\n"
 	    "a, b = socket.socketpair()\n"
@@ -936,6 +960,7 @@ test_descriptors(void **state)
 	supervised(script, 0, envx, &tail, &text);
 	has(tail, "dgram=13");
 	has(tail, "stream=13");
+	has(tail, "mmsg=13");	/* a control buffer in the 19th header of recvmmsg */
 	has(tail, "plain=x");
 	has(tail, "pair=1");
 	lacks(tail, "agent-payload");

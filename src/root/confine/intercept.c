@@ -70,6 +70,7 @@
 #define INTERP_DEPTH		5	/* interpreters the kernel follows (exec_binprm) */
 #define BINFMT_MAX		4	/* matching binfmt_misc handlers judged */
 #define CONNECT_WAIT_MS		2000	/* a peer on this host answers a connect */
+#define RECV_HEADERS		16	/* recvmmsg headers read from the caller at once */
 
 /* Read the caller's memory at addr, at most one page. */
 static ssize_t
@@ -1306,20 +1307,29 @@ static void
 on_recvmsg(struct call *k, int fd, uint64_t msgs, unsigned count)
 {
 	char shown[PATH_MAX], why[2 * PATH_MAX], peerwhy[PATH_MAX];
+	/* the headers are read RECV_HEADERS at a time, each one read */
+	unsigned char heads[RECV_HEADERS * sizeof(struct mmsghdr)];
+	const size_t step = count == 0 ? sizeof(struct msghdr) : sizeof(struct mmsghdr);
 	struct sockaddr_un self;
-	struct mmsghdr m;
+	struct msghdr h;
 	struct stat st;
 	socklen_t slen = sizeof self, olen = sizeof(int);
-	unsigned i;
+	unsigned total, i, j, n;
+	ssize_t got;
 	int sock = -1, domain = 0, type = 0, control = 0, rc;
 
-	if (count > UIO_MAXIOV)
-		count = UIO_MAXIOV;
-	for (i = 0; i < (count == 0 ? 1 : count) && !control; i++) {
-		if (read_mem(k, msgs + (uint64_t)i * (count == 0 ? sizeof m.msg_hdr : sizeof m),
-		    &m.msg_hdr, sizeof m.msg_hdr) != (ssize_t)sizeof m.msg_hdr)
+	total = count == 0 ? 1 : count > UIO_MAXIOV ? UIO_MAXIOV : count;
+	for (i = 0; i < total && !control; i += n) {
+		n = total - i < RECV_HEADERS ? total - i : RECV_HEADERS;
+		got = read_mem(k, msgs + (uint64_t)i * step, heads, n * step);
+		if (got < (ssize_t)sizeof h)
 			break;	/* the kernel fails it (EFAULT) there */
-		control = m.msg_hdr.msg_control != NULL && m.msg_hdr.msg_controllen > 0;
+		for (j = 0; j < n && (size_t)got >= j * step + sizeof h && !control; j++) {
+			memcpy(&h, heads + j * step, sizeof h);
+			control = h.msg_control != NULL && h.msg_controllen > 0;
+		}
+		if ((size_t)got < n * step)
+			break;
 	}
 	if (!control || (sock = caller_dup(k, fd)) < 0 ||
 	    getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) != 0 || domain != AF_UNIX ||
