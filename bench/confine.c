@@ -4,7 +4,7 @@
  * executor (exec_capture), supervised (supervise.c) and not, interleaved
  * round-robin; median and p90 in ms of each, their ratio, the calls the
  * supervisor received and its cost per call beyond the unconfined run
- * (and its own CPU time per call, steadier on a shared machine),
+ * (and its CPU time per call, in its own code and in the kernel),
  * and this process's peak RSS (it plays the runner). With "floor": the
  * kernel's floor under that cost, a notified getppid answered by a
  * supervisor that judges nothing, with and without SYNC_WAKE_UP, beside a
@@ -253,21 +253,23 @@ floor_main(int n)
 	return bare < 0;
 }
 
-/* this process's CPU time (user and system) so far, in µs */
-static int64_t
-cpu_us(void)
+/* this process's CPU time so far, in µs: [0] in its own code and the
+ * libraries' (user), [1] in the kernel for it (system) */
+static void
+cpu_us(int64_t cpu[2])
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-	    ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+	cpu[0] = (int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec;
+	cpu[1] = (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
 }
 
 /* One run: its wall time in ms; the supervisor's calls and the CPU
- * time it spent (this process's, in µs) in *calls and *cpu. */
+ * time it spent (this process's, in µs, user and system) in *calls and
+ * cpu. */
 static int64_t
-run(char **argv, int supervised, int *failed, unsigned long *calls, int64_t *cpu)
+run(char **argv, int supervised, int *failed, unsigned long *calls, int64_t cpu[2])
 {
 	static char *envp[] = { "PATH=" TRUSTED_PATH, "LC_ALL=C", NULL };
 	struct writer nobody = { .uid = 65534 };
@@ -275,7 +277,7 @@ run(char **argv, int supervised, int *failed, unsigned long *calls, int64_t *cpu
 	struct exec_result res;
 	struct supervisor sv;
 	struct exec_spec x;
-	int64_t t0;
+	int64_t t0, before[2];
 
 	memset(&x, 0, sizeof x);
 	if ((x.exefd = open(argv[0], O_RDONLY | O_CLOEXEC)) < 0)
@@ -289,12 +291,14 @@ run(char **argv, int supervised, int *failed, unsigned long *calls, int64_t *cpu
 	if (supervised)
 		x.sv = &sv;
 	capture_init(&cap, -1, 0);
-	*cpu = cpu_us();
+	cpu_us(before);
 	t0 = monotonic_ms();
 	if (exec_capture(&x, &cap, &res) != 0 || res.exit_code != 0)
 		(*failed)++;
 	t0 = monotonic_ms() - t0;
-	*cpu = cpu_us() - *cpu;
+	cpu_us(cpu);
+	cpu[0] -= before[0];
+	cpu[1] -= before[1];
 	*calls = sv.calls;
 	json_decref(supervise_record(&sv));
 	supervise_end(&sv);
@@ -305,9 +309,9 @@ run(char **argv, int supervised, int *failed, unsigned long *calls, int64_t *cpu
 int
 main(int argc, char **argv)
 {
-	int n = argc > 3 ? atoi(argv[1]) : 0, i, failed[2] = { 0, 0 };
+	int n = argc > 3 ? atoi(argv[1]) : 0, i, j, failed[2] = { 0, 0 };
 	unsigned long *calls, none;
-	int64_t *t[2], *cpu, u, c, spare;
+	int64_t *t[2], *cpu[2], u, c, spare[2], one[2];
 	double per_call;
 	struct rusage ru;
 	char why[256];
@@ -326,15 +330,18 @@ main(int argc, char **argv)
 	t[0] = calloc((size_t)n, sizeof *t[0]);
 	t[1] = calloc((size_t)n, sizeof *t[1]);
 	calls = calloc((size_t)n, sizeof *calls);
-	cpu = calloc((size_t)n, sizeof *cpu);
-	if (t[0] == NULL || t[1] == NULL || calls == NULL || cpu == NULL)
+	cpu[0] = calloc((size_t)n, sizeof *cpu[0]);
+	cpu[1] = calloc((size_t)n, sizeof *cpu[1]);
+	if (t[0] == NULL || t[1] == NULL || calls == NULL || cpu[0] == NULL || cpu[1] == NULL)
 		return 2;
 	for (i = 0; i < n; i++) {
-		t[0][i] = run(argv + 3, 0, &failed[0], &none, &spare);
-		t[1][i] = run(argv + 3, 1, &failed[1], &calls[i], &cpu[i]);
-		cpu[i] = calls[i] > 0 ? cpu[i] * 1000 / (int64_t)calls[i] : 0;	/* ns per call */
+		t[0][i] = run(argv + 3, 0, &failed[0], &none, spare);
+		t[1][i] = run(argv + 3, 1, &failed[1], &calls[i], one);
+		for (j = 0; j < 2; j++)	/* ns per call */
+			cpu[j][i] = calls[i] > 0 ? one[j] * 1000 / (int64_t)calls[i] : 0;
 	}
-	qsort(cpu, (size_t)n, sizeof *cpu, cmp);
+	qsort(cpu[0], (size_t)n, sizeof *cpu[0], cmp);
+	qsort(cpu[1], (size_t)n, sizeof *cpu[1], cmp);
 	qsort(t[0], (size_t)n, sizeof *t[0], cmp);
 	qsort(t[1], (size_t)n, sizeof *t[1], cmp);
 	qsort(calls, (size_t)n, sizeof *calls, cmp_ulong);
@@ -348,8 +355,9 @@ main(int argc, char **argv)
 	    failed[0] || failed[1] ? "  WARNING: some runs did not exit 0" : "");
 	printf("  %-12s %lu calls received by the supervisor (median), %.1f us each beyond the "
 	    "unconfined run\n", argv[2], calls[(n - 1) / 2], per_call);
-	printf("  %-12s the supervisor's own CPU time per call (median): %.1f us\n", argv[2],
-	    (double)cpu[(n - 1) / 2] / 1000.0);
+	printf("  %-12s the supervisor's CPU time per call (medians): %.1f us in its own code "
+	    "and libraries, %.1f us in the kernel\n", argv[2], (double)cpu[0][(n - 1) / 2] / 1000.0,
+	    (double)cpu[1][(n - 1) / 2] / 1000.0);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  %-12s peak RSS of the supervising process %ld KiB\n", argv[2], ru.ru_maxrss);
 	printf("= %s %.3f %.2f\n", argv[2], u > 0 ? (double)c / (double)u : 0.0, per_call);

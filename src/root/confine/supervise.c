@@ -514,6 +514,10 @@ load_status(struct call *k)
 					break;
 				caller_groups[k->ngroups++] = (gid_t)v;
 			}
+			/* the rest (memory, signals, capabilities) is not
+			 * asked: Groups follows the others in every kernel */
+			if (have == 15)
+				break;
 		}
 	}
 	return have == 15 ? 0 : -1;
