@@ -103,6 +103,9 @@ mkdir "$work/tmpfs"
 if mount -t tmpfs -o size=256m,mode=0755 tmpfs "$work/tmpfs"; then
 	measure tar-tmpfs /bin/tar -xzf "$work/a.tgz" -C "$work/tmpfs"
 fi
+# the hostile requester beside a confined tar: nothing of its gets through
+breach=0
+sh "$top/bench/hostile.sh" "$build" "$work/confine" || breach=1
 mkdir -p "$work/pkg/DEBIAN" "$work/pkg/opt/wt-bench-confine/pkg"
 printf 'Package: wt-bench-confine\nVersion: 1\nArchitecture: all\nMaintainer: bench <b@example.org>\nDescription: benchmark\n' \
     >"$work/pkg/DEBIAN/control"
@@ -111,3 +114,5 @@ while [ $i -lt 200 ]; do echo "$i" >"$work/pkg/opt/wt-bench-confine/pkg/$i"; i=$
 dpkg-deb -b "$work/pkg" "$work/p.deb" >/dev/null || exit 1
 measure dpkg /usr/bin/dpkg -i "$work/p.deb"
 measure apt-get /usr/bin/apt-get install -y -q --reinstall "$work/p.deb"
+# a breach fails the benchmark: it is not a figure
+exit $breach
