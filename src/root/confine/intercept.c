@@ -72,7 +72,8 @@
 #define CONNECT_WAIT_MS		2000	/* a peer on this host answers a connect */
 #define RECV_HEADERS		16	/* recvmmsg headers read from the caller at once */
 
-/* Read the caller's memory at addr, at most one page. */
+/* Read the caller's memory at addr (a short count where a page is not
+ * mapped). */
 static ssize_t
 read_mem(const struct call *k, uint64_t addr, void *buf, size_t len)
 {

@@ -383,9 +383,9 @@ step_final(struct walk *w, const char *comp, int nfd, const struct stat *st, con
 /*
  * Resolve path for c's caller: absolute from c->rootfd, else from startfd
  * (shown to people as base). Returns 0 with the final entry's directory
- * and name in j, and the object the final entry judged (O_PATH, when it
- * exists and is neither "." nor a procfs link) (judged_close after), 1 when refused (j->why), or -errno
- * as the kernel would fail (with JUDGE_MISSING a missing final entry is
+ * and name in j and, when it exists and is neither "." nor a procfs
+ * link, the object judged (j->objfd, O_PATH) (judged_close after), 1
+ * when refused (j->why), or -errno as the kernel would fail (with JUDGE_MISSING a missing final entry is
  * 0 with j->exists unset). startfd and c->rootfd stay the caller's: the
  * walk never closes them. Each component is one step: "." and ".."
  * (step_dots), missing (step_missing), a procfs link (step_proc_link), a
