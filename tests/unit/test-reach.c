@@ -8,7 +8,7 @@
  * every address, a relative #! interpreter, an ELF interpreter of its,
  * a set-id bit or device node no argv showed — and the ordinary work
  * that must keep going: mkstemp and O_TMPFILE in a sticky directory, a
- * FIFO hand-off between two root processes. The requester's processes
+ * FIFO hand-off between two root processes, mount and umount. The requester's processes
  * are real (forked here, setuid REQ). Needs root; skipped otherwise.
  */
 #include <errno.h>
@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -616,6 +617,40 @@ test_ordinary(void **state)
 }
 
 /*
+ * Root's own mounts: a tmpfs mounted and unmounted again and again, and
+ * once as "m/" (the walk ends on the mount itself). umount fails (EBUSY)
+ * while anyone holds the mount, so the supervisor must let go of what it
+ * judged before the call goes on; a descriptor still open fails some
+ * umount here (which one is the scheduler's choice: hence the loop).
+ */
+static void
+test_mounts(void **state)
+{
+	static const char script[] =
+	    "i=0; while [ $i -lt 200 ]; do mount -t tmpfs -o size=1m wt-reach m || break; "
+	    "umount m || break; i=$((i+1)); done; echo mounts=$i\n"
+	    "mount -t tmpfs -o size=1m,mode=0755 wt-reach m && : > m/f && umount m/; echo slash=$?\n";
+	char p[256], *tail, *text;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	mk("sv", 0755, 0, 1);
+	mk("sv/m", 0755, 0, 1);
+	path_of(p, sizeof p, "sv/m");
+	if (mount("wt-reach", p, "tmpfs", 0, "size=1m") != 0)
+		skip();		/* no CAP_SYS_ADMIN here, supervised or not */
+	assert_int_equal(umount(p), 0);
+	supervised(script, 0, NULL, &tail, &text);
+	while (umount2(p, MNT_DETACH) == 0)	/* what a failure left mounted */
+		;
+	has(tail, "mounts=200");
+	has(tail, "slash=0");
+	free(tail);
+	free(text);
+}
+
+/*
  * A caller's identity is read anew for every call (supervise.c keeps its
  * status file open, never its values): a umask set between two creates,
  * and a setuid to the requester by the same thread (setpriv, then exec
@@ -979,6 +1014,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interpreters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ordinary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mounts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exe_rehashed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_running, setup, teardown),

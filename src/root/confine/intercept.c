@@ -1390,12 +1390,17 @@ on_path_call(struct call *k, const char *callname, int dirfd, uint64_t addr, int
 	}
 	if (answered(k, callname, judge_arg(k, dirfd, addr, flags, path, &j), &j))
 		return;
-	if (j.replaceable && !(flags & JUDGE_MISSING))
+	if (j.replaceable && !(flags & JUDGE_MISSING)) {
 		sv_refuse(k, callname, j.shown, "the requester may replace it: it is an entry "
 		    "of a directory the requester may write");
-	else if (sv_still_valid(k))
-		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		judged_close(&j);
+		return;
+	}
+	/* closed before the call goes on: umount fails (EBUSY) while anyone,
+	 * the walk's descriptors too, holds the mount it names */
 	judged_close(&j);
+	if (sv_still_valid(k))
+		sv_respond(k, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
 /* pivot_root: the new root and where the old one goes, both judged as
