@@ -96,10 +96,14 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
  * owned by their reviewers, bound to a run by tp_binding.
  */
 /*
- * logship.c: ROOT commands' I/O log sessions sent to the fleet's
- * sudo_logsrvd with sudo_sendlog (docs/audit.md); the policy's
- * "log_server". An empty host: none.
+ * logship.c: ROOT commands' I/O log sessions noted for the fleet's
+ * sudo_logsrvd (docs/audit.md), the policy's "log_server" (an empty host:
+ * none); src/logship/ sends them with sudo_sendlog.
  */
+#define LOGSHIP_SENDLOG		"/usr/sbin/sudo_sendlog"
+#define LOGSHIP_OPENSSL		"/usr/bin/openssl"	/* checks the server first (TLS) */
+#define LOGSHIP_SEND_TIMEOUT	20	/* seconds one session may take */
+#define LOGSHIP_NAME		6	/* a note's name: "000001", the id without slashes */
 struct exec_result;
 struct log_server {
 	char		 host[256];
@@ -111,10 +115,11 @@ struct log_server {
 int	 logship_config(const json_t *, struct log_server *, char *, size_t);
 int	 logship_ready(const struct log_server *, char *, size_t);
 void	 logship_session(const struct log_server *, const char *, const struct exec_result *);
-int	 logship_flush(const struct log_server *, size_t *, size_t *, char *, size_t);
-void	 logship_flush_quietly(const struct log_server *);
+void	 logship_start(const struct log_server *);
 int	 logship_unsent(const char *);
-json_t	*logship_waiting(void);
+int	 logship_spool_open(int, char *, size_t);
+int	 logship_name_ok(const char *);
+int	 logship_tool_run(const char *, const char *, const char *const *, long, char *, size_t);
 
 #define TP_APPROVALS_MAX	16
 #define TP_SPOOL_DAYS		7	/* reviews older than this are swept */
