@@ -182,11 +182,12 @@ int	 stage_copy(int, const char *, int, const char *, const char *, uint64_t, mo
 	    uid_t, gid_t);
 int	 stage_remove(int, const char *);
 
-/* path.c: who could replace a file (path_writable: resolved paths), or
- * change what a path names as root would resolve it (path_changeable:
- * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
- * are read from the file (acl_may_write) whoever asks; self is set when
- * this process is the requester. */
+/* Who could replace a file (path_writable: resolved paths), or change
+ * what a path names as root would resolve it (path_changeable: symlinks,
+ * "..", missing entries): confine/judge.c's walk through descriptors,
+ * asking path.c who may write each inode met. uid 0 asks "anyone but
+ * root"; ACLs are read from the file (acl_may_write) whoever asks; self
+ * is set when this process is the requester. */
 struct writer {
 	uid_t		 uid;
 	const gid_t	*groups;
