@@ -319,11 +319,6 @@ char	*capture_tail(struct capture *, size_t);
 int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
 /* ledger.c */
-struct ledger_status {
-	const char	*name;
-	const char	*meaning;
-};
-extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
 #define DEFAULT_TIMEOUT		300	/* a command's, in seconds, where none is set */
 #if WARRANT_TEST_HOOKS
 #define BATCH_GRACE_SECONDS	3	/* the e2e tests reach it in seconds */
@@ -338,10 +333,6 @@ json_t	*ledger_entry_ran(const char *, const char *, const struct exec_result *,
 	    struct capture *, const char *);
 json_t	*ledger_entry_not_run(const char *, const char *, const char *, const char *);
 json_t	*ledger_new(const char *, const char *, const char *, json_t *, const char *);
-int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
-	    size_t, char *, size_t);
-int	 ledger_all_ran(const json_t *);
-void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
 
 /* execute.c: the one batch loop of the runner and the local executor */
@@ -404,11 +395,10 @@ int	 process_touchable(const struct writer *, pid_t, char *, size_t);
 gid_t	*requester_groups_live(uid_t, const gid_t *, int *);
 int	 uid_map_identity(int);
 
-/* the run-time supervisor's record of a ROOT command (ledger.c) */
+/* the run-time supervisor's record of a ROOT command, in the ledger */
 #define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
 #define CONFINE_PATH_MAX	4096	/* bytes of a path */
 #define CONFINE_REASON_MAX	4352	/* bytes of a reason */
-int	 confinement_check(const json_t *, char *, size_t);
 int	 is_hex64(const char *);	/* manifest.c */
 
 #endif
