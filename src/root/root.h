@@ -48,13 +48,17 @@ int	 ascii_isspace(int);
 int	 ascii_ncasecmp(const char *, const char *, size_t);
 int	 ascii_casecmp(const char *, const char *);
 const char *ascii_casestr(const char *, const char *);
+/* util.c: base64url without padding (RFC 4648 §5) */
+int	 b64url_encode(const unsigned char *, size_t, char *, size_t);
+int	 b64url_decode(const char *, unsigned char *, size_t, size_t *);
 
-/* sha256.c: digests, always lowercase hex. */
+/* sha256.c: digests, always lowercase hex (sha256_digest: the 32 bytes). */
 typedef int (*sha256_sink)(void *, const void *, size_t);
 int	 sha256_stream(int, uint64_t, sha256_sink, void *, char [SHA256_HEX_LEN + 1],
 	    uint64_t *);
 int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
 void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
+void	 sha256_digest(const void *, size_t, unsigned char [32]);
 int	 digest_equal(const char *, const char *);
 
 /* utf8.c: UTF-8 without libunistring (what the runner needs). */
