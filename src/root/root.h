@@ -402,6 +402,46 @@ int	 process_touchable(const struct writer *, pid_t, char *, size_t);
 gid_t	*requester_groups_live(uid_t, const gid_t *, int *);
 int	 uid_map_identity(int);
 
+/*
+ * passkey.c: a reviewer's WebAuthn assertion over one approval, checked by
+ * root: the challenge, the enrolled credential's record and the nonces
+ * already used. In order: passkey_verify, then passkey_nonce_use, then
+ * passkey_cred_save with passkey_sign_count, then the run.
+ */
+#define PASSKEY_TTL_MAX		300	/* seconds an approval's expiry may lie ahead */
+#define PASSKEY_NONCE_MAX	128	/* bytes of a nonce */
+#define PASSKEY_ID_MAX		1023	/* bytes of a credential id (WebAuthn's bound) */
+#define PASSKEY_SPKI_MAX	1024	/* bytes of a public key's SPKI DER */
+struct passkey_cred {
+	char		 reviewer[33];	/* the user name, and the record's file name */
+	char		 rp_id[254];
+	char		 origin[512];
+	unsigned char	 id[PASSKEY_ID_MAX];
+	size_t		 id_len;
+	unsigned char	 spki[PASSKEY_SPKI_MAX];
+	size_t		 spki_len;
+	uint32_t	 sign_count;
+	int64_t		 created;
+};
+struct passkey_assertion {	/* as the authenticator gave them */
+	const unsigned char *auth_data;
+	size_t		 auth_data_len;
+	const char	*client_data;	/* clientDataJSON */
+	size_t		 client_data_len;
+	const unsigned char *sig;	/* DER ECDSA */
+	size_t		 sig_len;
+};
+int	 passkey_challenge(const char *, const char *, const char *const *, size_t,
+	    const char *, int64_t, unsigned char [32]);
+int	 passkey_verify(const struct passkey_cred *, const struct passkey_assertion *,
+	    const unsigned char [32], int64_t, int64_t, char *, size_t);
+uint32_t passkey_sign_count(const struct passkey_assertion *);
+int	 passkey_dir_open(const char *, char *, size_t);
+int	 passkey_cred_parse(const char *, size_t, struct passkey_cred *, char *, size_t);
+int	 passkey_cred_load(int, const char *, struct passkey_cred *, char *, size_t);
+int	 passkey_cred_save(int, const struct passkey_cred *, char *, size_t);
+int	 passkey_nonce_use(int, const char *, int64_t, char *, size_t);
+
 /* the run-time supervisor's record of a ROOT command (ledger.c) */
 #define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
 #define CONFINE_PATH_MAX	4096	/* bytes of a path */
