@@ -206,20 +206,6 @@ passkey_verify(const struct passkey_cred *c, const struct passkey_assertion *a,
 	return rc;
 }
 
-/* A user name fit to name a file: 1 to 32 of [A-Za-z0-9_.-], not led by . or -. */
-static int
-reviewer_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > 32 || s[0] == '.' || s[0] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!ascii_isalnum((unsigned char)s[i]) && strchr("_.-", s[i]) == NULL)
-			return 0;
-	return 1;
-}
-
 /* A JSON string without NUL, non-empty, copied into out: 1, or 0. */
 static int
 str_get(const json_t *v, char *out, size_t size)
@@ -258,7 +244,7 @@ passkey_cred_parse(const char *buf, size_t len, struct passkey_cred *c, char *wh
 	memset(c, 0, sizeof *c);
 	ok = json_is_object(j) && json_object_size(j) == 7 &&
 	    str_get(json_object_get(j, "reviewer"), c->reviewer, sizeof c->reviewer) &&
-	    reviewer_ok(c->reviewer) &&
+	    id_name_ok(c->reviewer) &&
 	    str_get(json_object_get(j, "rp_id"), c->rp_id, sizeof c->rp_id) &&
 	    str_get(json_object_get(j, "origin"), c->origin, sizeof c->origin) &&
 	    b64_get(json_object_get(j, "credential_id"), c->id, sizeof c->id, &c->id_len) &&
@@ -297,12 +283,12 @@ int
 passkey_cred_load(int dfd, const char *reviewer, struct passkey_cred *c, char *why,
     size_t size)
 {
-	char name[64], *buf;
+	char name[80], *buf;
 	struct stat st;
 	size_t len;
 	int fd, rc;
 
-	if (!reviewer_ok(reviewer))
+	if (!id_name_ok(reviewer))
 		return refuse(why, size, -1, "not a user name: %s", reviewer);
 	snprintf(name, sizeof name, "%s.json", reviewer);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -334,11 +320,11 @@ passkey_cred_load(int dfd, const char *reviewer, struct passkey_cred *c, char *w
 int
 passkey_cred_save(int dfd, const struct passkey_cred *c, char *why, size_t size)
 {
-	char name[64], id[PASSKEY_ID_MAX * 4 / 3 + 4], key[PASSKEY_SPKI_MAX * 4 / 3 + 4];
+	char name[80], id[PASSKEY_ID_MAX * 4 / 3 + 4], key[PASSKEY_SPKI_MAX * 4 / 3 + 4];
 	json_t *j;
 	int rc;
 
-	if (!reviewer_ok(c->reviewer) || b64url_encode(c->id, c->id_len, id, sizeof id) != 0 ||
+	if (!id_name_ok(c->reviewer) || b64url_encode(c->id, c->id_len, id, sizeof id) != 0 ||
 	    b64url_encode(c->spki, c->spki_len, key, sizeof key) != 0)
 		return refuse(why, size, -1, "the passkey record is malformed");
 	snprintf(name, sizeof name, "%s.json", c->reviewer);

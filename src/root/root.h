@@ -413,7 +413,7 @@ int	 uid_map_identity(int);
 #define PASSKEY_ID_MAX		1023	/* bytes of a credential id (WebAuthn's bound) */
 #define PASSKEY_SPKI_MAX	1024	/* bytes of a public key's SPKI DER */
 struct passkey_cred {
-	char		 reviewer[33];	/* the user name, and the record's file name */
+	char		 reviewer[65];	/* the user name (id_name_ok), its record's file name */
 	char		 rp_id[254];
 	char		 origin[512];
 	unsigned char	 id[PASSKEY_ID_MAX];
