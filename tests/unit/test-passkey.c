@@ -609,6 +609,40 @@ test_chromium(void **state)
 	json_decref(v);
 }
 
+/* base64url as WebAuthn spells it (util.c): no padding, one spelling */
+static void
+test_b64url(void **state)
+{
+	static const char *const bad[] = { "A", "AB", "AA=", "AA==", "A+", "A/", "AAAAA", "AB" };
+	unsigned char in[40], out[40];
+	char s[64];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof in; i++)
+		in[i] = (unsigned char)(i * 37 + 250);
+	for (i = 0; i <= sizeof in; i++) {
+		assert_int_equal(b64url_encode(in, i, s, sizeof s), 0);
+		assert_int_equal(strlen(s), (i * 4 + 2) / 3);
+		assert_int_equal(b64url_decode(s, out, sizeof out, &n), 0);
+		assert_int_equal(n, i);
+		assert_memory_equal(in, out, i);
+	}
+	assert_int_equal(b64url_encode(in, 3, s, 4), -1);
+	assert_int_equal(b64url_encode(in, 3, s, 5), 0);
+	assert_string_equal(s, "-h9E");
+	assert_int_equal(b64url_decode("-h9E", out, 2, &n), -1);
+	assert_int_equal(b64url_decode("_w", out, 1, &n), 0);
+	assert_int_equal(out[0], 0xff);
+	assert_int_equal(b64url_decode("", out, 0, &n), 0);
+	assert_int_equal(n, 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(b64url_decode(bad[i], out, sizeof out, &n), -1);
+	assert_int_equal(b64url_decode("AA", out, sizeof out, &n), 0);
+	assert_int_equal(b64url_decode("AQ", out, sizeof out, &n), 0);
+	assert_int_equal(out[0], 1);
+}
+
 static int
 setup(void **state)
 {
@@ -642,6 +676,7 @@ main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_chromium),
+		cmocka_unit_test(test_b64url),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
