@@ -169,7 +169,7 @@ passkey_verify(const struct passkey_cred *c, const struct passkey_assertion *a,
 	if (!(a->auth_data[32] & AD_UV))
 		return refuse(why, size, 1, "the authenticator did not verify the user (UV)");
 	if (b64url_encode(challenge, 32, want, sizeof want) != 0)
-		return -1;
+		return refuse(why, size, -1, "cannot spell the challenge");
 	j = json_loadb(a->client_data, a->client_data_len, JSON_REJECT_DUPLICATES, &err);
 	if (!json_is_object(j))
 		rc = refuse(why, size, 1, "the client data is not a JSON object");
@@ -346,7 +346,7 @@ passkey_nonce_use(int dfd, const char *nonce, int64_t now, char *why, size_t siz
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int fd;
+	int fd, synced;
 
 	if (*nonce == '\0' || strlen(nonce) > PASSKEY_NONCE_MAX)
 		return refuse(why, size, 1, "the nonce is empty or too long");
@@ -364,7 +364,10 @@ passkey_nonce_use(int dfd, const char *nonce, int64_t now, char *why, size_t siz
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST)
 		return refuse(why, size, 1, "the nonce was already used");
-	if (fd >= 0 && (fsync(fd) != 0 ? (close(fd), -1) : close(fd)) == 0 && fsync(dfd) == 0)
-		return 0;
-	return refuse(why, size, -1, "cannot record the nonce: %s", strerror(errno));
+	if (fd < 0)
+		return refuse(why, size, -1, "cannot record the nonce: %s", strerror(errno));
+	synced = fsync(fd);
+	if (close(fd) != 0 || synced != 0 || fsync(dfd) != 0)
+		return refuse(why, size, -1, "cannot record the nonce: %s", strerror(errno));
+	return 0;
 }

@@ -405,8 +405,9 @@ int	 uid_map_identity(int);
 /*
  * passkey.c: a reviewer's WebAuthn assertion over one approval, checked by
  * root: the challenge, the enrolled credential's record and the nonces
- * already used. In order: passkey_verify, then passkey_nonce_use, then
- * passkey_cred_save with passkey_sign_count, then the run.
+ * already used. In order: passkey_verify, then passkey_nonce_use (the
+ * nonce of the challenge), then passkey_cred_save with the new
+ * passkey_sign_count, then the run; "now" is always now_seconds().
  */
 #define PASSKEY_TTL_MAX		300	/* seconds an approval's expiry may lie ahead */
 #define PASSKEY_NONCE_MAX	128	/* bytes of a nonce */
