@@ -409,7 +409,7 @@ int	 uid_map_identity(int);
  * nonce of the challenge), then passkey_cred_save with the new
  * passkey_sign_count, then the run; "now" is always now_seconds().
  */
-#define PASSKEY_TTL_MAX		300	/* seconds an approval's expiry may lie ahead */
+#define PASSKEY_TTL_MAX		120	/* seconds an approval's expiry may lie ahead */
 #define PASSKEY_NONCE_MAX	128	/* bytes of a nonce */
 #define PASSKEY_ID_MAX		1023	/* bytes of a credential id (WebAuthn's bound) */
 #define PASSKEY_SPKI_MAX	1024	/* bytes of a public key's SPKI DER */
