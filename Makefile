@@ -69,7 +69,7 @@ uninstall:
 check: deps-deb trixie-root-start all $(ASAN_BUILD)/build.ninja $(E2E_BUILD)/build.ninja $(FUZZ_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner wt-hostile
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner warrant-logship wt-hostile
 	ninja -C $(FUZZ_BUILD) fuzz
 	WARRANT_DEB_BUILD=$(DEB_BUILD) WARRANT_TRIXIE_SUITES="$(TRIXIE_CHECK_SUITES)" \
 	    sh tests/run.sh $(BUILD) $(ASAN_BUILD) $(E2E_BUILD) $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
@@ -96,14 +96,14 @@ check-trixie: deps
 # The chaos test alone, N approvals with random SIGKILLs (needs root).
 chaos: deps $(E2E_BUILD)/build.ninja
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner warrant-logship
 	CHAOS_N=$(N) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-chaos.sh
 
 # test-confine alone, its hostile requester's probes kept going for
 # HOSTILE_SECONDS (make check runs them a few times; needs root).
 race: deps $(E2E_BUILD)/build.ninja
 	meson configure $(E2E_BUILD) $(E2E_OPTS)
-	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner wt-hostile
+	ninja -C $(E2E_BUILD) warrant warrant-ui warrant-runner warrant-logship wt-hostile
 	HOSTILE_SECONDS=$(HOSTILE_SECONDS) sh tests/run.sh --e2e $(E2E_BUILD) tests/e2e/test-confine.sh
 
 demo: all

@@ -199,7 +199,7 @@ mkdir -p "$root$src"
     (cd "$root$src" && tar -xf -) || die "the tree is copied into the root"
 # shellcheck disable=SC2086
 in_root sh -c "cd $src && meson setup build-e2e --prefix=/opt/warrant-test \
-    --buildtype=debugoptimized $(echo $e2e_opts) && ninja -C build-e2e -j2 warrant warrant-ui warrant-runner" \
+    --buildtype=debugoptimized $(echo $e2e_opts) && ninja -C build-e2e -j2 warrant warrant-ui warrant-runner warrant-logship" \
     >"$dir/build.log" 2>&1 || die "warrant builds in the root (see $dir/build.log)"
 tap ok "warrant builds in the root ($(($(date +%s) - t0)) s)"
 

@@ -28,6 +28,7 @@
 
 #include "warrant.h"
 #include "approve/batch.h"
+#include "logship/ship.h"
 
 static int cmd_gc_exec(int, char **);
 

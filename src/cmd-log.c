@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "warrant.h"
+#include "logship/ship.h"
 
 static int cmd_log_exec(int, char **);
 

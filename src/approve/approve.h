@@ -53,4 +53,16 @@ json_t	*approve_live(struct store *, const char *);
 const char *live_last_lines(const char *, int);
 void	 live_print(FILE *, const json_t *, int);
 
+/* ledgercheck.c: the runner's ledger as the unprivileged side reads it */
+struct ledger_status {
+	const char	*name;
+	const char	*meaning;
+};
+extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
+int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
+	    size_t, char *, size_t);
+int	 ledger_all_ran(const json_t *);
+void	 ledger_filter(json_t *, const char *);
+int	 confinement_check(const json_t *, char *, size_t);
+
 #endif

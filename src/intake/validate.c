@@ -165,25 +165,65 @@ runner_target(struct denylist *d, const struct requester *p, const struct wcomma
 }
 
 /*
+ * path (absolute) with "." and ".." taken by their names, as a program
+ * that cleans paths before opening them takes them (Go's filepath.Clean,
+ * Python's normpath): "file/../x" is "x" to it, ENOTDIR to the kernel.
+ */
+static void
+clean_by_name(const char *path, char *out, size_t size)
+{
+	size_t len = 0, n;
+	const char *s;
+
+	for (s = path; *s != '\0' && size > 1; s += n) {
+		for (; *s == '/'; s++)
+			;
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (len > 0 && out[--len] != '/')
+				;
+			continue;
+		}
+		if (len + 1 + n >= size)
+			break;
+		out[len++] = '/';
+		memcpy(out + len, s, n);
+		len += n;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+}
+
+/*
  * writable_argument: root never reads or acts on a path the requester
- * could still change (path_changeable_by). path is absolute, or relative to
- * cwd, the directory root runs in.
+ * could still change (path_changeable_by), as the kernel resolves it nor
+ * as a program that cleans ".." by name would. path is absolute, or
+ * relative to cwd, the directory root runs in.
  */
 static int
 check_path_as(const struct requester *p, const char *cwd, const char *path,
     struct refusal *r, const char *sub, int entry)
 {
 	const struct writer w = { p->uid, p->groups, p->ngroups, p->self };
-	char full[2 * PATH_MAX], why[PATH_MAX + 128];
+	char full[2 * PATH_MAX], clean[2 * PATH_MAX], why[PATH_MAX + 128];
+	const char *abs = path[0] == '/' ? path : full;
 	int rc;
 
 	if (path[0] != '/' && (size_t)snprintf(full, sizeof full, "%s/%s",
 	    strcmp(cwd, "/") == 0 ? "" : cwd, path) >= sizeof full)
 		rc = -1;
 	else if (entry)		/* the operand of rm or chown -R: the way to it */
-		rc = entry_way_changeable(&w, path[0] == '/' ? path : full, why, sizeof why);
+		rc = entry_way_changeable(&w, abs, why, sizeof why);
 	else
-		rc = path_changeable(&w, path[0] == '/' ? path : full, why, sizeof why);
+		rc = path_changeable(&w, abs, why, sizeof why);
+	if (rc == 0 && strstr(abs, "..") != NULL) {
+		clean_by_name(abs, clean, sizeof clean);
+		rc = entry ? entry_way_changeable(&w, clean, why, sizeof why) :
+		    path_changeable(&w, clean, why, sizeof why);
+	}
 	if (rc > 0)
 		return refuse(r, "writable_argument", sub,
 		    "root would use a path the requester can change: %s", why);

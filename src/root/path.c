@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Could someone replace a file, or change what a path names: the
- * writability judgement shared by request validation (for the requester,
- * at request time) and the runner (for the same requester, again just
- * before the batch runs). And two helpers both use: opening a regular
- * file, and finding a bare name on the trusted path.
+ * Who could write an inode or replace its entry (its owner, its mode, its
+ * ACL), the rule under every judgement of a path (confine/judge.c walks
+ * the path through descriptors and asks these of what it meets). And two
+ * helpers the runner and the CLI both use: opening a regular file, and
+ * finding a bare name on the trusted path.
  */
 #include <sys/xattr.h>
 #include <errno.h>
@@ -213,175 +213,7 @@ acl_may_write(const struct writer *p, const char *path, const struct stat *st)
 	return user != 0 || group != 0;
 }
 
-/* writable_by, or the ACL lets p write; an ACL that cannot be read
- * counts as one that does. */
-static int
-may_write(const struct writer *p, const char *path, const struct stat *st)
-{
-	return writable_by(p, st) || acl_may_write(p, path, st) != 0;
-}
-
-/* Could p rename or unlink the entry st of directory dir (dst)? A
- * directory p can write lets it, unless it is sticky and p owns neither. */
-static int
-entry_replaceable(const struct writer *p, const char *dir, const struct stat *dst,
-    const struct stat *st)
-{
-	return may_write(p, dir, dst) &&
-	    (!(dst->st_mode & S_ISVTX) || owned_by(p, st) || owned_by(p, dst));
-}
-
-/*
- * Could p replace the file at path (absolute, already resolved)? True when
- * p can write the file itself, or any directory from its parent up to /
- * lets p rename or unlink the entry below it: a writable directory does,
- * unless it is sticky and p owns neither the directory nor the entry.
- * ACLs are honoured (acl_may_write), for p whoever this process is.
- * Returns 1 (with a reason in why), 0, or -1 when a component is missing.
- */
-int
-path_writable(const struct writer *p, const char *path, char *why, size_t size)
-{
-	char cur[PATH_MAX], dir[PATH_MAX];
-	struct stat st, dst;
-	char *slash;
-
-	if (strlen(path) >= sizeof cur || path[0] != '/')
-		return -1;
-	strcpy(cur, path);
-	if (lstat(cur, &st) != 0)
-		return -1;
-	if (may_write(p, cur, &st)) {
-		snprintf(why, size, "%s is writable by %s", cur,
-		    p->uid == 0 ? "a non-root user" : "the requester");
-		return 1;
-	}
-	while (strcmp(cur, "/") != 0) {
-		strcpy(dir, cur);
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-		if (lstat(dir, &dst) != 0)
-			return -1;
-		if (entry_replaceable(p, dir, &dst, &st)) {
-			snprintf(why, size, "directory %s lets %s replace %s", dir,
-			    p->uid == 0 ? "a non-root user" : "the requester", cur);
-			return 1;
-		}
-		strcpy(cur, dir);
-		st = dst;
-	}
-	return 0;
-}
-
-/*
- * Could p change what root finds at path (absolute, as given)? The path
- * is walked as the kernel resolves it, symlinks followed and ".." taken
- * from the directory reached. Every entry met, a symlink included, counts
- * when its directory lets p replace it; the entry reached also when p can
- * write it (a character device excepted: writing /dev/null changes
- * nothing root reads); a missing entry when p can create it in the
- * directory reached, as a symlink to anywhere. /proc/self and
- * /proc/thread-self name root's own process and end the walk; so does a
- * directory p cannot search (EACCES: p reaches nothing below it) and a
- * path the kernel would refuse too (too long, ELOOP, ENOTDIR).
- * Returns 1 with a reason in why, 0, or -1 when it cannot be judged.
- */
-static int
-walk_changeable(const struct writer *p, const char *path, int final, char *why, size_t size)
-{
-	char cur[2 * PATH_MAX], rest[2 * PATH_MAX], next[2 * PATH_MAX],
-	    link[PATH_MAX], tmp[2 * PATH_MAX];
-	const char *who = p->uid == 0 ? "a non-root user" : "the requester";
-	const char *s, *after;
-	struct stat st, dst;
-	int links = 0;
-	ssize_t ll;
-	size_t n;
-
-	if (path[0] != '/' || strlen(path) >= sizeof rest)
-		return -1;
-	strcpy(rest, path);
-	strcpy(cur, "/");
-	if (lstat(cur, &dst) != 0)
-		return -1;
-	for (;;) {
-		for (s = rest; *s == '/'; s++)
-			;
-		if (*s == '\0')
-			break;
-		n = strcspn(s, "/");
-		after = s + n;
-		if (n == 1 && s[0] == '.') {
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			*strrchr(cur, '/') = '\0';
-			if (cur[0] == '\0')
-				strcpy(cur, "/");
-			if (lstat(cur, &dst) != 0)
-				return -1;
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		if (strcmp(cur, "/proc") == 0 && ((n == 4 && strncmp(s, "self", 4) == 0) ||
-		    (n == 11 && strncmp(s, "thread-self", 11) == 0)))
-			return 0;
-		if ((size_t)snprintf(next, sizeof next, "%s/%.*s",
-		    strcmp(cur, "/") == 0 ? "" : cur, (int)n, s) >= sizeof next)
-			return -1;
-		if (lstat(next, &st) != 0) {
-			if (errno == ENOENT && may_write(p, cur, &dst)) {
-				snprintf(why, size, "%s does not exist and %s may create it in %s",
-				    next, who, cur);
-				return 1;
-			}
-			if (errno == ENOENT || errno == EACCES || errno == ENOTDIR ||
-			    errno == ENAMETOOLONG)
-				return 0;
-			return -1;
-		}
-		if (entry_replaceable(p, cur, &dst, &st)) {
-			snprintf(why, size, "directory %s lets %s replace %s", cur, who, next);
-			return 1;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			if (++links > 40)
-				return 0;	/* ELOOP for root too */
-			if ((ll = readlink(next, link, sizeof link - 1)) < 0)
-				return -1;
-			link[ll] = '\0';
-			if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", link, after) >= sizeof tmp)
-				return -1;
-			strcpy(rest, tmp);
-			if (link[0] == '/') {
-				strcpy(cur, "/");
-				if (lstat(cur, &dst) != 0)
-					return -1;
-			}
-			continue;
-		}
-		strcpy(cur, next);
-		dst = st;
-		memmove(rest, after, strlen(after) + 1);
-	}
-	if (final && !S_ISCHR(dst.st_mode) && may_write(p, cur, &dst)) {
-		snprintf(why, size, "%s is writable by %s", cur, who);
-		return 1;
-	}
-	return 0;
-}
-
-int
-path_changeable(const struct writer *p, const char *path, char *why, size_t size)
-{
-	return walk_changeable(p, path, 1, why, size);
-}
-
-/* For judgements through descriptors (judge.c): could p write (or chmod)
+/* Could p write (or chmod)
  * the inode open as fd (st its fstat), its ACL included? An ACL that
  * cannot be read counts as one that lets it when the mode's group bits
  * allow writing (below). */
@@ -466,28 +298,4 @@ acts_on_entry(const char *prog, const char *const *argv, size_t argc)
 		}
 	}
 	return recursive;
-}
-
-/*
- * For an operand of a command that acts_on_entry: could p change the
- * way to the entry (every entry above it, as root resolves them; the
- * directory holding it may be p's own)?
- * An operand whose last component is ".", ".." or followed by a slash
- * is judged whole (the kernel would follow the entry). Same answers as
- * path_changeable.
- */
-int
-entry_way_changeable(const struct writer *p, const char *path, char *why, size_t size)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t n = strlen(path);
-
-	if (path[0] != '/' || n >= sizeof dir || slash == NULL || slash[1] == '\0' ||
-	    strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
-		return path_changeable(p, path, why, size);
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	/* the directory holding it may be the requester's: the entry is */
-	return walk_changeable(p, *dir ? dir : "/", 0, why, size);
 }

@@ -100,10 +100,14 @@ json_t	*manifest_parse(const char *, size_t, char *, size_t);
  * owned by their reviewers, bound to a run by tp_binding.
  */
 /*
- * logship.c: ROOT commands' I/O log sessions sent to the fleet's
- * sudo_logsrvd with sudo_sendlog (docs/audit.md); the policy's
- * "log_server". An empty host: none.
+ * logship.c: ROOT commands' I/O log sessions noted for the fleet's
+ * sudo_logsrvd (docs/audit.md), the policy's "log_server" (an empty host:
+ * none); src/logship/ sends them with sudo_sendlog.
  */
+#define LOGSHIP_SENDLOG		"/usr/sbin/sudo_sendlog"
+#define LOGSHIP_OPENSSL		"/usr/bin/openssl"	/* checks the server first (TLS) */
+#define LOGSHIP_SEND_TIMEOUT	20	/* seconds one session may take */
+#define LOGSHIP_NAME		6	/* a note's name: "000001", the id without slashes */
 struct exec_result;
 struct log_server {
 	char		 host[256];
@@ -115,10 +119,11 @@ struct log_server {
 int	 logship_config(const json_t *, struct log_server *, char *, size_t);
 int	 logship_ready(const struct log_server *, char *, size_t);
 void	 logship_session(const struct log_server *, const char *, const struct exec_result *);
-int	 logship_flush(const struct log_server *, size_t *, size_t *, char *, size_t);
-void	 logship_flush_quietly(const struct log_server *);
+void	 logship_start(const struct log_server *);
 int	 logship_unsent(const char *);
-json_t	*logship_waiting(void);
+int	 logship_spool_open(int, char *, size_t);
+int	 logship_name_ok(const char *);
+int	 logship_tool_run(const char *, const char *, const char *const *, long, char *, size_t);
 
 #define TP_APPROVALS_MAX	16
 #define TP_SPOOL_DAYS		7	/* reviews older than this are swept */
@@ -181,11 +186,12 @@ int	 stage_copy(int, const char *, int, const char *, const char *, uint64_t, mo
 	    uid_t, gid_t);
 int	 stage_remove(int, const char *);
 
-/* path.c: who could replace a file (path_writable: resolved paths), or
- * change what a path names as root would resolve it (path_changeable:
- * symlinks, "..", missing entries). uid 0 asks "anyone but root"; ACLs
- * are read from the file (acl_may_write) whoever asks; self is set when
- * this process is the requester. */
+/* Who could replace a file (path_writable: resolved paths), or change
+ * what a path names as root would resolve it (path_changeable: symlinks,
+ * "..", missing entries): confine/judge.c's walk through descriptors,
+ * asking path.c who may write each inode met. uid 0 asks "anyone but
+ * root"; ACLs are read from the file (acl_may_write) whoever asks; self
+ * is set when this process is the requester. */
 struct writer {
 	uid_t		 uid;
 	const gid_t	*groups;
@@ -317,11 +323,6 @@ char	*capture_tail(struct capture *, size_t);
 int	 exec_capture(const struct exec_spec *, struct capture *, struct exec_result *);
 
 /* ledger.c */
-struct ledger_status {
-	const char	*name;
-	const char	*meaning;
-};
-extern const struct ledger_status ledger_statuses[];	/* ends with a NULL name */
 #define DEFAULT_TIMEOUT		300	/* a command's, in seconds, where none is set */
 #if WARRANT_TEST_HOOKS
 #define BATCH_GRACE_SECONDS	3	/* the e2e tests reach it in seconds */
@@ -336,10 +337,6 @@ json_t	*ledger_entry_ran(const char *, const char *, const struct exec_result *,
 	    struct capture *, const char *);
 json_t	*ledger_entry_not_run(const char *, const char *, const char *, const char *);
 json_t	*ledger_new(const char *, const char *, const char *, json_t *, const char *);
-int	 ledger_check(const json_t *, const char *, const char *, const char *const *,
-	    size_t, char *, size_t);
-int	 ledger_all_ran(const json_t *);
-void	 ledger_filter(json_t *, const char *);
 int	 json_write_atomic(int, const char *, const json_t *, uid_t, gid_t, mode_t, int);
 
 /* execute.c: the one batch loop of the runner and the local executor */
@@ -443,11 +440,10 @@ int	 passkey_cred_load(int, const char *, struct passkey_cred *, char *, size_t)
 int	 passkey_cred_save(int, const struct passkey_cred *, char *, size_t);
 int	 passkey_nonce_use(int, const char *, int64_t, char *, size_t);
 
-/* the run-time supervisor's record of a ROOT command (ledger.c) */
+/* the run-time supervisor's record of a ROOT command, in the ledger */
 #define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */
 #define CONFINE_PATH_MAX	4096	/* bytes of a path */
 #define CONFINE_REASON_MAX	4352	/* bytes of a reason */
-int	 confinement_check(const json_t *, char *, size_t);
 int	 is_hex64(const char *);	/* manifest.c */
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * warrant-runner: the only part of warrant that runs as root, and only
- * when sudo started it. sudo authenticates this very invocation (`sudo -k
+ * warrant-runner: the part of warrant that runs as root, and only when
+ * sudo started it (it starts warrant-logship, src/logship/, once a batch
+ * is over). sudo authenticates this very invocation (`sudo -k
  * -- warrant-runner …`) and caches nothing, so there is never a ticket to
  * ride; the runner then runs the whole approved batch in request order:
  * ROOT commands as run_as, YOU commands dropped back to the sudo user with
@@ -937,7 +938,7 @@ run_all(struct runner *r)
 	rc = record_entries(r, RUN_LEDGER, entries, 1);
 	json_decref(entries);
 	/* what waits for the log server: never between two commands */
-	logship_flush_quietly(&r->tp.log_server);
+	logship_start(&r->tp.log_server);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "approve/approve.h"	/* ledger_filter */
 
 static int
 bind_json(sqlite3_stmt *s, int i, const json_t *j)

@@ -195,6 +195,9 @@ fi
 dpkg-deb -c "$DEB" | awk '{ print $1, $2, $6 }' >"$ST/contents"
 is "warrant-runner: $RUNNER, root-owned, 0755" \
     "$(grep " \.$RUNNER\$" "$ST/contents")" "-rwxr-xr-x root/root .$RUNNER"
+is "warrant-logship: beside the runner, root-owned, 0755" \
+    "$(grep " \.${RUNNER%/*}/warrant-logship\$" "$ST/contents")" \
+    "-rwxr-xr-x root/root .${RUNNER%/*}/warrant-logship"
 is "warrant: $PREFIX/bin/warrant, root-owned, 0755" \
     "$(grep " \./usr/bin/warrant\$" "$ST/contents")" "-rwxr-xr-x root/root ./usr/bin/warrant"
 for f in share/man/man1/warrant.1.gz share/man/man5/warrant-request.5.gz \

@@ -136,8 +136,10 @@ sr_install() {
 	"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
 	*) diag "warrant '$SR_WARRANT' or the runner '$SR_RUNNER' is outside $SR_PREFIX"; return 1 ;;
 	esac
+	SR_SHIPPER=$(sed -n 's/^#define WARRANT_LOGSHIP_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
 	if ! cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" ||
-	    ! cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER"; then
+	    ! cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER" ||
+	    ! cmp -s "$WARRANT_BUILD/warrant-logship" "$SR_SHIPPER"; then
 		sr_out=$(umask 022 && meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1) || {
 			echo "$sr_out" | tail -15 | sed 's/^/# /'
 			return 1
@@ -145,7 +147,8 @@ sr_install() {
 	fi
 	# The installed files are this build's.
 	cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" &&
-	    cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER"
+	    cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER" &&
+	    cmp -s "$WARRANT_BUILD/warrant-logship" "$SR_SHIPPER"
 }
 
 # sr_installed: the CLI and the runner installed under WARRANT_PREFIX (by

@@ -357,6 +357,28 @@ is "[P5] (e) before any password is asked" "$(pty_prompts)" 0
 check "[P5] (e) the gate stays pending" sr_state_is "$GE" pending
 check "[P5] (e) nothing ran: no session for it anywhere" sh -c '! grep -rqs "tag-e" "$1" "$2"' sh "$IO" "$SRV"
 
+# ============================================================ (e2) the shipper
+section "(e2) warrant-logship: root's alone, and needed before a batch"
+SHIPPER=${SR_RUNNER%/*}/warrant-logship
+sr_as "$SR_USER" "$SHIPPER" >"$SR_DIR/e2.user" 2>&1
+is "[P5] (e2) warrant-logship as the reviewer refuses (exit 2)" "$?" 2
+check "[P5] (e2) ... saying only root ships root's sessions" grep -q "only root" "$SR_DIR/e2.user"
+"$SHIPPER" extra >"$SR_DIR/e2.args" 2>&1
+is "[P5] (e2) warrant-logship with an argument refuses (exit 2)" "$?" 2
+policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\"}}"
+"$SHIPPER" >"$SR_DIR/e2.root" 2>&1
+is "(e2) warrant-logship as root, nothing waiting: exit 0" "$?" 0
+mv "$SHIPPER" "$SHIPPER.aside" && at_exit "mv -f '$SHIPPER.aside' '$SHIPPER'"
+emit_gate e2
+GE2=$G
+sr_answer right e2 "$GE2" --run --no-detach -j
+is "[P5] (e2) with warrant-logship missing a ROOT batch is refused (runner_error, exit 1)" "$ANS_RC" 1
+check "[P5] (e2) ... naming log_server_no_shipper" grep -q log_server_no_shipper "$ANS"
+check "[P5] (e2) ... nothing ran" sh -c '! grep -rqs "tag-e2" "$1"' sh "$IO"
+check "[P5] (e2) ... the gate stays pending" sr_state_is "$GE2" pending
+mv "$SHIPPER.aside" "$SHIPPER"
+check "(e2) warrant-logship is back in its place" test -x "$SHIPPER"
+
 # ============================================================ (f) TLS
 section "(f) TLS with a CA"
 policy "{\"log_server\": {\"address\": \"127.0.0.1:$PORT\"}}"

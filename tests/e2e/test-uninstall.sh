@@ -39,7 +39,8 @@ meson setup "$BUILD" --prefix="$PFX" --buildtype=debug >"$T/setup.log" 2>&1 &&
     ninja -C "$BUILD" -j2 >"$T/build.log" 2>&1 || bail "warrant builds in $BUILD (see $T/build.log)"
 mk install >"$T/install.log" 2>&1
 is "make install PREFIX=$PFX BUILD=$BUILD" "$?" 0
-for f in bin/warrant libexec/warrant/warrant-runner libexec/warrant/warrant-ui \
+for f in bin/warrant libexec/warrant/warrant-runner libexec/warrant/warrant-logship \
+    libexec/warrant/warrant-ui \
     share/man/man1/warrant.1 share/man/man5/warrant-request.5 \
     lib/systemd/user/warrant.service share/bash-completion/completions/warrant; do
 	check "... installed $f" test -f "$PFX/$f"

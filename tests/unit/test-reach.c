@@ -37,6 +37,7 @@
 #include <cmocka.h>
 
 #include "root/confine/supervise.h"
+#include "approve/approve.h"	/* confinement_check: the record as the CLI reads it */
 
 #define REQ	4242
 

@@ -501,3 +501,108 @@ judge_path(struct judge_ctx *c, int startfd, const char *base, const char *path,
 		return step_final(&w, comp, nfd, &st, after);
 	}
 }
+
+/*
+ * The same walk for this process's own checks, from its own root: the
+ * runner's re-check before a batch, request validation, the tools root
+ * starts. The caller is this process, so /proc/self is. 0 or -1 as
+ * judge_path, j to judged_close.
+ */
+static int
+judge_own(const struct writer *w, const char *path, int flags, struct judged *j)
+{
+	struct judge_ctx c = { .w = w, .tgid = getpid(), .tid = gettid(), .own_root = 1 };
+	int rc;
+
+	if (path[0] != '/') {
+		memset(j, 0, sizeof *j);
+		j->dirfd = j->objfd = -1;
+		return -EINVAL;
+	}
+	if ((c.rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	rc = judge_path(&c, c.rootfd, "/", path, flags, j);
+	close(c.rootfd);
+	return rc;
+}
+
+/* A walk's end as these answer: 1 (why set), 0, or -1 (it cannot be
+ * judged); what the kernel would refuse root too is 0 when gone is set:
+ * root reaches nothing there. */
+static int
+own_answer(int rc, struct judged *j, int gone, char *why, size_t size)
+{
+	if (rc == 1)
+		snprintf(why, size, "%s", j->why);
+	judged_close(j);
+	if (rc >= 0)
+		return rc;
+	return gone && (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR ||
+	    rc == -ENAMETOOLONG || rc == -ELOOP) ? 0 : -1;
+}
+
+/*
+ * Could w change what root finds at path (absolute, as given)? Every
+ * entry met, symlinks followed, judged as for a supervised call; a
+ * missing entry counts when w could create it. 1 with why, 0, or -1.
+ */
+int
+path_changeable(const struct writer *w, const char *path, char *why, size_t size)
+{
+	struct judged j;
+
+	return own_answer(judge_own(w, path, JUDGE_FOLLOW | JUDGE_MISSING, &j), &j, 1, why,
+	    size);
+}
+
+/*
+ * Could w replace the file at path (absolute, already resolved: no
+ * symlink in it), write it, or replace any entry above it? 1 with why,
+ * 0, or -1 when a component is missing.
+ */
+int
+path_writable(const struct writer *w, const char *path, char *why, size_t size)
+{
+	struct judged j;
+
+	return own_answer(judge_own(w, path, 0, &j), &j, 0, why, size);
+}
+
+/*
+ * For an operand of a command that acts_on_entry (path.c): could w
+ * change the way to the entry, every entry above it as root resolves
+ * them? The directory holding it may be w's own. An operand whose last
+ * component is ".", ".." or followed by a slash is judged whole (the
+ * kernel would follow the entry). Same answers as path_changeable.
+ */
+int
+entry_way_changeable(const struct writer *w, const char *path, char *why, size_t size)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = strlen(path);
+	struct judged j;
+	struct stat dst;
+	int rc;
+
+	if (path[0] != '/' || n >= sizeof dir || slash == NULL || slash[1] == '\0' ||
+	    strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+		return path_changeable(w, path, why, size);
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	/* the directory's own entry judged, its object not: it may be w's */
+	rc = judge_own(w, *dir ? dir : "/", JUDGE_FOLLOW | JUDGE_MISSING | JUDGE_ENTRY, &j);
+	if (rc == 0 && j.replaceable) {
+		snprintf(dir, sizeof dir, "%s", j.shown);
+		shown_pop(dir);
+		reason_set(j.why, sizeof j.why, w, j.shown, "it may replace entries of ", dir);
+		rc = 1;
+	} else if (rc == 0 && !j.exists && fstat(j.dirfd, &dst) == 0 &&
+	    inode_writable(w, j.dirfd, &dst)) {
+		snprintf(dir, sizeof dir, "%s", j.shown);
+		shown_pop(dir);
+		reason_set(j.why, sizeof j.why, w, j.shown, "it may create it in ", dir);
+		rc = 1;
+	}
+	return own_answer(rc, &j, 1, why, size);
+}
