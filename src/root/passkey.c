@@ -27,6 +27,11 @@
  * Files older than twice PASSKEY_TTL_MAX are swept: an assertion with
  * that nonce is past its expiry by then (expiries further ahead than
  * PASSKEY_TTL_MAX are refused), so forgetting it lets nothing run twice.
+ *
+ * The assertion reaches the runner as RUN_PASSKEY in the run directory:
+ *   {"nonce": B64URL, "expires": UNIX_SECONDS, "authenticator_data":
+ *    B64URL, "client_data_json": B64URL, "signature": B64URL}
+ * exactly these keys; the nonce is hashed into the challenge as spelled.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -370,4 +375,50 @@ passkey_nonce_use(int dfd, const char *nonce, int64_t now, char *why, size_t siz
 	if (close(fd) != 0 || synced != 0 || fsync(dfd) != 0)
 		return refuse(why, size, -1, "cannot record the nonce: %s", strerror(errno));
 	return 0;
+}
+
+/* A base64url string of 1..size bytes decoded into out. */
+static int
+b64_field(const json_t *o, const char *key, unsigned char *out, size_t size, size_t *n)
+{
+	return json_is_string(json_object_get(o, key)) &&
+	    b64_get(json_object_get(o, key), out, size, n);
+}
+
+/* RUN_PASSKEY's bytes (the format above) into f: 0, or -1 with why. */
+int
+passkey_file_parse(const char *buf, size_t len, struct passkey_file *f, char *why,
+    size_t size)
+{
+	unsigned char raw[PASSKEY_NONCE_MAX];
+	json_error_t err;
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	json_int_t expires;
+	size_t n;
+	int ok;
+
+	memset(f, 0, sizeof *f);
+	ok = json_is_object(j) && json_object_size(j) == 5 &&
+	    str_get(json_object_get(j, "nonce"), f->nonce, sizeof f->nonce) &&
+	    b64url_decode(f->nonce, raw, sizeof raw, &n) == 0 &&
+	    uint_get(json_object_get(j, "expires"), INT64_MAX, &expires) &&
+	    b64_field(j, "authenticator_data", f->auth_data, sizeof f->auth_data,
+	    &f->auth_data_len) &&
+	    b64_field(j, "client_data_json", (unsigned char *)f->client_data,
+	    sizeof f->client_data, &f->client_data_len) &&
+	    b64_field(j, "signature", f->sig, sizeof f->sig, &f->sig_len);
+	json_decref(j);
+	if (!ok)
+		return refuse(why, size, -1, "%s is malformed", RUN_PASSKEY);
+	f->expires = expires;
+	return 0;
+}
+
+/* The assertion inside f (pointing into it). */
+void
+passkey_file_assertion(const struct passkey_file *f, struct passkey_assertion *a)
+{
+	*a = (struct passkey_assertion){ .auth_data = f->auth_data,
+	    .auth_data_len = f->auth_data_len, .client_data = f->client_data,
+	    .client_data_len = f->client_data_len, .sig = f->sig, .sig_len = f->sig_len };
 }

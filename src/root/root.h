@@ -439,6 +439,24 @@ int	 passkey_cred_parse(const char *, size_t, struct passkey_cred *, char *, siz
 int	 passkey_cred_load(int, const char *, struct passkey_cred *, char *, size_t);
 int	 passkey_cred_save(int, const struct passkey_cred *, char *, size_t);
 int	 passkey_nonce_use(int, const char *, int64_t, char *, size_t);
+/* RUN_PASSKEY: the assertion `answer --passkey` got, beside the manifest */
+#define RUN_PASSKEY		"passkey.json"
+#define PASSKEY_FILE_MAX	16384	/* bytes of RUN_PASSKEY */
+#define PASSKEY_AD_MAX		1024	/* bytes of authenticator data */
+#define PASSKEY_CD_MAX		4096	/* bytes of clientDataJSON */
+#define PASSKEY_SIG_MAX		80	/* bytes of a DER ECDSA P-256 signature (72) */
+struct passkey_file {
+	char		 nonce[PASSKEY_NONCE_MAX + 1];	/* base64url, as hashed */
+	int64_t		 expires;
+	unsigned char	 auth_data[PASSKEY_AD_MAX];
+	size_t		 auth_data_len;
+	char		 client_data[PASSKEY_CD_MAX];
+	size_t		 client_data_len;
+	unsigned char	 sig[PASSKEY_SIG_MAX];
+	size_t		 sig_len;
+};
+int	 passkey_file_parse(const char *, size_t, struct passkey_file *, char *, size_t);
+void	 passkey_file_assertion(const struct passkey_file *, struct passkey_assertion *);
 
 /* the run-time supervisor's record of a ROOT command, in the ledger */
 #define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */

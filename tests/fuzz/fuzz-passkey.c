@@ -3,7 +3,8 @@
  * against the credential and approval of the recorded Chromium assertion
  * (tests/vectors/passkey/chromium.json, the seed). The input: one byte, the
  * authenticator data's length; two (big-endian), the client data's; those
- * bytes, then the signature. Also read whole as a credential record. Never
+ * bytes, then the signature. Also read whole as a credential record and as
+ * the run directory's passkey.json. Never
  * a crash, a read past a part, or a leak. */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const ids[] = { "install", "restart" };
 	static struct passkey_cred c;
+	static struct passkey_file pf;
 	struct passkey_cred r;
 	static unsigned char ch[32];
 	struct passkey_assertion a;
@@ -41,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	(void)passkey_cred_parse((const char *)data, size, &r, why, sizeof why);
+	(void)passkey_file_parse((const char *)data, size, &pf, why, sizeof why);
 	if (size < 3)
 		return 0;
 	adlen = data[0];

@@ -643,6 +643,81 @@ test_b64url(void **state)
 	assert_int_equal(out[0], 1);
 }
 
+/* RUN_PASSKEY: the one shape the runner reads, every other refused */
+static void
+test_file(void **state)
+{
+	static struct passkey_file f;
+	static const char *const bad[] = {
+		"",
+		"[]",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\",\"x\":1}",
+		"{\"nonce\":\"bm9uY2U\",\"nonce\":\"bm9uY2U\",\"expires\":1,"
+		    "\"authenticator_data\":\"AQ\",\"client_data_json\":\"AQ\"}",
+		"{\"nonce\":\"\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"no nce\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":-1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":\"1\",\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1.5,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"A+\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":1,\"signature\":\"AQ\"}",
+		"{\"nonce\":\"bm9uY2U\",\"expires\":1,\"authenticator_data\":\"AQ\","
+		    "\"client_data_json\":\"AQ\",\"signature\":\"AQ=\"}",
+	};
+	struct passkey_assertion a;
+	char why[128], buf[1024], sig[200];
+	size_t i;
+
+	(void)state;
+	snprintf(buf, sizeof buf, "{\"nonce\":\"bm9uY2U\",\"expires\":1700000060,"
+	    "\"authenticator_data\":\"AQID\",\"client_data_json\":\"eyJhIjoxfQ\","
+	    "\"signature\":\"MEU\"}");
+	assert_int_equal(passkey_file_parse(buf, strlen(buf), &f, why, sizeof why), 0);
+	assert_string_equal(f.nonce, "bm9uY2U");
+	assert_int_equal(f.expires, 1700000060);
+	assert_int_equal(f.auth_data_len, 3);
+	assert_int_equal(f.auth_data[2], 3);
+	assert_int_equal(f.client_data_len, 7);
+	assert_memory_equal(f.client_data, "{\"a\":1}", 7);
+	assert_int_equal(f.sig_len, 2);
+	passkey_file_assertion(&f, &a);
+	assert_ptr_equal(a.auth_data, f.auth_data);
+	assert_int_equal(a.client_data_len, 7);
+	assert_int_equal(a.sig_len, 2);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(passkey_file_parse(bad[i], strlen(bad[i]), &f, why,
+		    sizeof why), -1);
+		assert_string_equal(why, "passkey.json is malformed");
+	}
+	/* a nonce of 129 bytes, a signature past its bound: refused */
+	memset(sig, 'A', sizeof sig);
+	sig[PASSKEY_NONCE_MAX + 1] = '\0';
+	snprintf(buf, sizeof buf, "{\"nonce\":\"%s\",\"expires\":1,\"authenticator_data\":"
+	    "\"AQ\",\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}", sig);
+	assert_int_equal(passkey_file_parse(buf, strlen(buf), &f, why, sizeof why), -1);
+	sig[PASSKEY_NONCE_MAX] = '\0';
+	snprintf(buf, sizeof buf, "{\"nonce\":\"%s\",\"expires\":1,\"authenticator_data\":"
+	    "\"AQ\",\"client_data_json\":\"AQ\",\"signature\":\"AQ\"}", sig);
+	assert_int_equal(passkey_file_parse(buf, strlen(buf), &f, why, sizeof why), 0);
+	memset(sig, 'A', sizeof sig);
+	sig[(PASSKEY_SIG_MAX + 1) * 4 / 3 + 1] = '\0';
+	snprintf(buf, sizeof buf, "{\"nonce\":\"AA\",\"expires\":1,\"authenticator_data\":"
+	    "\"AQ\",\"client_data_json\":\"AQ\",\"signature\":\"%s\"}", sig);
+	assert_int_equal(passkey_file_parse(buf, strlen(buf), &f, why, sizeof why), -1);
+}
+
 static int
 setup(void **state)
 {
@@ -677,6 +752,7 @@ main(void)
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_chromium),
 		cmocka_unit_test(test_b64url),
+		cmocka_unit_test(test_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
