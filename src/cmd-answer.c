@@ -230,6 +230,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		{ "to", required_argument, NULL, 't' },
 		{ "grant", required_argument, NULL, 'g' },
 		{ "granted", no_argument, NULL, 'G' },
+		{ "passkey", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct approve_opts *o = &a->opts;
@@ -253,6 +254,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		case 't': a->to = optarg; break;
 		case 'g': a->grant = optarg; break;
 		case 'G': o->granted = 1; break;
+		case 'P': o->passkey = 1; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");
@@ -276,6 +278,10 @@ answer_options(int argc, char **argv, struct answer_args *a)
 	if ((a->grant != NULL || o->granted) && (!a->run || a->to != NULL || o->via_sudo))
 		return usage_error(&cmd_answer_entry, "--grant and --granted go with --run "
 		    "(no --to, no --via sudo)");
+	if (o->passkey && (!a->run || a->to != NULL || o->via_sudo || o->you_only ||
+	    a->grant != NULL || o->granted))
+		return usage_error(&cmd_answer_entry, "--passkey goes with --run "
+		    "(no --to, --via sudo, --you-only, --grant or --granted)");
 	if (a->grant != NULL && o->granted)
 		return usage_error(&cmd_answer_entry, "--grant and --granted exclude each other");
 	if (a->grant != NULL && (o->grant_seconds = grant_duration_parse(a->grant)) <= 0)
