@@ -21,7 +21,8 @@ const struct cmd_entry cmd_answer_entry = {
 	.summary = "approve (authenticate and run) or deny a pending gate",
 	.group = CMD_REVIEWER,
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [-f TEXT] [-j] | "
+	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [--passkey] [-f TEXT] "
+	"[-j] | "
 	"ID --approve|--deny --to REVIEWER "
 	"[-c CMD_ID]... [-f TEXT] [-j]",
 	.help =
@@ -54,6 +55,9 @@ const struct cmd_entry cmd_answer_entry = {
 	"  --granted           approve only if every selected command has a live\n"
 	"                      grant that matches it exactly (how a request that\n"
 	"                      grants cover is run; its ledger names the grants)\n"
+	"  --passkey           with --run: your enrolled passkey signs this run too,\n"
+	"                      and the runner checks it as root (docs/passkeys.md);\n"
+	"                      ROOT commands only; sudo still asks for the password\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
 	"  -t, --to REVIEWER   as a co-reviewer under the host's two-person rule: show\n"
