@@ -98,6 +98,7 @@ ask(const char *prog, const char *request, char *out, size_t size)
 	struct spawn s = { .path = prog, .argv = argv, .envp = environ,
 	    .group = EXEC_FOREGROUND };
 	int in[2], outp[2], status = -1;
+	struct sigaction ign, old;
 	struct pollfd pfd;
 	size_t len = 0;
 	ssize_t n;
@@ -116,10 +117,15 @@ ask(const char *prog, const char *request, char *out, size_t size)
 	pid = spawn(&s);
 	close(in[0]);
 	close(outp[1]);
-	/* the request is small: the pipe holds it whole */
+	/* the request is small: the pipe holds it whole; an authenticator
+	 * gone already is a failure, not our SIGPIPE */
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
 	if (pid < 0 || write_all(in[1], request, strlen(request)) != 0)
 		len = size;
 	close(in[1]);
+	sigaction(SIGPIPE, &old, NULL);
 	pfd.fd = outp[0];
 	pfd.events = POLLIN;
 	while (len < size - 1 && poll(&pfd, 1, AUTH_WAIT_MS) > 0) {
