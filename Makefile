@@ -11,7 +11,8 @@ E2E_PREFIX ?= /opt/warrant-test
 # -Dtest_hooks=true: box init's container detection can be pointed at a
 # test root; the two-person rule's policy and spool live in the prefix.
 E2E_OPTS = -Dtest_hooks=true -Dpolicy_file=$(E2E_PREFIX)/etc/policy.json \
-	-Dreview_spool=$(E2E_PREFIX)/spool/reviews -Dlogship_spool=$(E2E_PREFIX)/spool/unshipped
+	-Dreview_spool=$(E2E_PREFIX)/spool/reviews -Dlogship_spool=$(E2E_PREFIX)/spool/unshipped \
+	-Dpasskey_dir=$(E2E_PREFIX)/etc/passkeys
 FUZZ_BUILD ?= build-fuzz
 # make deb copies the tree there and builds the package in the copy.
 DEB_BUILD ?= build-deb

@@ -87,7 +87,8 @@ valgrind curl openssh-server openssh-client nodejs npm ca-certificates"
 # the private prefix, as make check does)
 src=/src/warrant
 e2e_opts="-Dtest_hooks=true -Dpolicy_file=/opt/warrant-test/etc/policy.json
--Dreview_spool=/opt/warrant-test/spool/reviews -Dlogship_spool=/opt/warrant-test/spool/unshipped"
+-Dreview_spool=/opt/warrant-test/spool/reviews -Dlogship_spool=/opt/warrant-test/spool/unshipped
+-Dpasskey_dir=/opt/warrant-test/etc/passkeys"
 
 n=0 passed=0 failed=0
 say() { printf '%s\n' "$*" | sed 's/^/# /'; }

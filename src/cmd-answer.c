@@ -21,7 +21,8 @@ const struct cmd_entry cmd_answer_entry = {
 	.summary = "approve (authenticate and run) or deny a pending gate",
 	.group = CMD_REVIEWER,
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [-f TEXT] [-j] | "
+	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [--passkey] [-f TEXT] "
+	"[-j] | "
 	"ID --approve|--deny --to REVIEWER "
 	"[-c CMD_ID]... [-f TEXT] [-j]",
 	.help =
@@ -54,6 +55,9 @@ const struct cmd_entry cmd_answer_entry = {
 	"  --granted           approve only if every selected command has a live\n"
 	"                      grant that matches it exactly (how a request that\n"
 	"                      grants cover is run; its ledger names the grants)\n"
+	"  --passkey           with --run: your enrolled passkey signs this run too,\n"
+	"                      and the runner checks it as root (docs/passkeys.md);\n"
+	"                      ROOT commands only; sudo still asks for the password\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
 	"  -t, --to REVIEWER   as a co-reviewer under the host's two-person rule: show\n"
@@ -230,6 +234,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		{ "to", required_argument, NULL, 't' },
 		{ "grant", required_argument, NULL, 'g' },
 		{ "granted", no_argument, NULL, 'G' },
+		{ "passkey", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct approve_opts *o = &a->opts;
@@ -253,6 +258,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		case 't': a->to = optarg; break;
 		case 'g': a->grant = optarg; break;
 		case 'G': o->granted = 1; break;
+		case 'P': o->passkey = 1; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");
@@ -276,6 +282,10 @@ answer_options(int argc, char **argv, struct answer_args *a)
 	if ((a->grant != NULL || o->granted) && (!a->run || a->to != NULL || o->via_sudo))
 		return usage_error(&cmd_answer_entry, "--grant and --granted go with --run "
 		    "(no --to, no --via sudo)");
+	if (o->passkey && (!a->run || a->to != NULL || o->via_sudo || o->you_only ||
+	    a->grant != NULL || o->granted))
+		return usage_error(&cmd_answer_entry, "--passkey goes with --run "
+		    "(no --to, --via sudo, --you-only, --grant or --granted)");
 	if (a->grant != NULL && o->granted)
 		return usage_error(&cmd_answer_entry, "--grant and --granted exclude each other");
 	if (a->grant != NULL && (o->grant_seconds = grant_duration_parse(a->grant)) <= 0)

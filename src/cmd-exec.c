@@ -341,7 +341,7 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 		    "(ssh -t); nothing ran");
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_MANIFEST);
-	runner_argv(argv, path, run_sha, 0);
+	runner_argv(argv, path, run_sha, 0, 0);
 	sudo_forget();
 	status = run_sudo(tty, argv);
 	sudo_forget();

@@ -20,6 +20,7 @@ struct approve_opts {
 	int		 you_only;	/* refuse when any selected command is ROOT */
 	long long	 grant_seconds;	/* > 0: grant the approved commands this long */
 	int		 granted;	/* run only by live grants (no review) */
+	int		 passkey;	/* the reviewer's passkey signs the run (authenticator.c) */
 };
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);

@@ -395,6 +395,11 @@ batch_from_disk(struct batch *b)
 		json_decref(b->stopped);
 		b->stopped = json_deep_copy(json_object_get(l, "stopped"));
 	}
+	/* the runner verified the reviewer's passkey: exactly its word */
+	if (found == 2)
+		b->passkey = json_is_string(json_object_get(l, "approved_with")) &&
+		    strcmp(json_str(l, "approved_with"), "passkey") == 0 &&
+		    json_string_length(json_object_get(l, "approved_with")) == 7;
 	if (found) {
 		json_array_clear(b->entries);
 		redact_json(json_object_get(l, "entries"));
@@ -437,5 +442,7 @@ batch_settle(struct batch *b, const char *outcome, const char *diagnostic, json_
 	*ledger = ledger_new(b->gate_id, b->sha, outcome, all, diagnostic);
 	if (b->stopped != NULL)
 		json_object_set(*ledger, "stopped", b->stopped);
+	if (b->passkey)
+		json_object_set_new(*ledger, "approved_with", json_string("passkey"));
 	return gate_settle(b->st, b->gate_id, b->attempt, *ledger);
 }

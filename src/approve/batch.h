@@ -32,6 +32,7 @@ struct batch {
 	json_t		*entries;	/* one per selected command, in order */
 	json_t		*granted;	/* run by grants: command id -> grant id */
 	json_t		*stopped;	/* {by, at}: the reviewer stopped it, or NULL */
+	int		 passkey;	/* the runner checked the reviewer's passkey */
 	char		 outcome[32];	/* why it failed, for the answer's JSON */
 	char		 message[512];
 };
@@ -81,8 +82,8 @@ int	 grants_find(struct batch *, const json_t *);
 
 /* sudo.c: sudo on the reviewer's terminal, and the stop signals */
 extern volatile sig_atomic_t stop_requested;
-#define RUNNER_ARGV_MAX	10
-void	 runner_argv(const char *[RUNNER_ARGV_MAX], const char *, const char *, int);
+#define RUNNER_ARGV_MAX	11
+void	 runner_argv(const char *[RUNNER_ARGV_MAX], const char *, const char *, int, int);
 int	 run_sudo(int, const char *const *);
 int	 sudo_ok(int);
 void	 sudo_forget(void);
@@ -91,6 +92,10 @@ void	 sudo_env_free(char *[SUDO_ENV_MAX]);
 void	 stop_signals_catch(struct sigaction *);
 void	 stop_signals_restore(const struct sigaction *);
 #define STOP_SIGNALS	7
+
+/* authenticator.c: `answer --passkey` */
+int	 passkey_ready(struct batch *, int);
+int	 passkey_assert(struct batch *);
 
 /* userenv.c */
 struct passwd;

@@ -80,7 +80,10 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		tell(b, "runner_error", "the run directory's path is too long");
 		return EXEC_NOTHING_RAN;
 	}
-	runner_argv(argv, path, b->run_sha, opts->detach);
+	/* the reviewer's passkey signs this manifest before sudo starts */
+	if (opts->passkey && passkey_assert(b) != 0)
+		return EXEC_NOTHING_RAN;
+	runner_argv(argv, path, b->run_sha, opts->detach, opts->passkey);
 	status = run_sudo(b->tty, argv);
 	if (sudo_ok(status)) {
 		if (opts->detach)

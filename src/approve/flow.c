@@ -188,6 +188,11 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		}
 		*root = 1;
 	}
+	/* a passkey signs ROOT commands of this host's runner only */
+	if (o->passkey && passkey_ready(b, *root) != 0) {
+		json_decref(sel);
+		return -1;
+	}
 	/* the web page's approvals: nothing that needs sudo, ever */
 	if (o->you_only && *root) {
 		json_decref(sel);

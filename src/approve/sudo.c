@@ -82,13 +82,13 @@ stop_signals_restore(const struct sigaction *saved)
 }
 
 /*
- * The one way the runner is started: `sudo -k -- RUNNER --manifest PATH
- * --expected-sha256 SHA [--detach]` into argv (RUNNER_ARGV_MAX entries,
- * the last NULL).
+ * The one way the runner is started: `sudo -k -- RUNNER [passkey]
+ * --manifest PATH --expected-sha256 SHA [--detach]` into argv
+ * (RUNNER_ARGV_MAX entries, the last NULL).
  */
 void
 runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char *sha,
-    int detach)
+    int detach, int passkey)
 {
 	int k = 0;
 
@@ -96,6 +96,8 @@ runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char 
 	argv[k++] = "-k";
 	argv[k++] = "--";
 	argv[k++] = WARRANT_RUNNER_PATH;
+	if (passkey)
+		argv[k++] = "passkey";
 	argv[k++] = "--manifest";
 	argv[k++] = manifest;
 	argv[k++] = "--expected-sha256";

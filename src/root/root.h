@@ -48,13 +48,17 @@ int	 ascii_isspace(int);
 int	 ascii_ncasecmp(const char *, const char *, size_t);
 int	 ascii_casecmp(const char *, const char *);
 const char *ascii_casestr(const char *, const char *);
+/* util.c: base64url without padding (RFC 4648 §5) */
+int	 b64url_encode(const unsigned char *, size_t, char *, size_t);
+int	 b64url_decode(const char *, unsigned char *, size_t, size_t *);
 
-/* sha256.c: digests, always lowercase hex. */
+/* sha256.c: digests, always lowercase hex (sha256_digest: the 32 bytes). */
 typedef int (*sha256_sink)(void *, const void *, size_t);
 int	 sha256_stream(int, uint64_t, sha256_sink, void *, char [SHA256_HEX_LEN + 1],
 	    uint64_t *);
 int	 sha256_fd(int, char [SHA256_HEX_LEN + 1]);
 void	 sha256_bytes(const void *, size_t, char [SHA256_HEX_LEN + 1]);
+void	 sha256_digest(const void *, size_t, unsigned char [32]);
 int	 digest_equal(const char *, const char *);
 
 /* utf8.c: UTF-8 without libunistring (what the runner needs). */
@@ -394,6 +398,65 @@ int	 acl_may_write(const struct writer *, const char *, const struct stat *);
 int	 process_touchable(const struct writer *, pid_t, char *, size_t);
 gid_t	*requester_groups_live(uid_t, const gid_t *, int *);
 int	 uid_map_identity(int);
+
+/*
+ * passkey.c: a reviewer's WebAuthn assertion over one approval, checked by
+ * root: the challenge, the enrolled credential's record and the nonces
+ * already used. In order: passkey_verify, then passkey_nonce_use (the
+ * nonce of the challenge), then passkey_cred_save with the new
+ * passkey_sign_count, then the run; "now" is always now_seconds().
+ */
+#define PASSKEY_TTL_MAX		120	/* seconds an approval's expiry may lie ahead */
+#define PASSKEY_NONCE_MAX	128	/* bytes of a nonce */
+#define PASSKEY_ID_MAX		1023	/* bytes of a credential id (WebAuthn's bound) */
+#define PASSKEY_SPKI_MAX	1024	/* bytes of a public key's SPKI DER */
+struct passkey_cred {
+	char		 reviewer[65];	/* the user name (id_name_ok), its record's file name */
+	char		 rp_id[254];
+	char		 origin[512];
+	unsigned char	 id[PASSKEY_ID_MAX];
+	size_t		 id_len;
+	unsigned char	 spki[PASSKEY_SPKI_MAX];
+	size_t		 spki_len;
+	uint32_t	 sign_count;
+	int64_t		 created;
+};
+struct passkey_assertion {	/* as the authenticator gave them */
+	const unsigned char *auth_data;
+	size_t		 auth_data_len;
+	const char	*client_data;	/* clientDataJSON */
+	size_t		 client_data_len;
+	const unsigned char *sig;	/* DER ECDSA */
+	size_t		 sig_len;
+};
+int	 passkey_challenge(const char *, const char *, const char *const *, size_t,
+	    const char *, int64_t, unsigned char [32]);
+int	 passkey_verify(const struct passkey_cred *, const struct passkey_assertion *,
+	    const unsigned char [32], int64_t, int64_t, char *, size_t);
+uint32_t passkey_sign_count(const struct passkey_assertion *);
+int	 passkey_dir_open(const char *, char *, size_t);
+int	 passkey_cred_parse(const char *, size_t, struct passkey_cred *, char *, size_t);
+int	 passkey_cred_load(int, const char *, struct passkey_cred *, char *, size_t);
+int	 passkey_cred_save(int, const struct passkey_cred *, char *, size_t);
+int	 passkey_nonce_use(int, const char *, int64_t, char *, size_t);
+/* RUN_PASSKEY: the assertion `answer --passkey` got, beside the manifest */
+#define RUN_PASSKEY		"passkey.json"
+#define PASSKEY_FILE_MAX	16384	/* bytes of RUN_PASSKEY */
+#define PASSKEY_AD_MAX		1024	/* bytes of authenticator data */
+#define PASSKEY_CD_MAX		4096	/* bytes of clientDataJSON */
+#define PASSKEY_SIG_MAX		80	/* bytes of a DER ECDSA P-256 signature (72) */
+struct passkey_file {
+	char		 nonce[PASSKEY_NONCE_MAX + 1];	/* base64url, as hashed */
+	int64_t		 expires;
+	unsigned char	 auth_data[PASSKEY_AD_MAX];
+	size_t		 auth_data_len;
+	char		 client_data[PASSKEY_CD_MAX];
+	size_t		 client_data_len;
+	unsigned char	 sig[PASSKEY_SIG_MAX];
+	size_t		 sig_len;
+};
+int	 passkey_file_parse(const char *, size_t, struct passkey_file *, char *, size_t);
+void	 passkey_file_assertion(const struct passkey_file *, struct passkey_assertion *);
 
 /* the run-time supervisor's record of a ROOT command, in the ledger */
 #define CONFINE_LIST_MAX	64	/* items of each list; the rest counted */

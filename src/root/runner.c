@@ -75,7 +75,8 @@
 #define MANIFEST_MAX	(4 * 1024 * 1024)
 #define OUTPUT_LOG_MAX	(64ULL * 1024 * 1024)
 #define POLICY_BATCH	16	/* sudoers questions asked at once */
-#define USAGE		"usage: warrant-runner --manifest FILE --expected-sha256 HEX [--detach]"
+#define USAGE		"usage: warrant-runner [passkey] --manifest FILE --expected-sha256 HEX " \
+			"[--detach]"
 
 struct runner {
 	uid_t		 sudo_uid;
@@ -106,6 +107,7 @@ struct runner {
 	struct iolog_host io_host;		/* ROOT commands' I/O log (iolog.c) */
 	int64_t		 deadline_ms;		/* monotonic: start + batch_bound() */
 	struct run_watch watch;			/* the reviewer's stop, live output */
+	int		 passkey;		/* approved with the sudo user's passkey */
 };
 
 /* SIGHUP, SIGTERM, SIGINT, SIGQUIT: finish the command in hand, start no
@@ -635,10 +637,10 @@ syslog_command(const struct runner *r, const json_t *line, const json_t *entry)
 			safe[i] = '?';
 	snprintf(exit_code, sizeof exit_code, "%lld",
 	    (long long)json_integer_value(json_object_get(entry, "exit_code")));
-	snprintf(msg, sizeof msg, "%s ran as %s: request %s command %s %s: %s (exit %s, %zu refused)",
+	snprintf(msg, sizeof msg, "%s ran as %s: request %s command %s %s: %s (exit %s, %zu refused)%s",
 	    r->sudo_user, r->target_name, r->request_id, str(line, "id"), safe,
 	    str(entry, "status"), exit_code, json_array_size(json_object_get(json_object_get(
-	    entry, "confinement"), "refused")));
+	    entry, "confinement"), "refused")), r->passkey ? ", approved with a passkey" : "");
 	snprintf(uid, sizeof uid, "%d", (int)r->sudo_uid);
 	snprintf(pid, sizeof pid, "%d", (int)getpid());
 	const char *const fields[] = { "MESSAGE", msg, "PRIORITY", "5",
@@ -689,6 +691,8 @@ root_log(const struct runner *r, const json_t *c, size_t idx, const json_t *entr
 	    "output_bytes", json_object_get(entry, "output_bytes"));
 	if (at_run(c))
 		json_object_set_new(line, "sealed_at_run", json_true());
+	if (r->passkey)
+		json_object_set_new(line, "approved_with", json_string("passkey"));
 	json_object_set(line, "iolog", json_object_get(entry, "iolog"));
 	if (iolog_error != NULL && *iolog_error != '\0')
 		json_object_set_new(line, "iolog_error", json_string(iolog_error));
@@ -731,6 +735,8 @@ record_entries(const struct runner *r, const char *name, json_t *entries, int du
 
 	if (stopped != NULL)	/* who stopped the batch, and when it was heard */
 		json_object_set_new(l, "stopped", stopped);
+	if (r->passkey)
+		json_object_set_new(l, "approved_with", json_string("passkey"));
 	rc = record(r, name, l, durable);
 	json_decref(l);
 	return rc;
@@ -1103,6 +1109,13 @@ main(int argc, char **argv)
 	openlog("warrant", LOG_PID, LOG_AUTHPRIV);
 	memset(&r, 0, sizeof r);
 	r.deadline_ms = monotonic_ms();	/* plus the bound, once the manifest is read */
+	/* the mode is argv[1] itself, never an option getopt could move: a
+	 * sudoers rule "RUNNER passkey *" matches only this mode */
+	if (argc > 1 && strcmp(argv[1], "passkey") == 0) {
+		r.passkey = 1;
+		argc--;
+		argv++;
+	}
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -1142,6 +1155,8 @@ main(int argc, char **argv)
 	live_groups(&r);
 	/* the two-person rule: the other reviewers' approvals, or nothing */
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
+	if (r.passkey)	/* the sudo user's passkey signed this run, or nothing */
+		passkey_approval(r.manifest, r.run_sha, r.dfd, r.sudo_uid, r.sudo_user);
 	prepare_supervisor(&r);
 	stage(&r);
 	verify_commands(&r);

@@ -102,16 +102,14 @@ sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
 }
 
 void
-sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
+sha256_digest(const void *p, size_t n, unsigned char md[32])
 {
-	unsigned char md[32];
 	SHA256_CTX ctx;
 
 	/* not SHA256(): since OpenSSL 3.0 that one-shot goes through EVP */
 	SHA256_Init(&ctx);
 	SHA256_Update(&ctx, p, n);
 	SHA256_Final(md, &ctx);
-	to_hex(md, hex);
 }
 
 #else	/* the EVP interface */
@@ -147,18 +145,24 @@ sha256_end(void *ctx, char hex[SHA256_HEX_LEN + 1])
 }
 
 void
-sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
+sha256_digest(const void *p, size_t n, unsigned char md[32])
 {
-	unsigned char md[32];
-
 	if (EVP_Digest(p, n, md, NULL, sha256_md(), NULL) != 1) {
 		/* libcrypto cannot fail here short of memory exhaustion. */
 		warnx("SHA-256 failed");
 		abort();
 	}
-	to_hex(md, hex);
 }
 #endif
+
+void
+sha256_bytes(const void *p, size_t n, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[32];
+
+	sha256_digest(p, n, md);
+	to_hex(md, hex);
+}
 
 /*
  * Hash fd's content from its start (pread: the descriptor's offset is

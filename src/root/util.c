@@ -269,3 +269,61 @@ ascii_casestr(const char *s, const char *p)
 			return s;
 	return NULL;
 }
+
+static const char b64url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* base64url without padding of n bytes into out; 0, or -1 when it does not fit. */
+int
+b64url_encode(const unsigned char *in, size_t n, char *out, size_t size)
+{
+	size_t i, k = 0;
+	unsigned v;
+
+	if (n > (SIZE_MAX - 2) / 4 || (n * 4 + 2) / 3 + 1 > size)
+		return -1;
+	for (i = 0; i < n; i += 3) {
+		v = (unsigned)in[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= in[i + 2];
+		out[k++] = b64url[v >> 18 & 63];
+		out[k++] = b64url[v >> 12 & 63];
+		if (i + 1 < n)
+			out[k++] = b64url[v >> 6 & 63];
+		if (i + 2 < n)
+			out[k++] = b64url[v & 63];
+	}
+	out[k] = '\0';
+	return 0;
+}
+
+/* base64url without padding, in its one canonical spelling (the bits left
+ * over are zero), into at most size bytes: 0 with *n set, or -1. */
+int
+b64url_decode(const char *s, unsigned char *out, size_t size, size_t *n)
+{
+	const char *p;
+	unsigned acc = 0;
+	size_t k = 0;
+	int bits = 0;
+
+	if (s == NULL || strlen(s) % 4 == 1)
+		return -1;
+	for (; *s != '\0'; s++) {
+		if ((p = strchr(b64url, *s)) == NULL)
+			return -1;
+		acc = (acc << 6 | (unsigned)(p - b64url)) & 0xfff;
+		if ((bits += 6) >= 8) {
+			if (k == size)
+				return -1;
+			bits -= 8;
+			out[k++] = (unsigned char)(acc >> bits);
+		}
+	}
+	if ((acc & ((1u << bits) - 1)) != 0)
+		return -1;
+	*n = k;
+	return 0;
+}

@@ -32,65 +32,21 @@
 #include "root/root.h"
 #include "web/pagesig.h"
 
-static const char b64url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 /* base64url without padding of n bytes into out; 0, or -1 when it does not fit. */
 int
 pagesig_b64(const unsigned char *in, size_t n, char *out, size_t size)
 {
-	size_t i, k = 0, need = (n * 4 + 2) / 3;
-	unsigned v;
-
-	if (need + 1 > size)
-		return -1;
-	for (i = 0; i < n; i += 3) {
-		v = (unsigned)in[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= in[i + 2];
-		out[k++] = b64url[v >> 18 & 63];
-		out[k++] = b64url[v >> 12 & 63];
-		if (i + 1 < n)
-			out[k++] = b64url[v >> 6 & 63];
-		if (i + 2 < n)
-			out[k++] = b64url[v & 63];
-	}
-	out[k] = '\0';
-	return 0;
-}
-
-static int
-b64val(int c)
-{
-	const char *p = c != '\0' ? strchr(b64url, c) : NULL;
-
-	return p != NULL ? (int)(p - b64url) : -1;
+	return b64url_encode(in, n, out, size);
 }
 
 /* Exactly n bytes from s, base64url in its one canonical spelling; 0, or -1. */
 int
 pagesig_unb64(const char *s, unsigned char *out, size_t n)
 {
-	size_t len = (n * 4 + 2) / 3, i, k = 0;
-	unsigned acc = 0;
-	int bits = 0, v;
+	size_t got;
 
-	if (s == NULL || strlen(s) != len)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if ((v = b64val((unsigned char)s[i])) < 0)
-			return -1;
-		acc = acc << 6 | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[k++] = (unsigned char)(acc >> bits);
-		}
-	}
-	/* the bits left over are zero in the canonical spelling */
-	return k == n && (acc & ((1u << bits) - 1)) == 0 ? 0 : -1;
+	return s != NULL && strlen(s) == (n * 4 + 2) / 3 &&
+	    b64url_decode(s, out, n, &got) == 0 && got == n ? 0 : -1;
 }
 
 /* A session's name or a challenge: 43 base64url characters (32 bytes). */

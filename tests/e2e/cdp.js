@@ -10,7 +10,8 @@
 // at that point of the viewport, as a finger's: the page's own listeners
 // see it as input),
 // {"shot": PNG path}, {"viewport": [WIDTH, HEIGHT]} (a phone's, from then
-// on; 390x844 at the start). Prints one JSON line per step: {"step", "ok", "value"}.
+// on; 390x844 at the start), {"cdp": METHOD, "params": {...}} (a DevTools
+// command to the page, e.g. the WebAuthn domain's; its value: the result). Prints one JSON line per step: {"step", "ok", "value"}.
 // Exits 1 at the first step that fails.
 "use strict";
 const { spawn } = require("child_process");
@@ -109,6 +110,8 @@ async function main() {
 			await page("Emulation.setDeviceMetricsOverride", { width: s.viewport[0],
 				height: s.viewport[1], deviceScaleFactor: 1, mobile: true });
 			value = await evaluate("document.documentElement.clientWidth");
+		} else if (s.cdp) {
+			value = await page(s.cdp, s.params);
 		} else if (s.shot) {
 			const r = await page("Page.captureScreenshot", { format: "png",
 				captureBeyondViewport: false });
