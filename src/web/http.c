@@ -701,7 +701,7 @@ completed(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_RequestTermi
 /* libmicrohttpd's messages (a client's bad request, a limit reached):
  * a client can cause one per connection, so at most one line every
  * WEB_LOG_GAP_S seconds, with the count of those left out. */
-static void
+static void __attribute__((format(printf, 2, 0)))
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -61,7 +61,7 @@ put_file(const char *path, const void *data, size_t n, mode_t mode)
 	close(fd);
 }
 
-static char *
+static char * __attribute__((format(printf, 1, 2)))
 path_of(const char *fmt, ...)
 {
 	va_list ap;

@@ -146,7 +146,7 @@ test_rules_sound(void **state)
 static void
 test_docs_current(void **state)
 {
-	char path[4096], *doc, *want, *at, *end;
+	char path[4096], *doc, *want, *at, *end = NULL;
 	size_t len = 0;
 	FILE *f;
 
