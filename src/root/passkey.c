@@ -134,10 +134,11 @@ json_is(const json_t *v, const char *s)
 uint32_t
 passkey_sign_count(const struct passkey_assertion *a)
 {
-	const unsigned char *p = a->auth_data + 33;
+	const unsigned char *p;
 
-	if (a->auth_data_len < 37)
+	if (a->auth_data == NULL || a->auth_data_len < 37)
 		return 0;
+	p = a->auth_data + 33;	/* after the RP ID hash and the flags */
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
