@@ -192,6 +192,9 @@ private_prefix() {
 # (tests/deb/test-deb.sh: /usr), which nothing here installs or removes.
 installed_mode() { [ -n "${WARRANT_PREFIX:-}" ]; }
 
+# build_config NAME: the string the build compiled in as NAME (config.h).
+build_config() { sed -n "s/^#define $1 \"\\(.*\\)\"\$/\\1/p" "$WARRANT_BUILD/config.h"; }
+
 # iolog_dir: where the warrant under test keeps its I/O logs: the default
 # (the Debian package's) or WARRANT_IOLOG_DIR for an installed build, the
 # configured one for a build tree.

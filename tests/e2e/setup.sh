@@ -43,7 +43,7 @@ install:)
 	out=$(umask 022 && meson install -C "$WARRANT_BUILD" --no-rebuild 2>&1)
 	check "meson install into the private prefix $PREFIX" [ $? -eq 0 ]
 	[ -n "$out" ] && echo "$out" | tail -5 | sed 's/^/# /'
-	runner=$(sed -n 's/^#define WARRANT_RUNNER_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	runner=$(build_config WARRANT_RUNNER_PATH)
 	check "the runner path compiled into warrant ($runner) is under $PREFIX" \
 	    sh -c 'case $1 in "$2"/*) [ -x "$1" ] ;; *) false ;; esac' sh "$runner" "$PREFIX"
 	;;

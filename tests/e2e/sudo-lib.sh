@@ -131,12 +131,12 @@ sr_install() {
 		return 1
 	fi
 	SR_WARRANT=$(sr_installed_path warrant)
-	SR_RUNNER=$(sed -n 's/^#define WARRANT_RUNNER_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	SR_RUNNER=$(build_config WARRANT_RUNNER_PATH)
 	case $SR_WARRANT:$SR_RUNNER in
 	"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
 	*) diag "warrant '$SR_WARRANT' or the runner '$SR_RUNNER' is outside $SR_PREFIX"; return 1 ;;
 	esac
-	SR_SHIPPER=$(sed -n 's/^#define WARRANT_LOGSHIP_PATH "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	SR_SHIPPER=$(build_config WARRANT_LOGSHIP_PATH)
 	if ! cmp -s "$WARRANT_BUILD/warrant" "$SR_WARRANT" ||
 	    ! cmp -s "$WARRANT_BUILD/warrant-runner" "$SR_RUNNER" ||
 	    ! cmp -s "$WARRANT_BUILD/warrant-logship" "$SR_SHIPPER"; then

@@ -712,7 +712,7 @@ NOSEC=$SR_DIR/noseccomp
 if [ "$(uname -m)" = x86_64 ] && cc -O -o "$NOSEC" "$SR_DIR/noseccomp.c" 2>"$SR_DIR/noseccomp.err"; then
 	"$NOSEC" "$PY" -c 'import ctypes, sys; b = ctypes.create_string_buffer(16); sys.exit(0 if ctypes.CDLL(None, use_errno=True).syscall(317, 3, 0, b) == -1 and ctypes.get_errno() == 38 else 1)'
 	is "(9) control: under the blocker seccomp(2) fails with ENOSYS" "$?" 0
-	POLICY=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	POLICY=$(build_config WARRANT_POLICY_FILE)
 	if [ -e "$POLICY" ]; then POLICY_SAVED=$SR_DIR/policy.saved; cp -p "$POLICY" "$POLICY_SAVED"; fi
 	rm -f "$POLICY"
 	# approve_blocked NAME ID: approve with the blocker in front

@@ -298,7 +298,7 @@ section "(e) the I/O log keeps iolog_max_sessions sessions: then the oldest make
 if installed_mode; then
 	skip "(e) the ring of sessions" "an installed build's policy file is the host's"
 else
-	TPOL=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+	TPOL=$(build_config WARRANT_POLICY_FILE)
 	SEQ_SAVED=$(cat "$IO/seq")
 	install -d -m 0755 -o root -g root "$(dirname "$TPOL")"
 	printf '{"iolog_max_sessions": 2}\n' >"$TPOL" && chmod 0644 "$TPOL"

@@ -31,15 +31,14 @@ chmod 755 "$SR_DIR"
 OPT=/opt/wt-logship
 SRV=$SR_DIR/server-io
 LSD_PID=
-cfg() { sed -n "s/^#define $1 \"\\(.*\\)\"\$/\\1/p" "$WARRANT_BUILD/config.h"; }
 if installed_mode; then
 	IO=${WARRANT_IOLOG_DIR:-/var/log/warrant-io}
 	POLICY=/etc/warrant/policy.json
 	SPOOL=/var/spool/warrant/unshipped
 else
-	IO=$(cfg WARRANT_IOLOG_DIR)
-	POLICY=$(cfg WARRANT_POLICY_FILE)
-	SPOOL=$(cfg WARRANT_LOGSHIP_SPOOL)
+	IO=$(build_config WARRANT_IOLOG_DIR)
+	POLICY=$(build_config WARRANT_POLICY_FILE)
+	SPOOL=$(build_config WARRANT_LOGSHIP_SPOOL)
 fi
 POLICY_SAVED=
 

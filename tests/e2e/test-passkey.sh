@@ -37,7 +37,7 @@ at_exit cleanup
 sr_user_setup || bail "the reviewer users are set up"
 sr_install || bail "warrant is installed in its private prefix"
 W=$SR_WARRANT
-PKDIR=$(sed -n 's/^#define WARRANT_PASSKEY_DIR "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+PKDIR=$(build_config WARRANT_PASSKEY_DIR)
 case $PKDIR in
 "$SR_PREFIX"/*) ;;
 *)

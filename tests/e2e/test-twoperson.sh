@@ -50,8 +50,8 @@ at_exit cleanup
 sr_user_setup || bail "the reviewer users are set up"
 sr_install || bail "warrant is installed in its private prefix"
 W=$SR_WARRANT
-POLICY=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
-SPOOL=$(sed -n 's/^#define WARRANT_REVIEW_SPOOL "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h")
+POLICY=$(build_config WARRANT_POLICY_FILE)
+SPOOL=$(build_config WARRANT_REVIEW_SPOOL)
 case $POLICY:$SPOOL in
 "$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
 *)
