@@ -21,7 +21,7 @@ const struct cmd_entry cmd_answer_entry = {
 	.summary = "approve (authenticate and run) or deny a pending gate",
 	.group = CMD_REVIEWER,
 	.usage = "ID [--run | --deny] [-c CMD_ID]... [--detach | --no-detach] [--via sudo] "
-	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [--passkey] [-f TEXT] "
+	"[--expect SHA256] [--you-only] [--grant DURATION | --granted] [--passkey | --passkey-relay] [-f TEXT] "
 	"[-j] | "
 	"ID --approve|--deny --to REVIEWER "
 	"[-c CMD_ID]... [-f TEXT] [-j]",
@@ -55,9 +55,13 @@ const struct cmd_entry cmd_answer_entry = {
 	"  --granted           approve only if every selected command has a live\n"
 	"                      grant that matches it exactly (how a request that\n"
 	"                      grants cover is run; its ledger names the grants)\n"
-	"  --passkey           with --run: your enrolled passkey signs this run too,\n"
-	"                      and the runner checks it as root (docs/passkeys.md);\n"
-	"                      ROOT commands only; sudo still asks for the password\n"
+	"  --passkey           with --run: your enrolled passkey signs this run, and\n"
+	"                      the runner checks it as root instead of sudo asking\n"
+	"                      for your password (`warrant passkey add` enrols it;\n"
+	"                      docs/passkeys.md); a ROOT command must be selected\n"
+	"  --passkey-relay     as --passkey, the assertion asked through standard\n"
+	"                      input, a socket (how the daemon's page approves):\n"
+	"                      one JSON request line out, one answer line in\n"
 	"  -f, --feedback TEXT a note for the agent with --deny (UTF-8, at most\n"
 	"                      4096 bytes)\n"
 	"  -t, --to REVIEWER   as a co-reviewer under the host's two-person rule: show\n"
@@ -235,6 +239,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		{ "grant", required_argument, NULL, 'g' },
 		{ "granted", no_argument, NULL, 'G' },
 		{ "passkey", no_argument, NULL, 'P' },
+		{ "passkey-relay", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct approve_opts *o = &a->opts;
@@ -259,6 +264,7 @@ answer_options(int argc, char **argv, struct answer_args *a)
 		case 'g': a->grant = optarg; break;
 		case 'G': o->granted = 1; break;
 		case 'P': o->passkey = 1; break;
+		case 'R': o->passkey = o->passkey_relay = 1; break;
 		case 'V':
 			if (strcmp(optarg, "sudo") != 0)
 				return usage_error(&cmd_answer_entry, "--via takes only 'sudo'");

@@ -29,6 +29,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_serve_entry,
 	&cmd_box_entry,
 	&cmd_requesters_entry,
+	&cmd_passkey_entry,
 	&cmd_machine_entry,
 	&cmd_gc_entry,
 	&cmd_exec_entry,

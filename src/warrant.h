@@ -150,6 +150,7 @@ extern const struct cmd_entry cmd_stop_entry;
 int	 wait_print(const json_t *, int);
 extern const struct cmd_entry cmd_box_entry;
 extern const struct cmd_entry cmd_requesters_entry;
+extern const struct cmd_entry cmd_passkey_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_pair_entry;

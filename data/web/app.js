@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: ISC
 // The warrant web page: pairing from the link's #token=, the gates from
 // /api/gates, live updates from /api/events, deny with feedback, approve
-// of commands that run as you. Every string from the server (agent text
-// already neutralised there) goes into the page as text, never as HTML.
+// of commands that run as you, and, where root enrolled this reviewer's
+// passkey for this page's origin, of commands that run as root with that
+// passkey (docs/passkeys.md: the runner checks the assertion as root).
+// Every string from the server (agent text already neutralised there)
+// goes into the page as text, never as HTML.
 //
 // The session is a name and a key (docs/web.md, "A port anyone may
 // bind"). The key comes once, in the answer to pairing; the page imports
@@ -18,6 +21,7 @@ let events = null;
 const busy = new Set();		// gates with a request of ours under way
 const results = new Map();	// gate id -> the last result shown on its card
 const absolute = new Set();	// gates whose expiry is shown as a time, after a tap
+let passkey = { enrolled: false };	// GET /api/passkey
 
 function el(tag, attrs, ...kids) {
 	const e = document.createElement(tag);
@@ -495,6 +499,98 @@ async function loadGrants() {
 	document.getElementById("grants-title").hidden = r.body.grants.length === 0;
 }
 
+// The passkey root enrolled for this reviewer, usable on this page only
+// when the record names this very origin (an RP ID is bound to its name).
+function passkeyHere() {
+	return passkey.enrolled && passkey.origin === location.origin;
+}
+
+// Approve a ROOT gate (all its commands, as `warrant answer ID --run`
+// would) with the passkey: the first tap asks again, naming the gate; the
+// second asks the daemon for the challenge (it binds the gate, its seal,
+// the commands, a nonce and an expiry), the authenticator signs it, and
+// the assertion goes back for the runner to check as root.
+function passkeyTap(g, card, b) {
+	if (!b.classList.contains("confirm")) {
+		b.classList.add("confirm");
+		b.textContent = "Run " + plural((g.commands || []).length, "command", "commands") + " of " +
+			g.request_id + " from " + g.requester + ", as root where marked, with your passkey: tap again";
+		return;
+	}
+	return passkeyApprove(g, card);
+}
+
+async function passkeyApprove(g, card) {
+	const at = "/api/gates/" + encodeURIComponent(g.request_id) + "/passkey";
+	busy.add(g.request_id);
+	card.querySelectorAll("button").forEach(b => b.disabled = true);
+	showResult(card, g.request_id, "Asking for the passkey…", false);
+	let r = await api("POST", at, { manifest_sha256: g.manifest_sha256,
+		commands: (g.commands || []).map(c => c.id) });
+	if (r.status === 200) {
+		let a = null;
+		try {
+			a = await navigator.credentials.get({ publicKey: {
+				challenge: unb64url(r.body.challenge), rpId: r.body.rp_id,
+				allowCredentials: [{ type: "public-key", id: unb64url(r.body.credential_id) }],
+				userVerification: "required", timeout: r.body.timeout_ms } });
+		} catch (e) {
+			a = null;
+		}
+		if (a) {
+			showResult(card, g.request_id, "Running…", false);
+			r = await api("POST", at + "/assertion", { ceremony: r.body.ceremony,
+				authenticator_data: b64url(a.response.authenticatorData),
+				client_data_json: b64url(a.response.clientDataJSON),
+				signature: b64url(a.response.signature) });
+		} else r = { status: 0, body: { error: { code: "passkey_cancelled",
+			message: "the passkey gave no assertion (cancelled, or not this device's); nothing ran" } } };
+	}
+	busy.delete(g.request_id);
+	if (r.status === 200) showResult(card, g.request_id, "Ran: " + r.body.outcome + ", approved with the passkey.", false);
+	else if (r.status === 202) showResult(card, g.request_id, "Running; the result will show below.", false);
+	else showResult(card, g.request_id, "Not approved: " + errText(r), true);
+	load();
+}
+
+// Enrolment, the page's half: `sudo warrant passkey add` prints a code on
+// the computer; typed here, it makes the registration's challenge, so that
+// root adopts only the credential made with it. The page stages the new
+// credential at the daemon; root's terminal finishes.
+async function passkeyEnrol() {
+	const say = t => { document.getElementById("pk-status").textContent = t; };
+	const code = document.getElementById("pk-code").value;
+	const r = await api("POST", "/api/passkey/register", { code });
+	if (r.status !== 200) return say("Not added: " + errText(r));
+	let c = null;
+	try {
+		c = await navigator.credentials.create({ publicKey: {
+			rp: { id: location.hostname, name: "warrant" },
+			user: { id: unb64url(r.body.user_id), name: r.body.user_name, displayName: r.body.user_name },
+			challenge: unb64url(r.body.challenge),
+			pubKeyCredParams: [{ type: "public-key", alg: -7 }],
+			authenticatorSelection: { userVerification: "required", residentKey: "preferred" },
+			attestation: "none", timeout: 120000 } });
+	} catch (e) {
+		return say("Not added: the authenticator made no passkey (" + e.name + ")");
+	}
+	const s = await api("POST", "/api/passkey/staged", { code, rp_id: location.hostname,
+		credential_id: b64url(c.rawId), public_key: b64url(c.response.getPublicKey()),
+		authenticator_data: b64url(c.response.getAuthenticatorData()),
+		client_data_json: b64url(c.response.clientDataJSON) });
+	if (s.status !== 200) return say("Not added: " + errText(s));
+	say("Made. The computer's terminal finishes the enrolment; reload this page then.");
+}
+
+async function loadPasskey() {
+	const r = await api("GET", "/api/passkey");
+	if (r.status === 200 && r.body) passkey = r.body;
+	document.getElementById("pk-state").textContent = passkeyHere() ?
+		"A passkey is enrolled for this page: commands that run as root can be approved with it." :
+		passkey.enrolled ? "A passkey is enrolled for " + passkey.origin + ", not for this page." :
+		"No passkey is enrolled.";
+}
+
 function gateCard(g) {
 	const pending = g.state === "pending";
 	const card = el("article", { class: "gate" + (g.root_count > 0 ? " root" : ""), "data-gate": g.request_id });
@@ -534,6 +630,11 @@ function gateCard(g) {
 			el("code", { class: "term", text: g.terminal_command }));
 		t.append(copyButton(g.terminal_command));
 		card.append(t);
+	}
+	if (pending && !g.busy && g.terminal_command && passkeyHere() && !g.machine) {
+		const pk = el("button", { type: "button", class: "passkey", text: "Approve with passkey" });
+		pk.addEventListener("click", steady(() => passkeyTap(g, card, pk)));
+		card.append(el("div", { class: "actions" }, pk));
 	}
 	if (pending && g.busy) card.append(liveView(g, card));
 	if (pending && !g.busy) {
@@ -734,6 +835,8 @@ async function start() {
 	if (s.status !== 200) { notice(errText(s)); return; }
 	document.getElementById("conn").textContent = "device " + s.body.device +
 		(s.body.port_held ? "" : " · port not held for the daemon");
+	document.getElementById("pk-add").addEventListener("click", passkeyEnrol);
+	await loadPasskey();
 	await load();
 	loadGrants();
 	listen();

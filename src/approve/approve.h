@@ -21,6 +21,7 @@ struct approve_opts {
 	long long	 grant_seconds;	/* > 0: grant the approved commands this long */
 	int		 granted;	/* run only by live grants (no review) */
 	int		 passkey;	/* the reviewer's passkey signs the run (authenticator.c) */
+	int		 passkey_relay;	/* asked through standard input (the daemon's page) */
 };
 json_t	*approve_run(struct store *, const char *, const char *const *, size_t,
 	    const struct approve_opts *, int *);
@@ -65,5 +66,17 @@ int	 ledger_check(const json_t *, const char *, const char *, const char *const 
 int	 ledger_all_ran(const json_t *);
 void	 ledger_filter(json_t *, const char *);
 int	 confinement_check(const json_t *, char *, size_t);
+
+/* enrol.c: a reviewer's passkey, staged by the page, adopted by root */
+#define PASSKEY_STAGED		"passkey-new.json"	/* in the reviewer's state */
+#define PASSKEY_STAGED_MAX	16384
+#define PASSKEY_CODE_LEN	8	/* the code root prints: Crockford base32 */
+struct passkey_cred;
+int	 passkey_code_new(char [PASSKEY_CODE_LEN + 1]);
+int	 passkey_code_canon(const char *, char [PASSKEY_CODE_LEN + 1]);
+int	 passkey_enrol_challenge(const char *, const char *, unsigned char [32]);
+int	 passkey_rp_id_ok(const char *);
+int	 passkey_enrol_check(const char *, size_t, const char *, const char *,
+	    struct passkey_cred *, int *, char *, size_t);
 
 #endif

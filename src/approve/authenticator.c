@@ -8,11 +8,15 @@
  * root. Nothing here is trusted by the runner: a wrong assertion only
  * makes it refuse.
  *
- * The authenticator: none yet in an installed build (libfido2 comes
- * next). With -Dtest_hooks=true, $WARRANT_TEST_AUTHENTICATOR names a
- * program given {rp_id, origin, challenge, credential_id} on its standard
- * input that prints {authenticator_data, client_data_json, signature}
- * (base64url strings).
+ * The authenticator is asked with one JSON line, {rp_id, origin,
+ * challenge, credential_id}, and answers with one, {authenticator_data,
+ * client_data_json, signature} (base64url strings). It is:
+ * - the page, through the daemon (answer --passkey-relay): standard input
+ *   is a socket, the daemon's end carries the request to the page's
+ *   navigator.credentials.get and its answer back;
+ * - with -Dtest_hooks=true, the program $WARRANT_TEST_AUTHENTICATOR
+ *   names (request on its stdin, answer on its stdout);
+ * - none else yet in an installed build (libfido2 comes next).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,7 +79,7 @@ reviewer_record(struct batch *b, struct passkey_cred *c)
 /* Before anything is prepared: is there an authenticator and a record?
  * 0, or -1 told. */
 int
-passkey_ready(struct batch *b, int root)
+passkey_ready(struct batch *b, int root, int relay)
 {
 	struct passkey_cred c;
 
@@ -82,12 +88,48 @@ passkey_ready(struct batch *b, int root)
 		    "none is selected; nothing ran");
 		return -1;
 	}
-	if (authenticator() == NULL) {
+	if (!relay && authenticator() == NULL) {
 		tell(b, "passkey_no_authenticator", "this build talks to no security key yet; "
 		    "libfido2 comes next; nothing ran");
 		return -1;
 	}
 	return reviewer_record(b, &c);
+}
+
+/* Read the authenticator's answer from fd, bounded, within AUTH_WAIT_MS
+ * of silence; NUL-terminated into out. Its length, or size when too long. */
+static size_t
+answer_read(int fd, char *out, size_t size)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && poll(&pfd, 1, AUTH_WAIT_MS) > 0) {
+		if ((n = read(fd, out + len, size - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+		if (out[len - 1] == '\n')
+			break;
+	}
+	out[len < size ? len : size - 1] = '\0';
+	return len >= size - 1 ? size : len;
+}
+
+/* Ask the page through the daemon: the request line on standard input
+ * (a socket), the answer line from it. 0, or -1. */
+static int
+ask_relay(const char *request, char *out, size_t size)
+{
+	struct stat st;
+	size_t len;
+
+	if (fstat(STDIN_FILENO, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+	    send(STDIN_FILENO, request, strlen(request), MSG_NOSIGNAL) != (ssize_t)strlen(request) ||
+	    send(STDIN_FILENO, "\n", 1, MSG_NOSIGNAL) != 1)
+		return -1;
+	len = answer_read(STDIN_FILENO, out, size);
+	return len > 0 && len < size ? 0 : -1;
 }
 
 /* Run the authenticator: request on its stdin, its answer (bounded) into
@@ -100,9 +142,7 @@ ask(const char *prog, const char *request, char *out, size_t size)
 	    .group = EXEC_FOREGROUND };
 	int in[2], outp[2], status = -1;
 	struct sigaction ign, old;
-	struct pollfd pfd;
 	size_t len = 0;
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(in, O_CLOEXEC) != 0)
@@ -127,23 +167,16 @@ ask(const char *prog, const char *request, char *out, size_t size)
 		len = size;
 	close(in[1]);
 	sigaction(SIGPIPE, &old, NULL);
-	pfd.fd = outp[0];
-	pfd.events = POLLIN;
-	while (len < size - 1 && poll(&pfd, 1, AUTH_WAIT_MS) > 0) {
-		if ((n = read(outp[0], out + len, size - 1 - len)) <= 0)
-			break;
-		len += (size_t)n;
-	}
+	if (len != size)
+		len = answer_read(outp[0], out, size);
 	close(outp[0]);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (len >= size - 1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	out[len] = '\0';
-	return 0;
+	return len > 0 && len < size && WIFEXITED(status) && WEXITSTATUS(status) == 0 ?
+	    0 : -1;
 }
 
 /* RUN_PASSKEY's bytes from the authenticator's answer, checked as the
@@ -176,7 +209,7 @@ assertion_file(const char *answer, const char *nonce, int64_t expires)
  * ran, nothing was started).
  */
 int
-passkey_assert(struct batch *b)
+passkey_assert(struct batch *b, int relay)
 {
 	struct passkey_cred c;
 	unsigned char raw[32], challenge[32];
@@ -187,8 +220,8 @@ passkey_assert(struct batch *b)
 	json_t *cmd;
 	int fd, rc;
 
-	if (prog == NULL || reviewer_record(b, &c) != 0) {
-		if (prog == NULL)
+	if ((!relay && prog == NULL) || reviewer_record(b, &c) != 0) {
+		if (!relay && prog == NULL)
 			tell(b, "passkey_no_authenticator", "this build talks to no security key "
 			    "yet; libfido2 comes next; nothing ran");
 		return -1;
@@ -213,7 +246,8 @@ passkey_assert(struct batch *b)
 	req = cmd != NULL ? json_dumps(cmd, JSON_COMPACT) : NULL;
 	json_decref(cmd);
 	out = xmalloc(AUTH_OUT_MAX);
-	rc = req != NULL ? ask(prog, req, out, AUTH_OUT_MAX) : -1;
+	rc = req == NULL ? -1 : relay ? ask_relay(req, out, AUTH_OUT_MAX) :
+	    ask(prog, req, out, AUTH_OUT_MAX);
 	free(req);
 	bytes = rc == 0 ? assertion_file(out, nonce, expires) : NULL;
 	free(out);

@@ -82,7 +82,7 @@ int	 grants_find(struct batch *, const json_t *);
 
 /* sudo.c: sudo on the reviewer's terminal, and the stop signals */
 extern volatile sig_atomic_t stop_requested;
-#define RUNNER_ARGV_MAX	11
+#define RUNNER_ARGV_MAX	12
 void	 runner_argv(const char *[RUNNER_ARGV_MAX], const char *, const char *, int, int);
 int	 run_sudo(int, const char *const *);
 int	 sudo_ok(int);
@@ -94,8 +94,8 @@ void	 stop_signals_restore(const struct sigaction *);
 #define STOP_SIGNALS	7
 
 /* authenticator.c: `answer --passkey` */
-int	 passkey_ready(struct batch *, int);
-int	 passkey_assert(struct batch *);
+int	 passkey_ready(struct batch *, int, int);
+int	 passkey_assert(struct batch *, int);
 
 /* userenv.c */
 struct passwd;

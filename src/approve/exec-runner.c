@@ -81,7 +81,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		return EXEC_NOTHING_RAN;
 	}
 	/* the reviewer's passkey signs this manifest before sudo starts */
-	if (opts->passkey && passkey_assert(b) != 0)
+	if (opts->passkey && passkey_assert(b, opts->passkey_relay) != 0)
 		return EXEC_NOTHING_RAN;
 	runner_argv(argv, path, b->run_sha, opts->detach, opts->passkey);
 	status = run_sudo(b->tty, argv);

@@ -189,7 +189,7 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		*root = 1;
 	}
 	/* a passkey signs ROOT commands of this host's runner only */
-	if (o->passkey && passkey_ready(b, *root) != 0) {
+	if (o->passkey && passkey_ready(b, *root, o->passkey_relay) != 0) {
 		json_decref(sel);
 		return -1;
 	}

@@ -82,9 +82,11 @@ stop_signals_restore(const struct sigaction *saved)
 }
 
 /*
- * The one way the runner is started: `sudo -k -- RUNNER [passkey]
- * --manifest PATH --expected-sha256 SHA [--detach]` into argv
- * (RUNNER_ARGV_MAX entries, the last NULL).
+ * The one way the runner is started: `sudo -k -- RUNNER --manifest PATH
+ * --expected-sha256 SHA [--detach]` into argv (RUNNER_ARGV_MAX entries,
+ * the last NULL); with a passkey, `sudo -k -n -- RUNNER passkey ...`:
+ * the enrolled reviewer's sudoers rule asks no password for that, and
+ * without the rule sudo refuses rather than asks (docs/passkeys.md).
  */
 void
 runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char *sha,
@@ -94,6 +96,8 @@ runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char 
 
 	argv[k++] = SUDO_PATH;
 	argv[k++] = "-k";
+	if (passkey)
+		argv[k++] = "-n";
 	argv[k++] = "--";
 	argv[k++] = WARRANT_RUNNER_PATH;
 	if (passkey)

@@ -98,6 +98,9 @@ int	 box_dropin_path(const char *, char *, size_t);
 int	 box_dropin_present(const char *);
 int	 box_dropin_install(const char *);
 int	 box_dropin_remove(const char *);
+int	 sudoers_dropin_path(const char *, const char *, char *, size_t);
+int	 sudoers_dropin_install(const char *, const char *, const char *);
+int	 sudoers_dropin_remove(const char *, const char *);
 int	 box_file_is(const char *, const char *, mode_t);
 
 /* requesters.c: group warrant-REVIEWER, BOX_RUN_DIR/REVIEWER, tmpfiles.d. */

@@ -33,7 +33,7 @@ box_fail(const char *step, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "warrant box: step '%s' failed: ", step);
+	fprintf(stderr, "warrant: step '%s' failed: ", step);
 	text_print(stderr, msg);
 	fputc('\n', stderr);
 }
@@ -78,7 +78,7 @@ report(const char *step, const char *path, int status, const char *out)
 		snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(how, sizeof how, "status %d", status);
-	fprintf(stderr, "warrant box: step '%s' failed: %s: %s%s", step, path, how,
+	fprintf(stderr, "warrant: step '%s' failed: %s: %s%s", step, path, how,
 	    *out != '\0' ? ":\n  " : "\n");
 	if (*out != '\0') {
 		text_print(stderr, out);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The per-user sudoers drop-in, /etc/sudoers.d/warrant-box-NAME: present
- * (NOPASSWD) while no box password is stored, absent once one is, so the
- * admin group's own rule (%sudo or %wheel) then asks for the password.
- * Written to a dotted temporary name (sudo ignores names with a dot),
- * checked with visudo -cf, then renamed into place: sudo never reads a
- * half-written or invalid policy.
+ * warrant's sudoers drop-ins in /etc/sudoers.d: the box user's,
+ * warrant-box-NAME, present (NOPASSWD) while no box password is stored,
+ * absent once one is, so the admin group's own rule (%sudo or %wheel)
+ * then asks for the password; and an enrolled reviewer's,
+ * warrant-passkey-NAME (cmd-passkey.c). Each is written to a dotted
+ * temporary name (sudo ignores names with a dot), checked with visudo
+ * -cf, then renamed into place: sudo never reads a half-written or
+ * invalid policy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +21,14 @@
 int
 box_dropin_path(const char *name, char *out, size_t size)
 {
-	int n = snprintf(out, size, "%s/%s%s", BOX_SUDOERS_DIR, BOX_DROPIN, name);
+	return sudoers_dropin_path(BOX_DROPIN, name, out, size);
+}
+
+/* The drop-in file prefix+name in the sudoers directory. */
+int
+sudoers_dropin_path(const char *prefix, const char *name, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s/%s%s", BOX_SUDOERS_DIR, prefix, name);
 
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
@@ -91,18 +100,29 @@ sync_dir(void)
 int
 box_dropin_install(const char *name)
 {
+	char *text = box_sudoers_text(name);
+	int rc = sudoers_dropin_install(BOX_DROPIN, name, text);
+
+	free(text);
+	return rc;
+}
+
+/* Install text as the drop-in prefix+name (root's, 0440); 0, or -1
+ * after saying why. */
+int
+sudoers_dropin_install(const char *prefix, const char *name, const char *text)
+{
 	const char *argv[] = { PATH_VISUDO, "-c", "-f", NULL, NULL };
 	char path[PATH_MAX], tmp[PATH_MAX];
-	char *text = box_sudoers_text(name);
 	int fd, rc = -1;
 
-	if (box_dropin_path(name, path, sizeof path) != 0 || !sudoers_dir_ok())
+	if (sudoers_dropin_path(prefix, name, path, sizeof path) != 0 || !sudoers_dir_ok())
 		goto out;
 	if (box_file_is(path, text, 0440)) {
 		rc = 0;
 		goto out;
 	}
-	snprintf(tmp, sizeof tmp, "%s/.%s%s.XXXXXX", BOX_SUDOERS_DIR, BOX_DROPIN, name);
+	snprintf(tmp, sizeof tmp, "%s/.%s%s.XXXXXX", BOX_SUDOERS_DIR, prefix, name);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		box_fail("sudoers", "creating a file in %s: %s", BOX_SUDOERS_DIR,
 		    strerror(errno));
@@ -129,7 +149,6 @@ box_dropin_install(const char *name)
 	sync_dir();
 	rc = 0;
 out:
-	free(text);
 	return rc;
 }
 
@@ -137,9 +156,15 @@ out:
 int
 box_dropin_remove(const char *name)
 {
+	return sudoers_dropin_remove(BOX_DROPIN, name);
+}
+
+int
+sudoers_dropin_remove(const char *prefix, const char *name)
+{
 	char path[PATH_MAX];
 
-	if (box_dropin_path(name, path, sizeof path) != 0)
+	if (sudoers_dropin_path(prefix, name, path, sizeof path) != 0)
 		return -1;
 	if (unlink(path) != 0) {
 		if (errno == ENOENT)

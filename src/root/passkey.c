@@ -106,8 +106,8 @@ passkey_challenge(const char *gate, const char *sha, const char *const *ids, siz
 }
 
 /* The record's key when it is an EC P-256 key (the whole DER), or NULL. */
-static EVP_PKEY *
-p256_key(const struct passkey_cred *c)
+EVP_PKEY *
+passkey_key(const struct passkey_cred *c)
 {
 	const unsigned char *p = c->spki;
 	EVP_PKEY *k = d2i_PUBKEY(NULL, &p, (long)c->spki_len);
@@ -187,7 +187,7 @@ passkey_verify(const struct passkey_cred *c, const struct passkey_assertion *a,
 		rc = refuse(why, size, 1, "the origin is not the enrolled one");
 	else if ((v = json_object_get(j, "crossOrigin")) != NULL && !json_is_false(v))
 		rc = refuse(why, size, 1, "the assertion was made cross-origin");
-	else if ((k = p256_key(c)) == NULL)
+	else if ((k = passkey_key(c)) == NULL)
 		rc = refuse(why, size, 1, "the enrolled key is not an EC P-256 key");
 	else if ((ctx = EVP_MD_CTX_new()) == NULL)
 		rc = refuse(why, size, -1, "out of memory");

@@ -431,6 +431,7 @@ struct passkey_assertion {	/* as the authenticator gave them */
 };
 int	 passkey_challenge(const char *, const char *, const char *const *, size_t,
 	    const char *, int64_t, unsigned char [32]);
+struct evp_pkey_st *passkey_key(const struct passkey_cred *);	/* P-256 SPKI, or NULL */
 int	 passkey_verify(const struct passkey_cred *, const struct passkey_assertion *,
 	    const unsigned char [32], int64_t, int64_t, char *, size_t);
 uint32_t passkey_sign_count(const struct passkey_assertion *);

@@ -319,8 +319,8 @@ list_route(struct web *w, struct MHD_Connection *c, int all)
 }
 
 /* The gate of an id (w->lock held): 0, else -1 after a refusal was queued (*ret). */
-static int
-resolve(struct web *w, struct MHD_Connection *c, const char *arg, char id[GATE_ID_LEN + 1],
+int
+web_resolve(struct web *w, struct MHD_Connection *c, const char *arg, char id[GATE_ID_LEN + 1],
     enum MHD_Result *ret)
 {
 	switch (store_resolve(&w->st, arg, ANY_REQUESTER, id)) {
@@ -349,7 +349,7 @@ show_route(struct web *w, struct MHD_Connection *c, const char *arg)
 
 	pthread_mutex_lock(&w->lock);
 	(void)refresh_store(&w->st);
-	if (resolve(w, c, arg, id, &ret) != 0) {
+	if (web_resolve(w, c, arg, id, &ret) != 0) {
 		pthread_mutex_unlock(&w->lock);
 		return ret;
 	}
@@ -363,8 +363,8 @@ show_route(struct web *w, struct MHD_Connection *c, const char *arg)
 
 /* The body as a JSON object with only the allowed members; NULL after a
  * refusal was queued (*ret). */
-static json_t *
-body_object(struct MHD_Connection *c, const struct web_req *r, const char *const *allowed,
+json_t *
+web_body_object(struct MHD_Connection *c, const struct web_req *r, const char *const *allowed,
     enum MHD_Result *ret)
 {
 	json_t *b = json_loadb(r->body != NULL ? r->body : "", r->len, JSON_REJECT_DUPLICATES,
@@ -399,7 +399,7 @@ deny_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 	json_t *b, *f;
 	int rc;
 
-	if ((b = body_object(c, r, allowed, &ret)) == NULL)
+	if ((b = web_body_object(c, r, allowed, &ret)) == NULL)
 		return ret;
 	f = json_object_get(b, "feedback");
 	if (f != NULL && !json_is_null(f) && (!json_is_string(f) ||
@@ -409,7 +409,7 @@ deny_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 		    "string of at most %d bytes", FEEDBACK_MAX);
 	}
 	pthread_mutex_lock(&w->lock);
-	if (resolve(w, c, arg, id, &ret) != 0) {
+	if (web_resolve(w, c, arg, id, &ret) != 0) {
 		pthread_mutex_unlock(&w->lock);
 		json_decref(b);
 		return ret;
@@ -443,12 +443,12 @@ stop_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 	json_t *b;
 	int rc;
 
-	if ((b = body_object(c, r, allowed, &ret)) == NULL)
+	if ((b = web_body_object(c, r, allowed, &ret)) == NULL)
 		return ret;
 	json_decref(b);
 	memset(&why, 0, sizeof why);
 	pthread_mutex_lock(&w->lock);
-	if (resolve(w, c, arg, id, &ret) != 0) {
+	if (web_resolve(w, c, arg, id, &ret) != 0) {
 		pthread_mutex_unlock(&w->lock);
 		return ret;
 	}
@@ -466,7 +466,7 @@ stop_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const cha
 }
 
 /* Remember a running approval's pid for api_reap (w->lock held). */
-static void
+void
 child_keep(struct web *w, pid_t pid)
 {
 	size_t i;
@@ -486,6 +486,7 @@ api_reap(struct web *w)
 	size_t i;
 
 	pthread_mutex_lock(&w->lock);
+	passkey_expire(w, 0);
 	for (i = 0; i < WEB_CHILDREN_MAX; i++)
 		if (w->children[i] > 0 && waitpid(w->children[i], NULL, WNOHANG) != 0)
 			w->children[i] = 0;
@@ -495,12 +496,12 @@ api_reap(struct web *w)
 /*
  * The checks of an approval before anything starts (w->lock held): the
  * gate pending, its seal the one the page showed, every selected id one
- * of its commands and a YOU command, no approval running. 0, or -1
- * after a refusal was queued.
+ * of its commands and (unless a passkey approves, root_ok) a YOU command,
+ * no approval running. 0, or -1 after a refusal was queued.
  */
-static int
-approve_check(struct web *w, struct MHD_Connection *c, const char *id, const char *sha,
-    json_t *ids, enum MHD_Result *ret)
+int
+approval_check(struct web *w, struct MHD_Connection *c, const char *id, const char *sha,
+    json_t *ids, int root_ok, enum MHD_Result *ret)
 {
 	json_t *g = store_gate(&w->st, id, 0), *cmds, *cmd = NULL, *sel;
 	const char *file;
@@ -538,7 +539,7 @@ approve_check(struct web *w, struct MHD_Connection *c, const char *id, const cha
 				rc = -1;
 				break;
 			}
-			if (strcmp(json_str(cmd, "as"), "user") != 0) {
+			if (!root_ok && strcmp(json_str(cmd, "as"), "user") != 0) {
 				*ret = web_error(c, MHD_HTTP_FORBIDDEN, "root_needs_terminal",
 				    "command %.64s runs as root: the page approves only commands that "
 				    "run as you; on a terminal, run `warrant answer %s --run --expect "
@@ -568,10 +569,11 @@ approve_check(struct web *w, struct MHD_Connection *c, const char *id, const cha
 }
 
 /* Start `warrant answer ... --you-only [--grant DURATION]` for the
- * selection, its result JSON on *out; its pid, or -1. */
-static pid_t
-approve_start(struct web *w, const char *id, const char *sha, json_t *ids, const char *grant,
-    int *out)
+ * selection, or with relay >= 0 `... --passkey-relay` with relay (a
+ * socket) as its stdin; its result JSON on *out; its pid, or -1. */
+pid_t
+approval_start(struct web *w, const char *id, const char *sha, json_t *ids, const char *grant,
+    int relay, int *out)
 {
 	size_t n = json_array_size(ids), i, k = 0, e = 0;
 	char **argv = xcalloc(12 + 2 * n, sizeof *argv), **envp, home[PATH_MAX + 16];
@@ -591,7 +593,7 @@ approve_start(struct web *w, const char *id, const char *sha, json_t *ids, const
 	argv[k++] = "answer";
 	argv[k++] = (char *)id;
 	argv[k++] = "--run";
-	argv[k++] = "--you-only";
+	argv[k++] = relay >= 0 ? "--passkey-relay" : "--you-only";
 	argv[k++] = "--no-detach";
 	argv[k++] = "--json";
 	argv[k++] = "--expect";
@@ -613,7 +615,7 @@ approve_start(struct web *w, const char *id, const char *sha, json_t *ids, const
 		/* a session of its own: no controlling terminal, so nothing it
 		 * starts could prompt anyone, even if it tried */
 		const struct spawn s = { .path = "/proc/self/exe", .argv = argv, .envp = envp,
-		    .fd = { -1, p[1], 2 }, .group = EXEC_SESSION };
+		    .fd = { relay, p[1], 2 }, .group = EXEC_SESSION };
 
 		pid = spawn(&s);
 	}
@@ -714,53 +716,53 @@ grant_root_check(struct web *w, struct MHD_Connection *c, const char *id, enum M
 	return root ? -1 : 0;
 }
 
-static enum MHD_Result
-approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *arg)
+/*
+ * An approval's body: {"manifest_sha256", "commands"} (and what else
+ * allowed names), the ids checked as command ids, the hash copied to
+ * sha. The body, or NULL after a refusal was queued (*ret).
+ */
+json_t *
+approval_body(struct MHD_Connection *c, const struct web_req *r, const char *const *allowed,
+    char sha[SHA256_HEX_LEN + 1], enum MHD_Result *ret)
 {
-	static const char *const allowed[] = { "manifest_sha256", "commands", "grant", NULL };
-	char id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], grant[16], *out;
-	enum MHD_Result ret;
-	json_t *b, *ids, *v, *result;
-	int fd = -1, status = 0, eof;
-	size_t i, len;
-	pid_t pid;
+	json_t *b, *ids, *v;
+	size_t i;
 
-	if ((b = body_object(c, r, allowed, &ret)) == NULL)
-		return ret;
+	if ((b = web_body_object(c, r, allowed, ret)) == NULL)
+		return NULL;
 	ids = json_object_get(b, "commands");
 	v = json_object_get(b, "manifest_sha256");
 	if (!json_is_string(v) || json_string_length(v) != SHA256_HEX_LEN ||
 	    !json_is_array(ids) || json_array_size(ids) == 0 || json_array_size(ids) > 128) {
 		json_decref(b);
-		return web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "the body is "
+		*ret = web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "the body is "
 		    "{\"manifest_sha256\": the full hash shown, \"commands\": [1 to 128 ids]}");
+		return NULL;
 	}
 	json_array_foreach(ids, i, v)
 		if (!json_is_string(v) || !id_name_ok(json_string_value(v))) {
 			json_decref(b);
-			return web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "commands are "
+			*ret = web_error(c, MHD_HTTP_BAD_REQUEST, "invalid_field", "commands are "
 			    "command ids");
+			return NULL;
 		}
-	if (grant_arg(c, json_object_get(b, "grant"), grant, &ret) != 0) {
-		json_decref(b);
-		return ret;
-	}
-	snprintf(sha, sizeof sha, "%s", json_string_value(json_object_get(b, "manifest_sha256")));
-	pthread_mutex_lock(&w->lock);
-	(void)refresh_store(&w->st);
-	if (resolve(w, c, arg, id, &ret) != 0 || (*grant != '\0' && grant_root_check(w, c, id,
-	    &ret) != 0) || approve_check(w, c, id, sha, ids, &ret) != 0) {
-		pthread_mutex_unlock(&w->lock);
-		json_decref(b);
-		return ret;
-	}
-	pid = approve_start(w, id, sha, ids, *grant != '\0' ? grant : NULL, &fd);
-	pthread_mutex_unlock(&w->lock);
-	json_decref(b);
-	if (pid < 0)
-		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "cannot start "
-		    "the approval; nothing ran");
-	warnx("web: %s: YOU commands approved by device %s (pid %d)", id, r->device, (int)pid);
+	snprintf(sha, SHA256_HEX_LEN + 1, "%s", json_str(b, "manifest_sha256"));
+	return b;
+}
+
+/*
+ * The answer to an approval whose `warrant answer` child is pid, its
+ * result on fd (closed here): the result when it comes within
+ * WEB_APPROVE_WAIT_S, else 202 "running" (the child kept for api_reap).
+ */
+enum MHD_Result
+approval_answer(struct web *w, struct MHD_Connection *c, const char *id, pid_t pid, int fd)
+{
+	char *out;
+	size_t len;
+	int status = 0, eof;
+	json_t *result, *v;
+
 	/* its answer, for a while; after that the page follows the gate */
 	eof = read_result(w, fd, monotonic_ms() + WEB_APPROVE_WAIT_S * 1000, &out, &len);
 	close(fd);
@@ -786,6 +788,41 @@ approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 	    json_str(result, "outcome") : "not_approved", "message", json_str(result, "message"));
 	json_decref(result);
 	return web_json(c, MHD_HTTP_CONFLICT, v);
+}
+
+static enum MHD_Result
+approve_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char *arg)
+{
+	static const char *const allowed[] = { "manifest_sha256", "commands", "grant", NULL };
+	char id[GATE_ID_LEN + 1], sha[SHA256_HEX_LEN + 1], grant[16];
+	enum MHD_Result ret;
+	json_t *b, *ids;
+	int fd = -1;
+	pid_t pid;
+
+	if ((b = approval_body(c, r, allowed, sha, &ret)) == NULL)
+		return ret;
+	ids = json_object_get(b, "commands");
+	if (grant_arg(c, json_object_get(b, "grant"), grant, &ret) != 0) {
+		json_decref(b);
+		return ret;
+	}
+	pthread_mutex_lock(&w->lock);
+	(void)refresh_store(&w->st);
+	if (web_resolve(w, c, arg, id, &ret) != 0 || (*grant != '\0' && grant_root_check(w, c,
+	    id, &ret) != 0) || approval_check(w, c, id, sha, ids, 0, &ret) != 0) {
+		pthread_mutex_unlock(&w->lock);
+		json_decref(b);
+		return ret;
+	}
+	pid = approval_start(w, id, sha, ids, *grant != '\0' ? grant : NULL, -1, &fd);
+	pthread_mutex_unlock(&w->lock);
+	json_decref(b);
+	if (pid < 0)
+		return web_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "cannot start "
+		    "the approval; nothing ran");
+	warnx("web: %s: YOU commands approved by device %s (pid %d)", id, r->device, (int)pid);
+	return approval_answer(w, c, id, pid, fd);
 }
 
 /* The live grants, newest first, each with its requester's name
@@ -819,7 +856,7 @@ grant_revoke_route(struct web *w, struct MHD_Connection *c, struct web_req *r, c
 	json_t *b;
 	long n = 0;
 
-	if ((b = body_object(c, r, allowed, &ret)) == NULL)
+	if ((b = web_body_object(c, r, allowed, &ret)) == NULL)
 		return ret;
 	json_decref(b);
 	if (grant_id_valid(id)) {
@@ -987,6 +1024,8 @@ api_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char
 	}
 	if (strncmp(url, "/api/grants", 11) == 0)
 		return grants_route(w, c, r, get, url);
+	if (strncmp(url, "/api/passkey", 12) == 0)
+		return passkey_route(w, c, r, get, url + 12);
 	if (strncmp(url, "/api/gates/", 11) != 0)
 		return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 	rest = url + 11;
@@ -1004,5 +1043,7 @@ api_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const char
 		return approve_route(w, c, r, arg);
 	if (!get && slash != NULL && strcmp(slash, "/stop") == 0)
 		return stop_route(w, c, r, arg);
+	if (!get && slash != NULL && strncmp(slash, "/passkey", 8) == 0)
+		return passkey_gate_route(w, c, r, arg, slash + 8);
 	return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 }

@@ -6,7 +6,7 @@
  * body of bounded size, a session's signed call (pagesig.c) or an
  * event-stream ticket), pairing, the hello that proves this daemon holds
  * the session, the static page, and the headers every response carries
- * (and the answer's MAC to a signed call). The gate routes are api.c's.
+ * (reply.c signs the answer to a signed call). The gate routes are api.c's.
  */
 #include <arpa/inet.h>
 #include <err.h>
@@ -23,14 +23,7 @@
 #include "config.h"
 #include "web.h"
 
-#define CSP	"default-src 'none'; script-src 'self'; style-src 'self'; " \
-		"connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
-		"frame-ancestors 'none'"
 #define PEM_MAX		(64 * 1024)
-
-/* The signed call being answered on this connection's thread (a thread
- * per connection): respond() signs its answer. Set only around a route. */
-static _Thread_local struct web_req *signing;
 
 /* "[ADDR:]PORT" (ADDR numeric; IPv6 in brackets) into cfg. 0, or -1. */
 int
@@ -71,52 +64,6 @@ is_v6(const char *addr)
 	return strchr(addr, ':') != NULL;
 }
 
-/* A numeric address of this computer only (127.0.0.0/8, ::1). */
-int
-web_addr_loopback(const char *addr)
-{
-	struct in_addr a4;
-
-	if (is_v6(addr))
-		return strcmp(addr, "::1") == 0;
-	return inet_pton(AF_INET, addr, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
-}
-
-/* Every response's headers. */
-static void
-security_headers(struct MHD_Response *resp)
-{
-	MHD_add_response_header(resp, "Content-Security-Policy", CSP);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
-}
-
-static enum MHD_Result
-respond(struct MHD_Connection *c, unsigned status, char *buf, size_t len, const char *type)
-{
-	struct MHD_Response *resp;
-	char answer[PAGESIG_B64_LEN + 1];
-	enum MHD_Result rc;
-
-	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
-	if (resp == NULL) {
-		free(buf);
-		return MHD_NO;
-	}
-	security_headers(resp);
-	MHD_add_response_header(resp, "Content-Type", type);
-	if (signing != NULL) {
-		pagesig_answer(signing->key, signing->sig.mac, status, buf, len, answer);
-		MHD_add_response_header(resp, PAGESIG_ANSWER, answer);
-	}
-	rc = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
-	return rc;
-}
-
 /*
  * One chunk of a request's body into *body (allocated at the first, max + 1
  * bytes, kept NUL-terminated). Past max the rest is read and dropped and
@@ -136,36 +83,10 @@ web_body_add(char **body, size_t *len, int *too_large, size_t max, const char *p
 	(*body)[*len] = '\0';
 }
 
-/* A JSON response (takes the reference). */
-enum MHD_Result
-web_json(struct MHD_Connection *c, unsigned status, json_t *j)
-{
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
-
-	json_decref(j);
-	if (s == NULL)
-		return MHD_NO;
-	return respond(c, status, s, strlen(s), "application/json");
-}
-
-/* {"error":{"code","message"}} with status. */
-enum MHD_Result
-web_error(struct MHD_Connection *c, unsigned status, const char *code, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return web_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code,
-	    "message", msg));
-}
-
 static enum MHD_Result
 static_file(struct MHD_Connection *c, const char *text, const char *type)
 {
-	return respond(c, MHD_HTTP_OK, xstrdup(text), strlen(text), type);
+	return web_respond(c, MHD_HTTP_OK, xstrdup(text), strlen(text), type);
 }
 
 static const char *
@@ -374,7 +295,7 @@ unsigned_call(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 		return web_error(c, MHD_HTTP_UNAUTHORIZED, "no_session", "this browser is not "
 		    "paired (or was revoked): run `warrant pair` on the computer");
 	if (r != NULL && r->device[0] != '\0' && pagesig_token(r->sig.mac))
-		signing = r;
+		web_reply_signing(r);
 	if (strcmp(code, "busy") == 0)
 		ret = web_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy", "too many calls in "
 		    "the last minute; try again");
@@ -383,7 +304,7 @@ unsigned_call(struct web *w, struct MHD_Connection *c, struct web_req *r, const 
 		ret = web_error(c, MHD_HTTP_UNAUTHORIZED, code, "the call is not signed by "
 		    "this session's key with a fresh nonce of this daemon (%s)", code);
 	}
-	signing = NULL;
+	web_reply_signing(NULL);
 	return ret;
 }
 
@@ -520,7 +441,7 @@ pair_route(struct web *w, struct MHD_Connection *c, struct web_req *r)
 
 		json_decref(j);
 		warnx("web: device %s paired", device);
-		ret = s != NULL ? respond(c, MHD_HTTP_OK, s, strlen(s), "application/json") :
+		ret = s != NULL ? web_respond(c, MHD_HTTP_OK, s, strlen(s), "application/json") :
 		    MHD_NO;
 	}
 	explicit_bzero(k64, sizeof k64);
@@ -677,9 +598,9 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			return too_many(c);
 		r->signing = 1;
 	}
-	signing = r->signing ? r : NULL;
+	web_reply_signing(r->signing ? r : NULL);
 	ret = signed_route(w, c, r, method, url);
-	signing = NULL;
+	web_reply_signing(NULL);
 	return ret;
 }
 
@@ -1069,6 +990,9 @@ web_stop(struct web *w)
 		MHD_stop_daemon(w->mhd[i]);
 	w->nmhd = 0;
 	web_conn_stop(&w->pool);
+	pthread_mutex_lock(&w->lock);
+	passkey_expire(w, 1);
+	pthread_mutex_unlock(&w->lock);
 	api_reap(w);
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", w->st.dir, WEB_URL_FILE) < sizeof path)
 		(void)unlink(path);

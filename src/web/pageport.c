@@ -22,6 +22,17 @@
 
 #define SD_LISTEN_FDS_START	3
 
+/* A numeric address of this computer only (127.0.0.0/8, ::1). */
+int
+web_addr_loopback(const char *addr)
+{
+	struct in_addr a4;
+
+	if (strchr(addr, ':') != NULL)
+		return strcmp(addr, "::1") == 0;
+	return inet_pton(AF_INET, addr, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
+}
+
 /* A TCP listener's address and port (numeric); 0, or -1 when fd is not one. */
 int
 web_listener_addr(int fd, char *addr, size_t size, unsigned *port)

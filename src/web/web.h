@@ -6,9 +6,13 @@
  * passes (Host, Origin, Sec-Fetch-Site, body size, a signed call of a
  * session (pagesig.c) or an event ticket), pairing and the static page; api.c answers the gate routes. The web side has a
  * store connection of its own, used under one mutex; it never shares the
- * requester socket's. Nothing here can start sudo: approval is of YOU
- * commands only, by a `warrant answer --you-only` child. web_mhd_start
- * is shared with the root-only box password route (boxapi.h).
+ * requester socket's. Approval is by a `warrant answer` child: of YOU
+ * commands only (--you-only), or, where root enrolled the reviewer's
+ * passkey, with the page's assertion relayed to a `--passkey-relay`
+ * child (passkeyapi.c), whose runner checks it as root: nothing here can
+ * make sudo ask for a password, and nothing here is trusted by root.
+ * web_mhd_start is shared with the root-only box password route
+ * (boxapi.h).
  */
 #ifndef WEB_H
 #define WEB_H
@@ -45,6 +49,9 @@
 #define WEB_SSE_TICK_MS		500	/* how often the event stream looks */
 #define WEB_APPROVE_WAIT_S	25	/* then the answer is "running" */
 #define WEB_CHILDREN_MAX	16	/* approvals still running, to reap */
+#define WEB_CEREMONIES_MAX	4	/* passkey approvals waiting for the page */
+#define WEB_CEREMONY_MS		60000	/* the page's time to bring the assertion */
+#define WEB_RELAY_WAIT_MS	30000	/* the answer child's time to ask for it */
 #define PAIR_TTL_MAX		300	/* seconds a pairing token lives, at most */
 #define WEB_URL_FILE		"web.url"	/* in the state directory */
 
@@ -96,6 +103,17 @@ struct web_ticket {
 	int64_t		 expires;
 };
 
+/* A passkey approval waiting for the page's assertion (passkeyapi.c). */
+struct web_ceremony {
+	char		 token[44];	/* what the page sends back; "" when free */
+	char		 gate[GATE_ID_LEN + 1];
+	char		 device[32];	/* the session that started it */
+	pid_t		 pid;		/* its `warrant answer --passkey-relay` */
+	int		 relay;		/* our end of the child's stdin */
+	int		 result;	/* the child's result JSON */
+	int64_t		 deadline;	/* monotonic_ms() */
+};
+
 /* A nonce spent (http.c), until it would be stale anyway. */
 struct web_spent {
 	unsigned char	 tag[PAGESIG_TAG_LEN];
@@ -128,6 +146,7 @@ struct web {
 	pid_t		 children[WEB_CHILDREN_MAX];
 	struct web_ticket tickets[WEB_TICKETS_MAX];	/* under lock */
 	struct web_spent spent[WEB_NONCES_MAX];	/* under lock */
+	struct web_ceremony ceremonies[WEB_CEREMONIES_MAX];	/* under lock */
 	struct web_pool	 pool;
 	volatile int	 stopping;
 };
@@ -159,6 +178,9 @@ void	 web_host_name(const struct web_config *, char *, size_t);
 int	 web_addr_loopback(const char *);
 int	 web_start(struct web *, const struct web_config *);
 void	 web_stop(struct web *);
+/* reply.c */
+void	 web_reply_signing(struct web_req *);
+enum MHD_Result web_respond(struct MHD_Connection *, unsigned, char *, size_t, const char *);
 enum MHD_Result web_json(struct MHD_Connection *, unsigned, json_t *);
 enum MHD_Result web_error(struct MHD_Connection *, unsigned, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
@@ -183,6 +205,26 @@ enum MHD_Result api_route(struct web *, struct MHD_Connection *, struct web_req 
 	    const char *);
 void	 api_reap(struct web *);
 char	*visible_lines(const char *);
+json_t	*web_body_object(struct MHD_Connection *, const struct web_req *, const char *const *,
+	    enum MHD_Result *);
+int	 web_resolve(struct web *, struct MHD_Connection *, const char *, char [GATE_ID_LEN + 1],
+	    enum MHD_Result *);
+json_t	*approval_body(struct MHD_Connection *, const struct web_req *, const char *const *,
+	    char [SHA256_HEX_LEN + 1], enum MHD_Result *);
+int	 approval_check(struct web *, struct MHD_Connection *, const char *, const char *,
+	    json_t *, int, enum MHD_Result *);
+pid_t	 approval_start(struct web *, const char *, const char *, json_t *, const char *, int,
+	    int *);
+enum MHD_Result approval_answer(struct web *, struct MHD_Connection *, const char *, pid_t,
+	    int);
+void	 child_keep(struct web *, pid_t);
+
+/* passkeyapi.c: enrolling and approving with the reviewer's passkey */
+enum MHD_Result passkey_route(struct web *, struct MHD_Connection *, struct web_req *, int,
+	    const char *);
+enum MHD_Result passkey_gate_route(struct web *, struct MHD_Connection *, struct web_req *,
+	    const char *, const char *);
+void	 passkey_expire(struct web *, int);
 
 /* assets.c (generated from data/web) */
 extern const char web_index_html[], web_app_js[], web_app_css[];
