@@ -222,10 +222,22 @@ auth_data_check(const unsigned char *ad, size_t len, struct passkey_cred *c, cha
 	return 0;
 }
 
+/* Does clientDataJSON answer this enrolment (its challenge)? 1, or 0. */
+static int
+answers_code(const unsigned char *cd, size_t len, const char *expect_challenge)
+{
+	json_t *j = json_loadb((const char *)cd, len, JSON_REJECT_DUPLICATES, NULL);
+	int yes = json_is_string(json_object_get(j, "challenge")) &&
+	    strcmp(json_str(j, "challenge"), expect_challenge) == 0;
+
+	json_decref(j);
+	return yes;
+}
+
 /* clientDataJSON of the registration: its origin into c; 0, or -1. */
 static int
-client_data_check(const unsigned char *cd, size_t len, const char *expect_challenge,
-    struct passkey_cred *c, char *why, size_t size)
+client_data_check(const unsigned char *cd, size_t len, struct passkey_cred *c, char *why,
+    size_t size)
 {
 	json_t *j = json_loadb((const char *)cd, len, JSON_REJECT_DUPLICATES, NULL), *v;
 	const char *origin;
@@ -235,9 +247,6 @@ client_data_check(const unsigned char *cd, size_t len, const char *expect_challe
 		enrol_refuse(why, size, "clientDataJSON is not a JSON object");
 	else if (strcmp(json_str(j, "type"), "webauthn.create") != 0)
 		enrol_refuse(why, size, "clientDataJSON is not of a registration");
-	else if (!json_is_string(json_object_get(j, "challenge")) || strcmp(json_str(j,
-	    "challenge"), expect_challenge) != 0)
-		enrol_refuse(why, size, "the registration does not answer this enrolment's code");
 	else if ((v = json_object_get(j, "crossOrigin")) != NULL && !json_is_false(v))
 		enrol_refuse(why, size, "the registration was made in a cross-origin frame");
 	else if (!json_is_string(json_object_get(j, "origin")) ||
@@ -298,6 +307,11 @@ passkey_enrol_check(const char *buf, size_t len, const char *reviewer, const cha
 	}
 	snprintf(c->rp_id, sizeof c->rp_id, "%s", json_str(j, "rp_id"));
 	snprintf(c->reviewer, sizeof c->reviewer, "%s", reviewer);
+	/* first: is it this enrolment's at all (an older one may linger) */
+	if (!answers_code(cd, cd_len, expect)) {
+		enrol_refuse(why, size, "the registration does not answer this enrolment's code");
+		goto out;
+	}
 	if (!passkey_rp_id_ok(c->rp_id)) {
 		*rp_bad = 1;
 		enrol_refuse(why, size, "the RP ID '%.64s' is not a domain name (a passkey cannot be "
@@ -305,7 +319,7 @@ passkey_enrol_check(const char *buf, size_t len, const char *reviewer, const cha
 		    "https name", c->rp_id);
 		goto out;
 	}
-	if (client_data_check(cd, cd_len, expect, c, why, size) != 0 ||
+	if (client_data_check(cd, cd_len, c, why, size) != 0 ||
 	    auth_data_check(ad, ad_len, c, why, size) != 0)
 		goto out;
 	c->created = now_seconds();

@@ -13,8 +13,13 @@ clientDataJSON; UP and UV set, a sign count that moves forward).
                         passkey.json for the manifest in RUN_DIR, written
                         by the test itself (fields overridden to forge).
   pk-auth.py record REVIEWER RP_ID ORIGIN [count=N]
-                        the credential record root keeps (what
-                        `sudo warrant passkey add` will write).
+                        the credential record root keeps (as `sudo warrant
+                        passkey add` writes it): the test resets the sign
+                        count with it.
+  pk-auth.py register CODE REVIEWER RP_ID ORIGIN [wrong=WHAT]
+                        the registration the page stages for `sudo warrant
+                        passkey add` (PASSKEY_STAGED), made for CODE;
+                        wrong=noup|nouv|otherkey|othercode forges it.
 """
 import base64, hashlib, json, os, struct, subprocess, sys, time
 
@@ -72,9 +77,6 @@ def assertion(rp_id, origin, challenge, mode, count):
 
 
 def challenge(gate, sha, ids, nonce, expires):
-    def field(s):
-        b = s.encode()
-        return struct.pack(">I", len(b)) + b
     m = b"warrant-passkey-v1\0" + field(gate) + field(sha) + struct.pack(">I", len(ids))
     for i in ids:
         m += field(i)
@@ -124,10 +126,46 @@ def forge(run_dir, args):
     sys.stdout.write(json.dumps(a))
 
 
+def spki_of_key():
+    return subprocess.run(["openssl", "pkey", "-in", KEY, "-pubout", "-outform", "DER"],
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+def field(s):
+    b = s.encode()
+    return struct.pack(">I", len(b)) + b
+
+
+def register(code, reviewer, rp_id, origin, args):
+    wrong = opts(args).get("wrong", "")
+    spki = spki_of_key()
+    cred = hashlib.sha256(spki).digest()[:16]
+    xy = spki[-64:]
+    if wrong == "otherkey":
+        xy = bytes(64 - len(xy)) + bytes(b ^ 1 for b in xy)
+    cose = bytes([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]) + xy[:32] + \
+        bytes([0x22, 0x58, 0x20]) + xy[32:]
+    flags = 0x45
+    if wrong == "noup":
+        flags &= ~0x01
+    if wrong == "nouv":
+        flags &= ~0x04
+    ad = hashlib.sha256(rp_id.encode()).digest() + bytes([flags]) + struct.pack(">I", 0) + \
+        bytes(16) + struct.pack(">H", len(cred)) + cred + cose
+    canon = code.replace("-", "").upper()
+    if wrong == "othercode":
+        canon = "0000" + canon[4:] if canon[:4] != "0000" else "1111" + canon[4:]
+    ch = hashlib.sha256(b"warrant-passkey-enrol-v1\0" + field(reviewer) + field(canon)).digest()
+    cd = json.dumps({"type": "webauthn.create", "challenge": b64u(ch), "origin": origin,
+                     "crossOrigin": False}, separators=(",", ":")).encode()
+    sys.stdout.write(json.dumps({"rp_id": rp_id, "credential_id": b64u(cred),
+                                 "public_key": b64u(spki), "authenticator_data": b64u(ad),
+                                 "client_data_json": b64u(cd)}))
+
+
 def record(reviewer, rp_id, origin, args):
     o = opts(args)
-    spki = subprocess.run(["openssl", "pkey", "-in", KEY, "-pubout", "-outform", "DER"],
-                          stdout=subprocess.PIPE, check=True).stdout
+    spki = spki_of_key()
     r = {"reviewer": reviewer, "credential_id": b64u(hashlib.sha256(spki).digest()[:16]),
          "public_key": b64u(spki), "rp_id": rp_id, "origin": origin,
          "sign_count": int(o.get("count", 0)), "created": int(time.time())}
@@ -136,6 +174,8 @@ def record(reviewer, rp_id, origin, args):
 
 if len(sys.argv) > 1 and sys.argv[1] == "forge":
     forge(sys.argv[2], sys.argv[3:])
+elif len(sys.argv) > 1 and sys.argv[1] == "register":
+    register(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
 elif len(sys.argv) > 1 and sys.argv[1] == "record":
     record(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
 else:

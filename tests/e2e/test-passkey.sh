@@ -27,6 +27,7 @@ RP=warrant.test
 ORIGIN=https://warrant.test
 
 cleanup() {
+	rm -f "/etc/sudoers.d/warrant-passkey-$REV"
 	[ -n "${PKDIR:-}" ] && rm -rf "$PKDIR"
 	rm -f "$MARK".*
 	sr_user_teardown
@@ -58,16 +59,101 @@ chown -R "$REV" "$PK"
 mode() { printf '%s\n' "$1" >"$PK/mode"; }
 SR_EXTRA_ENV="WARRANT_TEST_AUTHENTICATOR=$PK/pk-auth.py"
 
-# enrol [count=N] [reviewer=NAME]: the record root keeps, written by the
-# test itself: this stands in for `sudo warrant passkey add`, not built yet.
+DROPIN=/etc/sudoers.d/warrant-passkey-$REV
+STAGED=$SR_STATE/passkey-new.json
+
+# passkey_add NAME STAGE [OPTION...]: `sudo -k warrant passkey add` typed
+# by the reviewer in a pty (the real sudo prompt), in the background; once
+# its one-time code shows in the transcript, the command STAGE is run with
+# the code (it stages a passkey, as the page does); then the end of it.
+# Sets PA_RC, PA_LOG, CODE.
+passkey_add() {
+	pa_name=$1 pa_stage=$2
+	shift 2
+	PA_LOG=$SR_DIR/$pa_name.log
+	rm -f "$STAGED"
+	pty_rv right "$pa_name" 120 /usr/bin/sudo -k "$W" passkey add --reviewer "$REV" \
+	    --state "$SR_STATE" "$@" &
+	pa_pid=$!
+	CODE= pa_i=0
+	while [ -z "$CODE" ] && [ "$pa_i" -lt 600 ] && kill -0 "$pa_pid" 2>/dev/null; do
+		CODE=$(grep -o '^ *[0-9A-Z]\{4\}-[0-9A-Z]\{4\}' "$PA_LOG" 2>/dev/null | tr -d ' ' | head -1)
+		[ -n "$CODE" ] || sleep 0.1
+		pa_i=$((pa_i + 1))
+	done
+	[ -z "$CODE" ] || "$pa_stage" "$CODE"
+	wait "$pa_pid"
+	PA_RC=$?
+	PTY_LOG=$PA_LOG
+	PTY_TICKET=$(sed -n "s/.*WT-TICKET=\([0-9]*\).*/\1/p" "$PA_LOG" | tail -1)
+}
+# stage_soft CODE [wrong=WHAT]: the software passkey's registration for
+# CODE, staged in the reviewer's state as the page stages it
+stage_soft() {
+	"$PY" "$PK/pk-auth.py" register "$1" "$REV" "$RP" "$ORIGIN" ${2:+"$2"} >"$SR_DIR/staged" &&
+	    install -m 0600 -o "$REV" -g "$SR_GID" "$SR_DIR/staged" "$STAGED"
+}
+stage_wrongcode() { stage_soft "$1" wrong=othercode; }
+stage_nouv() { stage_soft "$1" wrong=nouv; }
+stage_otherkey() { stage_soft "$1" wrong=otherkey; }
+stage_ip() { "$PY" "$PK/pk-auth.py" register "$1" "$REV" 127.0.0.1 http://127.0.0.1:8722 \
+    >"$SR_DIR/staged" && install -m 0600 -o "$REV" -g "$SR_GID" "$SR_DIR/staged" "$STAGED"; }
+# a link to a registration that would be adopted: the link is not followed
+stage_link() {
+	"$PY" "$PK/pk-auth.py" register "$1" "$REV" "$RP" "$ORIGIN" >"$SR_DIR/staged-good" &&
+	    chown "$REV" "$SR_DIR/staged-good" && ln -sf "$SR_DIR/staged-good" "$STAGED"
+}
+
+# enrol [count=N]: the record root keeps, rewritten by the test to reset
+# the software passkey's sign count (after `passkey add` wrote it).
 enrol() {
-	install -d -m 0755 -o root -g root "$(dirname "$PKDIR")" "$PKDIR"
-	"$PY" "$PK/pk-auth.py" record "${2:-$REV}" "$RP" "$ORIGIN" "${1:-count=0}" \
-	    >"$PKDIR/$REV.json" || return 1
+	"$PY" "$PK/pk-auth.py" record "$REV" "$RP" "$ORIGIN" "${1:-count=0}" >"$PKDIR/$REV.json" ||
+	    return 1
 	cp "$PKDIR/$REV.json" "$PK/record.json"
 	chown root:root "$PKDIR/$REV.json" && chmod 0644 "$PKDIR/$REV.json"
 }
-enrol || bail "the reviewer's passkey is enrolled"
+
+# -------------------------------------------------------------- enrolment
+section "enrolment: sudo warrant passkey add, with the code it prints"
+rm -f "$DROPIN"
+sr_as "$SR_USER2" "$W" passkey add --reviewer "$REV" --wait 1 >"$SR_DIR/agent-add" 2>&1
+AG_RC=$?
+check "(agent) passkey add by a user who is not root: not_root, exit 2" \
+    eval '[ "$AG_RC" -eq 2 ] && grep -q not_root "$SR_DIR/agent-add"'
+passkey_add add-wrongcode stage_wrongcode --wait 3
+check "(wrongcode) a registration for another code is passed over, then the wait ends" \
+    eval 'grep -q "does not answer this enrolment" "$PA_LOG" && grep -q passkey_enrol_timeout "$PA_LOG"'
+check "(wrongcode) exit 2, nothing written" eval '[ "$PA_RC" -eq 2 ] && [ ! -e "$PKDIR/$REV.json" ] && [ ! -e "$DROPIN" ]'
+passkey_add add-nouv stage_nouv --wait 3
+check "(nouv) a registration without user verification is passed over" \
+    eval 'grep -q "without the user present and verified" "$PA_LOG" && [ ! -e "$PKDIR/$REV.json" ]'
+passkey_add add-otherkey stage_otherkey --wait 3
+check "(otherkey) a public key that is not the authenticator data's is passed over" \
+    eval 'grep -q "holds another key than the one given" "$PA_LOG" && [ ! -e "$PKDIR/$REV.json" ]'
+passkey_add add-link stage_link --wait 3
+check "(link) a staged file that is a symbolic link is not read" \
+    eval 'grep -q passkey_enrol_timeout "$PA_LOG" && [ ! -e "$PKDIR/$REV.json" ]'
+passkey_add add-ip stage_ip --wait 20
+check "(ip) an RP ID that is an address: passkey_rp_not_name, with how to get a name" \
+    eval 'grep -q passkey_rp_not_name "$PA_LOG" && grep -q "http://localhost:PORT" "$PA_LOG"'
+check "(ip) nothing written" eval '[ ! -e "$PKDIR/$REV.json" ] && [ ! -e "$DROPIN" ]'
+passkey_add add stage_soft
+check "(add) the right registration is adopted: exit 0" [ "$PA_RC" -eq 0 ]
+check "(add) the real sudo asked for the password once" [ "$(pty_prompts)" = 1 ]
+check "(add) the record is root's, 0644" [ "$(stat -c '%U %a' "$PKDIR/$REV.json")" = "root 644" ]
+jcheck "(add) it holds the RP ID, the origin and the software passkey's key" \
+    "j['rp_id'] == '$RP' and j['origin'] == '$ORIGIN' and j['reviewer'] == '$REV' and j['public_key'] == '$("$PY" "$PK/pk-auth.py" record x y z | jscan 'j["public_key"]')'" \
+    "$PKDIR/$REV.json"
+check "(add) the sudoers drop-in is root's, 0440" [ "$(stat -c '%U %a' "$DROPIN")" = "root 440" ]
+check "(add) it lets the reviewer start only the runner's passkey mode without a password" \
+    grep -qx "$REV ALL=(root) NOPASSWD: $SR_RUNNER passkey \\*" "$DROPIN"
+check "(add) visudo accepts it" visudo -c -q -f "$DROPIN"
+check "(add) no sudo ticket is left" no_ticket_anywhere
+sr_as "$SR_USER2" "$W" passkey list -j >"$SR_DIR/list.json" 2>/dev/null
+jcheck "(list) anyone may list: the reviewer, the RP ID, the drop-in in place" \
+    "[x['reviewer'] for x in j] == ['$REV'] and j[0]['rp_id'] == '$RP' and j[0]['sudoers']" \
+    "$SR_DIR/list.json"
+cp "$PKDIR/$REV.json" "$PK/record.json"
 
 # gate NAME: a gate of one ROOT command (touch MARK.NAME); its id in G.
 gate() {
@@ -100,8 +186,8 @@ section "a good assertion: the ROOT command runs, the ledger says passkey"
 answer good ""
 check "(good) answer exits 0" [ "$ANS_RC" -eq 0 ]
 check "(good) the ROOT command ran as root" ran good
-check "(good) sudo prompted once (the NOPASSWD rule comes with enrolment)" \
-    [ "$(pty_prompts)" = 1 ]
+check "(good) sudo asked for no password (the passkey is the approval)" \
+    [ "$(pty_prompts)" = 0 ]
 check "(good) the gate is approved" sr_state_is "$G" approved
 sr_as "$REV" "$W" show "$G" -j >"$SR_DIR/good.show" 2>/dev/null
 jcheck "(good) the stored ledger says approved_with passkey" \
@@ -213,6 +299,21 @@ direct_refused() {
 }
 runner nofile none
 direct_refused nofile "cannot open passkey.json"
+check "(nofile) and sudo asked no password: the drop-in's rule" [ "$(pty_prompts)" = 0 ]
+# the drop-in lets the reviewer start the runner's passkey mode, and that
+# is all: no assertion, nothing runs; the agent's user has no such rule
+sr_as "$REV" /usr/bin/sudo -n -- "$SR_RUNNER" passkey --manifest "$DIR/manifest.json" \
+    --expected-sha256 "$SHA" </dev/null >"$SR_DIR/nopass" 2>&1
+check "(nopass) a passwordless start with no assertion runs nothing" \
+    eval 'not_ran direct && grep -q "refusing (passkey_refused)" "$SR_DIR/nopass"'
+sr_as "$REV" /usr/bin/sudo -n -- "$SR_RUNNER" --manifest "$DIR/manifest.json" \
+    --expected-sha256 "$SHA" </dev/null >"$SR_DIR/nopass2" 2>&1
+check "(nopass) the normal mode still needs the password (sudo -n refuses)" \
+    eval 'not_ran direct && grep -q "password is required" "$SR_DIR/nopass2"'
+sr_as "$SR_USER2" /usr/bin/sudo -n -- "$SR_RUNNER" passkey --manifest "$DIR/manifest.json" \
+    --expected-sha256 "$SHA" </dev/null >"$SR_DIR/agentrule" 2>&1
+check "(agent) the agent's user cannot use the reviewer's rule" \
+    eval 'not_ran direct && ! grep -q refusing "$SR_DIR/agentrule"'
 runner othergate-d gate=w-othergatex
 direct_refused othergate-d "the challenge is not this approval's"
 runner othersha "sha=$(printf x | sha256sum | cut -d' ' -f1)"
@@ -252,5 +353,16 @@ pty_rv right stray 60 /usr/bin/sudo -k -- "$SR_RUNNER" \
     --manifest "$DIR2/manifest.json" --expected-sha256 "$SHA" passkey
 check "(stray) the normal mode refuses a stray 'passkey' argument" \
     eval 'grep -q "usage: warrant-runner" "$PTY_LOG" && not_ran direct'
+
+section "passkey remove: the record and the drop-in go"
+pty_rv right remove 60 /usr/bin/sudo -k "$W" passkey remove --reviewer "$REV"
+check "(remove) exit 0, the record and the drop-in are gone" \
+    eval '[ "$PTY_RC" -eq 0 ] && [ ! -e "$PKDIR/$REV.json" ] && [ ! -e "$DROPIN" ]'
+pty_rv right remove-again 60 /usr/bin/sudo -k "$W" passkey remove --reviewer "$REV"
+check "(remove) again: passkey_not_enrolled, exit 2" \
+    eval '[ "$PTY_RC" -eq 2 ] && grep -q passkey_not_enrolled "$PTY_LOG"'
+answer removed ""
+check "(removed) answer --passkey: passkey_not_enrolled, nothing ran" \
+    eval 'grep -q passkey_not_enrolled "$ANS" && not_ran removed'
 
 done_testing
