@@ -343,7 +343,7 @@ do_run(const char *file, const char *sha, const char *ledger_path, const char *r
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_MANIFEST);
 	runner_argv(argv, path, run_sha, 0, 0);
 	sudo_forget();
-	status = run_sudo(tty, argv);
+	status = run_sudo(tty, argv, NULL, 0);
 	sudo_forget();
 	close(tty);
 	/* the runner's ledger, checked as answer checks it, redacted, copied

@@ -626,7 +626,8 @@ function gateCard(g) {
 	}
 	if (pending && g.terminal_command) {
 		const t = el("div", { class: "terminal" },
-			el("div", { text: "Commands run as root: approve them on the computer's terminal:" }),
+			el("div", { text: "Commands run as root: approve them on the computer's terminal" +
+				(passkeyHere() && !g.machine ? ", or below with your passkey:" : ":") }),
 			el("code", { class: "term", text: g.terminal_command }));
 		t.append(copyButton(g.terminal_command));
 		card.append(t);

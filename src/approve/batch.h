@@ -84,7 +84,7 @@ int	 grants_find(struct batch *, const json_t *);
 extern volatile sig_atomic_t stop_requested;
 #define RUNNER_ARGV_MAX	12
 void	 runner_argv(const char *[RUNNER_ARGV_MAX], const char *, const char *, int, int);
-int	 run_sudo(int, const char *const *);
+int	 run_sudo(int, const char *const *, char *, size_t);
 int	 sudo_ok(int);
 void	 sudo_forget(void);
 void	 sudo_env(char *[SUDO_ENV_MAX]);

@@ -67,10 +67,41 @@ from_records(struct batch *b, const char *why)
 	return EXEC_BROKEN;
 }
 
+/*
+ * The runner refused before running anything. On a terminal its message
+ * is above; else (the page's approval) its last `refusing (CODE): WHY`
+ * line, kept from its stderr in said, is the refusal told.
+ */
+static void
+refused_said(struct batch *b, const char *said)
+{
+	const char *p = NULL, *q, *at = said;
+	char code[48];
+	size_t n;
+
+	while ((q = strstr(at, "refusing (")) != NULL) {
+		p = q;
+		at = q + 1;
+	}
+	if (p != NULL) {
+		p += 10;
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		if (n > 0 && n < sizeof code && strncmp(p + n, "): ", 3) == 0) {
+			memcpy(code, p, n);
+			code[n] = '\0';
+			q = p + n + 3;
+			tell(b, code, "the runner refused: %.*s", (int)strcspn(q, "\r\n"), q);
+			return;
+		}
+	}
+	tell(b, "runner_error", "the runner refused the batch before running anything "
+	    "(its message is above)");
+}
+
 enum exec_end
 exec_runner(struct batch *b, const struct approve_opts *opts)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], said[1024];
 	const char *argv[RUNNER_ARGV_MAX];
 	int status;
 
@@ -84,7 +115,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 	if (opts->passkey && passkey_assert(b, opts->passkey_relay) != 0)
 		return EXEC_NOTHING_RAN;
 	runner_argv(argv, path, b->run_sha, opts->detach, opts->passkey);
-	status = run_sudo(b->tty, argv);
+	status = run_sudo(b->tty, argv, said, sizeof said);
 	if (sudo_ok(status)) {
 		if (opts->detach)
 			return EXEC_STARTED;
@@ -107,7 +138,8 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 			tell(b, "cancellation", "authentication was cancelled; nothing ran");
 		else
 			tell(b, "authentication_failed", "sudo authentication failed (or sudoers "
-			    "does not allow the runner); nothing ran");
+			    "does not allow the runner%s); nothing ran", opts->passkey ?
+			    ": is the passkey enrolled, with its sudoers rule?" : "");
 		return EXEC_NOTHING_RAN;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REVIEWS) {
@@ -117,8 +149,7 @@ exec_runner(struct batch *b, const struct approve_opts *opts)
 		return EXEC_NOTHING_RAN;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RUNNER_REFUSED) {
-		tell(b, "runner_error", "the runner refused the batch before running anything "
-		    "(its message is above)");
+		refused_said(b, said);
 		return EXEC_NOTHING_RAN;
 	}
 	return from_records(b, WIFSIGNALED(status) ? "the runner was killed" :

@@ -236,7 +236,9 @@ prepare(struct batch *b, const char *const *ids, size_t nids, const struct appro
 		    "refusing to approve; nothing ran");
 		return -1;
 	}
-	if ((b->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 && *root) {
+	/* a passkey approval asks no password: sudo -n, no terminal needed */
+	if ((b->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 && *root &&
+	    !o->passkey) {
 		tell(b, "missing_tty",
 		    "approving ROOT commands needs a terminal for sudo's prompt");
 		return -1;

@@ -9,6 +9,8 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -111,17 +113,75 @@ runner_argv(const char *argv[RUNNER_ARGV_MAX], const char *manifest, const char 
 	argv[k] = NULL;
 }
 
-/* Run sudo with argv on the terminal (or /dev/null when tty < 0).
- * Returns the wait status, or -1 when it could not be started. */
+/*
+ * What sudo (and the runner) said on stderr, its last size - 1 bytes kept
+ * in said, read until pid has ended and nothing more waits in fd (a
+ * detached runner may keep it open). Its wait status.
+ */
+static int
+said_until_exit(int fd, pid_t pid, char *said, size_t size)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[1024];
+	size_t len = 0;
+	int status = -1, ended = 0;
+	ssize_t n;
+
+	*said = '\0';
+	for (;;) {
+		if (!ended && waitpid(pid, &status, WNOHANG) == pid)
+			ended = 1;
+		if (poll(&pfd, 1, ended ? 0 : 200) <= 0) {
+			if (ended)
+				break;
+			continue;
+		}
+		if ((n = read(fd, buf, sizeof buf)) <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		/* keep the tail: the refusal is the last line */
+		if ((size_t)n >= size - 1) {
+			memcpy(said, buf + n - (size - 1), size - 1);
+			len = size - 1;
+		} else {
+			if (len + (size_t)n > size - 1) {
+				memmove(said, said + (len + (size_t)n - (size - 1)),
+				    size - 1 - (size_t)n);
+				len = size - 1 - (size_t)n;
+			}
+			memcpy(said + len, buf, (size_t)n);
+			len += (size_t)n;
+		}
+		said[len] = '\0';
+	}
+	while (!ended && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/*
+ * Run sudo with argv on the terminal; when tty < 0 (the daemon's page:
+ * no prompt is possible), stdin and stdout on /dev/null and stderr kept
+ * in said (its tail; said may be NULL, then /dev/null too). Returns the
+ * wait status, or -1 when it could not be started.
+ */
 int
-run_sudo(int tty, const char *const *argv)
+run_sudo(int tty, const char *const *argv, char *said, size_t size)
 {
 	char *envp[SUDO_ENV_MAX];
 	struct spawn s = { .path = SUDO_PATH, .argv = (char *const *)argv, .envp = envp,
 	    .fd = { tty, tty, tty }, .group = EXEC_FOREGROUND };
 	sigset_t jobctl;
-	int status = -1, i;
+	int status = -1, i, err[2] = { -1, -1 };
 	pid_t pid;
+
+	if (said != NULL) {
+		*said = '\0';
+		if (tty < 0 && pipe2(err, O_CLOEXEC) == 0)
+			s.fd[2] = err[1];
+	}
 
 	/* ignored job control survives exec: Ctrl-Z cannot stop sudo's
 	 * prompt, or the runner, behind our back */
@@ -130,9 +190,16 @@ run_sudo(int tty, const char *const *argv)
 		sigaddset(&jobctl, stop_signals[i]);
 	s.ignore = &jobctl;
 	sudo_env(envp);
-	if ((pid = spawn(&s)) > 0)
+	pid = spawn(&s);
+	if (err[1] >= 0)
+		close(err[1]);
+	if (pid > 0 && err[0] >= 0)
+		status = said_until_exit(err[0], pid, said, size);
+	else if (pid > 0)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+	if (err[0] >= 0)
+		close(err[0]);
 	sudo_env_free(envp);
 	return status;
 }
@@ -149,6 +216,6 @@ sudo_forget(void)
 {
 	static const char *const argv[] = { SUDO_PATH, "-k", NULL };
 
-	if (!sudo_ok(run_sudo(-1, argv)))
+	if (!sudo_ok(run_sudo(-1, argv, NULL, 0)))
 		warnx("sudo -k failed; run it yourself to drop any sudo ticket");
 }

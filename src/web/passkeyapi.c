@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
 
@@ -173,16 +174,36 @@ passkey_route(struct web *w, struct MHD_Connection *c, struct web_req *r, int ge
 	return web_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such route");
 }
 
-/* Free slot i (w->lock held): the child learns it by EOF and ends. */
-static void
+/* Free slot i (w->lock held): the child learns it by EOF and ends. Its
+ * pid, which the caller reaps or keeps for api_reap. */
+static pid_t
 ceremony_end(struct web *w, size_t i)
 {
 	struct web_ceremony *e = &w->ceremonies[i];
+	pid_t pid = e->pid;
 
 	close(e->relay);
 	close(e->result);
-	child_keep(w, e->pid);
 	memset(e, 0, sizeof *e);
+	return pid;
+}
+
+/* Reap an ended ceremony's child, waiting at most 3 s (until it is gone
+ * it holds the approval lease); else keep it for api_reap (w->lock not
+ * held). */
+static void
+child_gone(struct web *w, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 150; i++) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return;
+		poll(NULL, 0, 20);
+	}
+	pthread_mutex_lock(&w->lock);
+	child_keep(w, pid);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* End the ceremonies past their deadline, or all of them (w->lock held). */
@@ -194,7 +215,7 @@ passkey_expire(struct web *w, int all)
 
 	for (i = 0; i < WEB_CEREMONIES_MAX; i++)
 		if (w->ceremonies[i].token[0] != '\0' && (all || now >= w->ceremonies[i].deadline))
-			ceremony_end(w, i);
+			child_keep(w, ceremony_end(w, i));
 }
 
 /* The child's request line (the challenge): 0, or -1 when it ended or
@@ -231,8 +252,8 @@ start_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const ch
 	enum MHD_Result ret;
 	json_t *b, *req;
 	int sv[2], fd = -1;
-	size_t i;
-	pid_t pid;
+	size_t i, nended = 0;
+	pid_t pid, ended[WEB_CEREMONIES_MAX];
 
 	if ((b = approval_body(c, r, allowed, sha, &ret)) == NULL)
 		return ret;
@@ -244,11 +265,20 @@ start_route(struct web *w, struct MHD_Connection *c, struct web_req *r, const ch
 		json_decref(b);
 		return ret;
 	}
-	/* a ceremony of this gate already: the page asks again, it replaces it
-	 * (its child ends, and with it the gate's lease) */
+	/* a ceremony of this gate, or of this page, already: asked again (the
+	 * passkey prompt was dismissed, or another gate is tapped), it is
+	 * replaced; its child ends, and with it the approval lease it holds */
 	for (i = 0; i < WEB_CEREMONIES_MAX; i++)
-		if (w->ceremonies[i].token[0] != '\0' && strcmp(w->ceremonies[i].gate, id) == 0)
-			ceremony_end(w, i);
+		if (w->ceremonies[i].token[0] != '\0' && (strcmp(w->ceremonies[i].gate, id) == 0 ||
+		    strcmp(w->ceremonies[i].device, r->device) == 0))
+			ended[nended++] = ceremony_end(w, i);
+	if (nended > 0) {
+		pthread_mutex_unlock(&w->lock);
+		for (i = 0; i < nended; i++)
+			child_gone(w, ended[i]);
+		pthread_mutex_lock(&w->lock);
+		(void)refresh_store(&w->st);
+	}
 	if (approval_check(w, c, id, sha, json_object_get(b, "commands"), 1, &ret) != 0) {
 		pthread_mutex_unlock(&w->lock);
 		json_decref(b);

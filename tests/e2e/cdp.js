@@ -11,7 +11,10 @@
 // see it as input),
 // {"shot": PNG path}, {"viewport": [WIDTH, HEIGHT]} (a phone's, from then
 // on; 390x844 at the start), {"cdp": METHOD, "params": {...}} (a DevTools
-// command to the page, e.g. the WebAuthn domain's; its value: the result). Prints one JSON line per step: {"step", "ok", "value"}.
+// command to the page, e.g. the WebAuthn domain's; its value: the result;
+// the string "@authenticatorId" in params stands for the id the last
+// WebAuthn.addVirtualAuthenticator gave). Prints one JSON line per step:
+// {"step", "ok", "value"}.
 // Exits 1 at the first step that fails.
 "use strict";
 const { spawn } = require("child_process");
@@ -27,6 +30,7 @@ const out = proc.stdio[3], inp = proc.stdio[4];
 let next = 1, buf = Buffer.alloc(0);
 const waiting = new Map();
 let session = null;
+let authenticatorId = null;
 
 inp.on("data", d => {
 	buf = Buffer.concat([buf, d]);
@@ -111,7 +115,9 @@ async function main() {
 				height: s.viewport[1], deviceScaleFactor: 1, mobile: true });
 			value = await evaluate("document.documentElement.clientWidth");
 		} else if (s.cdp) {
-			value = await page(s.cdp, s.params);
+			value = await page(s.cdp, JSON.parse(JSON.stringify(s.params || {})
+				.replace(/"@authenticatorId"/g, JSON.stringify(authenticatorId))));
+			if (value && value.authenticatorId) authenticatorId = value.authenticatorId;
 		} else if (s.shot) {
 			const r = await page("Page.captureScreenshot", { format: "png",
 				captureBeyondViewport: false });
@@ -123,7 +129,7 @@ async function main() {
 }
 
 const guard = setTimeout(() => { console.log(JSON.stringify({ ok: false, error: "took too long" }));
-	proc.kill("SIGKILL"); process.exit(1); }, 90000);
+	proc.kill("SIGKILL"); process.exit(1); }, Number(process.env.CDP_LIMIT_MS || 90000));
 main().then(() => { clearTimeout(guard); proc.kill("SIGTERM"); process.exit(0); },
 	e => { console.log(JSON.stringify({ ok: false, step: e.step, error: String(e.message) }));
 		clearTimeout(guard); proc.kill("SIGKILL"); process.exit(1); });

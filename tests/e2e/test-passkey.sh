@@ -365,4 +365,161 @@ answer removed ""
 check "(removed) answer --passkey: passkey_not_enrolled, nothing ran" \
     eval 'grep -q passkey_not_enrolled "$ANS" && not_ran removed'
 
+
+# ------------------------------------------------------------ the page
+section "the page: enrol in Chromium, approve ROOT with the passkey at 390x844"
+# Debian's headless Chromium with a virtual authenticator (user verified)
+# on http://localhost: the page makes the credential with the code root's
+# `sudo warrant passkey add` printed, root adopts it, and the page approves
+# a ROOT gate; forged assertions (setResponseOverrideBits), another
+# gate's assertion and the same one twice run nothing.
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	for d in "enrolled from the page" "the ROOT gate ran" "bogus signature refused" \
+	    "missing UV refused" "another gate's assertion refused" \
+	    "the same assertion twice refused"; do
+		skip "$d" "chromium or node is missing (scripts/deps.sh)"
+	done
+	done_testing
+fi
+PORT=$(free_port)
+LU=http://localhost:$PORT
+(
+	set -f
+	IFS=$SR_NL
+	# shellcheck disable=SC2046
+	set -- $(sr_as_words "$REV") "$W" serve --http "127.0.0.1:$PORT"
+	unset IFS
+	exec "$@"
+) 2>>"$SR_DIR/serve.log" &
+DPID=$!
+i=0
+until curl -s -o /dev/null "http://127.0.0.1:$PORT/app.css"; do
+	i=$((i + 1))
+	{ [ "$i" -lt 100 ] && kill -0 "$DPID" 2>/dev/null; } || bail "the reviewer's daemon serves the page"
+	sleep 0.1
+done
+for g in pa pb pc pd pe; do gate "$g" && eval "G_$g=\$G"; done
+LINK=$(sr_as "$REV" "$W" pair --no-qr | grep -o "http://127.0.0.1:$PORT/#token=[A-Za-z0-9_-]*" |
+    sed "s|http://127.0.0.1:|http://localhost:|")
+[ -n "$LINK" ] || bail "a pairing link"
+SHOTS=$WARRANT_BUILD/test-passkey-shots
+rm -rf "$SHOTS"
+mkdir -p "$SHOTS"
+card() { printf 'article[data-gate=\\"%s\\"]' "$1"; }
+STEADY="document.getElementById('pending').dataset.steady !== '0'"
+# relay_js FROM TO: the page's script that gets FROM's assertion, hands it
+# to TO's ceremony (which replaces FROM's: one approval at a time), then
+# starts FROM again and hands it the old assertion (a replay: the
+# challenge has a new nonce), then the new one twice
+relay_js() {
+	cat <<JS
+(async () => {
+  const start = async id => { const g = await api("GET", "/api/gates/" + id);
+    return api("POST", "/api/gates/" + id + "/passkey", { manifest_sha256: g.body.manifest_sha256, commands: ["t"] }); };
+  const s1 = await start("$1");
+  const a = await navigator.credentials.get({ publicKey: { challenge: unb64url(s1.body.challenge),
+    rpId: s1.body.rp_id, userVerification: "required",
+    allowCredentials: [{ type: "public-key", id: unb64url(s1.body.credential_id) }] } });
+  const body = c => ({ ceremony: c, authenticator_data: b64url(a.response.authenticatorData),
+    client_data_json: b64url(a.response.clientDataJSON), signature: b64url(a.response.signature) });
+  const s2 = await start("$2");
+  const other = await api("POST", "/api/gates/$2/passkey/assertion", body(s2.body.ceremony));
+  const s3 = await start("$1");
+  const replay = await api("POST", "/api/gates/$1/passkey/assertion", body(s3.body.ceremony));
+  const s4 = await start("$1");
+  const a4 = await navigator.credentials.get({ publicKey: { challenge: unb64url(s4.body.challenge),
+    rpId: s4.body.rp_id, userVerification: "required",
+    allowCredentials: [{ type: "public-key", id: unb64url(s4.body.credential_id) }] } });
+  const body4 = { ceremony: s4.body.ceremony, authenticator_data: b64url(a4.response.authenticatorData),
+    client_data_json: b64url(a4.response.clientDataJSON), signature: b64url(a4.response.signature) };
+  const own = await api("POST", "/api/gates/$1/passkey/assertion", body4);
+  const again = await api("POST", "/api/gates/$1/passkey/assertion", body4);
+  return JSON.stringify({ start2: [s2.status, JSON.stringify(s2.body)],
+    other: [other.status, JSON.stringify(other.body)],
+    replay: [replay.status, JSON.stringify(replay.body)], own: own.status,
+    again: [again.status, again.body && again.body.error && again.body.error.code] });
+})()
+JS
+}
+RELAY=$(relay_js "$G_pd" "$G_pe" | "$PY" -c 'import json, sys; print(json.dumps(sys.stdin.read()))')
+# stage_page CODE: the page makes and stages the passkey with CODE, then
+# goes on, in the background, to approve (Chromium keeps its virtual
+# authenticator only while it runs)
+stage_page() {
+	sp_code=$(printf %s "$1" | tr 'A-Z' 'a-z')
+	cat >"$SR_DIR/page.json" <<STEPS
+[{"open": "$LINK"},
+ {"wait": "document.getElementById('conn').textContent.startsWith('device')", "ms": 15000},
+ {"cdp": "WebAuthn.enable", "params": {}},
+ {"cdp": "WebAuthn.addVirtualAuthenticator", "params": {"options": {"protocol": "ctap2",
+   "transport": "internal", "hasResidentKey": true, "hasUserVerification": true,
+   "isUserVerified": true, "automaticPresenceSimulation": true}}},
+ {"eval": "document.getElementById('passkey').open = true, document.querySelectorAll('button.passkey').length"},
+ {"type": ["#pk-code", "$sp_code"]},
+ {"click": "#pk-add"},
+ {"wait": "document.getElementById('pk-status').textContent.startsWith('Made')", "ms": 20000},
+ {"wait": "loadPasskey().then(() => passkeyHere())", "ms": 30000},
+ {"eval": "load().then(() => document.getElementById('pk-state').textContent)"},
+ {"wait": "document.querySelector('$(card "$G_pa") button.passkey')"},
+ {"shot": "$SHOTS/passkey-390x844.png"},
+ {"click": "$(card "$G_pa") button.passkey", "when": "$STEADY"},
+ {"eval": "document.querySelector('$(card "$G_pa") button.passkey').textContent"},
+ {"click": "$(card "$G_pa") button.passkey", "when": "$STEADY"},
+ {"wait": "(document.querySelector('#recent $(card "$G_pa") .result.last') || {textContent: ''}).textContent.includes('approved with the passkey')", "ms": 45000},
+ {"shot": "$SHOTS/passkey-ran-390x844.png"},
+ {"cdp": "WebAuthn.setResponseOverrideBits", "params": {"authenticatorId": "@authenticatorId", "isBogusSignature": true}},
+ {"click": "$(card "$G_pb") button.passkey", "when": "$STEADY"},
+ {"click": "$(card "$G_pb") button.passkey", "when": "$STEADY"},
+ {"wait": "(document.querySelector('$(card "$G_pb") .result.last') || {textContent: ''}).textContent.startsWith('Not approved')", "ms": 45000},
+ {"eval": "document.querySelector('$(card "$G_pb") .result.last').textContent"},
+ {"cdp": "WebAuthn.setResponseOverrideBits", "params": {"authenticatorId": "@authenticatorId", "isBadUV": true}},
+ {"click": "$(card "$G_pc") button.passkey", "when": "$STEADY"},
+ {"click": "$(card "$G_pc") button.passkey", "when": "$STEADY"},
+ {"wait": "(document.querySelector('$(card "$G_pc") .result.last') || {textContent: ''}).textContent.startsWith('Not approved')", "ms": 45000},
+ {"eval": "document.querySelector('$(card "$G_pc") .result.last').textContent"},
+ {"cdp": "WebAuthn.setResponseOverrideBits", "params": {"authenticatorId": "@authenticatorId"}},
+ {"eval": $RELAY}]
+STEPS
+	CDP_LIMIT_MS=240000 node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome" \
+	    "$SR_DIR/page.json" >"$SR_DIR/page.out" 2>"$SR_DIR/page.err" &
+	CDP_PID=$!
+}
+CDP_PID=
+passkey_add add-page stage_page --wait 120
+[ -z "$CDP_PID" ] || wait "$CDP_PID"
+step() { sed -n "${1}p" "$SR_DIR/page.out" | jscan "$2" >/dev/null 2>&1; }
+check "enrolled from the page: passkey add adopted the page's credential" [ "$PA_RC" -eq 0 ]
+jcheck "(page) the record: RP ID localhost, origin $LU" \
+    "j['rp_id'] == 'localhost' and j['origin'] == '$LU'" "$PKDIR/$REV.json"
+check "(page) before enrolment no card offered the passkey" step 5 "j['value'] == 0"
+check "(page) the page says the passkey is enrolled for it" \
+    step 10 "'enrolled for this page' in j['value']"
+check "(page) the first tap asks again, naming the gate" \
+    step 14 "j['value'].startswith('Run 1 command of $G_pa from ') and j['value'].endswith('tap again')"
+check "the ROOT gate ran: approved from the page with the passkey" \
+    eval 'step 16 "j[\"ok\"]" && ran pa && sr_state_is "$G_pa" approved'
+sr_as "$REV" "$W" show "$G_pa" -j >"$SR_DIR/pa.show" 2>/dev/null
+jcheck "(page) its ledger says approved_with passkey" "j['ledger']['approved_with'] == 'passkey'" \
+    "$SR_DIR/pa.show"
+check "(page) a screenshot at 390x844" [ -s "$SHOTS/passkey-390x844.png" ]
+check "bogus signature refused: nothing ran, pending" \
+    eval 'step 22 "\"signature does not verify\" in j[\"value\"]" && not_ran pb && sr_state_is "$G_pb" pending'
+check "missing UV refused: nothing ran, pending" \
+    eval 'step 27 "\"(UV)\" in j[\"value\"]" && not_ran pc && sr_state_is "$G_pc" pending'
+sed -n 29p "$SR_DIR/page.out" | jscan 'j["value"]' >"$SR_DIR/relay.json" 2>/dev/null
+jcheck "another gate's assertion refused: the runner names the challenge" \
+    "j['other'][0] == 409 and 'not this approval' in j['other'][1]" "$SR_DIR/relay.json"
+check "(page) and that gate's command did not run, it stays pending" \
+    eval 'not_ran pe && sr_state_is "$G_pe" pending'
+jcheck "(page) an old assertion handed to a new ceremony of its gate is refused (new nonce)" \
+    "j['replay'][0] == 409 and 'not this approval' in j['replay'][1]" "$SR_DIR/relay.json"
+jcheck "(page) a fresh assertion in its own gate's ceremony runs" "j['own'] == 200" "$SR_DIR/relay.json"
+check "(page) its command ran" ran pd
+jcheck "the same assertion twice refused: its ceremony is spent" \
+    "j['again'] == [409, 'passkey_no_ceremony']" "$SR_DIR/relay.json"
+if [ "$fails" -ne 0 ]; then diag "$(tail -c 2000 "$SR_DIR/page.out"; tail -c 1000 "$SR_DIR/page.err")"; fi
+kill "$DPID" 2>/dev/null
+wait "$DPID" 2>/dev/null
+
 done_testing
