@@ -5,7 +5,8 @@
  * clientDataJSON, the signature) and one recorded from Chromium's virtual
  * authenticator (tests/vectors/passkey/). The good one passes; each forged
  * or replayed one is refused for its own reason; the credential record
- * and the used nonces are believed only in root's files.
+ * and the used nonces are believed only in root's files. And enrolment
+ * (src/approve/enrol.c): the registration root adopts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -734,6 +735,136 @@ teardown(void **state)
 	return 0;
 }
 
+/* A registration of key k as the page stages it, for reviewer "alice" and
+ * code; what is forged is named in wrong. The JSON, to free. */
+static char *
+registration(EVP_PKEY *k, const char *code, const char *rp, const char *origin,
+    unsigned flags, const char *wrong)
+{
+	static const unsigned char head[] = { 0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21,
+	    0x58, 0x20 }, mid[] = { 0x22, 0x58, 0x20 };
+	struct passkey_cred c;
+	unsigned char ad[256], pt[65], ch[32], cid[16];
+	char b_ad[400], b_cd[800], b_cid[32], b_key[300], b_ch[48], cd[512], *out;
+	size_t n = 0, len = 0;
+
+	memset(cid, 7, sizeof cid);
+	assert_int_equal(EVP_Digest(rp, strlen(rp), ad, NULL, EVP_sha256(), NULL), 1);
+	ad[32] = (unsigned char)flags;
+	memset(ad + 33, 0, 4 + 16);
+	ad[53] = 0;
+	ad[54] = sizeof cid;
+	memcpy(ad + 55, cid, sizeof cid);
+	len = 55 + sizeof cid;
+	assert_int_equal(EVP_PKEY_get_octet_string_param(k, "encoded-pub-key", pt, sizeof pt, &n), 1);
+	if (strcmp(wrong, "cose") == 0)
+		pt[5] ^= 1;
+	memcpy(ad + len, head, sizeof head);
+	memcpy(ad + len + sizeof head, pt + 1, 32);
+	memcpy(ad + len + sizeof head + 32, mid, sizeof mid);
+	memcpy(ad + len + sizeof head + 32 + sizeof mid, pt + 33, 32);
+	len += sizeof head + 32 + sizeof mid + 32;
+	if (strcmp(wrong, "credid") == 0)
+		cid[0] ^= 1;
+	assert_int_equal(passkey_enrol_challenge("alice", code, ch), 0);
+	assert_int_equal(b64url_encode(ch, 32, b_ch, sizeof b_ch), 0);
+	snprintf(cd, sizeof cd, "{\"type\":\"%s\",\"challenge\":\"%s\",\"origin\":\"%s\","
+	    "\"crossOrigin\":%s}", strcmp(wrong, "type") == 0 ? "webauthn.get" :
+	    "webauthn.create", b_ch, origin, strcmp(wrong, "cross") == 0 ? "true" : "false");
+	spki_of(k, &c);
+	assert_int_equal(b64url_encode(ad, len, b_ad, sizeof b_ad), 0);
+	assert_int_equal(b64url_encode((unsigned char *)cd, strlen(cd), b_cd, sizeof b_cd), 0);
+	assert_int_equal(b64url_encode(cid, sizeof cid, b_cid, sizeof b_cid), 0);
+	assert_int_equal(b64url_encode(c.spki, c.spki_len, b_key, sizeof b_key), 0);
+	assert_true(asprintf(&out, "{\"rp_id\":\"%s\",\"credential_id\":\"%s\",\"public_key\":"
+	    "\"%s\",\"authenticator_data\":\"%s\",\"client_data_json\":\"%s\"}", rp, b_cid,
+	    b_key, b_ad, b_cd) > 0);
+	return out;
+}
+
+/* enrol(...): passkey_enrol_check of that registration for code ABCD2345 */
+static int
+enrol(const char *code, const char *rp, const char *origin, unsigned flags, const char *wrong,
+    struct passkey_cred *c, int *bad_rp, char *why, size_t size)
+{
+	char *r = registration(p256, code, rp, origin, flags, wrong);
+	int rc = passkey_enrol_check(r, strlen(r), "alice", "ABCD2345", c, bad_rp, why, size);
+
+	free(r);
+	return rc;
+}
+
+/* Enrolment (src/approve/enrol.c): root adopts the staged registration
+ * only when it answers the code, for a name RP ID, from its origin, made
+ * with UP and UV, its key the authenticator data's. */
+static void
+test_enrol(void **state)
+{
+	static const struct { const char *code, *rp, *origin, *wrong, *why; unsigned flags; int bad_rp; } bad[] = {
+		{ "ABCD2346", RP, ORIGIN, "", "does not answer this enrolment", 0x45, 0 },
+		{ "ABCD2345", "127.0.0.1", "http://127.0.0.1:8123", "", "not a domain name", 0x45, 1 },
+		{ "ABCD2345", "::1", "http://[::1]:8123", "", "not a domain name", 0x45, 1 },
+		{ "ABCD2345", "10.0.0.1", "https://10.0.0.1", "", "not a domain name", 0x45, 1 },
+		{ "ABCD2345", "warrant.example", "http://warrant.example", "", "origin", 0x45, 0 },
+		{ "ABCD2345", "warrant.example", "https://evil.example", "", "origin", 0x45, 0 },
+		{ "ABCD2345", "warrant.example", "https://xwarrant.example", "", "origin", 0x45, 0 },
+		{ "ABCD2345", RP, ORIGIN, "", "user present and verified", 0x41, 0 },
+		{ "ABCD2345", RP, ORIGIN, "", "user present and verified", 0x44, 0 },
+		{ "ABCD2345", RP, ORIGIN, "", "user present and verified", 0x05, 0 },
+		{ "ABCD2345", RP, ORIGIN, "cose", "another key", 0x45, 0 },
+		{ "ABCD2345", RP, ORIGIN, "credid", "another credential", 0x45, 0 },
+		{ "ABCD2345", RP, ORIGIN, "type", "not of a registration", 0x45, 0 },
+		{ "ABCD2345", RP, ORIGIN, "cross", "cross-origin", 0x45, 0 },
+	};
+	struct passkey_cred c;
+	char why[512], code[PASSKEY_CODE_LEN + 1];
+	int bad_rp;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(enrol("ABCD2345", RP, ORIGIN, 0x45, "", &c, &bad_rp, why, sizeof why), 0);
+	assert_string_equal(c.reviewer, "alice");
+	assert_string_equal(c.rp_id, RP);
+	assert_string_equal(c.origin, ORIGIN);
+	assert_int_equal(c.id_len, 16);
+	assert_non_null(passkey_key(&c));
+	assert_int_equal(enrol("ABCD2345", "warrant.example", "https://ph.warrant.example:8443",
+	    0x45, "", &c, &bad_rp, why, sizeof why), 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = '\0';
+		assert_int_equal(enrol(bad[i].code, bad[i].rp, bad[i].origin, bad[i].flags,
+		    bad[i].wrong, &c, &bad_rp, why, sizeof why), -1);
+		if (strstr(why, bad[i].why) == NULL || bad_rp != bad[i].bad_rp)
+			fail_msg("case %zu: '%s' (bad_rp %d)", i, why, bad_rp);
+	}
+	/* malformed: not JSON, a member missing, one more */
+	assert_int_equal(passkey_enrol_check("[]", 2, "alice", "ABCD2345", &c, &bad_rp, why,
+	    sizeof why), -1);
+	assert_int_equal(passkey_enrol_check("{\"rp_id\":\"localhost\"}", 21, "alice", "ABCD2345",
+	    &c, &bad_rp, why, sizeof why), -1);
+	assert_non_null(strstr(why, "malformed"));
+	/* the code as typed */
+	assert_int_equal(passkey_code_canon("abcd-2345", code), 0);
+	assert_string_equal(code, "ABCD2345");
+	assert_int_equal(passkey_code_canon(" ab cd 23 45 ", code), 0);
+	assert_int_equal(passkey_code_canon("ABCD-234I", code), -1);	/* no I, L, O, U */
+	assert_int_equal(passkey_code_canon("ABCD-234", code), -1);
+	assert_int_equal(passkey_code_canon("ABCD-23456", code), -1);
+	assert_int_equal(passkey_code_new(code), 0);
+	assert_int_equal(strlen(code), PASSKEY_CODE_LEN);
+	assert_int_equal(passkey_code_canon(code, code), 0);
+	/* RP IDs */
+	assert_true(passkey_rp_id_ok("localhost"));
+	assert_true(passkey_rp_id_ok("host.tail1234.ts.net"));
+	assert_false(passkey_rp_id_ok("127.0.0.1"));
+	assert_false(passkey_rp_id_ok("1.2.3"));
+	assert_false(passkey_rp_id_ok("fe80::1"));
+	assert_false(passkey_rp_id_ok("a..b"));
+	assert_false(passkey_rp_id_ok("-a.b"));
+	assert_false(passkey_rp_id_ok("Host.example"));
+	assert_false(passkey_rp_id_ok(""));
+}
+
 int
 main(void)
 {
@@ -753,6 +884,7 @@ main(void)
 		cmocka_unit_test(test_chromium),
 		cmocka_unit_test(test_b64url),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_enrol),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
