@@ -149,6 +149,21 @@ refusal_print(const char *what, const struct refusal *r)
 	return EXIT_REFUSED;
 }
 
+/* 0 when running as root; else refuses (not_root) for command what, with
+ * the command that needs no root (or NULL). Returns the exit code. */
+int
+root_needed(const char *what, const char *without)
+{
+	struct refusal r;
+
+	if (getuid() == 0 && geteuid() == 0)
+		return 0;
+	refuse(&r, "not_root", "$", "this needs root (run it with sudo)%s%s%s",
+	    without != NULL ? "; `" : "", without != NULL ? without : "",
+	    without != NULL ? "` needs none" : "");
+	return refusal_print(what, &r);
+}
+
 /* An agent or project label: 1-128 bytes, no control characters. */
 int
 label_valid(const char *s)

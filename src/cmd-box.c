@@ -84,16 +84,6 @@ refused(const struct refusal *r)
 	return refusal_print("box", r);
 }
 
-static int
-need_root(void)
-{
-	struct refusal r;
-
-	if (getuid() == 0 && geteuid() == 0)
-		return 0;
-	refuse(&r, "not_root", "$", "this needs root (run it with sudo)");
-	return refused(&r);
-}
 
 /* Memory that holds a password never goes into a core dump. */
 static void
@@ -215,7 +205,7 @@ init_provision(const struct init_args *a)
 		    a->from_sudo);
 	if (a->script)
 		return box_script(stdout, &a->s) == 0 ? EXIT_OK : EXIT_INTERNAL;
-	if (need_root() != 0)
+	if (root_needed("box", NULL) != 0)
 		return EXIT_REFUSED;
 	if (box_check_host(&a->s, &r) != 0)
 		return refused(&r);
@@ -406,7 +396,7 @@ user_opts(int argc, char **argv, const char *flag, int fch, const char **name,
 		return usage_error(&cmd_box_entry, "unexpected argument '%s'", argv[optind]);
 	if (*name == NULL)
 		return usage_error(&cmd_box_entry, "%s needs --user NAME", argv[0]);
-	if (need_root() != 0)
+	if (root_needed("box", NULL) != 0)
 		return EXIT_REFUSED;
 	if (!box_name_ok(*name))
 		return name_refused(*name);
@@ -505,7 +495,7 @@ box_remove_exec(int argc, char **argv)
 		return usage_error(&cmd_box_entry, "%s goes with --delete-user",
 		    o.delete_home ? "--delete-home" : o.delete_files ? "--delete-files" :
 		    "--stop-sessions");
-	if (need_root() != 0)
+	if (root_needed("box", NULL) != 0)
 		return EXIT_REFUSED;
 	if (!box_name_ok(name))
 		return name_refused(name);

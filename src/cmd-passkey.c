@@ -65,17 +65,6 @@ refused(const struct refusal *r)
 	return refusal_print("passkey", r);
 }
 
-static int
-need_root(void)
-{
-	struct refusal r;
-
-	if (getuid() == 0 && geteuid() == 0)
-		return 0;
-	refuse(&r, "not_root", "$", "this needs root (run it with sudo); "
-	    "`warrant passkey list` needs none");
-	return refused(&r);
-}
 
 /* The reviewer named: a user who is not root. 0, or a refusal's exit. */
 static int
@@ -249,7 +238,8 @@ passkey_add(const char *name, const char *state, long wait_s)
 	char pwbuf[4096], dir[PATH_MAX], code[PASSKEY_CODE_LEN + 1], why[256], *text;
 	int dfd, rc, had;
 
-	if ((rc = need_root()) != 0 || (rc = reviewer_of(name, &pw, pwbuf, sizeof pwbuf)) != 0)
+	if ((rc = root_needed("passkey", "warrant passkey list")) != 0 ||
+	    (rc = reviewer_of(name, &pw, pwbuf, sizeof pwbuf)) != 0)
 		return rc;
 	if (state != NULL && *state != '/')
 		return usage_error(&cmd_passkey_entry, "--state wants an absolute path");
@@ -301,7 +291,8 @@ passkey_remove(const char *name)
 	char pwbuf[4096], file[80], path[PATH_MAX];
 	int rc, dfd, gone = 0, dropin;
 
-	if ((rc = need_root()) != 0 || (rc = reviewer_of(name, &pw, pwbuf, sizeof pwbuf)) != 0)
+	if ((rc = root_needed("passkey", "warrant passkey list")) != 0 ||
+	    (rc = reviewer_of(name, &pw, pwbuf, sizeof pwbuf)) != 0)
 		return rc;
 	snprintf(file, sizeof file, "%s.json", pw.pw_name);
 	dfd = open(WARRANT_PASSKEY_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

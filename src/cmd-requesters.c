@@ -49,17 +49,6 @@ refused(const struct refusal *r)
 	return refusal_print("requesters", r);
 }
 
-static int
-need_root(void)
-{
-	struct refusal r;
-
-	if (getuid() == 0 && geteuid() == 0)
-		return 0;
-	refuse(&r, "not_root", "$", "this needs root (run it with sudo); "
-	    "`warrant requesters list` needs none");
-	return refused(&r);
-}
 
 /* --reviewer REVIEWER and, where flag is given, its option (-j or --all)
  * into *flag; the rest of argv from *first. */
@@ -99,7 +88,7 @@ add_exec(int argc, char **argv)
 		return EXIT_REFUSED;
 	if (reviewer == NULL)
 		return usage_error(&cmd_requesters_entry, "add needs --reviewer REVIEWER");
-	if (need_root() != 0)
+	if (root_needed("requesters", "warrant requesters list") != 0)
 		return EXIT_REFUSED;
 	/* Every check before any change. */
 	if (box_req_check_reviewer(reviewer, 1, &r) != 0)
@@ -144,7 +133,7 @@ remove_exec(int argc, char **argv)
 	if (first != argc && all)
 		return usage_error(&cmd_requesters_entry, "remove takes USERs or --all, "
 		    "not both");
-	if (need_root() != 0)
+	if (root_needed("requesters", "warrant requesters list") != 0)
 		return EXIT_REFUSED;
 	/* The reviewer's account need not exist any more: its group may. */
 	if (box_req_check_reviewer(reviewer, 0, &r) != 0)

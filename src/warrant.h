@@ -58,6 +58,7 @@ const char *user_label(uid_t, char *, size_t);
 int	 parse_count(const char *, long, long, long *);
 const char *json_str(const json_t *, const char *);
 int	 refusal_print(const char *, const struct refusal *);
+int	 root_needed(const char *, const char *);
 int	 label_valid(const char *);
 int	 outcome_exit(const json_t *);
 void	 requester_label(const json_t *, char *, size_t);

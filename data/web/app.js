@@ -582,9 +582,13 @@ async function passkeyEnrol() {
 	say("Made. The computer's terminal finishes the enrolment; reload this page then.");
 }
 
+// The enrolment, read after the gates (it must not delay them); the cards
+// are drawn again when it changes what they offer.
 async function loadPasskey() {
+	const before = passkeyHere();
 	const r = await api("GET", "/api/passkey");
 	if (r.status === 200 && r.body) passkey = r.body;
+	if (passkeyHere() !== before) load();
 	document.getElementById("pk-state").textContent = passkeyHere() ?
 		"A passkey is enrolled for this page: commands that run as root can be approved with it." :
 		passkey.enrolled ? "A passkey is enrolled for " + passkey.origin + ", not for this page." :
@@ -837,9 +841,9 @@ async function start() {
 	document.getElementById("conn").textContent = "device " + s.body.device +
 		(s.body.port_held ? "" : " · port not held for the daemon");
 	document.getElementById("pk-add").addEventListener("click", passkeyEnrol);
-	await loadPasskey();
 	await load();
 	loadGrants();
+	loadPasskey();
 	listen();
 }
 

@@ -455,3 +455,29 @@ sr_sampler_stop() {
 	wait "$SR_SAMPLER" 2>/dev/null
 	SR_SAMPLER=
 }
+
+# sr_serve PROBE_URL [ARG...]: the reviewer's daemon (`warrant serve
+# --http ADDR:PORT` and ARG..., the address and port those of PROBE_URL),
+# in the background: its pid in DPID, its log in $SR_DIR/serve.log.
+# Returns once PROBE_URL/app.css answers; 1 when the daemon ended or did
+# not answer within 30 s.
+sr_serve() {
+	ss_probe=$1
+	shift
+	ss_listen=${ss_probe#*://}
+	(
+		set -f
+		IFS=$SR_NL
+		# shellcheck disable=SC2046
+		set -- $(sr_as_words "$SR_USER") "$SR_WARRANT" serve --http "$ss_listen" "$@"
+		unset IFS
+		exec "$@"
+	) 2>>"$SR_DIR/serve.log" &
+	DPID=$!
+	ss_i=0
+	until curl -sk -o /dev/null "$ss_probe/app.css"; do
+		ss_i=$((ss_i + 1))
+		{ [ "$ss_i" -lt 300 ] && kill -0 "$DPID" 2>/dev/null; } || return 1
+		sleep 0.1
+	done
+}

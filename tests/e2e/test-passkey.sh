@@ -384,21 +384,7 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
 fi
 PORT=$(free_port)
 LU=http://localhost:$PORT
-(
-	set -f
-	IFS=$SR_NL
-	# shellcheck disable=SC2046
-	set -- $(sr_as_words "$REV") "$W" serve --http "127.0.0.1:$PORT"
-	unset IFS
-	exec "$@"
-) 2>>"$SR_DIR/serve.log" &
-DPID=$!
-i=0
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/app.css"; do
-	i=$((i + 1))
-	{ [ "$i" -lt 100 ] && kill -0 "$DPID" 2>/dev/null; } || bail "the reviewer's daemon serves the page"
-	sleep 0.1
-done
+sr_serve "http://127.0.0.1:$PORT" || bail "the reviewer's daemon serves the page"
 for g in pa pb pc pd pe; do gate "$g" && eval "G_$g=\$G"; done
 LINK=$(sr_as "$REV" "$W" pair --no-qr | grep -o "http://127.0.0.1:$PORT/#token=[A-Za-z0-9_-]*" |
     sed "s|http://127.0.0.1:|http://localhost:|")

@@ -394,22 +394,8 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1 || ! command -v curl 
 else
 	PORT=$(free_port)
 	U=http://127.0.0.1:$PORT
-	(
-		set -f
-		IFS=$SR_NL
-		# shellcheck disable=SC2046
-		set -- $(sr_as_words "$SR_USER") "$SR_WARRANT" serve --http "127.0.0.1:$PORT"
-		unset IFS
-		exec "$@"
-	) 2>>"$SR_DIR/serve.log" &
-	DPID=$!
+	sr_serve "$U"
 	at_exit 'kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null'
-	di=0
-	until curl -s -o /dev/null "$U/app.css"; do
-		di=$((di + 1))
-		[ "$di" -lt 300 ] && kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-	done
 	ticker_gate p "$S_P" "$RM-p"
 	GP=$G
 	ST=$(curl -s -o "$SR_DIR/p-nosession" -w '%{http_code}' -X POST \

@@ -42,24 +42,7 @@ W=$SR_WARRANT
 rev() { sr_as "$REV" "$W" "$@"; }
 # pair_link: a fresh pairing link, for a browser profile of its own
 pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
-start_daemon() {
-	(
-		set -f
-		IFS=$SR_NL
-		# shellcheck disable=SC2046
-		set -- $(sr_as_words "$REV") "$W" serve --http "127.0.0.1:$PORT" "$@"
-		unset IFS
-		exec "$@"
-	) 2>>"$SR_DIR/serve.log" &
-	DPID=$!
-	i=0
-	until curl -sk -o /dev/null "$U/app.css"; do
-		i=$((i + 1))
-		[ "$i" -lt 100 ] || return 1
-		kill -0 "$DPID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-}
+start_daemon() { sr_serve "$U" "$@"; }
 # The page's signed calls, as data/web/app.js makes them (src/web/pagesig.c):
 # sig.py proof|mac|answer, the key in base64url.
 SIG=$SR_DIR/sig.py
