@@ -3,15 +3,17 @@
  * against the credential and approval of the recorded Chromium assertion
  * (tests/vectors/passkey/chromium.json, the seed). The input: one byte, the
  * authenticator data's length; two (big-endian), the client data's; those
- * bytes, then the signature. Also read whole as a credential record and as
- * the run directory's passkey.json. Never
+ * bytes, then the signature. Also read whole as a credential record, as
+ * the run directory's passkey.json, and as a staged registration root's
+ * `passkey add` checks (src/approve/enrol.c; the seed `registration`,
+ * made for alice and the code ABCD2345). Never
  * a crash, a read past a part, or a leak. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "root/root.h"
+#include "warrant.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -44,6 +46,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)passkey_cred_parse((const char *)data, size, &r, why, sizeof why);
 	(void)passkey_file_parse((const char *)data, size, &pf, why, sizeof why);
+	{
+		int bad_rp;
+
+		(void)passkey_enrol_check((const char *)data, size, "alice", "ABCD2345", &r,
+		    &bad_rp, why, sizeof why);
+	}
 	if (size < 3)
 		return 0;
 	adlen = data[0];
