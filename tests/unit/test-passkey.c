@@ -818,6 +818,7 @@ test_enrol(void **state)
 	};
 	struct passkey_cred c;
 	char why[512], code[PASSKEY_CODE_LEN + 1];
+	EVP_PKEY *key;
 	int bad_rp;
 	size_t i;
 
@@ -827,7 +828,9 @@ test_enrol(void **state)
 	assert_string_equal(c.rp_id, RP);
 	assert_string_equal(c.origin, ORIGIN);
 	assert_int_equal(c.id_len, 16);
-	assert_non_null(passkey_key(&c));
+	key = passkey_key(&c);
+	assert_non_null(key);
+	EVP_PKEY_free(key);
 	assert_int_equal(enrol("ABCD2345", "warrant.example", "https://ph.warrant.example:8443",
 	    0x45, "", &c, &bad_rp, why, sizeof why), 0);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
