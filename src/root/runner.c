@@ -1149,14 +1149,17 @@ main(int argc, char **argv)
 	r.n = json_array_size(json_object_get(r.manifest, "commands"));
 	r.deadline_ms += batch_bound(json_object_get(r.manifest, "commands")) * 1000;
 	load_users(&r);
+	/* the sudo user's passkey signed this run, or nothing: as early as
+	 * the sudo user is known, so that a passwordless start (the enrolled
+	 * reviewer's sudoers rule) reaches as little as possible without it */
+	if (r.passkey)
+		passkey_approval(r.manifest, r.run_sha, r.dfd, r.sudo_uid, r.sudo_user);
 	r.root_env = root_env(&r);
 	r.user_env = user_env(&r);
 	manifest_requester(r.manifest, &r.requester, &r.requester_groups);
 	live_groups(&r);
 	/* the two-person rule: the other reviewers' approvals, or nothing */
 	reviews_verify(r.manifest, r.sha, r.sudo_uid, r.requester.uid, &r.tp);
-	if (r.passkey)	/* the sudo user's passkey signed this run, or nothing */
-		passkey_approval(r.manifest, r.run_sha, r.dfd, r.sudo_uid, r.sudo_user);
 	prepare_supervisor(&r);
 	stage(&r);
 	verify_commands(&r);
