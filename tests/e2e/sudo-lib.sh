@@ -218,19 +218,37 @@ sr_as_words() {
 SR_NL='
 '
 
-# sr_serve USER: start `warrant serve` as USER in the background, its
-# standard error appended to $SR_DIR/serve.log; DPID is the daemon's pid
-# (the subshell execs it).
+# sr_serve USER [ARG...]: start `warrant serve [ARG...]` as USER in the
+# background, its standard error appended to $SR_DIR/serve.log; DPID is
+# the daemon's pid (the subshell execs it).
 sr_serve() {
+	ss_user=$1
+	shift
 	(
 		set -f
 		IFS=$SR_NL
 		# shellcheck disable=SC2046
-		set -- $(sr_as_words "$1") "$SR_WARRANT" serve
+		set -- $(sr_as_words "$ss_user") "$SR_WARRANT" serve "$@"
 		unset IFS
 		exec "$@"
 	) 2>>"$SR_DIR/serve.log" &
 	DPID=$!
+}
+
+# sr_page PROBE_URL [ARG...]: the reviewer's daemon serving the page
+# (`--http ADDR:PORT`, those of PROBE_URL, and ARG...); returns once
+# PROBE_URL/app.css answers, 1 when the daemon ended or did not answer
+# within 30 s.
+sr_page() {
+	sp_probe=$1
+	shift
+	sr_serve "$SR_USER" --http "${sp_probe#*://}" "$@"
+	sp_i=0
+	until curl -sk -o /dev/null "$sp_probe/app.css"; do
+		sp_i=$((sp_i + 1))
+		{ [ "$sp_i" -lt 300 ] && kill -0 "$DPID" 2>/dev/null; } || return 1
+		sleep 0.1
+	done
 }
 
 # sr_as USER CMD...: run CMD as USER (see sr_as_words), same terminal.
@@ -456,28 +474,3 @@ sr_sampler_stop() {
 	SR_SAMPLER=
 }
 
-# sr_serve PROBE_URL [ARG...]: the reviewer's daemon (`warrant serve
-# --http ADDR:PORT` and ARG..., the address and port those of PROBE_URL),
-# in the background: its pid in DPID, its log in $SR_DIR/serve.log.
-# Returns once PROBE_URL/app.css answers; 1 when the daemon ended or did
-# not answer within 30 s.
-sr_serve() {
-	ss_probe=$1
-	shift
-	ss_listen=${ss_probe#*://}
-	(
-		set -f
-		IFS=$SR_NL
-		# shellcheck disable=SC2046
-		set -- $(sr_as_words "$SR_USER") "$SR_WARRANT" serve --http "$ss_listen" "$@"
-		unset IFS
-		exec "$@"
-	) 2>>"$SR_DIR/serve.log" &
-	DPID=$!
-	ss_i=0
-	until curl -sk -o /dev/null "$ss_probe/app.css"; do
-		ss_i=$((ss_i + 1))
-		{ [ "$ss_i" -lt 300 ] && kill -0 "$DPID" 2>/dev/null; } || return 1
-		sleep 0.1
-	done
-}

@@ -384,7 +384,7 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
 fi
 PORT=$(free_port)
 LU=http://localhost:$PORT
-sr_serve "http://127.0.0.1:$PORT" || bail "the reviewer's daemon serves the page"
+sr_page "http://127.0.0.1:$PORT" || bail "the reviewer's daemon serves the page"
 for g in pa pb pc pd pe; do gate "$g" && eval "G_$g=\$G"; done
 LINK=$(sr_as "$REV" "$W" pair --no-qr | grep -o "http://127.0.0.1:$PORT/#token=[A-Za-z0-9_-]*" |
     sed "s|http://127.0.0.1:|http://localhost:|")

@@ -394,7 +394,7 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1 || ! command -v curl 
 else
 	PORT=$(free_port)
 	U=http://127.0.0.1:$PORT
-	sr_serve "$U"
+	sr_page "$U"
 	at_exit 'kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null'
 	ticker_gate p "$S_P" "$RM-p"
 	GP=$G

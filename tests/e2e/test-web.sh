@@ -42,7 +42,7 @@ W=$SR_WARRANT
 rev() { sr_as "$REV" "$W" "$@"; }
 # pair_link: a fresh pairing link, for a browser profile of its own
 pair_link() { rev pair --no-qr | grep -o "$U/#token=[A-Za-z0-9_-]*"; }
-start_daemon() { sr_serve "$U" "$@"; }
+start_daemon() { sr_page "$U" "$@"; }
 # The page's signed calls, as data/web/app.js makes them (src/web/pagesig.c):
 # sig.py proof|mac|answer, the key in base64url.
 SIG=$SR_DIR/sig.py
