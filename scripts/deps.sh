@@ -16,7 +16,7 @@ set -eu
 need=""
 extra=
 [ "${1:-}" = deb ] && extra="dpkg-dev debhelper lintian"
-for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev \
+for p in build-essential meson ninja-build pkg-config libjansson-dev libssl-dev libfido2-dev \
          libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev zlib1g-dev libzstd-dev sudo expect util-linux passwd openssl \
          libarchive-dev bzip2 xz-utils zstd zip \
          python3 procps acl tmux strace valgrind clang libclang-rt-dev \

@@ -78,7 +78,7 @@ if [ "${1:-}" = --root-only ]; then
 fi
 suites=${*:-answer hardening serve files iolog remote twoperson logship sudors}
 # What the root needs: warrant's build, the suites' tools, both sudos.
-packages="build-essential meson ninja-build pkg-config libjansson-dev libssl-dev
+packages="build-essential meson ninja-build pkg-config libjansson-dev libssl-dev libfido2-dev
 libsqlite3-dev sqlite3 libcmocka-dev libncurses-dev libunistring-dev zlib1g-dev libzstd-dev
 libmicrohttpd-dev libarchive-dev
 libqrencode-dev sudo sudo-rs expect util-linux passwd openssl python3 procps acl strace

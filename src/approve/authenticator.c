@@ -16,7 +16,7 @@
  *   navigator.credentials.get and its answer back;
  * - with -Dtest_hooks=true, the program $WARRANT_TEST_AUTHENTICATOR
  *   names (request on its stdin, answer on its stdout);
- * - none else yet in an installed build (libfido2 comes next).
+ * - else a security key plugged into this computer (fidokey.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,9 +88,9 @@ passkey_ready(struct batch *b, int root, int relay)
 		    "none is selected; nothing ran");
 		return -1;
 	}
-	if (!relay && authenticator() == NULL) {
-		tell(b, "passkey_no_authenticator", "this build talks to no security key yet; "
-		    "libfido2 comes next; nothing ran");
+	if (!relay && authenticator() == NULL && !fido_key_present()) {
+		tell(b, "passkey_no_authenticator", "no security key is plugged in here: plug "
+		    "one in, or approve on the page; nothing ran");
 		return -1;
 	}
 	return reviewer_record(b, &c);
@@ -213,19 +213,15 @@ passkey_assert(struct batch *b, int relay)
 {
 	struct passkey_cred c;
 	unsigned char raw[32], challenge[32];
-	char nonce[48], ch[48], cid[PASSKEY_ID_MAX * 4 / 3 + 4], *req, *out, *bytes;
+	char nonce[48], ch[48], cid[PASSKEY_ID_MAX * 4 / 3 + 4], why[256], *req, *out, *bytes;
 	const char *prog = authenticator(), **ids;
 	int64_t expires = now_seconds() + PASSKEY_TTL_MAX;
 	size_t i, n = json_array_size(b->selected);
 	json_t *cmd;
 	int fd, rc;
 
-	if ((!relay && prog == NULL) || reviewer_record(b, &c) != 0) {
-		if (!relay && prog == NULL)
-			tell(b, "passkey_no_authenticator", "this build talks to no security key "
-			    "yet; libfido2 comes next; nothing ran");
+	if (reviewer_record(b, &c) != 0)
 		return -1;
-	}
 	if (random_bytes(raw, sizeof raw) != 0 ||
 	    b64url_encode(raw, sizeof raw, nonce, sizeof nonce) != 0 ||
 	    b64url_encode(c.id, c.id_len, cid, sizeof cid) != 0) {
@@ -246,14 +242,16 @@ passkey_assert(struct batch *b, int relay)
 	req = cmd != NULL ? json_dumps(cmd, JSON_COMPACT) : NULL;
 	json_decref(cmd);
 	out = xmalloc(AUTH_OUT_MAX);
-	rc = req == NULL ? -1 : relay ? ask_relay(req, out, AUTH_OUT_MAX) :
-	    ask(prog, req, out, AUTH_OUT_MAX);
+	snprintf(why, sizeof why, "it failed, or its answer is malformed");
+	rc = req == NULL ? -1 : relay ? ask_relay(req, out, AUTH_OUT_MAX) : prog != NULL ?
+	    ask(prog, req, out, AUTH_OUT_MAX) : fido_key_assert(&c, ch, out, AUTH_OUT_MAX, why,
+	    sizeof why);
 	free(req);
 	bytes = rc == 0 ? assertion_file(out, nonce, expires) : NULL;
 	free(out);
 	if (bytes == NULL) {
 		tell(b, "passkey_authenticator_failed", "the authenticator gave no assertion "
-		    "(it failed, or its answer is malformed); nothing ran");
+		    "(%s); nothing ran", why);
 		return -1;
 	}
 	fd = openat(b->run_fd, RUN_PASSKEY, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |

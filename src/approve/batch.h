@@ -96,6 +96,10 @@ void	 stop_signals_restore(const struct sigaction *);
 /* authenticator.c: `answer --passkey` */
 int	 passkey_ready(struct batch *, int, int);
 int	 passkey_assert(struct batch *, int);
+/* fidokey.c: a security key on this computer, through libfido2 */
+int	 fido_key_present(void);
+int	 fido_key_assert(const struct passkey_cred *, const char *, char *, size_t, char *,
+	    size_t);
 
 /* userenv.c */
 struct passwd;
