@@ -560,6 +560,11 @@ async function passkeyApprove(g, card) {
 async function passkeyEnrol() {
 	const say = t => { document.getElementById("pk-status").textContent = t; };
 	const code = document.getElementById("pk-code").value;
+	// WebAuthn binds a passkey to a name, never to an address
+	if (/^[0-9.]+$/.test(location.hostname) || location.hostname.includes(":") ||
+	    location.hostname.startsWith("["))
+		return say("Not added: a passkey is bound to a name, not an address: open this page as " +
+			"http://localhost:" + location.port + "/ (or by its https name) and pair it there");
 	const r = await api("POST", "/api/passkey/register", { code });
 	if (r.status !== 200) return say("Not added: " + errText(r));
 	let c = null;

@@ -410,7 +410,11 @@ else
  {"click": "article[data-gate=\"$GY\"] button.approve", "when": "document.getElementById('pending').dataset.steady !== '0'"},
  {"wait": "(document.querySelector('#recent article[data-gate=\"$GY\"]') || {textContent: ''}).textContent.includes('hello-from-you')", "ms": 20000},
  {"eval": "document.querySelector('#recent article[data-gate=\"$GY\"]').scrollIntoView(), 1"},
- {"shot": "$SHOTS/gate-390x844.png"}]
+ {"shot": "$SHOTS/gate-390x844.png"},
+ {"eval": "document.getElementById('passkey').open = true, document.getElementById('pk-state').textContent"},
+ {"type": ["#pk-code", "abcd-2345"]},
+ {"click": "#pk-add"},
+ {"wait": "document.getElementById('pk-status').textContent.includes('not an address')"}]
 EOF
 	node "$WARRANT_TOP/tests/e2e/cdp.js" "$CHROMIUM" "$SR_DIR/chrome" "$SR_DIR/steps.json" \
 	    >"$T.cdp" 2>"$T.cdp.err"
@@ -430,6 +434,8 @@ EOF
 	check "approve a YOU-only gate with the second: its ledger shows up on the page" step 15 "j['ok']"
 	check "it ran" [ -e "$SR_DIR/page-mark" ]
 	check "a screenshot of the settled gate" [ -s "$SHOTS/gate-390x844.png" ]
+	check "no passkey is enrolled, and the page says so" step 18 "j['value'] == 'No passkey is enrolled.'"
+	check "on 127.0.0.1 the page makes no passkey: a passkey needs a name (localhost)" step 21 "j['ok']"
 	check "[P3] the ROOT gate's command did not run" [ ! -e "$RMARK" ]
 	is "[P3] and its gate is pending" "$(state_of "$GR")" pending
 	if [ "$fails" -ne 0 ]; then diag "$(cat "$T.cdp" "$T.cdp.err" | tail -c 1500)"; fi
