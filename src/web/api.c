@@ -541,9 +541,9 @@ approval_check(struct web *w, struct MHD_Connection *c, const char *id, const ch
 			}
 			if (!root_ok && strcmp(json_str(cmd, "as"), "user") != 0) {
 				*ret = web_error(c, MHD_HTTP_FORBIDDEN, "root_needs_terminal",
-				    "command %.64s runs as root: the page approves only commands that "
-				    "run as you; on a terminal, run `warrant answer %s --run --expect "
-				    "%s`; nothing ran", json_string_value(sel), id,
+				    "command %.64s runs as root: approve it with your passkey, or on "
+				    "a terminal, `warrant answer %s --run --expect %s`; nothing ran",
+				    json_string_value(sel), id,
 				    json_str(g, "manifest_sha256"));
 				rc = -1;
 				break;
