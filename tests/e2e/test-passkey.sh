@@ -28,6 +28,8 @@ ORIGIN=https://warrant.test
 
 cleanup() {
 	rm -f "/etc/sudoers.d/warrant-passkey-$REV"
+	[ -n "${POLICY:-}" ] && rm -f "$POLICY"
+	[ -n "${TPG:-}" ] && groupdel "$TPG" 2>/dev/null
 	[ -n "${PKDIR:-}" ] && rm -rf "$PKDIR"
 	rm -f "$MARK".*
 	sr_user_teardown
@@ -350,6 +352,35 @@ pty_rv right replay-d 60 /usr/bin/sudo -k -- "$SR_RUNNER" passkey \
     --manifest "$DIR2/manifest.json" --expected-sha256 "$SHA"
 ANS=$PTY_LOG
 direct_refused replay-d "the nonce was already used"
+
+section "the two-person rule: a passkey is one reviewer's approval, never two"
+# a policy of two approvals for ROOT: the reviewer's passkey alone, even a
+# valid assertion, is not the other reviewer's review
+TPG=wt-pkrev-$TAG
+POLICY=$(build_config WARRANT_POLICY_FILE)
+SPOOL=$(build_config WARRANT_REVIEW_SPOOL)
+case $POLICY:$SPOOL in
+"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
+*) bail "the build's policy file and spool are in its prefix (make check: -Dpolicy_file, -Dreview_spool)" ;;
+esac
+groupadd "$TPG" && usermod -aG "$TPG" "$REV" && usermod -aG "$TPG" "$SR_USER2" ||
+    bail "the reviewers group $TPG"
+install -d -m 0755 -o root -g root "$(dirname "$POLICY")" "$(dirname "$SPOOL")"
+install -d -m 1770 -o root -g "$TPG" "$SPOOL"
+printf '{"root_approvals": 2, "reviewers_group": "%s"}\n' "$TPG" >"$POLICY"
+chmod 0644 "$POLICY"
+enrol count=0
+runner twoperson count=0
+check "(twoperson) a valid assertion without the other review runs nothing: reviews_missing" \
+    eval 'not_ran direct && [ "$PTY_RC" -eq 5 ]'
+gate tp
+mode ""
+sr_answer none tp "$G" --run --no-detach --passkey
+check "(twoperson) answer --passkey says so before asking the authenticator" \
+    eval 'grep -q reviews_missing "$ANS" && not_ran tp && sr_state_is "$G" pending'
+rm -f "$POLICY"
+rm -rf "$SPOOL"
+groupdel "$TPG"
 
 section "the mode is argv[1] and nothing else"
 pty_rv right stray 60 /usr/bin/sudo -k -- "$SR_RUNNER" \

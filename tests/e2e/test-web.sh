@@ -316,6 +316,32 @@ is "[P3] and so is a selection with one ROOT command in it" "$ST:$(errcode)" 403
 sleep 0.3
 check "[P3] nothing ran" [ ! -e "$MARK" ] && [ ! -e "$MARK-you" ]
 is "[P3] no approval was even attempted" "$(attempts_of "$G2")" 0
+# the passkey routes, with no passkey enrolled: the ROOT gate is not
+# approved through them either
+api GET "/api/passkey"
+jcheck "GET /api/passkey: nothing enrolled" "j == {'enrolled': False}" "$T"
+api POST "/api/gates/$G2/passkey" "{\"manifest_sha256\":\"$H2\",\"commands\":[\"r\"]}"
+is "[P3] a passkey approval with no passkey enrolled is refused (passkey_not_enrolled)" \
+    "$ST:$(errcode)" 409:passkey_not_enrolled
+check "[P3] and nothing ran" [ ! -e "$MARK" ]
+api POST "/api/gates/$G2/passkey/assertion" '{"ceremony":"x","authenticator_data":"AA","client_data_json":"AA","signature":"AA"}'
+is "an assertion with no ceremony: passkey_no_ceremony" "$ST:$(errcode)" 409:passkey_no_ceremony
+api POST "/api/passkey/register" '{"code":"not-a-code"}'
+is "register with something that is not the code: passkey_code" "$ST:$(errcode)" 400:passkey_code
+api POST "/api/passkey/staged" '{"code":"ABCD-2345","rp_id":"localhost","credential_id":"AA","public_key":"AA","authenticator_data":"AA","client_data_json":"AA"}'
+is "a staged passkey that answers no code: passkey_registration_invalid" "$ST:$(errcode)" \
+    422:passkey_registration_invalid
+# a well-made registration for the code, but for an address (the tests'
+# software passkey, tests/e2e/pk-auth.py, with a key of its own)
+install -d -m 0700 "$SR_DIR/pk"
+cp "$WARRANT_TOP/tests/e2e/pk-auth.py" "$SR_DIR/pk/"
+openssl ecparam -name prime256v1 -genkey -noout -out "$SR_DIR/pk/key.pem" 2>/dev/null
+python3 "$SR_DIR/pk/pk-auth.py" register ABCD-2345 "$REV" 127.0.0.1 "$U" |
+    python3 -c 'import json, sys; j = json.load(sys.stdin); j["code"] = "abcd 2345"; print(json.dumps(j))' \
+    >"$SR_DIR/staged-ip.json"
+api POST "/api/passkey/staged" "@$SR_DIR/staged-ip.json"
+is "a staged passkey for an address: passkey_rp_not_name" "$ST:$(errcode)" 422:passkey_rp_not_name
+check "... and nothing was staged" [ ! -e "$SR_STATE/passkey-new.json" ]
 is "[P3] the gate stays pending" "$(state_of "$G2")" pending
 check "[P3] the daemon started no sudo" sh -c "! grep -q 'sudo' '$SR_DIR/serve.log'"
 YM=$SR_DIR/you-mark
