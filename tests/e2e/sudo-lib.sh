@@ -95,6 +95,31 @@ sr_user_teardown() {
 	sr_forget_tickets
 	return 0
 }
+# sr_two_person GROUP: a policy of two ROOT approvals among GROUP's
+# members, in the build's own prefix (never the host's /etc/warrant): sets
+# POLICY and SPOOL, the review spool 1770 root:GROUP. sr_policy JSON
+# rewrites the policy (root's, 0644); sr_two_person_done removes both.
+sr_two_person() {
+	POLICY=$(build_config WARRANT_POLICY_FILE)
+	SPOOL=$(build_config WARRANT_REVIEW_SPOOL)
+	case $POLICY:$SPOOL in
+	"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
+	*)
+		POLICY= SPOOL=
+		bail "the build's policy file and spool are in its prefix (make check: -Dpolicy_file, -Dreview_spool)"
+		;;
+	esac
+	install -d -m 0755 -o root -g root "$(dirname "$POLICY")" "$(dirname "$SPOOL")" &&
+	    install -d -m 1770 -o root -g "$1" "$SPOOL" &&
+	    sr_policy "{\"root_approvals\": 2, \"reviewers_group\": \"$1\"}" ||
+	    bail "the two-person policy and the review spool"
+}
+sr_policy() { printf '%s\n' "$1" >"$POLICY" && chown root:root "$POLICY" && chmod 0644 "$POLICY"; }
+sr_two_person_done() {
+	[ -n "${POLICY:-}" ] && rm -f "$POLICY"
+	[ -n "${SPOOL:-}" ] && rm -rf "$SPOOL"
+	return 0
+}
 # sr_dir_done: the suite's directory SR_DIR goes when every check passed
 # and WT_KEEP is not set; otherwise it stays for its transcripts.
 sr_dir_done() {

@@ -980,7 +980,7 @@ jcheck "[P8] (t) --via sudo is refused while the policy does not allow unconfine
     "j['status'] == 'pending' and j['outcome'] == 'unconfined_refused'" "$ANS"
 check "[P8] (t) ... before any prompt" [ "$(pty_prompts)" -eq 0 ]
 is "[P8] (t) ... and nothing ran" "$(order_log)" ""
-TPOL=$(sed -n 's/^#define WARRANT_POLICY_FILE "\(.*\)"$/\1/p' "$WARRANT_BUILD/config.h" 2>/dev/null)
+TPOL=$(build_config WARRANT_POLICY_FILE 2>/dev/null)
 if installed_mode; then
 	# an installed build's policy is the host's /etc/warrant/policy.json:
 	# not the test's to write (the refusal above is what it must do)

@@ -28,7 +28,7 @@ ORIGIN=https://warrant.test
 
 cleanup() {
 	rm -f "/etc/sudoers.d/warrant-passkey-$REV"
-	[ -n "${POLICY:-}" ] && rm -f "$POLICY"
+	sr_two_person_done
 	[ -n "${TPG:-}" ] && groupdel "$TPG" 2>/dev/null
 	[ -n "${PKDIR:-}" ] && rm -rf "$PKDIR"
 	rm -f "$MARK".*
@@ -357,18 +357,9 @@ section "the two-person rule: a passkey is one reviewer's approval, never two"
 # a policy of two approvals for ROOT: the reviewer's passkey alone, even a
 # valid assertion, is not the other reviewer's review
 TPG=wt-pkrev-$TAG
-POLICY=$(build_config WARRANT_POLICY_FILE)
-SPOOL=$(build_config WARRANT_REVIEW_SPOOL)
-case $POLICY:$SPOOL in
-"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
-*) bail "the build's policy file and spool are in its prefix (make check: -Dpolicy_file, -Dreview_spool)" ;;
-esac
 groupadd "$TPG" && usermod -aG "$TPG" "$REV" && usermod -aG "$TPG" "$SR_USER2" ||
     bail "the reviewers group $TPG"
-install -d -m 0755 -o root -g root "$(dirname "$POLICY")" "$(dirname "$SPOOL")"
-install -d -m 1770 -o root -g "$TPG" "$SPOOL"
-printf '{"root_approvals": 2, "reviewers_group": "%s"}\n' "$TPG" >"$POLICY"
-chmod 0644 "$POLICY"
+sr_two_person "$TPG"
 enrol count=0
 runner twoperson count=0
 check "(twoperson) a valid assertion without the other review runs nothing: reviews_missing" \
@@ -378,8 +369,7 @@ mode ""
 sr_answer none tp "$G" --run --no-detach --passkey
 check "(twoperson) answer --passkey says so before asking the authenticator" \
     eval 'grep -q reviews_missing "$ANS" && not_ran tp && sr_state_is "$G" pending'
-rm -f "$POLICY"
-rm -rf "$SPOOL"
+sr_two_person_done
 groupdel "$TPG"
 
 section "the mode is argv[1] and nothing else"

@@ -39,8 +39,7 @@ cleanup() {
 	gpasswd -d "$B" "$G" >/dev/null 2>&1
 	groupdel "$G" >/dev/null 2>&1
 	requesters_teardown "$REV"
-	[ -n "${POLICY:-}" ] && rm -f "$POLICY"
-	[ -n "${SPOOL:-}" ] && rm -rf "$SPOOL"
+	sr_two_person_done
 	rm -f "$MARK".*
 	sr_user_teardown
 	sr_dir_done
@@ -50,15 +49,6 @@ at_exit cleanup
 sr_user_setup || bail "the reviewer users are set up"
 sr_install || bail "warrant is installed in its private prefix"
 W=$SR_WARRANT
-POLICY=$(build_config WARRANT_POLICY_FILE)
-SPOOL=$(build_config WARRANT_REVIEW_SPOOL)
-case $POLICY:$SPOOL in
-"$SR_PREFIX"/*:"$SR_PREFIX"/*) ;;
-*)
-	POLICY= SPOOL=
-	bail "the build's policy file and spool are in its prefix (make check: -Dpolicy_file, -Dreview_spool)"
-	;;
-esac
 
 # ------------------------------------------------------------ provisioning
 for u in "$C" "$REQ"; do
@@ -72,10 +62,7 @@ done
 # the co-reviewers and the requester reach the reviewer's daemon
 "$W" requesters add --reviewer "$REV" "$B" "$C" "$REQ" >"$SR_DIR/req-add" 2>&1 ||
     bail "warrant requesters add --reviewer $REV $B $C $REQ"
-install -d -m 0755 -o root -g root "$(dirname "$POLICY")" "$(dirname "$SPOOL")"
-install -d -m 1770 -o root -g "$G" "$SPOOL"
-policy() { printf '%s\n' "$1" >"$POLICY" && chown root:root "$POLICY" && chmod 0644 "$POLICY"; }
-policy "{\"root_approvals\": 2, \"reviewers_group\": \"$G\"}"
+sr_two_person "$G"
 
 # as USER CMD...: run as USER with its groups, a clean environment.
 as() {
@@ -281,15 +268,15 @@ rm -f "$SPOOL/$G4".*
 section "the policy"
 gate five || bail "a fifth gate is stored"
 G5=$GID
-policy "{\"root_approvals\": 2, \"reviewers_group\": \"$G\", \"extra\": 1}"
+sr_policy "{\"root_approvals\": 2, \"reviewers_group\": \"$G\", \"extra\": 1}"
 pty_rv none badpolicy 60 "$W" answer "$G5" --run --no-detach
 check "a policy with an unknown field is refused (policy_invalid)" grep -q policy_invalid "$PTY_LOG"
-policy "{\"root_approvals\": 2, \"reviewers_group\": \"$G\"}"
+sr_policy "{\"root_approvals\": 2, \"reviewers_group\": \"$G\"}"
 chmod 0664 "$POLICY"
 pty_rv none writable 60 "$W" answer "$G5" --run --no-detach
 check "a group-writable policy is refused (policy_invalid)" grep -q policy_invalid "$PTY_LOG"
 check "nothing ran" sh -c "! { [ -e '$MARK.five-a' ] || [ -e '$MARK.five-b' ]; }"
-policy "{\"root_approvals\": 1, \"reviewers_group\": \"$G\"}"
+sr_policy "{\"root_approvals\": 1, \"reviewers_group\": \"$G\"}"
 pty_rv right n1 90 "$W" answer "$G5" --run --no-detach
 is "root_approvals 1: today's behaviour, one password (exit 0)" "$PTY_RC:$(pty_prompts)" 0:1
 check "and it ran" sh -c "[ -e '$MARK.five-a' ] && [ -e '$MARK.five-b' ]"
