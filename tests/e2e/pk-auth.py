@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: ISC
-"""A software passkey for tests/e2e/test-passkey.sh: a P-256 key (key.pem
-beside this script's copy), signing with the openssl CLI, as a security
-key would sign a WebAuthn assertion (authenticatorData || SHA-256 of
-clientDataJSON; UP and UV set, a sign count that moves forward).
+"""A software passkey for the e2e tests (sudo-lib.sh sr_soft_passkey puts
+it in place): a P-256 key (key.pem beside this script's copy), signing
+with the openssl CLI, as a security key would sign a WebAuthn assertion
+(authenticatorData || SHA-256 of clientDataJSON; UP and UV set, a sign
+count that moves forward).
 
   pk-auth.py            the authenticator `warrant answer --passkey` runs
                         (WARRANT_TEST_AUTHENTICATOR): the request on stdin,

@@ -120,6 +120,16 @@ sr_two_person_done() {
 	[ -n "${SPOOL:-}" ] && rm -rf "$SPOOL"
 	return 0
 }
+# sr_soft_passkey DIR USER: the tests' software passkey
+# (tests/e2e/pk-auth.py) in DIR with a P-256 key of its own, all USER's
+# (the passkey keeps its sign count there).
+sr_soft_passkey() {
+	install -d -m 0755 -o "$2" "$1" &&
+	    install -m 0755 -o "$2" "$WARRANT_TOP/tests/e2e/pk-auth.py" "$1/pk-auth.py" &&
+	    openssl ecparam -name prime256v1 -genkey -noout -out "$1/key.pem" 2>/dev/null &&
+	    chown "$2" "$1/key.pem" ||
+	    bail "the software passkey and its P-256 key in $1"
+}
 # sr_dir_done: the suite's directory SR_DIR goes when every check passed
 # and WT_KEEP is not set; otherwise it stays for its transcripts.
 sr_dir_done() {

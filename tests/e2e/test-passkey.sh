@@ -53,11 +53,7 @@ esac
 # The software authenticator's own directory: the reviewer's (it keeps its
 # sign count there), the key readable by it.
 PK=$SR_DIR/pk
-install -d -m 0755 -o "$REV" -g "$SR_GID" "$PK"
-install -m 0755 "$WARRANT_TOP/tests/e2e/pk-auth.py" "$PK/pk-auth.py"
-openssl ecparam -name prime256v1 -genkey -noout -out "$PK/key.pem" 2>/dev/null ||
-    bail "a P-256 key is made"
-chown -R "$REV" "$PK"
+sr_soft_passkey "$PK" "$REV"
 mode() { printf '%s\n' "$1" >"$PK/mode"; }
 SR_EXTRA_ENV="WARRANT_TEST_AUTHENTICATOR=$PK/pk-auth.py"
 

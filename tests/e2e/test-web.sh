@@ -332,10 +332,8 @@ api POST "/api/passkey/staged" '{"code":"ABCD-2345","rp_id":"localhost","credent
 is "a staged passkey that answers no code: passkey_registration_invalid" "$ST:$(errcode)" \
     422:passkey_registration_invalid
 # a well-made registration for the code, but for an address (the tests'
-# software passkey, tests/e2e/pk-auth.py, with a key of its own)
-install -d -m 0700 "$SR_DIR/pk"
-cp "$WARRANT_TOP/tests/e2e/pk-auth.py" "$SR_DIR/pk/"
-openssl ecparam -name prime256v1 -genkey -noout -out "$SR_DIR/pk/key.pem" 2>/dev/null
+# software passkey)
+sr_soft_passkey "$SR_DIR/pk" "$REV"
 python3 "$SR_DIR/pk/pk-auth.py" register ABCD-2345 "$REV" 127.0.0.1 "$U" |
     python3 -c 'import json, sys; j = json.load(sys.stdin); j["code"] = "abcd 2345"; print(json.dumps(j))' \
     >"$SR_DIR/staged-ip.json"
